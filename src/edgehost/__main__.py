@@ -1,0 +1,3 @@
+from edgehost.cli.main import main
+
+raise SystemExit(main())

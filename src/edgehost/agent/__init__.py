@@ -1,0 +1,1 @@
+"""agent layer (see ../shared/ARCHITECTURE.md)."""

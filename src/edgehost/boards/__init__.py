@@ -1,0 +1,1 @@
+"""boards layer (see ../shared/ARCHITECTURE.md)."""

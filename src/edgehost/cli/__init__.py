@@ -1,0 +1,1 @@
+"""Terminal commands. Each module registers its subcommands with ``register(subparsers)``."""

@@ -1,0 +1,74 @@
+"""`edgehost` entry point: global options, then a subcommand; no subcommand starts the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import sys
+from collections.abc import Sequence
+
+from edgehost import __version__
+from edgehost.cli.context import CliContext
+from edgehost.errors import ConfigError, EdgeHostError, UsageError
+from edgehost.paths import Paths
+
+# Each module defines ``register(subparsers)`` and sets ``handler=`` on its parsers; a handler takes
+# the CliContext and returns an exit code (or a coroutine giving one).
+COMMAND_MODULES = (
+    "edgehost.cli.mcp_commands",  # servers, tools, call, resources, read, prompts, prompt, probe
+    "edgehost.cli.config_commands",  # config import, serve
+    "edgehost.cli.model_commands",  # models, ask
+    "edgehost.cli.board_commands",  # doctor
+    "edgehost.cli.agent_commands",  # calls, chat
+    "edgehost.cli.history_commands",  # history
+    "edgehost.cli.desktop_commands",  # install-desktop
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="edgehost",
+        description="EdgeHost: an MCP host with an on-device LLM. Without a command, starts the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"edgehost {__version__}")
+    parser.add_argument("--config", metavar="FILE", help="servers config (Claude Desktop / VS Code JSON, or TOML)")
+    parser.add_argument("--data-dir", metavar="DIR", help="keep all state (settings, history, models, logs) in DIR")
+    parser.add_argument("--profile", metavar="NAME", help="board profile to use instead of the detected one")
+    parser.add_argument("--quick-ask", action="store_true", help="toggle the quick-ask window of the running app")
+    parser.add_argument("--self-test", action="store_true", help="start the app offscreen, run a scripted turn, exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ctx = CliContext(paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile)
+    try:
+        if args.command is None:
+            from edgehost.ui.app import run_app  # Qt is imported only when the GUI starts
+
+            return run_app(ctx)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.parse_args([*(argv or sys.argv[1:]), "--help"])
+            return 2
+        result = handler(ctx)
+        if inspect.iscoroutine(result):
+            result = asyncio.run(result)
+        return int(result or 0)
+    except (ConfigError, UsageError) as exc:
+        print(f"edgehost: {exc}", file=sys.stderr)
+        return 2
+    except EdgeHostError as exc:
+        print(f"edgehost: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("edgehost: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,1 @@
+"""host layer (see ../shared/ARCHITECTURE.md)."""

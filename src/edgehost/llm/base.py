@@ -1,0 +1,147 @@
+"""The Backend protocol every model runtime implements, and the values that cross it.
+
+A backend renders the conversation with the model's own chat template (append-only, so the KV cache
+of the previous turn stays valid), streams a generation as events, and can be cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from edgehost.errors import EdgeHostError
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+    name: str | None = None  # the tool's name on a role="tool" message
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    backend: str  # "llamacpp" | "rkllm" | "openai" | "scripted"
+    max_context: int
+    supports_grammar: bool = False
+    supports_native_tools: bool = False  # the model's template has a tools section
+    native_tool_dialect: str | None = None  # e.g. "hermes" for Qwen's <tool_call>{json}</tool_call>
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    messages: Sequence[ChatMessage]
+    # Assistant text already produced in this reply: rendered after the generation prompt, so a
+    # generation can be continued (e.g. under a grammar once an opening tool marker appeared).
+    continuation: str = ""
+    max_tokens: int = 512
+    stop: Sequence[str] = ()
+    grammar: str | None = None  # GBNF; honoured only when capabilities.supports_grammar
+    tools: Sequence[dict[str, Any]] | None = None  # OpenAI-style tool specs, for native tool calling
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Perf:
+    prompt_tokens: int = 0  # prompt tokens evaluated by this run (after reusing the cached prefix)
+    cached_tokens: int = 0  # prompt tokens reused from the KV cache
+    generated_tokens: int = 0
+    prefill_ms: float = 0.0
+    decode_ms: float = 0.0
+    context_tokens: int = 0  # tokens in the context after the run (for the context meter)
+    peak_memory_mb: float | None = None
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.generated_tokens / (self.decode_ms / 1000.0) if self.decode_ms > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
+            "generated_tokens": self.generated_tokens,
+            "prefill_ms": round(self.prefill_ms, 2),
+            "decode_ms": round(self.decode_ms, 2),
+            "tokens_per_second": round(self.tokens_per_second, 2),
+            "context_tokens": self.context_tokens,
+            "peak_memory_mb": self.peak_memory_mb,
+        }
+
+
+@dataclass(frozen=True)
+class TokenText:
+    text: str
+
+
+@dataclass(frozen=True)
+class NativeToolCall:
+    """A tool call the runtime returned in structured form (OpenAI-compatible servers)."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class GenerationFinished:
+    reason: Literal["stop", "length", "stop_sequence", "cancelled"]
+    perf: Perf = field(default_factory=Perf)
+    stop_sequence: str | None = None  # which of request.stop ended the generation
+
+
+GenerationEvent = TokenText | NativeToolCall | GenerationFinished
+
+
+class BackendError(EdgeHostError):
+    """A backend could not load or run (missing model, unknown RKLLM ABI, server unreachable ...)."""
+
+
+class BackendCrashed(BackendError):
+    """The inference worker process died; the message names the cause ("... signal 11")."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    path: str
+    name: str
+    format: str  # "gguf" | "rkllm" | "remote"
+    context_length: int
+    chat_template: bool
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """One model runtime. All methods are called from the asyncio loop and must not block it."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def model_info(self) -> ModelInfo | None: ...
+
+    async def load(self) -> ModelInfo:
+        """Load the model. Raises BackendError with a message a user can act on."""
+        ...
+
+    def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationEvent]:
+        """Stream a reply; the last event is always GenerationFinished.
+
+        Raises BackendCrashed if the worker dies during the stream.
+        """
+        ...
+
+    async def cancel(self) -> None:
+        """End the running generation; its stream then finishes with reason "cancelled"."""
+        ...
+
+    async def count_tokens(self, text: str) -> int: ...
+
+    async def reset(self) -> None:
+        """Forget the KV cache (a new conversation)."""
+        ...
+
+    async def close(self) -> None: ...

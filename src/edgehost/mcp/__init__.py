@@ -1,0 +1,1 @@
+"""MCP side of the host: server configuration, one supervisor task per server, the catalog."""

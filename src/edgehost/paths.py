@@ -1,0 +1,79 @@
+"""Where EdgeHost keeps its files: platformdirs folders, overridden by --config / --data-dir."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from edgehost import APP_NAME
+
+SERVER_CONFIG_NAMES = ("servers.json", "servers.toml")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Every folder and file EdgeHost reads or writes.
+
+    ``--data-dir DIR`` moves *all* state (settings, servers config, history, models, logs) into DIR,
+    which is what tests and portable installs want.
+    """
+
+    config_dir: Path
+    data_dir: Path
+    log_dir: Path
+    explicit_config: Path | None = None
+
+    @classmethod
+    def resolve(cls, config: str | os.PathLike[str] | None = None, data_dir: str | os.PathLike[str] | None = None) -> Paths:
+        data_dir = data_dir or os.environ.get("EDGEHOST_DATA_DIR")
+        explicit = Path(config).expanduser().resolve() if config else None
+        if data_dir:
+            root = Path(data_dir).expanduser().resolve()
+            return cls(config_dir=root, data_dir=root, log_dir=root / "logs", explicit_config=explicit)
+        return cls(
+            config_dir=Path(platformdirs.user_config_dir(APP_NAME)),
+            data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
+            log_dir=Path(platformdirs.user_log_dir(APP_NAME)),
+            explicit_config=explicit,
+        )
+
+    @property
+    def servers_file(self) -> Path:
+        """The servers config: --config, else servers.json / servers.toml in the config folder."""
+        if self.explicit_config is not None:
+            return self.explicit_config
+        for name in SERVER_CONFIG_NAMES:
+            candidate = self.config_dir / name
+            if candidate.exists():
+                return candidate
+        return self.config_dir / SERVER_CONFIG_NAMES[0]
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    @property
+    def history_db(self) -> Path:
+        return self.data_dir / "history.db"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def files_root(self) -> Path:
+        """Default root of the built-in `files` server."""
+        return self.data_dir / "files"
+
+    @property
+    def output_dir(self) -> Path:
+        """Where images and blobs returned by tools are saved."""
+        return self.data_dir / "outputs"
+
+    def ensure(self) -> Paths:
+        for folder in (self.config_dir, self.data_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self

@@ -1,0 +1,1 @@
+"""store layer (see ../shared/ARCHITECTURE.md)."""

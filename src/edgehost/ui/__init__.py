@@ -1,0 +1,1 @@
+"""ui layer (see ../shared/ARCHITECTURE.md)."""

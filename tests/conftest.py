@@ -1,0 +1,38 @@
+"""Shared fixtures. Real things over mocks: real servers, a real model, a real SQLite file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parent.parent
+PEERS = REPO / "tests" / "peers" / "node_modules"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """An empty --data-dir: all of EdgeHost's state for one test."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    return folder
+
+
+def peer_path(*parts: str) -> Path:
+    """Path of an installed npm peer; skips the test with the command to install it when missing."""
+    path = PEERS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is missing: run `make peers`")
+    return path
+
+
+@pytest.fixture
+def node() -> str:
+    found = shutil.which("node")
+    if not found:
+        pytest.skip("node is not installed")
+    return found
