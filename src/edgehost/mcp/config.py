@@ -1,54 +1,368 @@
-"""Server configuration: the data model (loaders are added below it)."""
+"""Server configuration: the data model, loading, saving, and the environment a stdio server gets.
+
+Accepted files (JSON may have comments and trailing commas, as VS Code writes them):
+
+- Claude Desktop / Cursor / Claude Code: ``{"mcpServers": {name: {command, args, env, cwd} | {url, type, headers}}}``
+- VS Code: ``{"servers": {name: {type, ...}}, "inputs": [...]}`` (also nested in ``"mcp"`` as in settings.json)
+- TOML: ``[[servers]]`` tables with ``name`` (or ``[mcp_servers.NAME]`` / ``[servers.NAME]`` tables)
+
+Per server, besides the connection: ``enabled`` (or ``disabled``), ``timeout`` (seconds per call),
+``allowedTools`` / ``excludedTools``, ``roots``, ``trusted`` (camelCase or snake_case). Strings may
+use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from EDGEHOST_INPUT_<ID>).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-Transport = Literal["stdio", "http", "sse"]
+from edgehost.errors import ConfigError
+from edgehost.mcp._config_entry import EntryContext, builtin_fixed_args, server_from_entry
+from edgehost.mcp._config_expand import InputSpec, input_env_name
+from edgehost.mcp._config_model import DEFAULT_CALL_TIMEOUT_S, ServerConfig, ServersConfig, Transport
+from edgehost.mcp._config_text import KeyPath, ParsedFile, read_servers_file
+from edgehost.paths import Paths
 
-DEFAULT_CALL_TIMEOUT_S = 60.0  # per call; a server's progress notifications extend it
+__all__ = [
+    "BUILTIN_SERVER_NAMES",
+    "DEFAULT_CALL_TIMEOUT_S",
+    "SAFE_ENV_VARS",
+    "ServerConfig",
+    "ServersConfig",
+    "Transport",
+    "builtin_servers",
+    "edgehost_command",
+    "input_env_name",
+    "load_servers_config",
+    "parse_servers_file",
+    "redact",
+    "save_servers_config",
+    "server_to_entry",
+    "servers_config_to_json",
+    "stdio_environment",
+]
+
+BUILTIN_SERVER_NAMES = ("board", "files")
+
+# What a stdio server inherits from our environment; everything else it gets from its own "env".
+SAFE_ENV_VARS = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+    # Windows needs these to start most programs at all.
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "PATHEXT",
+    "TEMP",
+)
+
+_SERVER_TABLES = ("mcpServers", "mcp_servers", "servers")
 
 
-@dataclass
-class ServerConfig:
-    name: str
-    transport: Transport = "stdio"
-    command: str | None = None
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    enabled: bool = True
-    timeout: float = DEFAULT_CALL_TIMEOUT_S
-    allowed_tools: list[str] | None = None  # None = all
-    excluded_tools: list[str] = field(default_factory=list)
-    roots: list[str] = field(default_factory=list)
-    trusted: bool = False
-    builtin: bool = False  # one of EdgeHost's own servers
-    # Set when this entry failed validation: the server is shown failed with this message and the
-    # others start as usual.
-    error: str | None = None
-    source: str | None = None  # "file:line" of the entry, for messages
-
-    def secret_values(self) -> set[str]:
-        """Values that must never reach a log or the history (env values and header values)."""
-        return {v for v in [*self.env.values(), *self.headers.values()] if v and len(v) >= 4}
+# --- built-in servers ---------------------------------------------------------------------------
 
 
-@dataclass
-class ServersConfig:
-    servers: list[ServerConfig] = field(default_factory=list)
-    approval: list[dict[str, Any]] = field(default_factory=list)  # raw user approval rules
-    path: Path | None = None
+def edgehost_command(*args: str) -> tuple[str, list[str]]:
+    """Command and args that run this EdgeHost with ``args``: ``python -m edgehost ...``, or the
+    bundle's own executable when frozen by PyInstaller."""
+    if getattr(sys, "frozen", False):
+        return sys.executable, list(args)
+    return sys.executable, ["-m", "edgehost", *args]
 
-    def get(self, name: str) -> ServerConfig | None:
-        return next((s for s in self.servers if s.name == name), None)
 
-    def secret_values(self) -> set[str]:
-        values: set[str] = set()
-        for server in self.servers:
-            values |= server.secret_values()
-        return values
+def builtin_servers(paths: Paths) -> list[ServerConfig]:
+    """EdgeHost's own servers as they are by default: ``board`` and ``files`` (rooted in paths.files_root)."""
+    servers = []
+    for name, options in (("board", []), ("files", ["--root", str(paths.files_root)])):
+        command, args = edgehost_command("serve", name, *options)
+        servers.append(ServerConfig(name=name, command=command, args=args, trusted=True, builtin=True))
+    return servers
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def load_servers_config(paths: Paths, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
+    """The servers to run: the built-in ones, overridden or adjusted by ``paths.servers_file`` (if it exists).
+
+    ``environ`` (default os.environ) provides ``${VAR}`` values. Raises ConfigError (file, line,
+    column) when the file cannot be read or parsed or its structure is wrong. A bad server entry does
+    not raise: that server has ``error`` set (file, line, field) and the others load normally.
+    """
+    builtins = builtin_servers(paths)
+    defaults = {server.name: server for server in builtins}
+    path = paths.servers_file
+    if not path.exists():
+        return ServersConfig(servers=builtins, path=path, builtin_defaults=defaults)
+    config = parse_servers_file(path, environ=environ, builtins=defaults)
+    overridden = {server.name: server for server in config.servers if server.name in defaults}
+    others = [server for server in config.servers if server.name not in defaults]
+    config.servers = [overridden.get(server.name, server) for server in builtins] + others
+    config.builtin_defaults = defaults
+    return config
+
+
+def parse_servers_file(
+    path: Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    expand_variables: bool = True,
+    builtins: Mapping[str, ServerConfig] | None = None,
+) -> ServersConfig:
+    """The servers defined in one file (no built-ins added).
+
+    With ``expand_variables=False`` values stay as written (``${TOKEN}``), which is what importing
+    another host's file wants. Raises ConfigError as load_servers_config does.
+    """
+    parsed = read_servers_file(path)
+    tables, inputs_at = _server_tables(parsed)
+    inputs = _inputs(parsed, inputs_at)
+    ctx = EntryContext(
+        parsed=parsed,
+        environ=os.environ if environ is None else environ,
+        inputs=inputs,
+        expand_variables=expand_variables,
+    )
+    servers: list[ServerConfig] = []
+    seen: dict[str, ServerConfig] = {}
+    for name, raw, key_path in _entries(parsed, tables):
+        if name is None:
+            where = f"{'.'.join(str(k) for k in key_path[:-1])}[{key_path[-1]}]"
+            problem = ConfigError(
+                f'server entry {where} needs a "name"',
+                path=parsed.path,
+                line=parsed.line_of(key_path),
+                field="name",
+            )
+            servers.append(ServerConfig(name=where, error=str(problem), source=parsed.path, unparsed=raw))
+            continue
+        server = server_from_entry(name, raw, key_path, ctx, (builtins or {}).get(name))
+        if name in seen and server.error is None:
+            line = parsed.line_of(key_path)
+            first = seen[name].source or parsed.path
+            server.error = str(
+                ConfigError(
+                    f"server {name!r} is defined twice (first at {first})", path=parsed.path, line=line
+                )
+            )
+        seen.setdefault(name, server)
+        servers.append(server)
+    approval = _approval(parsed)
+    extra = {k: v for k, v in parsed.data.items() if k not in (*_SERVER_TABLES, "mcp", "approval")}
+    return ServersConfig(servers=servers, approval=approval, path=path, extra=extra)
+
+
+def _server_tables(parsed: ParsedFile) -> tuple[list[KeyPath], KeyPath]:
+    """Key paths of the tables that hold servers, and of the VS Code "inputs" list."""
+    data = parsed.data
+    prefix: KeyPath = ()
+    nested = data.get("mcp")
+    if isinstance(nested, dict) and not any(key in data for key in _SERVER_TABLES):
+        data, prefix = nested, ("mcp",)  # VS Code settings.json
+    return [(*prefix, key) for key in _SERVER_TABLES if key in data], (*prefix, "inputs")
+
+
+def _lookup(data: Any, key_path: KeyPath) -> Any:
+    for key in key_path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _entries(parsed: ParsedFile, tables: list[KeyPath]) -> Iterator[tuple[str | None, Any, KeyPath]]:
+    """(name, entry, key path) of every server entry; name is None for a list entry without one."""
+    for table_path in tables:
+        table = _lookup(parsed.data, table_path)
+        field = ".".join(str(k) for k in table_path)
+        if isinstance(table, dict):
+            for name, raw in table.items():
+                yield str(name), raw, (*table_path, name)
+        elif isinstance(table, list):
+            for index, raw in enumerate(table):
+                name = raw.get("name") if isinstance(raw, dict) else None
+                yield name if isinstance(name, str) and name.strip() else None, raw, (*table_path, index)
+        else:
+            raise ConfigError(
+                f"{field!r} must be an object of servers (or a list of tables with a name), "
+                f"not {type(table).__name__}",
+                path=parsed.path,
+                line=parsed.line_of(table_path),
+                field=field,
+            )
+
+
+def _inputs(parsed: ParsedFile, key_path: KeyPath) -> dict[str, InputSpec]:
+    raw = _lookup(parsed.data, key_path)
+    if raw is None:
+        return {}
+    if not isinstance(raw, list):
+        raise ConfigError(
+            "must be a list of inputs", path=parsed.path, line=parsed.line_of(key_path), field="inputs"
+        )
+    inputs: dict[str, InputSpec] = {}
+    for item in raw:
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            inputs[item["id"]] = InputSpec(
+                id=item["id"],
+                description=str(item.get("description") or ""),
+                password=bool(item.get("password")),
+            )
+    return inputs
+
+
+def _approval(parsed: ParsedFile) -> list[dict[str, Any]]:
+    raw = parsed.data.get("approval")
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(rule, dict) for rule in raw):
+        raise ConfigError(
+            "must be a list of rules (objects/tables)",
+            path=parsed.path,
+            line=parsed.line_of(("approval",)),
+            field="approval",
+        )
+    return list(raw)
+
+
+# --- the environment of a stdio server ----------------------------------------------------------
+
+
+def stdio_environment(server: ServerConfig, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a stdio server: SAFE_ENV_VARS from ``environ`` (default os.environ)
+    plus the server's own ``env``. Nothing else of ours (other servers' secrets, API keys) reaches it."""
+    source = os.environ if environ is None else environ
+    base = {key: source[key] for key in SAFE_ENV_VARS if key in source and not source[key].startswith("()")}
+    return {**base, **server.env}
+
+
+def redact(text: str, secrets: set[str]) -> str:
+    """``text`` with every secret value replaced by ``***`` (longest first, so no fragment survives)."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+# --- saving -------------------------------------------------------------------------------------
+
+
+def server_to_entry(server: ServerConfig, default: ServerConfig | None = None) -> dict[str, Any] | None:
+    """The Claude Desktop ``mcpServers`` entry of a server; ``None`` for a built-in left as it is.
+
+    A built-in (``default`` given and ``server.builtin``) is written as the few keys that differ from
+    its default, never its command: that is the path of this installation's interpreter. Values loaded
+    from ``${VAR}`` are written as ``${VAR}`` unless they were changed.
+    """
+    if server.error is not None:
+        return server.unparsed  # kept as written, so fixing the file by hand loses nothing
+    if server.builtin and default is not None:
+        return _builtin_adjustments(server, default)
+    entry: dict[str, Any] = {}
+    if server.transport == "stdio":
+        entry["command"] = server.command
+        if server.args:
+            entry["args"] = list(server.args)
+        if server.env:
+            entry["env"] = dict(server.env)
+        if server.cwd:
+            entry["cwd"] = server.cwd
+    else:
+        entry["type"] = server.transport
+        entry["url"] = server.url
+        if server.headers:
+            entry["headers"] = dict(server.headers)
+    entry.update(_common_settings(server, ServerConfig(name=server.name)))
+    for key, (written, loaded) in server.as_written.items():
+        if key in entry and entry[key] == loaded:
+            entry[key] = written
+    return {**server.extra, **entry}
+
+
+def _common_settings(server: ServerConfig, default: ServerConfig) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    if server.enabled != default.enabled:
+        entry["enabled"] = server.enabled
+    if server.timeout != default.timeout:
+        entry["timeout"] = server.timeout
+    if server.allowed_tools != default.allowed_tools:
+        entry["allowedTools"] = server.allowed_tools
+    if server.excluded_tools != default.excluded_tools:
+        entry["excludedTools"] = list(server.excluded_tools)
+    if server.roots != default.roots:
+        entry["roots"] = list(server.roots)
+    if server.trusted != default.trusted:
+        entry["trusted"] = server.trusted
+    return entry
+
+
+def _builtin_adjustments(server: ServerConfig, default: ServerConfig) -> dict[str, Any] | None:
+    entry = _common_settings(server, default)
+    fixed = builtin_fixed_args(default)
+    if server.args[fixed:] != default.args[fixed:]:
+        entry["args"] = server.args[fixed:]
+    if server.env != default.env:
+        entry["env"] = dict(server.env)
+    if server.cwd != default.cwd and server.cwd:
+        entry["cwd"] = server.cwd
+    for key, (written, loaded) in server.as_written.items():
+        if key in entry and entry[key] == loaded:
+            entry[key] = written
+    return {**server.extra, **entry} if entry or server.extra else None
+
+
+def servers_config_to_json(config: ServersConfig) -> dict[str, Any]:
+    """The whole file in the Claude Desktop shape (built-ins only where adjusted)."""
+    servers: dict[str, Any] = {}
+    for server in config.servers:
+        entry = server_to_entry(server, config.builtin_defaults.get(server.name))
+        if entry is not None:
+            servers[server.name] = entry
+    document: dict[str, Any] = {**config.extra, "mcpServers": servers}
+    if config.approval:
+        document["approval"] = config.approval
+    return document
+
+
+def save_servers_config(config: ServersConfig, path: Path) -> None:
+    """Write ``config`` to ``path`` as JSON in the Claude Desktop shape, atomically (temp file + rename).
+
+    Raises ConfigError for a ``.toml`` path (EdgeHost writes JSON only) or when the file cannot be written.
+    """
+    if path.suffix.lower() == ".toml":
+        raise ConfigError(
+            "EdgeHost writes servers configs as JSON only; convert this file to servers.json first",
+            path=str(path),
+        )
+    text = json.dumps(servers_config_to_json(config), indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if path.exists():
+                os.chmod(temp, path.stat().st_mode & 0o777)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ConfigError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None

@@ -1,0 +1,255 @@
+"""One server entry of a servers file -> ServerConfig, with messages that name the file, line and field."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from edgehost.errors import ConfigError
+from edgehost.mcp._config_expand import ExpansionError, InputSpec, expand
+from edgehost.mcp._config_model import ServerConfig
+from edgehost.mcp._config_text import KeyPath, ParsedFile
+
+__all__ = ["EntryContext", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
+
+# Every spelling of a transport seen in Claude Desktop / Claude Code / VS Code / Cursor configs.
+TRANSPORT_NAMES = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "streamablehttp": "http",
+    "sse": "sse",
+}
+
+# Keys we understand; camelCase as in Claude Desktop / VS Code, snake_case as in TOML.
+_KEYS = {
+    "name": ("name",),
+    "command": ("command",),
+    "args": ("args",),
+    "env": ("env",),
+    "cwd": ("cwd",),
+    "url": ("url",),
+    "headers": ("headers",),
+    "transport": ("type", "transport"),
+    "enabled": ("enabled",),
+    "disabled": ("disabled",),
+    "timeout": ("timeout",),
+    "allowedTools": ("allowedTools", "allowed_tools"),
+    "excludedTools": ("excludedTools", "excluded_tools"),
+    "roots": ("roots",),
+    "trusted": ("trusted",),
+}
+_KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
+
+
+@dataclass
+class EntryContext:
+    """What every entry of one file is read with."""
+
+    parsed: ParsedFile
+    environ: Mapping[str, str]
+    inputs: Mapping[str, InputSpec]
+    expand_variables: bool = True
+
+    @property
+    def base_dir(self) -> Path:
+        return Path(self.parsed.path).parent
+
+
+def server_from_entry(
+    name: str, raw: Any, key_path: KeyPath, ctx: EntryContext, builtin: ServerConfig | None = None
+) -> ServerConfig:
+    """Build the ServerConfig of one entry; a problem sets its ``error`` instead of raising.
+
+    ``builtin`` is the built-in ServerConfig of the same name, if any: an entry without ``command``
+    and ``url`` then adjusts that built-in (enabled, timeout, tool filters, extra args …).
+    """
+    line = ctx.parsed.line_of(key_path)
+    source = f"{ctx.parsed.path}:{line}" if line is not None else ctx.parsed.path
+    reader = _EntryReader(name, raw, key_path, ctx)
+    try:
+        if not isinstance(raw, dict):
+            raise reader.fail(f"must be an object/table, not {type(raw).__name__}")
+        server = reader.read(builtin)
+    except ConfigError as exc:
+        return ServerConfig(name=name, error=str(exc), source=source, unparsed=raw)
+    server.source = source
+    return server
+
+
+class _EntryReader:
+    def __init__(self, name: str, raw: Any, key_path: KeyPath, ctx: EntryContext) -> None:
+        self.name = name
+        self.raw: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        self.key_path = key_path
+        self.ctx = ctx
+        self.as_written: dict[str, tuple[Any, Any]] = {}
+
+    def fail(self, message: str, key: str | None = None, *sub: str | int) -> ConfigError:
+        field_path = (*self.key_path, key, *sub) if key else self.key_path
+        line = self.ctx.parsed.line_of(field_path)
+        field = key + "".join(f"[{s!r}]" for s in sub) if key else None
+        return ConfigError(
+            f"server {self.name!r}: {message}", path=self.ctx.parsed.path, line=line, field=field
+        )
+
+    def _key(self, canonical: str) -> str | None:
+        return next((k for k in _KEYS[canonical] if k in self.raw), None)
+
+    def _expand(self, value: str, key: str, *sub: str | int) -> str:
+        if not self.ctx.expand_variables:
+            return value
+        try:
+            return expand(value, self.ctx.environ, self.ctx.inputs)
+        except ExpansionError as exc:
+            raise self.fail(str(exc), key, *sub) from None
+
+    def _remember(self, canonical: str, key: str, value: Any) -> Any:
+        self.as_written[canonical] = (self.raw[key], value)
+        return value
+
+    def string(self, canonical: str) -> str | None:
+        key = self._key(canonical)
+        if key is None:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, str):
+            raise self.fail(f"must be a string, not {type(value).__name__}", key)
+        return self._remember(canonical, key, self._expand(value, key))
+
+    def string_list(self, canonical: str, expand_values: bool = True) -> list[str] | None:
+        key = self._key(canonical)
+        if key is None:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, list):
+            raise self.fail(f"must be a list of strings, not {type(value).__name__}", key)
+        items: list[str] = []
+        for index, item in enumerate(value):
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                item = str(item)  # args such as ["--port", 8080] are meant as text
+            if not isinstance(item, str):
+                raise self.fail(f"item {index} must be a string, not {type(item).__name__}", key, index)
+            items.append(self._expand(item, key, index) if expand_values else item)
+        return self._remember(canonical, key, items)
+
+    def string_map(self, canonical: str) -> dict[str, str] | None:
+        key = self._key(canonical)
+        if key is None:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, dict):
+            raise self.fail(f"must be an object of strings, not {type(value).__name__}", key)
+        result: dict[str, str] = {}
+        for name, item in value.items():
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                item = str(item)
+            if not isinstance(item, str):
+                raise self.fail(f"value of {name!r} must be a string, not {type(item).__name__}", key, name)
+            result[str(name)] = self._expand(item, key, name)
+        return self._remember(canonical, key, result)
+
+    def boolean(self, canonical: str) -> bool | None:
+        key = self._key(canonical)
+        if key is None:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, bool):
+            raise self.fail(f"must be true or false, not {value!r}", key)
+        return self._remember(canonical, key, value)
+
+    def seconds(self, canonical: str) -> float | None:
+        key = self._key(canonical)
+        if key is None:
+            return None
+        value = self.raw[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(f"must be a positive number of seconds, not {value!r}", key)
+        return self._remember(canonical, key, float(value))
+
+    def path(self, value: str) -> str:
+        """A path as the user means it: ``~`` expanded, relative to the config file's folder."""
+        expanded = Path(value).expanduser()
+        if not expanded.is_absolute() and self.ctx.expand_variables:
+            expanded = self.ctx.base_dir / expanded
+        return str(expanded) if self.ctx.expand_variables else value
+
+    def read(self, builtin: ServerConfig | None) -> ServerConfig:
+        command = self.string("command")
+        url = self.string("url")
+        transport_key = self._key("transport")
+        declared = self.string("transport")
+        transport: str | None = None
+        if declared is not None:
+            transport = TRANSPORT_NAMES.get(declared.strip().lower())
+            if transport is None:
+                known = ", ".join(sorted(TRANSPORT_NAMES))
+                raise self.fail(f"unknown transport {declared!r} (known: {known})", transport_key)
+
+        if builtin is not None and command is None and url is None:
+            server = ServerConfig(
+                name=self.name,
+                command=builtin.command,
+                args=list(builtin.args),
+                env=dict(builtin.env),
+                trusted=builtin.trusted,
+                builtin=True,
+            )
+            extra_args = self.string_list("args")
+            if extra_args is not None:
+                server.args = [*builtin.args[: builtin_fixed_args(builtin)], *extra_args]
+        elif transport is None and command and url:
+            raise self.fail('has both "command" and "url": give "type" ("stdio", "http" or "sse")', "url")
+        elif transport == "stdio" or (transport is None and command is not None):
+            if not command:
+                raise self.fail('a stdio server needs "command"', "command")
+            server = ServerConfig(name=self.name, transport="stdio", command=command)
+            server.args = self.string_list("args") or []
+        elif transport in ("http", "sse") or (transport is None and url is not None):
+            if not url:
+                raise self.fail(f'a {transport or "http"} server needs "url"', transport_key or "url")
+            if self.ctx.expand_variables and not url.startswith(("http://", "https://")):
+                raise self.fail(f"url must start with http:// or https://, not {url!r}", "url")
+            server = ServerConfig(name=self.name, transport="sse" if transport == "sse" else "http", url=url)
+        else:
+            raise self.fail('needs "command" (a stdio server) or "url" (an http/sse server)', "command")
+
+        if server.transport == "stdio":
+            env = self.string_map("env")
+            if env is not None:
+                server.env = {**server.env, **env}
+            cwd = self.string("cwd")
+            server.cwd = self.path(cwd) if cwd else None
+            if self.ctx.expand_variables and server.command and server.command.startswith("~"):
+                server.command = os.path.expanduser(server.command)
+        else:
+            server.headers = self.string_map("headers") or {}
+        enabled = self.boolean("enabled")
+        disabled = self.boolean("disabled")
+        if enabled is not None:
+            server.enabled = enabled
+        elif disabled is not None:
+            server.enabled = not disabled
+        timeout = self.seconds("timeout")
+        if timeout is not None:
+            server.timeout = timeout
+        server.allowed_tools = self.string_list("allowedTools")
+        server.excluded_tools = self.string_list("excludedTools") or []
+        roots = self.string_list("roots")
+        server.roots = [self.path(root) for root in roots or []]
+        trusted = self.boolean("trusted")
+        if trusted is not None:
+            server.trusted = trusted
+        server.extra = {k: v for k, v in self.raw.items() if k not in _KNOWN}
+        server.as_written = self.as_written
+        return server
+
+
+def builtin_fixed_args(builtin: ServerConfig) -> int:
+    """How many of a built-in's args are its own (``-m edgehost serve NAME``); the rest are options."""
+    args = builtin.args
+    return args.index(builtin.name) + 1 if builtin.name in args else len(args)

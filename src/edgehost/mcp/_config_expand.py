@@ -1,0 +1,73 @@
+"""``${VAR}`` / ``${VAR:-default}`` expansion in server settings (plus VS Code's ``${env:VAR}``,
+``${input:id}`` and ``${userHome}``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["ExpansionError", "InputSpec", "expand", "input_env_name"]
+
+_REFERENCE = re.compile(r"\$\{([^}]*)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class ExpansionError(ValueError):
+    """A reference that cannot be expanded; the message says which and how to provide it."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One entry of VS Code's ``inputs``: a value VS Code would prompt for."""
+
+    id: str
+    description: str = ""
+    password: bool = False
+
+
+def input_env_name(input_id: str) -> str:
+    """The environment variable that provides ``${input:<id>}``: EDGEHOST_INPUT_<ID>."""
+    return "EDGEHOST_INPUT_" + re.sub(r"[^A-Za-z0-9]", "_", input_id).upper()
+
+
+def expand(value: str, environ: Mapping[str, str], inputs: Mapping[str, InputSpec]) -> str:
+    """Expand every reference in ``value``. Raises ExpansionError for an undefined one."""
+
+    def replace(match: re.Match[str]) -> str:
+        return _resolve(match.group(1), environ, inputs)
+
+    return _REFERENCE.sub(replace, value)
+
+
+def _resolve(reference: str, environ: Mapping[str, str], inputs: Mapping[str, InputSpec]) -> str:
+    if reference.startswith("input:"):
+        input_id = reference[len("input:") :]
+        variable = input_env_name(input_id)
+        if environ.get(variable):
+            return environ[variable]
+        spec = inputs.get(input_id)
+        what = f" ({spec.description})" if spec and spec.description else ""
+        declared = "" if spec or not inputs else ' (it is not declared in "inputs")'
+        raise ExpansionError(
+            f"needs input {input_id!r}{what}{declared}: set the environment variable {variable}"
+        )
+    if reference == "userHome":
+        reference = "HOME"
+    if reference.startswith("env:"):
+        reference = reference[len("env:") :]
+    name, has_default, default = reference.partition(":-")
+    if not _NAME.match(name):
+        raise ExpansionError(
+            f"${{{reference}}} is not a variable reference (use ${{NAME}} or ${{NAME:-default}})"
+        )
+    found = environ.get(name)
+    if found:
+        return found
+    if has_default:
+        return default
+    if found is not None:  # set but empty: POSIX ${VAR} gives "", which is what the user wrote
+        return found
+    raise ExpansionError(
+        f"environment variable {name} is not set (write ${{{name}:-default}} to give a default)"
+    )
