@@ -1,0 +1,278 @@
+"""Board profiles: TOML files in ``board_profiles/`` that say how to run models on one kind of board.
+
+A profile is chosen from the detected board (device-tree compatible and model strings, Armbian's
+``BOARD=``, the SoC, the CPU architecture) or named by the user with ``--profile NAME``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edgehost.errors import ConfigError, UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from edgehost.boards.detection import BoardInfo
+
+__all__ = [
+    "BoardProfile",
+    "MatchRules",
+    "RecommendedModel",
+    "load_profile",
+    "load_profiles",
+    "match_score",
+    "profiles_dir",
+    "recommended_model",
+    "select_profile",
+]
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How a profile recognises its board. Every list is "any of"."""
+
+    compatible: tuple[str, ...] = ()  # exact device-tree compatible entries
+    model: tuple[str, ...] = ()  # substrings of /proc/device-tree/model, ending at a word boundary
+    armbian_board: tuple[str, ...] = ()  # BOARD= values of /etc/armbian-release
+    soc: tuple[str, ...] = ()  # SoC families ("rk3588" also matches "rk3588s")
+    arch: tuple[str, ...] = ()  # platform.machine() values
+
+
+@dataclass(frozen=True)
+class RecommendedModel:
+    min_ram_gb: float
+    model: str
+    backend: str
+
+
+@dataclass(frozen=True)
+class BoardProfile:
+    name: str
+    display_name: str
+    match: MatchRules = field(default_factory=MatchRules)
+    soc: str | None = None
+    npu_cores: int = 0
+    big_cores: tuple[int, ...] = ()
+    backend_order: tuple[str, ...] = ("llamacpp",)
+    threads: int | None = None  # None = let the runtime decide
+    affinity: tuple[int, ...] = ()  # CPUs the inference worker is pinned to; empty = no pinning
+    context_length: int = 4096
+    rkllm_cpu_mask: int = 0
+    rkllm_cpu_count: int = 0
+    recommended_models: tuple[RecommendedModel, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    source: str | None = None  # the TOML file it came from
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "display_name": self.display_name,
+            "soc": self.soc,
+            "npu_cores": self.npu_cores,
+            "big_cores": list(self.big_cores),
+            "backend_order": list(self.backend_order),
+            "threads": self.threads,
+            "affinity": list(self.affinity),
+            "context_length": self.context_length,
+            "rkllm_cpu_mask": self.rkllm_cpu_mask,
+            "rkllm_cpu_count": self.rkllm_cpu_count,
+            "recommended_models": [
+                {"min_ram_gb": m.min_ram_gb, "model": m.model, "backend": m.backend}
+                for m in self.recommended_models
+            ],
+            "env": dict(self.env),
+            "source": self.source,
+        }
+
+
+def profiles_dir() -> Path:
+    """The folder holding the shipped profiles.
+
+    The repository's ``board_profiles/`` in a development checkout, else a copy inside the installed
+    package (``edgehost/board_profiles``), else the PyInstaller bundle's. Raises ConfigError when
+    none exists.
+    """
+    here = Path(__file__).resolve()
+    candidates = [here.parents[3] / "board_profiles", here.parents[1] / "board_profiles"]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        candidates.append(Path(bundle) / "board_profiles")
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    raise ConfigError("no board_profiles folder found (looked in " + ", ".join(map(str, candidates)) + ")")
+
+
+def _strings(data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError("must be a list of strings", path=where, field=key)
+    return tuple(value)
+
+
+def _ints(data: dict[str, Any], key: str, where: str) -> tuple[int, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+        raise ConfigError("must be a list of integers", path=where, field=key)
+    return tuple(value)
+
+
+def load_profile(path: Path) -> BoardProfile:
+    """Read one profile file. Raises ConfigError naming the file (and line or field) when it is bad."""
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise ConfigError(str(exc), path=where, line=line) from None
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        raise ConfigError("must be a non-empty string", path=where, field="name")
+    match = data.get("match", {})
+    if not isinstance(match, dict):
+        raise ConfigError("must be a table", path=where, field="match")
+    models = []
+    for index, item in enumerate(data.get("recommended_models", [])):
+        try:
+            models.append(
+                RecommendedModel(
+                    min_ram_gb=float(item["min_ram_gb"]),
+                    model=str(item["model"]),
+                    backend=str(item["backend"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(
+                "needs min_ram_gb, model and backend", path=where, field=f"recommended_models[{index}]"
+            ) from None
+    env = data.get("env", {})
+    if not isinstance(env, dict):
+        raise ConfigError("must be a table of strings", path=where, field="env")
+    try:
+        return BoardProfile(
+            name=name,
+            display_name=str(data.get("display_name", name)),
+            match=MatchRules(
+                compatible=_strings(match, "compatible", where),
+                model=_strings(match, "model", where),
+                armbian_board=_strings(match, "armbian_board", where),
+                soc=_strings(match, "soc", where),
+                arch=_strings(match, "arch", where),
+            ),
+            soc=data.get("soc"),
+            npu_cores=int(data.get("npu_cores", 0)),
+            big_cores=_ints(data, "big_cores", where),
+            backend_order=_strings(data, "backend_order", where) or ("llamacpp",),
+            threads=data.get("threads"),
+            affinity=_ints(data, "affinity", where),
+            context_length=int(data.get("context_length", 4096)),
+            rkllm_cpu_mask=int(data.get("rkllm_cpu_mask", 0)),
+            rkllm_cpu_count=int(data.get("rkllm_cpu_count", 0)),
+            recommended_models=tuple(sorted(models, key=lambda m: m.min_ram_gb)),
+            env={str(k): str(v) for k, v in env.items()},
+            source=where,
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad value: {exc}", path=where) from None
+
+
+def load_profiles(directory: Path | None = None) -> list[BoardProfile]:
+    """Every ``*.toml`` profile in ``directory`` (default: profiles_dir()), sorted by name.
+
+    Raises ConfigError for a broken file or two profiles with the same name.
+    """
+    folder = directory if directory is not None else profiles_dir()
+    profiles: dict[str, BoardProfile] = {}
+    for path in sorted(folder.glob("*.toml")):
+        profile = load_profile(path)
+        if profile.name in profiles:
+            raise ConfigError(
+                f"profile {profile.name!r} is also defined in {profiles[profile.name].source}", path=str(path)
+            )
+        profiles[profile.name] = profile
+    return [profiles[name] for name in sorted(profiles)]
+
+
+def _model_pattern_matches(pattern: str, model: str) -> bool:
+    # "Orange Pi 5" must not match "Orange Pi 5B" nor "ROCK 5B" match "ROCK 5B+": the pattern has to
+    # end where a word ends.
+    return re.search(re.escape(pattern) + r"(?![\w+])", model, re.IGNORECASE) is not None
+
+
+def match_score(profile: BoardProfile, info: BoardInfo) -> tuple[int, int] | None:
+    """How well ``profile`` fits the board: (rule strength, matched length); None if it does not.
+
+    Board-specific rules (compatible, Armbian BOARD) beat a model-string match, which beats a SoC
+    match, which beats a CPU architecture match; among equals the longest matched string wins.
+    """
+    rules = profile.match
+    best: tuple[int, int] | None = None
+
+    def consider(score: tuple[int, int]) -> None:
+        nonlocal best
+        if best is None or score > best:
+            best = score
+
+    compatible = {c.lower() for c in info.compatible}
+    for entry in rules.compatible:
+        if entry.lower() in compatible:
+            consider((4, len(entry)))
+    if info.armbian_board:
+        for board in rules.armbian_board:
+            if board.lower() == info.armbian_board.lower():
+                consider((4, len(board)))
+    if info.model:
+        for pattern in rules.model:
+            if _model_pattern_matches(pattern, info.model):
+                consider((3, len(pattern)))
+    if info.soc:
+        for soc in rules.soc:
+            if info.soc.lower().startswith(soc.lower()):
+                consider((2, len(soc)))
+    for arch in rules.arch:
+        if arch.lower() == info.machine.lower():
+            consider((1, len(arch)))
+    return best
+
+
+def select_profile(
+    info: BoardInfo, profiles: Sequence[BoardProfile], override: str | None = None
+) -> BoardProfile:
+    """The profile named by ``override``, else the best match for ``info``.
+
+    Raises UsageError when ``override`` names no profile (the message lists the names), and
+    ConfigError when no profile matches at all (the generic ones should always match).
+    """
+    if override:
+        for profile in profiles:
+            if profile.name == override:
+                return profile
+        names = ", ".join(p.name for p in profiles)
+        raise UsageError(f"unknown board profile {override!r}; known profiles: {names}")
+    scored = [(score, profile) for profile in profiles if (score := match_score(profile, info)) is not None]
+    if not scored:
+        raise ConfigError(f"no board profile matches this machine ({info.machine}); use --profile NAME")
+    scored.sort(key=lambda item: item[0], reverse=True)
+    return scored[0][1]
+
+
+def recommended_model(
+    profile: BoardProfile, ram_gb: float | None, backend: str | None = None
+) -> RecommendedModel | None:
+    """The biggest recommended model that fits ``ram_gb`` (optionally for one backend)."""
+    fitting = [
+        m
+        for m in profile.recommended_models
+        if (ram_gb is None or m.min_ram_gb <= ram_gb) and (backend is None or m.backend == backend)
+    ]
+    return fitting[-1] if fitting else None
