@@ -1,1 +1,54 @@
-"""store layer (see ../shared/ARCHITECTURE.md)."""
+"""The history: conversations, messages, tool executions and approval rules in one SQLite file (WAL).
+
+Open it with ``Store.open(paths.history_db, redact=redactor(config.secret_values()))``.
+"""
+
+from __future__ import annotations
+
+from edgehost.store._export import CSV_COLUMNS, EXPORT_FORMATS
+from edgehost.store._migrations import MIGRATIONS, Migration
+from edgehost.store._records import (
+    FINAL_EXECUTION_STATUSES,
+    Conversation,
+    Decision,
+    Execution,
+    ExecutionStatus,
+    Message,
+    MessageStatus,
+    Role,
+    iso_utc,
+)
+from edgehost.store._redact import REDACTED, RedactFnT, redactor
+from edgehost.store._store import (
+    DEFAULT_BUSY_TIMEOUT_S,
+    DEFAULT_RESULT_CAP,
+    ApprovalRuleTable,
+    RecordNotFoundError,
+    Store,
+    StoreError,
+)
+
+__all__ = [
+    "CSV_COLUMNS",
+    "DEFAULT_BUSY_TIMEOUT_S",
+    "DEFAULT_RESULT_CAP",
+    "EXPORT_FORMATS",
+    "FINAL_EXECUTION_STATUSES",
+    "MIGRATIONS",
+    "REDACTED",
+    "ApprovalRuleTable",
+    "Conversation",
+    "Decision",
+    "Execution",
+    "ExecutionStatus",
+    "Message",
+    "MessageStatus",
+    "Migration",
+    "RecordNotFoundError",
+    "RedactFnT",
+    "Role",
+    "Store",
+    "StoreError",
+    "iso_utc",
+    "redactor",
+]

@@ -1,0 +1,165 @@
+"""The schema as named migrations, applied in order, each in its own transaction.
+
+A migration is never edited once released: a change to the schema is a new entry at the end of
+``MIGRATIONS``. Opening a database applies the entries its ``migrations`` table does not list.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+__all__ = ["MIGRATIONS", "Migration", "apply_migrations", "applied_migrations", "fts5_available"]
+
+
+class Migration(NamedTuple):
+    name: str
+    sql: str
+    # A migration that needs FTS5 is skipped (not recorded) where SQLite was built without it, and
+    # applied on a later open by a SQLite that has it; search falls back to LIKE meanwhile.
+    needs_fts5: bool = False
+
+
+_INITIAL = """
+CREATE TABLE conversations (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1))
+);
+CREATE INDEX conversations_by_updated ON conversations (updated);
+
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+    content TEXT NOT NULL,
+    created REAL NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('complete', 'partial')),
+    perf TEXT,
+    model TEXT,
+    backend TEXT
+);
+CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
+
+CREATE TABLE executions (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER REFERENCES conversations (id) ON DELETE CASCADE,
+    message_id INTEGER REFERENCES messages (id) ON DELETE SET NULL,
+    server TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    dialect TEXT,
+    decision TEXT CHECK (decision IN ('allowed', 'denied', 'auto')),
+    decided_by TEXT,
+    started REAL NOT NULL,
+    duration_ms REAL,
+    status TEXT NOT NULL
+        CHECK (status IN ('running', 'ok', 'error', 'denied', 'timeout', 'cancelled', 'interrupted')),
+    result_size INTEGER,
+    result TEXT,
+    result_truncated INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    pid INTEGER
+);
+CREATE INDEX executions_by_started ON executions (started);
+CREATE INDEX executions_by_conversation ON executions (conversation_id, started);
+CREATE INDEX executions_running ON executions (status) WHERE status = 'running';
+
+CREATE TABLE approval_rules (
+    id INTEGER PRIMARY KEY,
+    server TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('allow', 'ask', 'deny')),
+    scope TEXT NOT NULL CHECK (scope IN ('always', 'conversation')),
+    conversation_id INTEGER REFERENCES conversations (id) ON DELETE CASCADE,
+    created REAL NOT NULL,
+    CHECK ((scope = 'conversation') = (conversation_id IS NOT NULL))
+);
+CREATE UNIQUE INDEX approval_rules_unique ON approval_rules (server, tool, scope, ifnull(conversation_id, 0));
+"""
+
+# An external-content index over messages.content, kept in step by triggers; 'rebuild' indexes the
+# messages written before this migration.
+_MESSAGE_SEARCH = """
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+END;
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_initial", _INITIAL),
+    Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
+)
+
+_MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"
+
+
+def fts5_available(conn: sqlite3.Connection) -> bool:
+    """Whether this SQLite library was compiled with FTS5."""
+    return any(row[0] == "ENABLE_FTS5" for row in conn.execute("PRAGMA compile_options"))
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations recorded in the database, in the order they were applied."""
+    conn.execute(_MIGRATIONS_TABLE)
+    return [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY applied, rowid")]
+
+
+def apply_migrations(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
+    """Apply the migrations the database lacks, each in one transaction; return the names applied.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). Each migration takes the write
+    lock first and re-checks the table, so two processes opening an old database at once apply each
+    migration once. Raises ``sqlite3.Error`` when a migration fails (that migration is rolled back,
+    earlier ones stay).
+    """
+    conn.execute(_MIGRATIONS_TABLE)
+    has_fts5 = fts5_available(conn)
+    applied: list[str] = []
+    for migration in migrations:
+        if migration.needs_fts5 and not has_fts5:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (migration.name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO migrations (name, applied) VALUES (?, ?)", (migration.name, time.time())
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(migration.name)
+    return applied
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a script into statements (``executescript`` would commit the open transaction)."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                yield pending.strip()
+            pending = ""
+    if pending.strip(" \n;"):
+        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:80]!r}")

@@ -1,0 +1,98 @@
+"""What the store hands back: frozen rows, and the fixed vocabularies of their status fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+__all__ = [
+    "Conversation",
+    "Decision",
+    "Execution",
+    "ExecutionStatus",
+    "FINAL_EXECUTION_STATUSES",
+    "Message",
+    "MessageStatus",
+    "Role",
+    "iso_utc",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+MessageStatus = Literal["complete", "partial"]
+Decision = Literal["allowed", "denied", "auto"]
+# "running" until record_execution_finished; "interrupted" when the process that ran the call died
+# before finishing it (found on the next open).
+ExecutionStatus = Literal["running", "ok", "error", "denied", "timeout", "cancelled", "interrupted"]
+FINAL_EXECUTION_STATUSES: frozenset[str] = frozenset({"ok", "error", "denied", "timeout", "cancelled"})
+
+
+def iso_utc(timestamp: float) -> str:
+    """A Unix time as ISO 8601 in UTC with milliseconds: ``2026-11-22T10:25:59.123Z``."""
+    moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    created: float  # Unix time
+    updated: float  # last message or rename
+    archived: bool
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    conversation_id: int
+    role: Role
+    content: str
+    created: float
+    status: MessageStatus  # "partial": generation was under way (or the process died) at the last checkpoint
+    perf: dict[str, Any] | None
+    model: str | None
+    backend: str | None
+
+
+@dataclass(frozen=True)
+class Execution:
+    """One tool call, from the moment it was decided on (status "running") to its end."""
+
+    id: int
+    conversation_id: int | None
+    message_id: int | None
+    server: str
+    tool: str  # namespaced: ``server__tool``
+    arguments: Any  # the JSON value the call was made with (redacted)
+    dialect: str | None
+    decision: Decision | None
+    decided_by: str | None  # "user", "policy", "rule", "timeout", "shutdown", ...
+    started: float
+    duration_ms: float | None  # None while running
+    status: ExecutionStatus
+    result_size: int | None  # UTF-8 bytes of the whole result, before it was cut
+    result: str | None  # at most Store.result_cap bytes of it
+    result_truncated: bool
+    error: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``started`` as ISO 8601 UTC), the shape of ``history --json`` and export."""
+        return {
+            "id": self.id,
+            "started": iso_utc(self.started),
+            "conversation_id": self.conversation_id,
+            "message_id": self.message_id,
+            "server": self.server,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "dialect": self.dialect,
+            "decision": self.decision,
+            "decided_by": self.decided_by,
+            "status": self.status,
+            "duration_ms": self.duration_ms,
+            "result_size": self.result_size,
+            "result_truncated": self.result_truncated,
+            "result": self.result,
+            "error": self.error,
+        }

@@ -1,0 +1,829 @@
+"""The history database: conversations, messages, tool executions and approval rules in one SQLite file.
+
+Threads and the event loop: the host calls these methods directly from its asyncio loop. Every write
+is one short transaction of a few rows; in WAL mode with ``synchronous=NORMAL`` a commit appends to
+the WAL without an fsync, which costs tens of microseconds (bench/store_write.py), far below what
+it would cost to hop to a thread and back. The two calls that scale with the size of the history,
+``export_executions`` and (on a very large history) ``search_conversations``, are safe to run in a
+thread (``asyncio.to_thread``): the connection is shared under a lock, and export reads through its
+own short-lived connection so that it never holds that lock while writing a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from edgehost.errors import EdgeHostError
+from edgehost.store._export import EXPORT_FORMATS, write_executions
+from edgehost.store._migrations import MIGRATIONS, Migration, apply_migrations
+from edgehost.store._records import (
+    FINAL_EXECUTION_STATUSES,
+    Conversation,
+    Execution,
+    Message,
+)
+from edgehost.store._redact import RedactFnT, redact_json
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT_S",
+    "DEFAULT_RESULT_CAP",
+    "ApprovalRuleTable",
+    "RecordNotFoundError",
+    "Store",
+    "StoreError",
+]
+
+# Another process (the GUI and a CLI command at once) holds the write lock only for one small
+# transaction, well under a millisecond; the long holder is a migration on the first start of a new
+# version, which this outlasts. Reads are never blocked in WAL mode.
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+# A tool result is kept up to this many UTF-8 bytes (with a flag when cut): enough to read what a
+# tool answered, small enough that a 10 MB file read does not bloat the history.
+DEFAULT_RESULT_CAP = 64 * 1024
+
+_MESSAGE_COLUMNS = "id, conversation_id, role, content, created, status, perf, model, backend"
+_EXECUTION_COLUMNS = (
+    "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
+    " duration_ms, status, result_size, result, result_truncated, error"
+)
+_CONVERSATION_COLUMNS = "id, title, created, updated, archived"
+_RULE_ACTIONS = ("allow", "ask", "deny")
+_ROLES = ("system", "user", "assistant", "tool")
+_DECISIONS = ("allowed", "denied", "auto")
+
+
+class StoreError(EdgeHostError):
+    """The history database could not be opened, read or written (the message names the file)."""
+
+
+class RecordNotFoundError(StoreError):
+    """A conversation, message or execution id that the database does not hold (or not in that state)."""
+
+
+class Store:
+    """The history database. Open with ``Store.open(paths.history_db)``; close with ``close()``.
+
+    Every method commits before it returns, so a crash or SIGKILL of the process loses nothing a
+    method has returned from. Methods are thread-safe (one connection behind a lock).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        redact: RedactFnT | None = None,
+        result_cap: int = DEFAULT_RESULT_CAP,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = Path(path)
+        self.result_cap = result_cap
+        self._redact: RedactFnT = redact or _identity
+        self._busy_timeout_s = busy_timeout_s
+        self._clock = clock
+        self._lock = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = self._connect(self.path, busy_timeout_s)
+        try:
+            with self._errors():
+                # WAL + synchronous=NORMAL: a commit writes its pages to the WAL file before returning,
+                # so a killed or crashed *process* loses nothing committed (the OS still holds the
+                # write), and the database is consistent after any crash. Only a power cut or kernel
+                # crash can roll back the commits since the last WAL sync (at checkpoints); FULL would
+                # fsync every commit, which on an SD card or eMMC costs milliseconds per token
+                # checkpoint for a risk the issue does not ask us to cover. The caller checkpoints a
+                # partial answer once a second, which is what bounds the loss to "the last second".
+                mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StoreError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.execute("PRAGMA foreign_keys=ON")
+                apply_migrations(self._conn, migrations)
+                self._has_fts = (
+                    self._conn.execute(
+                        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'"
+                    ).fetchone()
+                    is not None
+                )
+                self._mark_interrupted_executions()
+        except BaseException:
+            self._conn.close()
+            raise
+        self.approval_rules = ApprovalRuleTable(self)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        redact: RedactFnT | None = None,
+        result_cap: int = DEFAULT_RESULT_CAP,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        clock: Callable[[], float] = time.time,
+    ) -> Store:
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+
+        ``redact`` is applied to message content, tool arguments, results and errors before they are
+        written (build it with ``edgehost.store.redactor(config.secret_values())``). Raises
+        ``StoreError`` when the file is not a SQLite database, is locked by a migration for longer
+        than ``busy_timeout_s``, or a migration fails.
+        """
+        return cls(
+            path,
+            redact=redact,
+            result_cap=result_cap,
+            busy_timeout_s=busy_timeout_s,
+            migrations=migrations,
+            clock=clock,
+        )
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA optimize")
+            except sqlite3.Error:
+                pass
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def create_conversation(self, title: str = "New conversation") -> int:
+        """Create a conversation; return its id."""
+        now = self._clock()
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO conversations (title, created, updated) VALUES (?, ?, ?)",
+                (self._redact(title), now, now),
+            )
+            return _rowid(cursor)
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        """Set a conversation's title. Raises ``RecordNotFoundError`` for an unknown id."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET title = ?, updated = ? WHERE id = ?",
+                (self._redact(title), self._clock(), conversation_id),
+            )
+            _expect_one(cursor, f"no conversation {conversation_id}")
+
+    def archive_conversation(self, conversation_id: int, archived: bool = True) -> None:
+        """Hide a conversation from ``list_conversations`` (or show it again). Raises ``RecordNotFoundError``."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET archived = ? WHERE id = ?", (int(archived), conversation_id)
+            )
+            _expect_one(cursor, f"no conversation {conversation_id}")
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation with its messages, executions and conversation-scoped rules.
+
+        Raises ``RecordNotFoundError`` for an unknown id.
+        """
+        with self._transaction() as conn:
+            cursor = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            _expect_one(cursor, f"no conversation {conversation_id}")
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return _conversation(row) if row else None
+
+    def list_conversations(
+        self, *, include_archived: bool = False, limit: int | None = None
+    ) -> list[Conversation]:
+        """Conversations, most recently updated first."""
+        where = "" if include_archived else "WHERE archived = 0"
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations {where} ORDER BY updated DESC, id DESC"
+                " LIMIT ?",
+                (-1 if limit is None else limit,),
+            ).fetchall()
+        return [_conversation(row) for row in rows]
+
+    def search_conversations(
+        self, query: str, *, include_archived: bool = True, limit: int = 50
+    ) -> list[Conversation]:
+        """Conversations whose title contains ``query`` or whose messages contain all its words.
+
+        Message text is matched by word prefix through FTS5 where SQLite has it ("lyon" finds
+        "Lyon's"), else by substring. Most recently updated first.
+        """
+        query = query.strip()
+        if not query:
+            return self.list_conversations(include_archived=include_archived, limit=limit)
+        title_like = "%" + _like_escape(query) + "%"
+        words = re.findall(r"\w+", query)
+        if self._has_fts and words:
+            fts_query = " ".join('"' + word.replace('"', '""') + '"*' for word in words)
+            message_match = (
+                "SELECT conversation_id FROM messages WHERE id IN"
+                " (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)"
+            )
+            params: tuple[Any, ...] = (title_like, fts_query)
+        else:
+            message_match = "SELECT conversation_id FROM messages WHERE content LIKE ? ESCAPE '\\'"
+            params = (title_like, title_like)
+        archived = "" if include_archived else "AND archived = 0"
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations"
+                f" WHERE (title LIKE ? ESCAPE '\\' OR id IN ({message_match})) {archived}"
+                " ORDER BY updated DESC, id DESC LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+        return [_conversation(row) for row in rows]
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def add_message(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        *,
+        perf: Mapping[str, Any] | None = None,
+        model: str | None = None,
+        backend: str | None = None,
+    ) -> int:
+        """Store a complete message; return its id.
+
+        Raises ``ValueError`` for a role other than system/user/assistant/tool and
+        ``RecordNotFoundError`` for an unknown conversation.
+        """
+        return self._insert_message(conversation_id, role, content, "complete", perf, model, backend)
+
+    def begin_message(
+        self,
+        conversation_id: int,
+        role: str = "assistant",
+        *,
+        model: str | None = None,
+        backend: str | None = None,
+    ) -> int:
+        """Start a message being generated (status "partial", empty); return its id.
+
+        Follow with ``update_partial`` (at most once a second) and ``complete_message``.
+        Raises ``RecordNotFoundError`` for an unknown conversation.
+        """
+        return self._insert_message(conversation_id, role, "", "partial", None, model, backend)
+
+    def update_partial(self, message_id: int, content: str) -> None:
+        """Checkpoint the text generated so far (committed). Raises ``RecordNotFoundError`` unless partial."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE messages SET content = ? WHERE id = ? AND status = 'partial'",
+                (self._redact(content), message_id),
+            )
+            _expect_one(cursor, f"no partial message {message_id}")
+
+    def complete_message(self, message_id: int, content: str, perf: Mapping[str, Any] | None = None) -> None:
+        """Store the final text of a message begun with ``begin_message``; mark it complete.
+
+        Raises ``RecordNotFoundError`` unless the message exists and is partial.
+        """
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE messages SET content = ?, status = 'complete', perf = ? WHERE id = ? AND status = 'partial'",
+                (self._redact(content), _json_or_none(perf), message_id),
+            )
+            _expect_one(cursor, f"no partial message {message_id}")
+            conn.execute(
+                "UPDATE conversations SET updated = ?"
+                " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
+                (self._clock(), message_id),
+            )
+
+    def list_messages(self, conversation_id: int) -> list[Message]:
+        """The messages of a conversation in the order they were added."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def get_message(self, message_id: int) -> Message | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+        return _message(row) if row else None
+
+    # -- tool executions -----------------------------------------------------------------------
+
+    def record_execution_started(
+        self,
+        *,
+        server: str,
+        tool: str,
+        arguments: Any,
+        conversation_id: int | None = None,
+        message_id: int | None = None,
+        dialect: str | None = None,
+        decision: str | None = None,
+        decided_by: str | None = None,
+    ) -> int:
+        """Record a call about to run (status "running", shown as such by the GUI); return its id.
+
+        ``tool`` is the namespaced name (``server__tool``). Finish it with ``record_execution_finished``;
+        if this process dies first, the next open marks it "interrupted". Raises ``ValueError`` for a
+        decision other than allowed/denied/auto, ``RecordNotFoundError`` for an unknown conversation and
+        ``StoreError`` for an unknown message.
+        """
+        return self._insert_execution(
+            server, tool, arguments, conversation_id, message_id, dialect, decision, decided_by, "running"
+        )
+
+    def record_execution_finished(
+        self,
+        execution_id: int,
+        *,
+        status: str,
+        result: str | None = None,
+        error: str | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        """Record how a running call ended. ``duration_ms`` defaults to the time since it started.
+
+        ``result`` and ``error`` are redacted, then cut to ``result_cap`` bytes. Raises
+        ``ValueError`` for a status outside ok/error/denied/timeout/cancelled and
+        ``RecordNotFoundError`` unless the execution exists and is running.
+        """
+        _check_final_status(status)
+        now = self._clock()
+        result_text, result_size, truncated = self._cut_redacted(result)
+        error_text = self._cut_redacted(error)[0]
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE executions SET status = ?, result = ?, result_size = ?, result_truncated = ?,"
+                " error = ?, duration_ms = coalesce(?, max(0, (? - started) * 1000.0))"
+                " WHERE id = ? AND status = 'running'",
+                (
+                    status,
+                    result_text,
+                    result_size,
+                    int(truncated),
+                    error_text,
+                    duration_ms,
+                    now,
+                    execution_id,
+                ),
+            )
+            _expect_one(cursor, f"no running execution {execution_id}")
+
+    def record_execution(
+        self,
+        *,
+        server: str,
+        tool: str,
+        arguments: Any,
+        status: str,
+        conversation_id: int | None = None,
+        message_id: int | None = None,
+        dialect: str | None = None,
+        decision: str | None = None,
+        decided_by: str | None = None,
+        result: str | None = None,
+        error: str | None = None,
+        duration_ms: float = 0.0,
+    ) -> int:
+        """Record a call that ended without running (denied, invalid arguments ...) in one step.
+
+        Raises ``ValueError`` for a non-final status; ``StoreError`` as ``record_execution_started``.
+        """
+        _check_final_status(status)
+        result_text, result_size, truncated = self._cut_redacted(result)
+        return self._insert_execution(
+            server,
+            tool,
+            arguments,
+            conversation_id,
+            message_id,
+            dialect,
+            decision,
+            decided_by,
+            status,
+            finished=(duration_ms, result_text, result_size, truncated, self._cut_redacted(error)[0]),
+        )
+
+    def get_execution(self, execution_id: int) -> Execution | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_EXECUTION_COLUMNS} FROM executions WHERE id = ?", (execution_id,)
+            ).fetchone()
+        return _execution(row) if row else None
+
+    def list_executions(
+        self,
+        *,
+        conversation_id: int | None = None,
+        tool_glob: str | None = None,
+        status: str | Collection[str] | None = None,
+        limit: int | None = 200,
+        offset: int = 0,
+    ) -> list[Execution]:
+        """Executions, newest first, filtered by conversation, namespaced tool glob (``files__*``,
+        ``*delete*``; case-sensitive, ``*?[]`` as in shell globs) and status (one or several).
+        """
+        where, params = _execution_filter(conversation_id, tool_glob, status)
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_EXECUTION_COLUMNS} FROM executions {where} ORDER BY started DESC, id DESC"
+                " LIMIT ? OFFSET ?",
+                (*params, -1 if limit is None else limit, offset),
+            ).fetchall()
+        return [_execution(row) for row in rows]
+
+    def export_executions(
+        self,
+        fmt: str,
+        file: IO[str],
+        *,
+        conversation_id: int | None = None,
+        tool_glob: str | None = None,
+        status: str | Collection[str] | None = None,
+    ) -> int:
+        """Write the matching executions, oldest first, to ``file`` as "json" (an array of
+        ``Execution.to_dict()``) or "csv" (a header row, arguments as JSON text); return the count.
+
+        Reads through its own connection, so it can run in a thread while the store is in use.
+        Raises ``ValueError`` for another format, ``StoreError`` when the database cannot be read.
+        """
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown export format {fmt!r} (choose {' or '.join(EXPORT_FORMATS)})")
+        where, params = _execution_filter(conversation_id, tool_glob, status)
+        with self._errors():
+            conn = self._connect(self.path, self._busy_timeout_s)
+            try:
+                conn.execute("BEGIN")  # one snapshot for the whole export
+                cursor = conn.execute(
+                    f"SELECT {_EXECUTION_COLUMNS} FROM executions {where} ORDER BY started, id", params
+                )
+                count = write_executions(fmt, (_execution(row) for row in cursor), file)
+                conn.execute("COMMIT")
+                return count
+            finally:
+                conn.close()
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def integrity_check(self) -> bool:
+        """Whether ``PRAGMA integrity_check`` finds the database sound."""
+        with self._reading() as conn:
+            rows = conn.execute("PRAGMA integrity_check").fetchall()
+        return rows == [("ok",)]
+
+    # -- internals -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves (BEGIN IMMEDIATE for writes, so two
+        # processes wait on the busy timeout instead of failing a read-to-write upgrade).
+        return sqlite3.connect(
+            str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {exc}") from exc
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._errors():
+            yield self._conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._errors():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+
+    def _insert_message(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        status: str,
+        perf: Mapping[str, Any] | None,
+        model: str | None,
+        backend: str | None,
+    ) -> int:
+        if role not in _ROLES:
+            raise ValueError(f"a message's role is one of {', '.join(_ROLES)}, got {role!r}")
+        now = self._clock()
+        with self._transaction() as conn:
+            _expect_conversation(conn, conversation_id)
+            cursor = conn.execute(
+                "INSERT INTO messages (conversation_id, role, content, created, status, perf, model, backend)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    role,
+                    self._redact(content),
+                    now,
+                    status,
+                    _json_or_none(perf),
+                    model,
+                    backend,
+                ),
+            )
+            conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
+            return _rowid(cursor)
+
+    def _insert_execution(
+        self,
+        server: str,
+        tool: str,
+        arguments: Any,
+        conversation_id: int | None,
+        message_id: int | None,
+        dialect: str | None,
+        decision: str | None,
+        decided_by: str | None,
+        status: str,
+        finished: tuple[float, str | None, int | None, bool, str | None] | None = None,
+    ) -> int:
+        if decision is not None and decision not in _DECISIONS:
+            raise ValueError(f"a decision is one of {', '.join(_DECISIONS)}, got {decision!r}")
+        duration_ms, result, result_size, truncated, error = finished or (None, None, None, False, None)
+        arguments_json = self._arguments_json(arguments)
+        with self._transaction() as conn:
+            if conversation_id is not None:
+                _expect_conversation(conn, conversation_id)
+            cursor = conn.execute(
+                "INSERT INTO executions (conversation_id, message_id, server, tool, arguments, dialect,"
+                " decision, decided_by, started, duration_ms, status, result_size, result, result_truncated,"
+                " error, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    message_id,
+                    server,
+                    tool,
+                    arguments_json,
+                    dialect,
+                    decision,
+                    decided_by,
+                    self._clock(),
+                    duration_ms,
+                    status,
+                    result_size,
+                    result,
+                    int(truncated),
+                    error,
+                    os.getpid(),
+                ),
+            )
+            return _rowid(cursor)
+
+    def _arguments_json(self, arguments: Any) -> str:
+        text = json.dumps(redact_json(arguments, self._redact), ensure_ascii=False, default=str)
+        if len(text.encode("utf-8")) <= self.result_cap:
+            return text
+        # Still valid JSON, and says it was cut (a write_file call can carry megabytes).
+        cut, size, _ = _cut(text, self.result_cap)
+        return json.dumps({"$truncated": cut, "$size": size}, ensure_ascii=False)
+
+    def _cut_redacted(self, text: str | None) -> tuple[str | None, int | None, bool]:
+        if text is None:
+            return None, None, False
+        return _cut(self._redact(text), self.result_cap)
+
+    def _mark_interrupted_executions(self) -> None:
+        rows = self._conn.execute("SELECT id, pid FROM executions WHERE status = 'running'").fetchall()
+        dead = [(execution_id,) for execution_id, pid in rows if not _process_alive(pid)]
+        if dead:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "UPDATE executions SET status = 'interrupted' WHERE id = ? AND status = 'running'", dead
+            )
+            self._conn.execute("COMMIT")
+
+
+class ApprovalRuleTable:
+    """User approval rules kept in the store (the ``ApprovalRuleStore`` shape of agent/approval.py).
+
+    A rule is ``{"server": glob, "tool": glob, "action": "allow" | "ask" | "deny"}``. Rules saved
+    with a ``conversation_id`` apply to that conversation only and go away with it.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def load(self, conversation_id: int | None = None) -> list[dict[str, str]]:
+        """The rules that apply everywhere (and to ``conversation_id`` when given), oldest first."""
+        with self._store._reading() as conn:
+            rows = conn.execute(
+                "SELECT server, tool, action FROM approval_rules"
+                " WHERE scope = 'always' OR conversation_id = ? ORDER BY created, id",
+                (conversation_id,),
+            ).fetchall()
+        return [{"server": server, "tool": tool, "action": action} for server, tool, action in rows]
+
+    def save(self, rule: Mapping[str, Any], conversation_id: int | None = None) -> None:
+        """Add a rule, replacing the action of one with the same globs and scope.
+
+        Raises ``ValueError`` for a rule without string globs or with another action,
+        ``RecordNotFoundError`` for an unknown conversation.
+        """
+        server, tool, action = _rule_fields(rule)
+        scope = "always" if conversation_id is None else "conversation"
+        with self._store._transaction() as conn:
+            if conversation_id is not None:
+                _expect_conversation(conn, conversation_id)
+            _delete_rule(conn, server, tool, conversation_id)
+            conn.execute(
+                "INSERT INTO approval_rules (server, tool, action, scope, conversation_id, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (server, tool, action, scope, conversation_id, self._store._clock()),
+            )
+
+    def delete(self, rule: Mapping[str, Any], conversation_id: int | None = None) -> bool:
+        """Remove the rule with these globs and scope (its action is ignored); return whether one was."""
+        server, tool = rule.get("server"), rule.get("tool")
+        if not isinstance(server, str) or not isinstance(tool, str):
+            raise ValueError(f"an approval rule needs string 'server' and 'tool' globs, got {dict(rule)!r}")
+        with self._store._transaction() as conn:
+            return _delete_rule(conn, server, tool, conversation_id) > 0
+
+
+def _delete_rule(conn: sqlite3.Connection, server: str, tool: str, conversation_id: int | None) -> int:
+    cursor = conn.execute(
+        "DELETE FROM approval_rules WHERE server = ? AND tool = ? AND conversation_id IS ?",
+        (server, tool, conversation_id),
+    )
+    return cursor.rowcount
+
+
+def _rule_fields(rule: Mapping[str, Any]) -> tuple[str, str, str]:
+    server, tool, action = rule.get("server"), rule.get("tool"), rule.get("action")
+    if not isinstance(server, str) or not server or not isinstance(tool, str) or not tool:
+        raise ValueError(f"an approval rule needs non-empty 'server' and 'tool' globs, got {dict(rule)!r}")
+    if action not in _RULE_ACTIONS:
+        raise ValueError(f"an approval rule's action is one of {', '.join(_RULE_ACTIONS)}, got {action!r}")
+    return server, tool, str(action)
+
+
+def _execution_filter(
+    conversation_id: int | None, tool_glob: str | None, status: str | Collection[str] | None
+) -> tuple[str, tuple[Any, ...]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if conversation_id is not None:
+        clauses.append("conversation_id = ?")
+        params.append(conversation_id)
+    if tool_glob:
+        clauses.append("tool GLOB ?")
+        params.append(tool_glob)
+    if status:
+        statuses = [status] if isinstance(status, str) else list(status)
+        clauses.append(f"status IN ({', '.join('?' * len(statuses))})")
+        params.extend(statuses)
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
+
+
+def _cut(text: str, cap: int) -> tuple[str, int, bool]:
+    """``text`` cut to at most ``cap`` UTF-8 bytes (never inside a character), its size, whether cut."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= cap:
+        return text, len(encoded), False
+    return encoded[:cap].decode("utf-8", errors="ignore"), len(encoded), True
+
+
+def _check_final_status(status: str) -> None:
+    if status not in FINAL_EXECUTION_STATUSES:
+        raise ValueError(
+            f"an execution ends as one of {', '.join(sorted(FINAL_EXECUTION_STATUSES))}, got {status!r}"
+        )
+
+
+def _expect_conversation(conn: sqlite3.Connection, conversation_id: int) -> None:
+    if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
+        raise RecordNotFoundError(f"no conversation {conversation_id}")
+
+
+def _expect_one(cursor: sqlite3.Cursor, message: str) -> None:
+    if cursor.rowcount != 1:
+        raise RecordNotFoundError(message)
+
+
+def _rowid(cursor: sqlite3.Cursor) -> int:
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _process_alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _json_or_none(value: Mapping[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(dict(value), ensure_ascii=False, default=str)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _conversation(row: tuple[Any, ...]) -> Conversation:
+    id_, title, created, updated, archived = row
+    return Conversation(id=id_, title=title, created=created, updated=updated, archived=bool(archived))
+
+
+def _message(row: tuple[Any, ...]) -> Message:
+    id_, conversation_id, role, content, created, status, perf, model, backend = row
+    return Message(
+        id=id_,
+        conversation_id=conversation_id,
+        role=role,
+        content=content,
+        created=created,
+        status=status,
+        perf=json.loads(perf) if perf else None,
+        model=model,
+        backend=backend,
+    )
+
+
+def _execution(row: tuple[Any, ...]) -> Execution:
+    (
+        id_,
+        conversation_id,
+        message_id,
+        server,
+        tool,
+        arguments,
+        dialect,
+        decision,
+        decided_by,
+        started,
+        duration_ms,
+        status,
+        result_size,
+        result,
+        result_truncated,
+        error,
+    ) = row
+    return Execution(
+        id=id_,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        server=server,
+        tool=tool,
+        arguments=json.loads(arguments),
+        dialect=dialect,
+        decision=decision,
+        decided_by=decided_by,
+        started=started,
+        duration_ms=duration_ms,
+        status=status,
+        result_size=result_size,
+        result=result,
+        result_truncated=bool(result_truncated),
+        error=error,
+    )
