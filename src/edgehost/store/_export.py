@@ -61,6 +61,7 @@ def _write_csv(executions: Iterable[Execution], file: IO[str]) -> int:
     for execution in executions:
         row = execution.to_dict()
         row["arguments"] = json.dumps(row["arguments"], ensure_ascii=False)
+        row["result_truncated"] = "true" if row["result_truncated"] else "false"
         writer.writerow(row)
         count += 1
     return count

@@ -37,6 +37,7 @@ CREATE TABLE messages (
     conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
     role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
     content TEXT NOT NULL,
+    name TEXT,
     created REAL NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('complete', 'partial')),
     perf TEXT,
@@ -58,7 +59,7 @@ CREATE TABLE executions (
     started REAL NOT NULL,
     duration_ms REAL,
     status TEXT NOT NULL
-        CHECK (status IN ('running', 'ok', 'error', 'denied', 'timeout', 'cancelled', 'interrupted')),
+        CHECK (status IN ('running', 'ok', 'error', 'denied', 'timeout', 'cancelled', 'invalid', 'interrupted')),
     result_size INTEGER,
     result TEXT,
     result_truncated INTEGER NOT NULL DEFAULT 0,

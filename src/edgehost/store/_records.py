@@ -23,8 +23,13 @@ MessageStatus = Literal["complete", "partial"]
 Decision = Literal["allowed", "denied", "auto"]
 # "running" until record_execution_finished; "interrupted" when the process that ran the call died
 # before finishing it (found on the next open).
-ExecutionStatus = Literal["running", "ok", "error", "denied", "timeout", "cancelled", "interrupted"]
-FINAL_EXECUTION_STATUSES: frozenset[str] = frozenset({"ok", "error", "denied", "timeout", "cancelled"})
+# "invalid": the model named an unknown tool or gave arguments that failed validation.
+ExecutionStatus = Literal[
+    "running", "ok", "error", "denied", "timeout", "cancelled", "invalid", "interrupted"
+]
+FINAL_EXECUTION_STATUSES: frozenset[str] = frozenset(
+    {"ok", "error", "denied", "timeout", "cancelled", "invalid"}
+)
 
 
 def iso_utc(timestamp: float) -> str:
@@ -48,6 +53,7 @@ class Message:
     conversation_id: int
     role: Role
     content: str
+    name: str | None  # the tool's name on a "tool" message
     created: float
     status: MessageStatus  # "partial": generation was under way (or the process died) at the last checkpoint
     perf: dict[str, Any] | None

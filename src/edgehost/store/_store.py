@@ -51,7 +51,7 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # tool answered, small enough that a 10 MB file read does not bloat the history.
 DEFAULT_RESULT_CAP = 64 * 1024
 
-_MESSAGE_COLUMNS = "id, conversation_id, role, content, created, status, perf, model, backend"
+_MESSAGE_COLUMNS = "id, conversation_id, role, content, name, created, status, perf, model, backend"
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
     " duration_ms, status, result_size, result, result_truncated, error"
@@ -265,16 +265,17 @@ class Store:
         role: str,
         content: str,
         *,
+        name: str | None = None,
         perf: Mapping[str, Any] | None = None,
         model: str | None = None,
         backend: str | None = None,
     ) -> int:
-        """Store a complete message; return its id.
+        """Store a complete message (``name``: the tool's, on a "tool" message); return its id.
 
         Raises ``ValueError`` for a role other than system/user/assistant/tool and
         ``RecordNotFoundError`` for an unknown conversation.
         """
-        return self._insert_message(conversation_id, role, content, "complete", perf, model, backend)
+        return self._insert_message(conversation_id, role, content, name, "complete", perf, model, backend)
 
     def begin_message(
         self,
@@ -289,7 +290,7 @@ class Store:
         Follow with ``update_partial`` (at most once a second) and ``complete_message``.
         Raises ``RecordNotFoundError`` for an unknown conversation.
         """
-        return self._insert_message(conversation_id, role, "", "partial", None, model, backend)
+        return self._insert_message(conversation_id, role, "", None, "partial", None, model, backend)
 
     def update_partial(self, message_id: int, content: str) -> None:
         """Checkpoint the text generated so far (committed). Raises ``RecordNotFoundError`` unless partial."""
@@ -410,13 +411,21 @@ class Store:
         result: str | None = None,
         error: str | None = None,
         duration_ms: float = 0.0,
+        result_size: int | None = None,
     ) -> int:
-        """Record a call that ended without running (denied, invalid arguments ...) in one step.
+        """Record a whole call in one step once it has ended: one that never ran (denied, invalid),
+        or one a caller records only when finished (the GUI then never sees it running).
 
-        Raises ``ValueError`` for a non-final status; ``StoreError`` as ``record_execution_started``.
+        ``result_size`` is the size of the whole result when the caller already cut ``result``
+        (default: its UTF-8 bytes). Raises ``ValueError`` for a non-final status or unknown decision,
+        ``RecordNotFoundError`` for an unknown conversation.
         """
         _check_final_status(status)
-        result_text, result_size, truncated = self._cut_redacted(result)
+        result_text, cut_size, truncated = self._cut_redacted(result)
+        if result_size is None:
+            result_size = cut_size
+        elif result_text is not None:
+            truncated = truncated or result_size > len(result_text.encode("utf-8"))
         return self._insert_execution(
             server,
             tool,
@@ -536,6 +545,7 @@ class Store:
         conversation_id: int,
         role: str,
         content: str,
+        name: str | None,
         status: str,
         perf: Mapping[str, Any] | None,
         model: str | None,
@@ -547,12 +557,13 @@ class Store:
         with self._transaction() as conn:
             _expect_conversation(conn, conversation_id)
             cursor = conn.execute(
-                "INSERT INTO messages (conversation_id, role, content, created, status, perf, model, backend)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (conversation_id, role, content, name, created, status, perf, model,"
+                " backend) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     role,
                     self._redact(content),
+                    name,
                     now,
                     status,
                     _json_or_none(perf),
@@ -776,12 +787,13 @@ def _conversation(row: tuple[Any, ...]) -> Conversation:
 
 
 def _message(row: tuple[Any, ...]) -> Message:
-    id_, conversation_id, role, content, created, status, perf, model, backend = row
+    id_, conversation_id, role, content, name, created, status, perf, model, backend = row
     return Message(
         id=id_,
         conversation_id=conversation_id,
         role=role,
         content=content,
+        name=name,
         created=created,
         status=status,
         perf=json.loads(perf) if perf else None,
