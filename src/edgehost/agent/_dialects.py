@@ -1,0 +1,256 @@
+"""The tool-call dialects: their markers, how a call body is read, and the one example a prompt shows."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from edgehost.agent.arguments import MalformedJSON, arguments_object, load_json_lenient
+
+__all__ = [
+    "ALL_DIALECTS",
+    "DIALECTS",
+    "JSON_DIALECTS",
+    "DialectMarkers",
+    "JsonScanner",
+    "MalformedCall",
+    "body_is_complete",
+    "closing_marker",
+    "dialect_example",
+    "opening_marker",
+    "parse_body",
+    "stop_sequences",
+]
+
+
+@dataclass(frozen=True)
+class DialectMarkers:
+    """``opening``: the text after which the call body starts (a grammar continues from there);
+    ``closing``: the text that ends the call ("" when the call ends with its JSON value)."""
+
+    opening: str
+    closing: str
+
+
+DIALECTS: Mapping[str, DialectMarkers] = {
+    "bracket": DialectMarkers("[TOOL_CALL]", "[END_TOOL_CALL]"),
+    "xml-args": DialectMarkers("<tool_call", "</tool_call>"),
+    "hermes": DialectMarkers("<tool_call>", "</tool_call>"),
+    "qwen-xml": DialectMarkers("<tool_call>", "</tool_call>"),
+    "tool-request": DialectMarkers("[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+    "mistral": DialectMarkers("[TOOL_CALLS]", ""),
+    "bare-json": DialectMarkers("", ""),
+}
+ALL_DIALECTS: tuple[str, ...] = tuple(DIALECTS)
+# Dialects whose body is one JSON value (object, or array for mistral).
+JSON_DIALECTS = frozenset({"bracket", "hermes", "tool-request", "mistral", "bare-json"})
+
+
+class MalformedCall(ValueError):
+    """A call body that names no tool or whose arguments cannot be read."""
+
+
+def _known(dialect: str) -> DialectMarkers:
+    try:
+        return DIALECTS[dialect]
+    except KeyError:
+        raise ValueError(f"unknown tool-call dialect {dialect!r}; known: {', '.join(DIALECTS)}") from None
+
+
+def opening_marker(dialect: str) -> str:
+    """The text that opens a call in ``dialect`` ("" for bare-json). Raises ValueError for an unknown dialect."""
+    return _known(dialect).opening
+
+
+def closing_marker(dialect: str) -> str:
+    """The text that closes a call in ``dialect`` ("" when none). Raises ValueError for an unknown dialect."""
+    return _known(dialect).closing
+
+
+def stop_sequences(dialect: str) -> list[str]:
+    """Strings at which a backend may stop generating: the call is complete there. Raises ValueError."""
+    closing = closing_marker(dialect)
+    return [closing] if closing else []
+
+
+def dialect_example(dialect: str, name: str, arguments: Mapping[str, Any]) -> str:
+    """The exact text of one call in ``dialect``, as a prompt shows it to the model.
+
+    Raises ValueError for an unknown dialect.
+    """
+    _known(dialect)
+    call = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
+    if dialect == "bracket":
+        return f"[TOOL_CALL]{call}[END_TOOL_CALL]"
+    if dialect == "hermes":
+        return f"<tool_call>\n{call}\n</tool_call>"
+    if dialect == "tool-request":
+        return f"[TOOL_REQUEST]{call}[END_TOOL_REQUEST]"
+    if dialect == "mistral":
+        return f"[TOOL_CALLS][{call}]"
+    if dialect == "bare-json":
+        return json.dumps({"name": name, "parameters": dict(arguments)}, ensure_ascii=False)
+    if dialect == "xml-args":
+        inner = "".join(
+            f'<argument name="{key}">{_xml_text(value)}</argument>' for key, value in arguments.items()
+        )
+        return f'<tool_call name="{name}">{inner}</tool_call>'
+    params = "".join(
+        f"<parameter={key}>\n{_xml_text(value)}\n</parameter>\n" for key, value in arguments.items()
+    )
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def _xml_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+_XML_ARGS_OPEN = re.compile(r"""\s*name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>/]+))\s*>""")
+_XML_ARGUMENT = re.compile(
+    r"""<argument\s+name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))\s*>(.*?)</argument\s*>""", re.DOTALL
+)
+_QWEN_FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\s]+)\s*>")
+_QWEN_PARAMETER = re.compile(r"<parameter\s*=\s*([^>\s]+)\s*>(.*?)</parameter\s*>", re.DOTALL)
+
+
+def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
+    """The calls (name, arguments as written) in one call body of ``dialect``.
+
+    ``body`` is the text between the opening and the closing marker. Raises MalformedCall.
+    """
+    if dialect == "xml-args":
+        return [_parse_xml_args(body)]
+    if dialect == "qwen-xml":
+        return [_parse_qwen_xml(body)]
+    try:
+        value = load_json_lenient(body)
+    except MalformedJSON as exc:
+        raise MalformedCall(str(exc)) from exc
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise MalformedCall("the call list is empty")
+    return [_call_from_object(item) for item in items]
+
+
+def _call_from_object(item: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(item, dict):
+        raise MalformedCall(
+            f'a call must be a JSON object with "name" and "arguments", got {type(item).__name__}'
+        )
+    if isinstance(item.get("function"), dict):  # OpenAI shape: {"type": "function", "function": {...}}
+        item = item["function"]
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise MalformedCall('the call has no "name" (expected {"name": ..., "arguments": {...}})')
+    raw_arguments = item.get("arguments", item.get("parameters"))
+    try:
+        return name.strip(), arguments_object(raw_arguments)
+    except MalformedJSON as exc:
+        raise MalformedCall(f"arguments of {name!r}: {exc}") from exc
+
+
+def _parse_xml_args(body: str) -> tuple[str, dict[str, Any]]:
+    opening = _XML_ARGS_OPEN.match(body)
+    if opening is None:
+        raise MalformedCall(
+            'expected <tool_call name="TOOL"> followed by <argument name="KEY">VALUE</argument>'
+        )
+    name = next(group for group in opening.groups() if group is not None).strip()
+    if not name:
+        raise MalformedCall("the call has an empty name")
+    arguments: dict[str, Any] = {}
+    for match in _XML_ARGUMENT.finditer(body, opening.end()):
+        key = next(group for group in match.groups()[:3] if group is not None)
+        arguments[key] = _xml_value(match.group(4))
+    return name, arguments
+
+
+def _parse_qwen_xml(body: str) -> tuple[str, dict[str, Any]]:
+    function = _QWEN_FUNCTION.match(body)
+    if function is None:
+        raise MalformedCall("expected <function=TOOL> followed by <parameter=KEY>VALUE</parameter>")
+    arguments = {match.group(1): _xml_value(match.group(2)) for match in _QWEN_PARAMETER.finditer(body)}
+    return function.group(1), arguments
+
+
+def _xml_value(text: str) -> str:
+    """An xml dialect's value: the text, without the one newline the format puts on each side."""
+    if text.startswith("\n"):
+        text = text[1:]
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text
+
+
+def body_is_complete(dialect: str, body: str) -> bool:
+    """Whether a body that lost its closing marker (a stop sequence ate it) still holds a whole call."""
+    if dialect == "qwen-xml":
+        return re.search(r"</function\s*>", body) is not None
+    if dialect == "xml-args":
+        stripped = body.rstrip()
+        opening = _XML_ARGS_OPEN.match(body)
+        return opening is not None and (stripped.endswith("</argument>") or opening.end() >= len(stripped))
+    end = JsonScanner().feed(body, 0)
+    if end is None:
+        return False
+    return "```" in body[end:] if body.lstrip().startswith("```") else True
+
+
+_STRUCTURE = re.compile(r"""[\[\]{}"']""")
+_STRING_END = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
+
+
+class JsonScanner:
+    """Finds where the first JSON value in a stream ends, fed piece by piece (strings and escapes aware).
+
+    Text before the first ``{`` or ``[`` is skipped; single-quoted strings count as strings, since
+    models write Python literals.
+    """
+
+    __slots__ = ("depth", "escape", "quote")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.escape = False
+
+    def feed(self, text: str, start: int) -> int | None:
+        """The index in ``text`` just after the value closes, or None while it is still open."""
+        i = start
+        n = len(text)
+        if self.escape and i < n:
+            self.escape = False
+            i += 1
+        while i < n:
+            if self.quote:
+                stop = _STRING_END[self.quote].search(text, i)
+                if stop is None:
+                    return None
+                i = stop.start()
+                if text[i] == "\\":
+                    if i + 1 >= n:
+                        self.escape = True
+                        return None
+                    i += 2
+                else:
+                    self.quote = ""
+                    i += 1
+                continue
+            found = _STRUCTURE.search(text, i)
+            if found is None:
+                return None
+            char = found.group()
+            i = found.end()
+            if char in "\"'":
+                if self.depth:
+                    self.quote = char
+            elif char in "[{":
+                self.depth += 1
+            elif self.depth:
+                self.depth -= 1
+                if not self.depth:
+                    return i
+        return None

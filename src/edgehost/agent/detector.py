@@ -1,0 +1,447 @@
+"""Incremental tool-call detector: a pure state machine fed the model's text as it streams.
+
+``feed`` takes any piece of text (a token, a chunk) and returns events: prose for the user, held back
+only while a possible marker is pending; a call's start, its parsed form, or why it could not be read.
+``finish`` ends the reply (a call still open is reported incomplete) and readies the detector for the next.
+
+What counts as a call (and what is only a mention):
+- an opening marker counts only when its body starts right after it (after whitespace): ``{`` or a
+  code fence for the JSON dialects, ``[``/``{`` for mistral, ``<function`` for qwen-xml, ``name`` for
+  xml-args. "use the [TOOL_CALL] marker" is prose: the marker is followed by a word.
+- markers inside Markdown code are prose: an inline code span (a run of one or two backticks, closed
+  by the same run or the end of the line) or a fenced block (three or more backticks, closed by a run
+  at least as long).
+- bare-json: a reply whose first non-space character is ``{`` is held back until its object closes;
+  it is a call when nothing but whitespace follows it to the end of the reply, otherwise prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from edgehost.agent._detector_events import (
+    DetectorEvent,
+    ProseDelta,
+    ToolCallIncomplete,
+    ToolCallMalformed,
+    ToolCallParsed,
+    ToolCallStarted,
+)
+from edgehost.agent._dialects import (
+    ALL_DIALECTS,
+    DIALECTS,
+    DialectMarkers,
+    JsonScanner,
+    MalformedCall,
+    body_is_complete,
+    closing_marker,
+    dialect_example,
+    opening_marker,
+    parse_body,
+    stop_sequences,
+)
+
+__all__ = [
+    "ALL_DIALECTS",
+    "DIALECTS",
+    "DetectorEvent",
+    "DialectMarkers",
+    "ProseDelta",
+    "ToolCallDetector",
+    "ToolCallIncomplete",
+    "ToolCallMalformed",
+    "ToolCallParsed",
+    "ToolCallStarted",
+    "closing_marker",
+    "dialect_example",
+    "opening_markers",
+    "opening_marker",
+    "stop_sequences",
+]
+
+# An opening marker followed by more whitespace than this is prose (a call body follows at once).
+_MAX_GAP = 64
+_WHITESPACE = " \t\r\n"
+_BARE_CALL_HEAD = re.compile(r"""\{\s*["'](?:name|type)["']\s*:""")
+_INLINE_CODE_STOP = re.compile(r"[`\n]")
+_FENCE_STOP = re.compile(r"`")
+
+_START, _PROSE, _AFTER_MARKER, _BODY, _BARE, _BARE_CLOSED = range(6)
+
+
+@dataclass(frozen=True)
+class _Trigger:
+    """A literal that may open a call; ``resume`` of its characters precede the body."""
+
+    text: str
+    resume: int
+    body_starts: tuple[tuple[str, str], ...]  # (what the body starts with, dialect)
+
+
+_JSON_STARTS = ("{", "`")
+
+
+def _triggers(dialects: tuple[str, ...]) -> list[_Trigger]:
+    table: list[tuple[str, int, tuple[tuple[str, str], ...]]] = [
+        ("[TOOL_CALL]", 11, tuple((s, "bracket") for s in _JSON_STARTS)),
+        ("[TOOL_REQUEST]", 14, tuple((s, "tool-request") for s in _JSON_STARTS)),
+        ("[TOOL_CALLS]", 12, (("[", "mistral"), ("{", "mistral"))),
+        ("<tool_call>", 11, (*((s, "hermes") for s in _JSON_STARTS), ("<function", "qwen-xml"))),
+        *((f"<tool_call{space}", 10, (("name", "xml-args"),)) for space in _WHITESPACE),
+    ]
+    triggers = []
+    for text, resume, starts in table:
+        enabled = tuple((prefix, dialect) for prefix, dialect in starts if dialect in dialects)
+        if enabled:
+            triggers.append(_Trigger(text, resume, enabled))
+    return triggers
+
+
+def opening_markers(dialects: Iterable[str] = ALL_DIALECTS) -> list[str]:
+    """The distinct opening markers of ``dialects`` (triggers for a lazy grammar). Raises ValueError."""
+    markers: list[str] = []
+    for dialect in dialects:
+        marker = opening_marker(dialect)
+        if marker and marker not in markers:
+            markers.append(marker)
+    return markers
+
+
+class ToolCallDetector:
+    """Finds tool calls in streamed model text; see the module docstring for the rules.
+
+    ``dialects`` are the dialects accepted at once (default: all). Raises ValueError for an unknown one.
+    """
+
+    def __init__(self, dialects: Iterable[str] = ALL_DIALECTS) -> None:
+        self.dialects: tuple[str, ...] = tuple(dialects)
+        for dialect in self.dialects:
+            opening_marker(dialect)  # raises ValueError for an unknown dialect
+        self._triggers = _triggers(self.dialects)
+        self._by_first: dict[str, list[_Trigger]] = {}
+        for trigger in self._triggers:
+            self._by_first.setdefault(trigger.text[0], []).append(trigger)
+        chars = "".join(re.escape(c) for c in self._by_first)
+        self._prose_stop = re.compile(f"[{chars}`]")
+        self._bare_json = "bare-json" in self.dialects
+        self._state = _PROSE
+        self._buf = ""
+        self._closed = False
+        self._reset()
+        self._index = 0
+
+    # -- public surface -------------------------------------------------------------------------
+
+    @property
+    def in_call(self) -> bool:
+        """Whether text fed now belongs to a call body (or a held-back bare-json object)."""
+        return self._state in (_BODY, _BARE)
+
+    @property
+    def pending_call_closed(self) -> bool:
+        """True right after a call's end (closing marker, mistral array, bare-json object) while only
+        whitespace followed: the backend may stop generating now."""
+        return self._closed
+
+    def feed(self, text: str) -> list[DetectorEvent]:
+        """Events for the next piece of the reply. Never raises for any text."""
+        if not text:
+            return []
+        if (
+            self._state == _PROSE
+            and not self._buf
+            and not self._code
+            and not self._ticks
+            and self._prose_stop.search(text) is None
+        ):
+            self._base += len(text)
+            if self._closed and text.strip(_WHITESPACE):
+                self._closed = False
+            return [ProseDelta(text)]
+        events: list[DetectorEvent] = []
+        self._buf += text
+        self._process(events, final=False)
+        return events
+
+    def finish(self) -> list[DetectorEvent]:
+        """Events at the end of the reply: held-back text, and an open call as incomplete (or parsed,
+        when only its closing marker is missing: a stop sequence ate it). Resets for the next reply."""
+        events: list[DetectorEvent] = []
+        self._process(events, final=True)
+        state = self._state
+        raw = "".join(self._parts)
+        if state == _BODY:
+            body = raw[self._body_offset :]
+            if body_is_complete(self._dialect, body):
+                self._emit_calls(events, raw, body)
+            else:
+                closing = closing_marker(self._dialect)
+                reason = (
+                    f"generation ended before the closing marker {closing}"
+                    if closing
+                    else "generation ended before the call's JSON was complete"
+                )
+                events.append(ToolCallIncomplete(raw, self._dialect, reason))
+                self._index += 1
+        elif state == _BARE:
+            if self._started:
+                reason = "generation ended before the JSON object was complete"
+                events.append(ToolCallIncomplete(raw[self._body_offset :], "bare-json", reason))
+                self._index += 1
+            elif raw:
+                events.append(ProseDelta(raw))
+        elif state == _BARE_CLOSED:
+            self._emit_calls(events, raw.strip(), raw[self._body_offset :])
+        elif state == _START and self._buf:
+            events.append(ProseDelta(self._buf))
+        self._reset()
+        self._index = 0
+        return events
+
+    # -- the state machine ----------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self._state: int = _START if self._bare_json else _PROSE
+        self._buf: str = ""  # unconsumed text; starts at absolute offset self._base
+        self._base = 0
+        self._code = 0  # backtick run that opened the current code span/fence (0: not in code)
+        self._ticks = 0  # backticks at the end of the text so far, run not yet ended
+        self._closed = False
+        self._started = False
+        self._trigger: _Trigger | None = None
+        self._dialect = ""
+        self._parts: list[str] = []  # raw text of the current call
+        self._tail = ""  # last characters of the call, to find a closing marker split across pieces
+        self._body_offset = 0
+        self._scanner = JsonScanner()
+        self._bare_head_open = False  # whether the bare object's first key may still show it is a call
+        self._bare_at = 0
+
+    def _process(self, events: list[DetectorEvent], final: bool) -> None:
+        buf = self._buf
+        pos = 0
+        n = len(buf)
+        while pos < n:
+            state = self._state
+            if state == _PROSE:
+                new = self._prose(buf, pos, events, final)
+            elif state == _AFTER_MARKER:
+                new = self._after_marker(buf, pos, events, final)
+            elif state == _BODY:
+                new = self._body(buf, pos, events)
+            elif state == _START:
+                new = self._start(buf, pos, final)
+            elif state == _BARE:
+                new = self._bare(buf, pos, events)
+            else:
+                new = self._bare_closed(buf, pos, events)
+            if new == pos and self._state == state:
+                break  # waiting for more text
+            pos = new
+        self._base += pos
+        self._buf = buf[pos:]
+
+    def _prose_out(self, events: list[DetectorEvent], text: str) -> None:
+        if text:
+            events.append(ProseDelta(text))
+            if self._closed and text.strip(_WHITESPACE):
+                self._closed = False
+
+    def _prose(self, buf: str, pos: int, events: list[DetectorEvent], final: bool) -> int:
+        n = len(buf)
+        if self._ticks and buf[pos] != "`":
+            self._end_tick_run()
+        if self._code:
+            stop = (_INLINE_CODE_STOP if self._code < 3 else _FENCE_STOP).search(buf, pos)
+            if stop is None:
+                self._prose_out(events, buf[pos:])
+                return n
+            i = stop.start()
+            if buf[i] == "\n":
+                self._code = 0
+                self._prose_out(events, buf[pos : i + 1])
+                return i + 1
+            return self._tick_run(buf, pos, i, events, final)
+        found = self._prose_stop.search(buf, pos)
+        if found is None:
+            self._prose_out(events, buf[pos:])
+            return n
+        i = found.start()
+        char = buf[i]
+        if char == "`":
+            return self._tick_run(buf, pos, i, events, final)
+        waiting = False
+        for trigger in self._by_first[char]:
+            if buf.startswith(trigger.text, i):
+                self._prose_out(events, buf[pos:i])
+                self._trigger = trigger
+                self._state = _AFTER_MARKER
+                return i
+            if not final and n - i < len(trigger.text) and trigger.text.startswith(buf[i:]):
+                waiting = True
+        if waiting:
+            self._prose_out(events, buf[pos:i])
+            return i
+        self._prose_out(events, buf[pos : i + 1])
+        return i + 1
+
+    def _tick_run(self, buf: str, pos: int, i: int, events: list[DetectorEvent], final: bool) -> int:
+        n = len(buf)
+        j = i
+        while j < n and buf[j] == "`":
+            j += 1
+        self._prose_out(events, buf[pos:j])
+        self._ticks += j - i
+        if j < n or final:
+            self._end_tick_run()
+        return j
+
+    def _end_tick_run(self) -> None:
+        run, self._ticks = self._ticks, 0
+        if not self._code:
+            self._code = run
+        elif run == self._code or (self._code >= 3 and run > self._code):
+            self._code = 0
+
+    def _after_marker(self, buf: str, pos: int, events: list[DetectorEvent], final: bool) -> int:
+        trigger = self._trigger
+        assert trigger is not None
+        n = len(buf)
+        j = pos + len(trigger.text)
+        limit = j + _MAX_GAP
+        while j < n and buf[j] in _WHITESPACE and j < limit:
+            j += 1
+        if j < n and j < limit:
+            waiting = False
+            for prefix, dialect in trigger.body_starts:
+                if buf.startswith(prefix, j):
+                    self._start_call(dialect, pos, trigger.resume, buf[pos:j], events)
+                    return j
+                if not final and n - j < len(prefix) and prefix.startswith(buf[j:]):
+                    waiting = True
+            if waiting:
+                return pos
+        elif j >= n and not final:
+            return pos
+        self._state = _PROSE
+        end = pos + len(trigger.text)
+        self._prose_out(events, buf[pos:end])
+        return end
+
+    def _start_call(
+        self, dialect: str, start: int, resume: int, head: str, events: list[DetectorEvent]
+    ) -> None:
+        events.append(ToolCallStarted(dialect, self._index, self._base + start + resume))
+        self._closed = False
+        self._state = _BODY
+        self._dialect = dialect
+        self._parts = [head]
+        self._tail = ""
+        self._body_offset = resume
+        self._scanner = JsonScanner()
+
+    def _body(self, buf: str, pos: int, events: list[DetectorEvent]) -> int:
+        closing = closing_marker(self._dialect)
+        if not closing:  # mistral: the call ends with its JSON array
+            end = self._scanner.feed(buf, pos)
+            if end is None:
+                self._parts.append(buf[pos:])
+                return len(buf)
+            self._parts.append(buf[pos:end])
+            raw = "".join(self._parts)
+            self._end_call(events, raw, raw[self._body_offset :])
+            return end
+        tail = self._tail
+        window = tail + buf[pos:] if tail else buf[pos:]
+        k = window.find(closing)
+        if k < 0:
+            self._parts.append(buf[pos:])
+            self._tail = window[-(len(closing) - 1) :]
+            return len(buf)
+        end = pos + k - len(tail) + len(closing)
+        self._parts.append(buf[pos:end])
+        raw = "".join(self._parts)
+        self._end_call(events, raw, raw[self._body_offset : len(raw) - len(closing)])
+        return end
+
+    def _end_call(self, events: list[DetectorEvent], raw: str, body: str) -> None:
+        self._emit_calls(events, raw, body)
+        self._state = _PROSE
+        self._parts = []
+        self._tail = ""
+        self._closed = True
+
+    def _emit_calls(self, events: list[DetectorEvent], raw: str, body: str) -> None:
+        try:
+            calls = parse_body(self._dialect, body)
+        except MalformedCall as exc:
+            events.append(ToolCallMalformed(raw, self._dialect, str(exc)))
+            self._index += 1
+            return
+        for name, arguments in calls:
+            events.append(ToolCallParsed(name, arguments, raw, self._dialect, self._index))
+            self._index += 1
+
+    # -- bare-json: a whole reply that is one call object -----------------------------------------
+
+    def _start(self, buf: str, pos: int, final: bool) -> int:
+        n = len(buf)
+        j = pos
+        while j < n and buf[j] in _WHITESPACE:
+            j += 1
+        if j >= n and not final:
+            return pos
+        if j < n and buf[j] == "{":
+            self._state = _BARE
+            self._dialect = "bare-json"
+            self._parts = [buf[pos:j]]
+            self._body_offset = j - pos
+            self._scanner = JsonScanner()
+            self._started = False
+            self._bare_head_open = True
+            self._bare_at = self._base + j
+            return j
+        self._state = _PROSE
+        return pos
+
+    def _bare(self, buf: str, pos: int, events: list[DetectorEvent]) -> int:
+        end = self._scanner.feed(buf, pos)
+        self._parts.append(buf[pos:] if end is None else buf[pos:end])
+        if not self._started and self._bare_head_open:
+            head = "".join(self._parts)[self._body_offset :]
+            if _BARE_CALL_HEAD.match(head):
+                self._started = True
+                events.append(ToolCallStarted("bare-json", self._index, self._bare_at))
+            elif len(head) > _MAX_GAP:
+                self._bare_head_open = False
+        if end is None:
+            return len(buf)
+        raw = "".join(self._parts)
+        try:
+            parse_body("bare-json", raw[self._body_offset :])
+        except MalformedCall:
+            self._release_bare(events)
+            return end
+        self._state = _BARE_CLOSED
+        self._closed = True
+        return end
+
+    def _bare_closed(self, buf: str, pos: int, events: list[DetectorEvent]) -> int:
+        n = len(buf)
+        j = pos
+        while j < n and buf[j] in _WHITESPACE:
+            j += 1
+        self._parts.append(buf[pos:j])
+        if j < n:
+            self._release_bare(events)
+        return j
+
+    def _release_bare(self, events: list[DetectorEvent]) -> None:
+        """The held-back object was not a whole-reply call after all: it is prose."""
+        self._prose_out(events, "".join(self._parts))
+        self._parts = []
+        self._state = _PROSE
+        self._closed = False
+        self._started = False
