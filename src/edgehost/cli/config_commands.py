@@ -1,9 +1,207 @@
-"""(filled in by its owner)"""
+"""`edgehost config import|show` and `edgehost serve board|files`."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edgehost.cli.context import CliContext, print_json
+from edgehost.mcp.config import (
+    ServerConfig,
+    ServersConfig,
+    builtin_servers,
+    load_servers_config,
+    parse_servers_file,
+    save_servers_config,
+    server_to_entry,
+)
+
+# `edgehost serve NAME` runs edgehost.servers.NAME:main(argv) -> int
+SERVABLE = ("board", "files")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    config = sub.add_parser("config", help="import or check the servers config")
+    config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+
+    imp = config_sub.add_parser(
+        "import",
+        help="merge a Claude Desktop / VS Code / Cursor servers config into ours",
+        description="Merge the servers of FILE (Claude Desktop or Cursor 'mcpServers', VS Code 'servers', "
+        "or TOML) into EdgeHost's servers config. ${VAR} references are kept as written.",
+    )
+    imp.add_argument(
+        "file", metavar="FILE", help="e.g. ~/.config/Claude/claude_desktop_config.json, .vscode/mcp.json"
+    )
+    imp.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    imp.add_argument("--json", action="store_true", help="print the result as JSON")
+    imp.set_defaults(handler=import_command)
+
+    show = config_sub.add_parser("show", help="list the configured servers and any error in their entries")
+    show.add_argument("--json", action="store_true", help="print the servers as JSON")
+    show.set_defaults(handler=show_command)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run a built-in MCP server over stdio (board, files)",
+        description="Run one of EdgeHost's own MCP servers over stdin/stdout. "
+        "files takes --root DIR (default: <data dir>/files).",
+    )
+    serve.add_argument("server", choices=SERVABLE, help="which built-in server")
+    serve.add_argument("server_args", nargs=argparse.REMAINDER, help="options of that server")
+    serve.set_defaults(handler=serve_command)
+
+
+# --- serve --------------------------------------------------------------------------------------
+
+
+def serve_command(ctx: CliContext) -> int:
+    name: str = ctx.args.server
+    argv: list[str] = list(ctx.args.server_args)
+    if name == "files" and not any(arg == "--root" or arg.startswith("--root=") for arg in argv):
+        argv += ["--root", str(ctx.paths.files_root)]  # honours the global --data-dir
+    module = importlib.import_module(f"edgehost.servers.{name}")
+    return int(module.main(argv))
+
+
+# --- config import ------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportPlan:
+    """How importing one file changes ours."""
+
+    added: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, error)
+
+
+def merge_servers(ours: ServersConfig, incoming: ServersConfig) -> ImportPlan:
+    """Merge ``incoming`` into ``ours`` in place (same name: replaced); entries with an error are skipped."""
+    plan = ImportPlan()
+    for server in incoming.servers:
+        if server.error is not None:
+            plan.skipped.append((server.name, server.error))
+            continue
+        existing = ours.get(server.name)
+        if existing is None:
+            ours.servers.append(server)
+            plan.added.append(server.name)
+        elif existing.error is None and _entry(ours, existing) == _entry(ours, server):
+            plan.unchanged.append(server.name)
+        else:
+            ours.servers[ours.servers.index(existing)] = server
+            plan.replaced.append(server.name)
+    _merge_inputs(ours, incoming)
+    return plan
+
+
+def _entry(config: ServersConfig, server: ServerConfig) -> Any:
+    return server_to_entry(server, config.builtin_defaults.get(server.name))
+
+
+def _merge_inputs(ours: ServersConfig, incoming: ServersConfig) -> None:
+    """Keep VS Code "inputs" declarations, so a ${input:id} message can still say what the input is."""
+    new_inputs = incoming.extra.get("inputs")
+    if not isinstance(new_inputs, list) or not new_inputs:
+        return
+    existing = ours.extra.get("inputs")
+    merged: list[Any] = list(existing) if isinstance(existing, list) else []
+    known = {item.get("id") for item in merged if isinstance(item, dict)}
+    merged += [item for item in new_inputs if isinstance(item, dict) and item.get("id") not in known]
+    ours.extra["inputs"] = merged
+
+
+def import_command(ctx: CliContext) -> int:
+    source = Path(ctx.args.file).expanduser()
+    defaults = {server.name: server for server in builtin_servers(ctx.paths)}
+    incoming = parse_servers_file(source, expand_variables=False, builtins=defaults)
+    target = ctx.paths.servers_file
+    if target.exists():
+        ours = parse_servers_file(target, expand_variables=False, builtins=defaults)
+    else:
+        ours = ServersConfig(path=target)
+    ours.builtin_defaults = defaults
+    plan = merge_servers(ours, incoming)
+    changed = bool(plan.added or plan.replaced)
+    written = changed and not ctx.args.dry_run
+    if written:
+        save_servers_config(ours, target)
+    if ctx.args.json:
+        print_json(
+            {
+                "source": str(source),
+                "file": str(target),
+                "dry_run": bool(ctx.args.dry_run),
+                "written": written,
+                "added": plan.added,
+                "replaced": plan.replaced,
+                "unchanged": plan.unchanged,
+                "skipped": [{"name": name, "error": error} for name, error in plan.skipped],
+            }
+        )
+        return 0
+    by_name = {server.name: server for server in incoming.servers}
+    for label, names in (("added", plan.added), ("replaced", plan.replaced), ("unchanged", plan.unchanged)):
+        for name in names:
+            print(f"{label:<10} {name:<24} {_describe(by_name[name])}")
+    for name, error in plan.skipped:
+        print(f"{'skipped':<10} {name:<24} {error}", file=sys.stderr)
+    counts = f"{len(plan.added)} added, {len(plan.replaced)} replaced, {len(plan.unchanged)} unchanged"
+    if plan.skipped:
+        counts += f", {len(plan.skipped)} skipped"
+    if ctx.args.dry_run:
+        print(f"dry run: {counts}; {target} was not changed")
+    elif written:
+        print(f"{counts}; wrote {target}")
+    else:
+        print(f"{counts}; {target} is already up to date")
+    return 0
+
+
+def _describe(server: ServerConfig) -> str:
+    """Transport and program or URL, without args, env or headers (they may hold secrets)."""
+    if server.transport == "stdio":
+        return f"stdio: {server.command}"
+    return f"{server.transport}: {(server.url or '').split('?')[0]}"
+
+
+# --- config show --------------------------------------------------------------------------------
+
+
+def show_command(ctx: CliContext) -> int:
+    config = load_servers_config(ctx.paths)
+    rows = [_server_row(server) for server in config.servers]
+    if ctx.args.json:
+        print_json(rows)
+    else:
+        print(
+            f"servers config: {ctx.paths.servers_file}{'' if ctx.paths.servers_file.exists() else ' (none yet)'}"
+        )
+        for row in rows:
+            state = "error" if row["error"] else ("enabled" if row["enabled"] else "disabled")
+            tags = " (built-in)" if row["builtin"] else ""
+            print(f"{row['name']:<24} {state:<9} {row['transport']:<6} {row['target'] or ''}{tags}")
+            if row["error"]:
+                print(f"    {row['error']}")
+    return 1 if any(row["error"] for row in rows) else 0
+
+
+def _server_row(server: ServerConfig) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "transport": server.transport,
+        "target": server.url if server.transport != "stdio" else server.command,
+        "enabled": server.enabled,
+        "builtin": server.builtin,
+        "trusted": server.trusted,
+        "timeout": server.timeout,
+        "env": sorted(server.env),  # names only: the values may be secrets
+        "source": server.source,
+        "error": server.error,
+    }

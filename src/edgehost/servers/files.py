@@ -1,0 +1,357 @@
+"""The built-in ``files`` MCP server: list, read, write, edit, move, delete and search files in one folder.
+
+Every path is relative to the root folder. Anything that would leave it (``..``, an absolute path
+elsewhere, a symlink pointing out) is refused with a tool error, so a model can only touch what the
+user put in that folder. Run it with ``edgehost serve files --root DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from edgehost.paths import Paths
+from edgehost.servers._common import run_stdio
+
+__all__ = ["FilesRoot", "build_server", "main"]
+
+MAX_READ_BYTES = 1024 * 1024  # what one read returns: more would not fit any edge model's context anyway
+MAX_WRITE_BYTES = 10 * 1024 * 1024
+MAX_LISTED_ENTRIES = 1000
+MAX_SEARCH_RESULTS = 200
+MAX_SEARCHED_FILE_BYTES = 4 * 1024 * 1024  # content search skips bigger files (logs, images)
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+_CREATES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+_DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+RelativePath = Annotated[
+    str,
+    Field(
+        description="Path relative to the files folder, e.g. 'notes/todo.txt'. Use '' or '.' for the folder itself."
+    ),
+]
+
+
+class FilesRoot:
+    """File operations confined to one folder. Every method raises ToolError with a message for the model."""
+
+    def __init__(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.root = root.resolve()
+
+    # --- paths --------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """The real location of ``path`` inside the root. Raises ToolError for anything outside it."""
+        text = path.strip()
+        candidate = Path(text) if text else Path(".")
+        if candidate.is_absolute():
+            target = candidate
+        elif text.startswith("~"):
+            raise ToolError(
+                f"{path!r} is outside the files folder: paths are relative to it, e.g. 'notes/todo.txt'"
+            )
+        else:
+            target = self.root / candidate
+        resolved = target.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            how = "points outside" if self._through_symlink(target) else "is outside"
+            raise ToolError(
+                f"{path!r} {how} the files folder; only paths inside it are allowed (relative, e.g. 'notes/todo.txt')"
+            )
+        return resolved
+
+    def _through_symlink(self, target: Path) -> bool:
+        return any(part.is_symlink() for part in [target, *target.parents] if part != part.parent)
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() or "."
+
+    def _existing(self, path: str) -> Path:
+        resolved = self.resolve(path)
+        if not resolved.exists():
+            raise ToolError(f"{path!r} does not exist")
+        return resolved
+
+    def _entry(self, path: str) -> Path:
+        """Like _existing, but a symlink (to somewhere inside) is itself the answer, not its target:
+        deleting or moving a link must not touch what it points to."""
+        resolved = self._existing(path)
+        if resolved == self.root:
+            return resolved
+        entry = self.resolve(str(Path(path.strip()).parent)) / Path(path.strip()).name
+        return entry if entry.is_symlink() else resolved
+
+    def _file(self, path: str) -> Path:
+        resolved = self._existing(path)
+        if resolved.is_dir():
+            raise ToolError(f"{path!r} is a directory, not a file")
+        return resolved
+
+    # --- operations ---------------------------------------------------------------------------
+
+    def list_directory(self, path: str = "") -> str:
+        folder = self._existing(path)
+        if not folder.is_dir():
+            raise ToolError(f"{path!r} is a file, not a directory")
+        entries = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+        lines = []
+        for entry in entries[:MAX_LISTED_ENTRIES]:
+            real = entry.resolve()
+            if real != self.root and self.root not in real.parents:
+                lines.append(f"[link] {entry.name} (points outside the files folder; not usable)")
+            elif entry.is_dir():
+                lines.append(f"[dir]  {entry.name}/")
+            else:
+                size = entry.stat().st_size if entry.exists() else 0
+                lines.append(f"[file] {entry.name} ({size} bytes)")
+        if len(entries) > MAX_LISTED_ENTRIES:
+            lines.append(f"... and {len(entries) - MAX_LISTED_ENTRIES} more entries")
+        where = self.relative(folder)
+        return f"{where}: empty directory" if not lines else f"{where}:\n" + "\n".join(lines)
+
+    def read_file(self, path: str) -> str:
+        file = self._file(path)
+        size = file.stat().st_size
+        with file.open("rb") as handle:
+            data = handle.read(MAX_READ_BYTES)
+        if b"\0" in data[:8192]:
+            raise ToolError(f"{path!r} is a binary file ({size} bytes); read_file returns text only")
+        text = data.decode("utf-8", errors="replace")
+        if size > MAX_READ_BYTES:
+            text = text[: text.rfind("\n") + 1 or len(text)]
+            text += f"\n[read_file: {path!r} has {size} bytes; only the first {MAX_READ_BYTES} bytes (1 MB) are shown]"
+        return text
+
+    def write_file(self, path: str, content: str, overwrite: bool = True) -> str:
+        target = self.resolve(path)
+        data = content.encode("utf-8")
+        if len(data) > MAX_WRITE_BYTES:
+            raise ToolError(
+                f"content is {len(data)} bytes; write_file accepts at most {MAX_WRITE_BYTES} bytes"
+            )
+        if target.is_dir():
+            raise ToolError(f"{path!r} is a directory")
+        existed = target.exists()
+        if existed and not overwrite:
+            raise ToolError(f"{path!r} already exists (pass overwrite=true to replace it)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return f"{'replaced' if existed else 'created'} {self.relative(target)} ({len(data)} bytes)"
+
+    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+        file = self._file(path)
+        if not old_text:
+            raise ToolError("old_text is empty; give the exact text to replace")
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{path!r} is not UTF-8 text; edit_file edits text files only") from None
+        count = text.count(old_text)
+        if count == 0:
+            raise ToolError(
+                f"old_text was not found in {path!r}; it must match the file exactly, spaces included"
+            )
+        if count > 1 and not replace_all:
+            raise ToolError(
+                f"old_text occurs {count} times in {path!r}; give more surrounding text to pick one, "
+                "or pass replace_all=true"
+            )
+        file.write_text(text.replace(old_text, new_text), encoding="utf-8")
+        return f"replaced {count if replace_all else 1} occurrence(s) in {self.relative(file)}"
+
+    def move_file(self, source: str, destination: str) -> str:
+        origin = self._entry(source)
+        target = self.resolve(destination)
+        if origin == self.root:
+            raise ToolError("the files folder itself cannot be moved")
+        if target.exists():
+            raise ToolError(f"{destination!r} already exists; delete it first or pick another name")
+        if origin.is_dir() and not origin.is_symlink() and (target == origin or origin in target.parents):
+            raise ToolError(f"cannot move {source!r} into itself")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(origin), str(target))
+        return f"moved {self.relative(origin)} to {self.relative(target)}"
+
+    def delete_file(self, path: str, recursive: bool = False) -> str:
+        target = self._entry(path)
+        if target == self.root:
+            raise ToolError("the files folder itself cannot be deleted")
+        if target.is_dir() and not target.is_symlink():
+            if any(target.iterdir()) and not recursive:
+                raise ToolError(
+                    f"{path!r} is a directory that is not empty; pass recursive=true to delete it all"
+                )
+            shutil.rmtree(target)
+            return f"deleted directory {self.relative(target)}"
+        target.unlink()
+        return f"deleted {self.relative(target)}"
+
+    def make_directory(self, path: str) -> str:
+        target = self.resolve(path)
+        if target.exists() and not target.is_dir():
+            raise ToolError(f"{path!r} exists and is a file")
+        target.mkdir(parents=True, exist_ok=True)
+        return f"directory {self.relative(target)} is ready"
+
+    def search_files(self, pattern: str = "", path: str = "", contains: str = "") -> str:
+        folder = self._existing(path)
+        if not folder.is_dir():
+            raise ToolError(f"{path!r} is a file, not a directory")
+        if not pattern and not contains:
+            raise ToolError("give a name pattern, a text to look for (contains), or both")
+        hits: list[str] = []
+        for file in self._walk(folder):
+            relative = self.relative(file)
+            if pattern and not _name_matches(pattern, file.name, relative):
+                continue
+            if contains:
+                line = _first_line_containing(file, contains)
+                if line is None:
+                    continue
+                hits.append(f"{relative}:{line[0]}: {line[1]}")
+            else:
+                hits.append(relative)
+            if len(hits) >= MAX_SEARCH_RESULTS:
+                hits.append(f"[stopped after {MAX_SEARCH_RESULTS} results; narrow the search]")
+                break
+        return "\n".join(hits) if hits else "no matching files"
+
+    def _walk(self, folder: Path) -> Iterator[Path]:
+        for current, dirs, files in os.walk(folder):
+            base = Path(current)
+            dirs[:] = sorted(d for d in dirs if not (base / d).is_symlink())
+            for name in sorted(files):
+                file = base / name
+                real = file.resolve()
+                if self.root in real.parents and real.is_file():
+                    yield file
+
+
+def _name_matches(pattern: str, name: str, relative: str) -> bool:
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern)
+    return pattern.lower() in name.lower()
+
+
+def _first_line_containing(file: Path, text: str) -> tuple[int, str] | None:
+    if file.stat().st_size > MAX_SEARCHED_FILE_BYTES:
+        return None
+    needle = text.lower()
+    try:
+        with file.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if needle in line.lower():
+                    return number, line.strip()[:200]
+    except UnicodeDecodeError:
+        return None
+    return None
+
+
+def build_server(root: Path) -> MCPServer:
+    """The ``files`` MCPServer serving ``root`` (created if missing)."""
+    files = FilesRoot(root)
+    server = MCPServer(
+        name="files",
+        title="EdgeHost files",
+        version="1.0",
+        instructions=(
+            "Files in one folder chosen by the user. Paths are relative to that folder; paths outside it are refused."
+        ),
+        log_level="WARNING",
+    )
+
+    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    def list_directory(path: RelativePath = "") -> str:
+        """List a directory of the files folder: sub-directories first, then files with their sizes."""
+        return files.list_directory(path)
+
+    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    def read_file(path: RelativePath) -> str:
+        """Read a text file (UTF-8). Files over 1 MB are cut to their first 1 MB, with a note saying so."""
+        return files.read_file(path)
+
+    @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
+    def write_file(
+        path: RelativePath,
+        content: Annotated[str, Field(description="The whole new text of the file.")],
+        overwrite: Annotated[bool, Field(description="Replace the file if it exists (default true).")] = True,
+    ) -> str:
+        """Create or replace a text file with the given content; missing parent directories are created."""
+        return files.write_file(path, content, overwrite)
+
+    @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
+    def edit_file(
+        path: RelativePath,
+        old_text: Annotated[str, Field(description="Exact text to replace, as it is in the file.")],
+        new_text: Annotated[str, Field(description="Text to put in its place.")],
+        replace_all: Annotated[
+            bool, Field(description="Replace every occurrence instead of exactly one.")
+        ] = False,
+    ) -> str:
+        """Replace exact text in a file. old_text must occur exactly once unless replace_all is true."""
+        return files.edit_file(path, old_text, new_text, replace_all)
+
+    @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
+    def move_file(
+        source: Annotated[str, Field(description="File or directory to move, relative to the files folder.")],
+        destination: Annotated[
+            str, Field(description="New path, relative to the files folder; must not exist.")
+        ],
+    ) -> str:
+        """Move or rename a file or directory inside the files folder."""
+        return files.move_file(source, destination)
+
+    @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
+    def delete_file(
+        path: RelativePath,
+        recursive: Annotated[bool, Field(description="Also delete a directory that is not empty.")] = False,
+    ) -> str:
+        """Delete a file, or a directory (an empty one unless recursive is true)."""
+        return files.delete_file(path, recursive)
+
+    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    def search_files(
+        pattern: Annotated[
+            str, Field(description="File name to look for: a glob such as '*.md', or part of a name.")
+        ] = "",
+        path: Annotated[str, Field(description="Directory to search in, relative to the files folder.")] = "",
+        contains: Annotated[
+            str, Field(description="Only files whose text contains this (case-insensitive).")
+        ] = "",
+    ) -> str:
+        """Find files by name (glob or part of the name) and/or by text they contain, in a directory and below."""
+        return files.search_files(pattern, path, contains)
+
+    @server.tool(annotations=_CREATES, structured_output=False)
+    def make_directory(path: RelativePath) -> str:
+        """Create a directory (and its missing parents) inside the files folder."""
+        return files.make_directory(path)
+
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``edgehost serve files [--root DIR]``: serve the folder over stdio until the client disconnects."""
+    parser = argparse.ArgumentParser(prog="edgehost serve files", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", metavar="DIR", help="the folder to serve (default: <data dir>/files)")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    root = Path(args.root).expanduser() if args.root else Paths.resolve().files_root
+    return run_stdio(build_server(root))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
