@@ -1,0 +1,153 @@
+"""Transports for one server (stdio, Streamable HTTP, legacy SSE), watched for the end of the connection."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any
+
+import anyio
+import httpx2
+from mcp.client import Transport
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from edgehost.mcp import config as config_module
+from edgehost.mcp._stderr import StderrPipe
+from edgehost.mcp.config import ServerConfig
+
+__all__ = ["ConnectionWatch", "open_transport"]
+
+# Same budget as the SDK's own HTTP client: connecting and writing are quick, a response stream may
+# legitimately stay open for minutes (our per-call timeout is enforced separately).
+_HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+
+_ReadItem = SessionMessage | Exception
+
+
+class ConnectionWatch:
+    """What the supervisor learns from the transport: the connection ended; junk arrived on it."""
+
+    def __init__(self, *, on_junk: Callable[[Exception], None], on_end: Callable[[], None]) -> None:
+        self.ended = anyio.Event()
+        self.on_junk = on_junk
+        self._on_end = on_end
+
+    def mark_ended(self) -> None:
+        if not self.ended.is_set():
+            self.ended.set()
+            self._on_end()
+
+
+class _WatchedReadStream:
+    """A read stream that reports its end (EOF or close) and the junk lines the transport parsed."""
+
+    def __init__(self, inner: Any, watch: ConnectionWatch) -> None:
+        self._inner = inner
+        self._watch = watch
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> _ReadItem:
+        try:
+            item: _ReadItem = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._watch.mark_ended()
+            raise
+        if isinstance(item, Exception):
+            self._watch.on_junk(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> _ReadItem:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _stdio_env(server: ServerConfig) -> dict[str, str]:
+    # The config module builds the explicit environment (safe base + the server's own env) once it
+    # provides `stdio_environment`; until then the SDK's safe base plus the server's env is used.
+    build = getattr(config_module, "stdio_environment", None)
+    return dict(build(server)) if build is not None else dict(server.env)
+
+
+@asynccontextmanager
+async def _stdio(server: ServerConfig, stderr: StderrPipe) -> AsyncIterator[Any]:
+    if not server.command:
+        raise ValueError(f"server {server.name!r} has no command")
+    params = StdioServerParameters(
+        command=server.command, args=list(server.args), env=_stdio_env(server), cwd=server.cwd
+    )
+    errlog = stderr.open()
+    try:
+        async with stdio_client(params, errlog=errlog) as streams:
+            stderr.close_writer()
+            yield streams
+    finally:
+        stderr.close_writer()
+
+
+@asynccontextmanager
+async def _streamable_http(server: ServerConfig) -> AsyncIterator[Any]:
+    assert server.url is not None
+    async with (
+        httpx2.AsyncClient(headers=server.headers or None, timeout=_HTTP_TIMEOUT) as http,
+        streamable_http_client(server.url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+@asynccontextmanager
+async def _sse(server: ServerConfig) -> AsyncIterator[Any]:
+    assert server.url is not None
+    async with sse_client(server.url, headers=server.headers or None) as streams:
+        yield streams
+
+
+@asynccontextmanager
+async def _watched(inner: Any, watch: ConnectionWatch) -> AsyncIterator[Any]:
+    async with inner as (read_stream, write_stream):
+        try:
+            yield _WatchedReadStream(read_stream, watch), write_stream
+        finally:
+            watch.mark_ended()
+
+
+def open_transport(server: ServerConfig, stderr: StderrPipe, watch: ConnectionWatch) -> Transport:
+    """The SDK transport for ``server``; ``watch.ended`` is set when the connection ends.
+
+    Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
+    """
+    if server.transport == "stdio":
+        inner = _stdio(server, stderr)
+    elif not server.url:
+        raise ValueError(f"server {server.name!r} has no url")
+    elif server.transport == "sse":
+        inner = _sse(server)
+    else:
+        inner = _streamable_http(server)
+    transport: Transport = _watched(inner, watch)
+    return transport

@@ -1,0 +1,566 @@
+"""One long-lived task per MCP server owns its connection (ARCHITECTURE decision 2).
+
+anyio requires a connection to be opened and closed in the same task (python-sdk issues 79, 577, 922),
+so ``ServerSupervisor.run`` is the only place a ``Client`` is entered and left. Enable, disable,
+restart and shutdown are signals to it. Requests are sent to its session from any task; the lifetime
+stays with the supervisor.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+import mcp_types as types
+from mcp.client import Client, ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
+from pydantic import ValidationError
+
+from edgehost import __version__
+from edgehost.mcp._stderr import LineRing, StderrPipe
+from edgehost.mcp._transport import ConnectionWatch, open_transport
+from edgehost.mcp.catalog import ServerListing
+from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
+from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
+
+__all__ = ["ServerState", "ServerStatus", "ServerSupervisor"]
+
+logger = logging.getLogger(__name__)
+
+# A server started through npx/uvx may first download its package; a minute covers that on a board.
+STARTUP_TIMEOUT_S = 60.0
+# Backoff between restarts of a server that keeps dying: 1 s doubling to 30 s. A connection that
+# stayed up longer than the longest wait starts the sequence again.
+BACKOFF_INITIAL_S = 1.0
+BACKOFF_MAX_S = 30.0
+# Bound on waiting for a dead server's last stderr lines, so its error message can show them.
+STDERR_DRAIN_S = 0.5
+# A listing that pages forever must not hang the supervisor.
+MAX_LIST_PAGES = 100
+STDERR_TAIL_IN_ERRORS = 10
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+_T = TypeVar("_T")
+
+
+class ServerStatus(str, enum.Enum):
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    STOPPED = "stopped"
+    DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """A snapshot of one server for display (CLI, GUI)."""
+
+    name: str
+    status: ServerStatus
+    error: str | None
+    transport: str
+    protocol_version: str | None
+    server_name: str | None
+    server_version: str | None
+    instructions: str | None
+    capabilities: dict[str, Any]
+    tools: int
+    resources: int
+    resource_templates: int
+    prompts: int
+    stderr_tail: tuple[str, ...]
+    log_tail: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status.value,
+            "error": self.error,
+            "transport": self.transport,
+            "protocolVersion": self.protocol_version,
+            "serverInfo": {"name": self.server_name, "version": self.server_version}
+            if self.server_name
+            else None,
+            "instructions": self.instructions,
+            "capabilities": self.capabilities,
+            "tools": self.tools,
+            "resources": self.resources,
+            "resourceTemplates": self.resource_templates,
+            "prompts": self.prompts,
+            "stderrTail": list(self.stderr_tail),
+        }
+
+
+class _ActiveRequest:
+    """The deadline of one request in flight: progress extends it; waiting on a person pauses it."""
+
+    def __init__(self, scope: anyio.CancelScope, timeout: float) -> None:
+        self.scope = scope
+        self.timeout = timeout
+
+    def extend(self) -> None:
+        if self.scope.deadline != math.inf:
+            self.scope.deadline = anyio.current_time() + self.timeout
+
+    def pause(self) -> None:
+        self.scope.deadline = math.inf
+
+    def resume(self) -> None:
+        self.scope.deadline = anyio.current_time() + self.timeout
+
+
+ChangeFnT = Callable[["ServerSupervisor", str], None]
+"""Called with (supervisor, what) where what is "status" or "listing"."""
+
+
+class ServerSupervisor:
+    """Owns the connection to one server: connects, serves, restarts with backoff, disconnects.
+
+    Run ``run()`` in its own task; use ``set_enabled``, ``restart`` and ``shutdown`` to steer it.
+    """
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        features: ClientFeatures,
+        enabled: bool = True,
+        on_change: ChangeFnT | None = None,
+        stderr_lines: int = 200,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self._features = features
+        self._enabled = enabled
+        self._on_change = on_change
+        self.status = ServerStatus.STARTING
+        self.error: str | None = None
+        if config.error:
+            self.status, self.error = ServerStatus.FAILED, config.error
+        elif not enabled:
+            self.status = ServerStatus.DISABLED
+        self.listing = ServerListing()
+        self.stderr = LineRing(stderr_lines)
+        self.log = LineRing(stderr_lines)
+        self.junk_lines = 0
+        self._client: Client | None = None
+        self._pipe: StderrPipe | None = None
+        self._wake = anyio.Event()
+        self._status_changed = anyio.Event()
+        self._shutdown = False
+        self._restart_requested = False
+        self._refresh_requested = False
+        self._requests: set[_ActiveRequest] = set()
+        self._person_waits = 0
+        self._startup_scope: anyio.CancelScope | None = None
+        self.settled = anyio.Event()  # first ready / failed / disabled outcome after start
+        if self.status is not ServerStatus.STARTING:
+            self.settled.set()
+        self.finished = anyio.Event()
+
+    # -- steering (any task) ----------------------------------------------------------------
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    def set_enabled(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._signal()
+
+    def restart(self) -> None:
+        self._restart_requested = True
+        self._signal()
+
+    def shutdown(self) -> None:
+        self._shutdown = True
+        self._signal()
+
+    def _signal(self) -> None:
+        if self._startup_scope is not None and self._stop_requested():
+            self._startup_scope.cancel()
+        self._wake.set()
+
+    # -- state --------------------------------------------------------------------------------
+
+    def state(self) -> ServerState:
+        client = self._client
+        session = client.session if client is not None and self.status is ServerStatus.READY else None
+        info = session.server_info if session is not None else None
+        capabilities = session.server_capabilities if session is not None else None
+        return ServerState(
+            name=self.name,
+            status=self.status,
+            error=self.error,
+            transport=self.config.transport,
+            protocol_version=session.protocol_version if session is not None else None,
+            server_name=info.name if info is not None else None,
+            server_version=info.version if info is not None else None,
+            instructions=session.instructions if session is not None else None,
+            capabilities=capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+            if capabilities
+            else {},
+            tools=len(self.listing.tools),
+            resources=len(self.listing.resources),
+            resource_templates=len(self.listing.resource_templates),
+            prompts=len(self.listing.prompts),
+            stderr_tail=self.stderr.tail(),
+            log_tail=self.log.tail(),
+        )
+
+    def _set_status(self, status: ServerStatus, error: str | None = None) -> None:
+        self.status = status
+        self.error = error
+        if status is not ServerStatus.READY:
+            self.listing = ServerListing()
+        if status in (ServerStatus.READY, ServerStatus.FAILED, ServerStatus.DISABLED):
+            self.settled.set()
+        self._status_changed.set()
+        self._status_changed = anyio.Event()
+        self._emit("status")
+
+    def _emit(self, what: str) -> None:
+        if self._on_change is not None:
+            try:
+                self._on_change(self, what)
+            except Exception:
+                logger.exception("change listener of server %r raised", self.name)
+
+    # -- the supervisor task -------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """The long-lived task: connect while enabled, restart with backoff, until ``shutdown()``."""
+        failures = 0
+        try:
+            while not self._shutdown:
+                if self.config.error:
+                    await self._wait_for_signal()
+                    continue
+                if not self._enabled:
+                    if self.status is not ServerStatus.DISABLED:
+                        self._set_status(ServerStatus.DISABLED)
+                    await self._wait_for_signal()
+                    continue
+                self._restart_requested = False
+                started = anyio.current_time()
+                error = await self._connect_and_serve()
+                if error is None or self._shutdown:
+                    failures = 0
+                    continue
+                failures = 1 if anyio.current_time() - started > BACKOFF_MAX_S else failures + 1
+                delay = min(BACKOFF_MAX_S, BACKOFF_INITIAL_S * 2 ** (failures - 1))
+                self._set_status(ServerStatus.FAILED, f"{error} (restarting in {delay:g} s)")
+                await self._wait_for_signal(delay)
+                if self._restart_requested:
+                    failures = 0
+        finally:
+            self._client = None
+            self._set_status(ServerStatus.STOPPED, self.error if self.status is ServerStatus.FAILED else None)
+            self.finished.set()
+
+    async def _wait_for_signal(self, seconds: float = math.inf) -> None:
+        self._wake = anyio.Event()
+        with anyio.move_on_after(seconds):
+            await self._wake.wait()
+
+    def _stop_requested(self) -> bool:
+        return self._shutdown or not self._enabled or self._restart_requested
+
+    async def _connect_and_serve(self) -> str | None:
+        """One connection from start to end. Returns why it ended abnormally, or None when asked to stop."""
+        self._set_status(ServerStatus.STARTING)
+        pipe = StderrPipe(self.stderr)
+        watch = ConnectionWatch(on_junk=self._on_junk, on_end=self._signal)
+        self._pipe = pipe
+        self._wake = anyio.Event()
+        phase = "failed to start"
+        try:
+            with anyio.CancelScope(deadline=anyio.current_time() + STARTUP_TIMEOUT_S) as startup:
+                self._startup_scope = startup
+                transport = open_transport(self.config, pipe, watch)
+                async with self._new_client(transport) as client:
+                    listing = await self._fetch_listing(client)
+                    startup.deadline = math.inf
+                    self._startup_scope = None
+                    phase = "lost its connection"
+                    self._client = client
+                    self.listing = listing
+                    self._set_status(ServerStatus.READY)
+                    try:
+                        return await self._serve(client, watch)
+                    finally:
+                        self._client = None
+            if startup.cancelled_caught and not self._stop_requested():
+                return f"server {self.name!r} did not complete its start within {STARTUP_TIMEOUT_S:g} s"
+            return None
+        except Exception as exc:
+            await pipe.drained(STDERR_DRAIN_S)
+            return f"server {self.name!r} {phase}: {_describe(exc)}"
+        finally:
+            self._startup_scope = None
+            pipe.stop()
+
+    async def _serve(self, client: Client, watch: ConnectionWatch) -> str | None:
+        while True:
+            if self._stop_requested():
+                return None
+            if watch.ended.is_set():
+                await self._pipe_drained()
+                return f"server {self.name!r} closed its connection (exited?)"
+            if self._refresh_requested:
+                self._refresh_requested = False
+                await self._refresh(client)
+                continue
+            self._wake = anyio.Event()
+            if watch.ended.is_set():  # ended while we swapped events
+                continue
+            await self._wake.wait()
+
+    async def _pipe_drained(self) -> None:
+        if self._pipe is not None:
+            await self._pipe.drained(STDERR_DRAIN_S)
+
+    def _new_client(self, transport: Any) -> Client:
+        return Client(
+            transport,
+            mode="auto",
+            cache=None,
+            client_info=types.Implementation(name="edgehost", version=__version__),
+            sampling_callback=self._on_sampling,
+            elicitation_callback=self._on_elicitation,
+            list_roots_callback=self._on_list_roots,
+            logging_callback=self._on_log,
+            message_handler=self._on_message,
+            log_level="info",
+        )
+
+    async def _fetch_listing(self, client: Client) -> ServerListing:
+        capabilities = client.server_capabilities
+        tools: list[types.Tool] = []
+        resources: list[types.Resource] = []
+        templates: list[types.ResourceTemplate] = []
+        prompts: list[types.Prompt] = []
+        if capabilities.tools is not None:
+            tools = await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
+        if capabilities.resources is not None:
+            resources = await _all_pages(lambda cursor: client.list_resources(cursor=cursor), "resources")
+            templates = await _all_pages(
+                lambda cursor: client.list_resource_templates(cursor=cursor), "resource_templates"
+            )
+        if capabilities.prompts is not None:
+            prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
+        return ServerListing(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
+
+    async def _refresh(self, client: Client) -> None:
+        try:
+            with anyio.fail_after(self.config.timeout):
+                listing = await self._fetch_listing(client)
+        except (MCPError, ValidationError, TimeoutError) as exc:
+            self.log.append(f"refreshing the listing after list_changed failed: {_describe(exc)}")
+            return
+        self.listing = listing
+        self._emit("listing")
+
+    # -- client features ------------------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(
+            message,
+            types.ToolListChangedNotification
+            | types.ResourceListChangedNotification
+            | types.PromptListChangedNotification,
+        ):
+            self._refresh_requested = True
+            self._wake.set()
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        source = f" {params.logger}" if params.logger else ""
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        self.log.append(f"[{params.level}]{source}: {data}")
+
+    def _on_junk(self, exc: Exception) -> None:
+        self.junk_lines += 1
+        self.log.append(f"ignored a line that is not JSON-RPC: {str(exc)[:200]}")
+
+    async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=roots_from_paths(self.config.roots))
+
+    async def _on_elicitation(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        return await self._waiting_on_a_person(lambda: self._features.elicitation(self.name, params))
+
+    async def _on_sampling(
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        return await self._waiting_on_a_person(lambda: self._features.sampling(self.name, params))
+
+    async def _waiting_on_a_person(self, answer: Callable[[], Awaitable[_T]]) -> _T | types.ErrorData:
+        """Run a handler that may ask the user; request deadlines of this server stop meanwhile."""
+        self._person_waits += 1
+        for request in self._requests:
+            request.pause()
+        try:
+            return await answer()
+        except Exception as exc:
+            logger.exception("client feature handler for server %r raised", self.name)
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"EdgeHost could not answer: {exc}")
+        finally:
+            self._person_waits -= 1
+            if not self._person_waits:
+                for request in self._requests:
+                    request.resume()
+
+    # -- requests (any task) ----------------------------------------------------------------------
+
+    async def _ready_client(self, seconds: float) -> Client:
+        """The connected client; waits (at most ``seconds``) while the server is starting.
+
+        Raises ServerUnavailable when the server is not ready.
+        """
+        with anyio.move_on_after(seconds):
+            while self.status is ServerStatus.STARTING:
+                await self._status_changed.wait()
+        client = self._client
+        if client is None or self.status is not ServerStatus.READY:
+            reason = f": {self.error}" if self.error else ""
+            raise self._unavailable(f"server {self.name!r} is {self.status.value}{reason}")
+        return client
+
+    def _unavailable(self, message: str) -> ServerUnavailable:
+        return ServerUnavailable(
+            message, server=self.name, stderr_tail=self.stderr.tail(STDERR_TAIL_IN_ERRORS)
+        )
+
+    async def request(
+        self,
+        what: str,
+        send: Callable[[Client, ProgressFnT], Awaitable[_T]],
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
+        progress: ProgressFnT | None = None,
+    ) -> _T:
+        """Send one request (``what`` names it in errors) with a deadline that progress extends.
+
+        The deadline is ours, not a caller's ``fail_after``: progress notifications push it back and
+        it stops while a client-feature handler waits on the user.
+
+        Raises ServerUnavailable (not connected, or dropped meanwhile), ToolTimeout (the request was
+        cancelled; the server keeps running), ServerRequestFailed (JSON-RPC error or invalid result).
+        """
+        limit = timeout if timeout is not None else self.config.timeout
+        client = await self._ready_client(limit)
+
+        with anyio.CancelScope() as scope:
+            active = _ActiveRequest(scope, limit)
+
+            forward = progress
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                active.extend()
+                if forward is not None:
+                    await forward(progress, total, message)
+
+            if self._person_waits:
+                active.pause()
+            else:
+                active.resume()
+            self._requests.add(active)
+            try:
+                return await send(client, on_progress)
+            except MCPError as exc:
+                if exc.code == CONNECTION_CLOSED:
+                    await self._pipe_drained()
+                    raise self._unavailable(
+                        f"server {self.name!r} dropped its connection during {what}"
+                    ) from None
+                raise ServerRequestFailed(
+                    f"server {self.name!r} answered {what} with error {exc.code}: {exc.error.message}",
+                    server=self.name,
+                    code=exc.code,
+                ) from None
+            except ValidationError as exc:
+                raise ServerRequestFailed(
+                    f"server {self.name!r} sent an invalid result for {what}: {exc.errors()[:1]}",
+                    server=self.name,
+                ) from None
+            except RuntimeError as exc:  # the client was closed under us
+                raise self._unavailable(f"server {self.name!r} is not connected ({exc})") from None
+            finally:
+                self._requests.discard(active)
+        raise ToolTimeout(
+            f"{what} on server {self.name!r} timed out after {limit:g} s and was cancelled",
+            server=self.name,
+            timeout=limit,
+        )
+
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
+        progress: ProgressFnT | None = None,
+    ) -> types.CallToolResult:
+        """Call a tool by its original name. Raises as ``request`` does."""
+        return await self.request(
+            f"the call to {tool!r}",
+            lambda client, on_progress: client.call_tool(tool, arguments, progress_callback=on_progress),
+            timeout=timeout,
+            progress=progress,
+        )
+
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - see request()
+    ) -> types.ReadResourceResult:
+        return await self.request(
+            f"reading {uri!r}", lambda client, _: client.read_resource(uri), timeout=timeout
+        )
+
+    async def get_prompt(
+        self,
+        prompt: str,
+        arguments: dict[str, str] | None,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
+    ) -> types.GetPromptResult:
+        return await self.request(
+            f"getting prompt {prompt!r}",
+            lambda client, _: client.get_prompt(prompt, arguments),
+            timeout=timeout,
+        )
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: str) -> list[Any]:
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await fetch(cursor)
+        items.extend(getattr(page, attribute))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line reason, looking inside exception groups for the first real cause."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return exc.error.message
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError | ValueError) else text
