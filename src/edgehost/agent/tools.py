@@ -1,0 +1,74 @@
+"""The agent's view of one MCP tool: what prompting, selection and approval need, nothing from Qt or the SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["NAMESPACE_SEPARATOR", "ToolSpec", "namespaced"]
+
+NAMESPACE_SEPARATOR = "__"
+
+
+def namespaced(server: str, tool: str) -> str:
+    """The name a tool has in the catalog and in prompts: `server__tool`."""
+    return f"{server}{NAMESPACE_SEPARATOR}{tool}"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str  # namespaced: server__tool
+    server: str
+    description: str = ""
+    input_schema: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}, hash=False
+    )
+    # MCP ToolAnnotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint); any may be missing
+    annotations: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    title: str | None = None
+    enabled: bool = True
+    trusted_server: bool = False
+
+    @property
+    def tool_name(self) -> str:
+        """The name the server knows the tool by (without the `server__` prefix)."""
+        prefix = self.server + NAMESPACE_SEPARATOR
+        return self.name[len(prefix) :] if self.name.startswith(prefix) else self.name
+
+    @property
+    def properties(self) -> Mapping[str, Any]:
+        props = self.input_schema.get("properties")
+        return props if isinstance(props, Mapping) else {}
+
+    @property
+    def required(self) -> frozenset[str]:
+        required = self.input_schema.get("required")
+        return (
+            frozenset(r for r in required if isinstance(r, str))
+            if isinstance(required, list)
+            else frozenset()
+        )
+
+    def hint(self, key: str) -> bool | None:
+        """An annotation flag (readOnlyHint, destructiveHint ...) or None when the server did not say."""
+        value = self.annotations.get(key)
+        return value if isinstance(value, bool) else None
+
+    @classmethod
+    def from_mcp(
+        cls, server: str, tool: Mapping[str, Any], *, enabled: bool = True, trusted_server: bool = False
+    ) -> ToolSpec:
+        """Build from an MCP tool as a dict (`Tool.model_dump(by_alias=True)` or the wire JSON)."""
+        annotations = tool.get("annotations") or {}
+        return cls(
+            name=namespaced(server, str(tool["name"])),
+            server=server,
+            description=str(tool.get("description") or ""),
+            input_schema=dict(tool.get("inputSchema") or {"type": "object", "properties": {}}),
+            annotations={k: v for k, v in dict(annotations).items() if v is not None},
+            title=tool.get("title")
+            or (annotations.get("title") if isinstance(annotations, Mapping) else None),
+            enabled=enabled,
+            trusted_server=trusted_server,
+        )
