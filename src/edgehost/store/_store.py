@@ -501,9 +501,12 @@ class Store:
     # -- maintenance ---------------------------------------------------------------------------
 
     def integrity_check(self) -> bool:
-        """Whether ``PRAGMA integrity_check`` finds the database sound."""
-        with self._reading() as conn:
-            rows = conn.execute("PRAGMA integrity_check").fetchall()
+        """Whether ``PRAGMA integrity_check`` finds the database sound (False too when it cannot run)."""
+        with self._lock:
+            try:
+                rows = self._conn.execute("PRAGMA integrity_check").fetchall()
+            except sqlite3.DatabaseError:
+                return False
         return rows == [("ok",)]
 
     # -- internals -----------------------------------------------------------------------------

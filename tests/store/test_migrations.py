@@ -1,0 +1,99 @@
+"""Named migrations: a fresh file gets them all, an old file gets the missing ones, a failure rolls back."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from edgehost.store import MIGRATIONS, Migration, Store, StoreError
+from edgehost.store._migrations import applied_migrations
+
+
+def _applied(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return applied_migrations(conn)
+    finally:
+        conn.close()
+
+
+def test_a_new_database_records_every_migration_and_uses_wal(db_path: Path) -> None:
+    with Store.open(db_path):
+        pass
+    assert _applied(db_path) == [m.name for m in MIGRATIONS]
+    conn = sqlite3.connect(db_path)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def test_a_database_made_with_the_first_migration_is_upgraded_on_open(db_path: Path) -> None:
+    with Store.open(db_path, migrations=MIGRATIONS[:1]) as old:
+        conversation = old.create_conversation("Family")
+        old.add_message(conversation, "user", "my sister lives in Lyon")
+        # Without the search index, message text is matched as a substring.
+        assert [c.id for c in old.search_conversations("ster liv")] == [conversation]
+    assert _applied(db_path) == ["0001_initial"]
+
+    with Store.open(db_path) as upgraded:
+        assert _applied(db_path) == [m.name for m in MIGRATIONS]
+        # The index covers the messages written before it existed: words match by prefix.
+        assert [c.id for c in upgraded.search_conversations("Lyo")] == [conversation]
+        assert upgraded.search_conversations("ster liv") == []
+        later = upgraded.create_conversation("Later")
+        upgraded.add_message(later, "user", "the weather in Lyon")
+        assert {c.id for c in upgraded.search_conversations("lyon")} == {conversation, later}
+        assert upgraded.integrity_check()
+
+
+def test_reopening_an_up_to_date_database_applies_nothing(db_path: Path) -> None:
+    with Store.open(db_path) as store:
+        store.create_conversation("kept")
+    with Store.open(db_path) as store:
+        assert [c.title for c in store.list_conversations()] == ["kept"]
+    assert _applied(db_path) == [m.name for m in MIGRATIONS]
+
+
+def test_a_failing_migration_is_rolled_back_and_the_earlier_ones_stay(db_path: Path) -> None:
+    broken = Migration(
+        "0099_broken", "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);"
+    )
+    with pytest.raises(StoreError, match="no_such_table"):
+        Store.open(db_path, migrations=(*MIGRATIONS, broken))
+    assert _applied(db_path) == [m.name for m in MIGRATIONS]
+    conn = sqlite3.connect(db_path)
+    try:
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'half_done'").fetchone() is None
+    finally:
+        conn.close()
+
+
+def test_a_file_that_is_not_a_database_raises_store_error(db_path: Path) -> None:
+    db_path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match="history.db"):
+        Store.open(db_path)
+
+
+def test_a_damaged_page_fails_the_integrity_check(db_path: Path) -> None:
+    with Store.open(db_path) as store:
+        conversation = store.create_conversation("c")
+        for i in range(200):
+            store.add_message(conversation, "user", f"message {i} " * 30)
+        assert store.integrity_check()
+    conn = sqlite3.connect(db_path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        messages_root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").fetchone()[
+            0
+        ]
+    finally:
+        conn.close()
+    with db_path.open("r+b") as file:
+        file.seek((messages_root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+    with Store.open(db_path) as store:
+        assert store.integrity_check() is False
