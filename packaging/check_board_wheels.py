@@ -39,10 +39,14 @@ BOARD_EXTRAS = ("rk3588",)
 
 def aarch64_platform_tags(glibc_minor: int = GLIBC_FLOOR) -> list[str]:
     """Every wheel platform tag a glibc 2.<minor> aarch64 system accepts (pip takes them explicitly)."""
-    return ["manylinux2014_aarch64"] + [f"manylinux_2_{minor}_aarch64" for minor in range(17, glibc_minor + 1)]
+    return ["manylinux2014_aarch64"] + [
+        f"manylinux_2_{minor}_aarch64" for minor in range(17, glibc_minor + 1)
+    ]
 
 
-def board_requirements(pyproject: Path, python_version: str, extras: tuple[str, ...] = BOARD_EXTRAS) -> list[str]:
+def board_requirements(
+    pyproject: Path, python_version: str, extras: tuple[str, ...] = BOARD_EXTRAS
+) -> list[str]:
     """The runtime requirements for an aarch64 Linux board on ``python_version``, markers evaluated for
     that target (pip would evaluate them for the interpreter running it), floor pins applied."""
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
