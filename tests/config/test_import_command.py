@@ -1,0 +1,135 @@
+"""`edgehost config import` and `config show` through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edgehost.cli.main import main
+
+CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_importing_claude_desktop_then_cursor_adds_and_keeps_references(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, "--data-dir", str(data_dir), "config", "import", str(CONFIGS / "claude_desktop_config.json")
+    )
+    assert code == 0
+    assert "added      filesystem" in out and "3 added, 0 replaced, 0 unchanged" in out
+    saved = json.loads((data_dir / "servers.json").read_text())
+    assert saved["mcpServers"]["filesystem"]["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}
+    assert saved["mcpServers"]["filesystem"]["args"][-1] == "${HOME}/Documents"
+    assert saved["mcpServers"]["legacy"] == {
+        "type": "sse",
+        "url": "http://127.0.0.1:8000/sse",
+        "timeout": 5.0,
+        "allowedTools": ["search"],
+        "trusted": True,
+    }
+    assert "board" not in saved["mcpServers"] and "files" not in saved["mcpServers"]
+
+    code, out, _ = run(
+        capsys, "--data-dir", str(data_dir), "config", "import", str(CONFIGS / "cursor_mcp.json")
+    )
+    assert code == 0 and "3 added" in out
+    assert set(json.loads((data_dir / "servers.json").read_text())["mcpServers"]) == {
+        "filesystem",
+        "remote",
+        "legacy",
+        "memory",
+        "linear",
+        "docs",
+    }
+
+
+def test_importing_again_reports_unchanged_and_a_changed_entry_as_replaced(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "mcp.json"
+    source.write_text(
+        '{"servers": {"a": {"type": "stdio", "command": "one"}, "b": {"type": "sse", "url": "http://b"}}}'
+    )
+    assert run(capsys, "--data-dir", str(data_dir), "config", "import", str(source))[0] == 0
+    source.write_text(
+        '{"servers": {"a": {"type": "stdio", "command": "two"}, "b": {"type": "sse", "url": "http://b"}}}'
+    )
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "import", "--json", str(source))
+    assert code == 0
+    report = json.loads(out)
+    assert (report["added"], report["replaced"], report["unchanged"], report["written"]) == (
+        [],
+        ["a"],
+        ["b"],
+        True,
+    )
+    assert json.loads((data_dir / "servers.json").read_text())["mcpServers"]["a"] == {"command": "two"}
+
+
+def test_a_dry_run_reports_but_writes_nothing(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "--data-dir", str(data_dir), "config", "import", "--dry-run", str(CONFIGS / "vscode_mcp.json")
+    )
+    assert code == 0
+    assert "added      perplexity" in out and "dry run: 3 added" in out
+    assert not (data_dir / "servers.json").exists()
+
+
+def test_vscode_inputs_come_along_with_their_servers(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        run(capsys, "--data-dir", str(data_dir), "config", "import", str(CONFIGS / "vscode_mcp.json"))[0] == 0
+    )
+    saved = json.loads((data_dir / "servers.json").read_text())
+    assert saved["inputs"][0]["id"] == "api-key"
+    assert saved["mcpServers"]["perplexity"]["env"] == {"PERPLEXITY_API_KEY": "${input:api-key}"}
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "show")
+    assert code == 1  # perplexity needs its input
+    assert "EDGEHOST_INPUT_API_KEY" in out and "(Perplexity API key)" in out
+
+
+def test_a_broken_file_exits_2_naming_file_line_and_column(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = CONFIGS / "broken_missing_comma.json"
+    code, _, err = run(capsys, "--data-dir", str(data_dir), "config", "import", str(broken))
+    assert code == 2
+    assert f"{broken}:4:5: invalid JSON" in err
+    assert not (data_dir / "servers.json").exists()
+
+
+def test_bad_entries_are_skipped_with_their_reason(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "--data-dir", str(data_dir), "config", "import", str(CONFIGS / "one_bad_entry.json")
+    )
+    assert code == 0
+    assert "skipped    nothing" in err and "one_bad_entry.json:4" in err
+    assert "skipped    pigeon" in err
+    # Variables are not expanded on import, so an unset one is no reason to skip.
+    assert set(json.loads((data_dir / "servers.json").read_text())["mcpServers"]) == {
+        "good",
+        "unset",
+        "also-good",
+    }
+
+
+def test_config_show_lists_built_ins_with_json(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "show", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(row["name"], row["builtin"], row["error"]) for row in rows] == [
+        ("board", True, None),
+        ("files", True, None),
+    ]

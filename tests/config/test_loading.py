@@ -1,0 +1,244 @@
+"""Loading servers configs: every accepted shape, ${VAR} expansion, built-ins, and the messages for broken files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from edgehost.errors import ConfigError
+from edgehost.mcp.config import ServersConfig, load_servers_config
+from edgehost.paths import Paths
+
+CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+ENV = {"HOME": "/home/ada", "GITHUB_TOKEN": "ghp_secret123"}
+
+
+def load(name: str | Path, data_dir: Path, environ: dict[str, str] | None = None) -> ServersConfig:
+    path = name if isinstance(name, Path) else CONFIGS / name
+    return load_servers_config(Paths.resolve(path, data_dir), environ=ENV if environ is None else environ)
+
+
+def user_servers(config: ServersConfig) -> dict[str, object]:
+    return {server.name: server for server in config.servers if not server.builtin}
+
+
+def test_claude_desktop_config_gives_stdio_http_and_sse_servers(data_dir: Path) -> None:
+    config = load("claude_desktop_config.json", data_dir)
+    fs, remote, legacy = (config.get(name) for name in ("filesystem", "remote", "legacy"))
+    assert fs is not None and remote is not None and legacy is not None
+    assert (fs.transport, fs.command) == ("stdio", "npx")
+    assert fs.args == ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/Documents"]
+    assert fs.env == {"GITHUB_TOKEN": "ghp_secret123"}
+    assert fs.cwd == str(Path("~/work").expanduser())
+    assert fs.source == f"{CONFIGS / 'claude_desktop_config.json'}:3"
+    assert (remote.transport, remote.url) == (
+        "http",
+        "https://mcp.example.com/mcp",
+    )  # a bare url is Streamable HTTP
+    assert remote.headers == {"Authorization": "Bearer anonymous"}
+    assert (legacy.transport, legacy.timeout, legacy.allowed_tools, legacy.trusted) == (
+        "sse",
+        5.0,
+        ["search"],
+        True,
+    )
+    assert all(server.error is None for server in config.servers)
+    assert fs.timeout == 60.0 and fs.trusted is False and fs.enabled is True
+
+
+def test_vscode_config_with_comments_trailing_commas_and_inputs(data_dir: Path) -> None:
+    config = load("vscode_mcp.json", data_dir, {**ENV, "EDGEHOST_INPUT_API_KEY": "pplx-123"})
+    perplexity, github, events = (config.get(name) for name in ("perplexity", "github", "events"))
+    assert perplexity is not None and github is not None and events is not None
+    assert perplexity.error is None and perplexity.env == {"PERPLEXITY_API_KEY": "pplx-123"}
+    assert (github.transport, github.headers) == ("http", {"X-Home": "/home/ada"})
+    assert (events.transport, events.url) == ("sse", "http://localhost:3001/sse")
+    assert config.extra["inputs"][0]["id"] == "api-key"
+
+
+def test_an_unanswered_vscode_input_fails_only_its_server_and_says_how_to_give_it(data_dir: Path) -> None:
+    config = load("vscode_mcp.json", data_dir)
+    perplexity = config.get("perplexity")
+    assert perplexity is not None and perplexity.error is not None
+    assert "vscode_mcp.json:11" in perplexity.error
+    assert "'api-key' (Perplexity API key)" in perplexity.error
+    assert "EDGEHOST_INPUT_API_KEY" in perplexity.error
+    assert "env['PERPLEXITY_API_KEY']" in perplexity.error
+    assert config.get("github") is not None and config.get("github").error is None  # type: ignore[union-attr]
+
+
+def test_cursor_config_and_every_spelling_of_streamable_http(data_dir: Path) -> None:
+    config = load("cursor_mcp.json", data_dir)
+    assert {s.name: s.transport for s in config.servers if not s.builtin} == {
+        "memory": "stdio",
+        "linear": "http",
+        "docs": "http",
+    }
+
+
+def test_toml_servers_tables_with_snake_case_keys_and_approval_rules(data_dir: Path) -> None:
+    config = load("servers.toml", data_dir, {})
+    time, search, git = (config.get(name) for name in ("time", "search", "git"))
+    assert time is not None and search is not None and git is not None
+    assert (time.command, time.args, time.enabled, time.excluded_tools) == (
+        "python",
+        ["-m", "mcp_server_time"],
+        False,
+        ["convert_time"],
+    )
+    assert (search.transport, search.url, search.timeout, search.roots) == (
+        "http",
+        "http://localhost:8080/mcp",
+        120.0,
+        ["/srv/data"],
+    )
+    assert git.allowed_tools == ["git_status"]
+    assert (time.source or "").endswith("servers.toml:4")
+    assert (git.source or "").endswith("servers.toml:18")
+    assert config.approval == [{"tool": "files__delete_file", "decision": "ask"}]
+
+
+def test_variables_expand_with_defaults_and_empty_values(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(
+        '{"mcpServers": {"s": {"command": "${TOOL:-uvx}", "args": ["${A}", "${B:-b-default}", "${C:-c-default}", '
+        '"$HOME stays", "${EMPTY}"]}}}'
+    )
+    server = load(path, data_dir, {"A": "a", "C": "", "EMPTY": ""}).get("s")
+    assert server is not None and server.error is None
+    assert server.command == "uvx"
+    assert server.args == ["a", "b-default", "c-default", "$HOME stays", ""]
+
+
+def test_an_undefined_variable_names_file_line_and_field(data_dir: Path) -> None:
+    config = load("one_bad_entry.json", data_dir, {})
+    unset = config.get("unset")
+    assert unset is not None and unset.error is not None
+    assert "one_bad_entry.json:13" in unset.error
+    assert "EDGEHOST_TEST_SURELY_UNSET is not set" in unset.error
+    assert "env['TOKEN']" in unset.error
+
+
+def test_one_bad_entry_does_not_stop_the_others(data_dir: Path) -> None:
+    config = load("one_bad_entry.json", data_dir, {})
+    errors = {s.name: s.error for s in config.servers if not s.builtin}
+    assert errors["good"] is None and errors["also-good"] is None
+    assert errors["nothing"] is not None and "one_bad_entry.json:4" in errors["nothing"]
+    assert 'needs "command"' in errors["nothing"]
+    assert errors["wrong-args"] is not None and "one_bad_entry.json:7" in errors["wrong-args"]
+    assert "item 1 must be a string" in errors["wrong-args"] and "field 'args[1]'" in errors["wrong-args"]
+    assert errors["pigeon"] is not None and "unknown transport 'carrier-pigeon'" in errors["pigeon"]
+    assert "one_bad_entry.json:9" in errors["pigeon"] and "field 'type'" in errors["pigeon"]
+    assert [s.name for s in config.servers] == [
+        "board",
+        "files",
+        "good",
+        "nothing",
+        "wrong-args",
+        "pigeon",
+        "unset",
+        "also-good",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "words"),
+    [
+        ("broken_missing_comma.json", "broken_missing_comma.json:4:5", "Expecting ',' delimiter"),
+        ("broken.toml", "broken.toml:4:", "invalid TOML"),
+        ("top_level_list.json", "top_level_list.json:2", "top level must be an object"),
+        ("servers_not_an_object.json", "servers_not_an_object.json:2", "field 'mcpServers'"),
+    ],
+)
+def test_a_broken_file_raises_with_file_line_and_column(
+    name: str, where: str, words: str, data_dir: Path
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load(name, data_dir)
+    assert where in str(raised.value)
+    assert words in str(raised.value)
+    assert raised.value.path == str(CONFIGS / name)
+    assert raised.value.line is not None
+
+
+def test_a_missing_file_means_only_the_built_in_servers(data_dir: Path) -> None:
+    config = load(data_dir / "servers.json", data_dir)
+    assert [(s.name, s.builtin, s.trusted) for s in config.servers] == [
+        ("board", True, True),
+        ("files", True, True),
+    ]
+    files = config.get("files")
+    assert files is not None
+    assert (files.command, files.args) == (
+        sys.executable,
+        ["-m", "edgehost", "serve", "files", "--root", str(data_dir / "files")],
+    )
+
+
+def test_a_frozen_bundle_runs_its_built_in_servers_with_its_own_executable(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    board = load(data_dir / "servers.json", data_dir).get("board")
+    assert board is not None and (board.command, board.args) == (sys.executable, ["serve", "board"])
+
+
+def test_a_user_entry_overrides_or_adjusts_a_built_in(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(
+        '{"mcpServers": {"board": {"command": "my-board", "args": ["--x"]},'
+        ' "files": {"enabled": false, "args": ["--root", "/srv/share"], "timeout": 10}}}'
+    )
+    config = load(path, data_dir)
+    board, files = config.servers[0], config.servers[1]
+    assert (board.name, board.command, board.args, board.builtin) == ("board", "my-board", ["--x"], False)
+    assert (files.name, files.builtin, files.enabled, files.timeout) == ("files", True, False, 10.0)
+    assert files.args[-4:] == ["serve", "files", "--root", "/srv/share"]
+    assert len(config.servers) == 2
+
+
+def test_a_server_defined_twice_is_marked_failed(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.toml"
+    path.write_text('[[servers]]\nname = "a"\ncommand = "x"\n\n[[servers]]\nname = "a"\ncommand = "y"\n')
+    config = load(path, data_dir)
+    first, second = (s for s in config.servers if s.name == "a")
+    assert first.error is None and first.command == "x"
+    assert second.error is not None and "defined twice" in second.error and "servers.toml:5" in second.error
+
+
+def test_a_toml_entry_without_a_name_is_marked_failed(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.toml"
+    path.write_text('[[servers]]\ncommand = "x"\n\n[[servers]]\nname = "ok"\ncommand = "y"\n')
+    errors = {s.name: s.error for s in load(path, data_dir).servers if not s.builtin}
+    assert errors["ok"] is None
+    assert errors["servers[0]"] is not None and 'needs a "name"' in errors["servers[0]"]
+    assert "servers.toml:1" in errors["servers[0]"]
+
+
+def test_vscode_settings_json_nests_servers_under_mcp(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"editor.fontSize": 14, "mcp": {"servers": {"t": {"type": "stdio", "command": "t"}}}}')
+    assert user_servers(load(path, data_dir)).keys() == {"t"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ('{"command": "x", "url": "http://y"}', 'both "command" and "url"'),
+        ('{"url": "ftp://y"}', "must start with http://"),
+        ('{"command": "x", "timeout": -1}', "positive number of seconds"),
+        ('{"command": "x", "enabled": "yes"}', "must be true or false"),
+        ('{"command": "x", "env": ["A=1"]}', "must be an object of strings"),
+        ('{"type": "stdio"}', 'a stdio server needs "command"'),
+        ('"npx server"', "must be an object/table"),
+        ('{"command": "${NOT SET}"}', "is not a variable reference"),
+    ],
+)
+def test_invalid_fields_are_explained(entry: str, words: str, tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {\n"s": ' + entry + "\n}}")
+    server = load(path, data_dir).get("s")
+    assert server is not None and server.error is not None
+    assert words in server.error and "servers.json:2" in server.error

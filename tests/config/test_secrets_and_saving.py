@@ -1,0 +1,145 @@
+"""Secrets stay with their server and out of logs; saving keeps ${VAR} references and skips built-ins."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from edgehost.errors import ConfigError
+from edgehost.mcp.config import (
+    ServerConfig,
+    load_servers_config,
+    redact,
+    save_servers_config,
+    stdio_environment,
+)
+from edgehost.paths import Paths
+
+PARENT_ENV = {
+    "PATH": "/usr/bin",
+    "HOME": "/home/ada",
+    "LANG": "C.UTF-8",
+    "OPENAI_API_KEY": "sk-parent-secret",
+    "AWS_SECRET_ACCESS_KEY": "aws-parent-secret",
+    "BASH_FUNC_x%%": "() { evil; }",
+}
+
+
+def write(path: Path, document: object) -> Path:
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_a_stdio_server_gets_a_safe_base_and_only_its_own_secrets(tmp_path: Path, data_dir: Path) -> None:
+    path = write(
+        tmp_path / "servers.json",
+        {
+            "mcpServers": {
+                "a": {"command": "a", "env": {"A_TOKEN": "${A_TOKEN}"}},
+                "b": {"command": "b", "env": {"B_MODE": "fast"}},
+            }
+        },
+    )
+    environ = {**PARENT_ENV, "A_TOKEN": "token-of-a"}
+    config = load_servers_config(Paths.resolve(path, data_dir), environ=environ)
+    env_a = stdio_environment(config.get("a") or ServerConfig(name="?"), environ)
+    env_b = stdio_environment(config.get("b") or ServerConfig(name="?"), environ)
+    assert env_a == {"PATH": "/usr/bin", "HOME": "/home/ada", "LANG": "C.UTF-8", "A_TOKEN": "token-of-a"}
+    assert env_b == {"PATH": "/usr/bin", "HOME": "/home/ada", "LANG": "C.UTF-8", "B_MODE": "fast"}
+    assert "token-of-a" not in env_b.values()
+    assert not {"OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "A_TOKEN"} & env_b.keys()
+
+
+def test_a_servers_env_overrides_the_base() -> None:
+    server = ServerConfig(name="s", command="x", env={"PATH": "/opt/bin"})
+    assert stdio_environment(server, PARENT_ENV)["PATH"] == "/opt/bin"
+
+
+def test_redact_hides_every_secret_even_when_one_contains_another() -> None:
+    text = "Authorization: Bearer abcd1234efgh, key=abcd1234, other=fine"
+    assert redact(text, {"abcd1234", "abcd1234efgh", ""}) == "Authorization: Bearer ***, key=***, other=fine"
+
+
+def test_secret_values_are_env_and_header_values(tmp_path: Path, data_dir: Path) -> None:
+    path = write(
+        tmp_path / "servers.json",
+        {"mcpServers": {"r": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${T}"}}}},
+    )
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"T": "tok-123456"})
+    assert "Bearer tok-123456" in config.secret_values()
+    assert redact("sent Bearer tok-123456", config.secret_values()) == "sent ***"
+
+
+def test_saving_writes_references_not_their_secret_values_and_no_built_ins(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    path = write(
+        tmp_path / "servers.json",
+        {
+            "mcpServers": {
+                "gh": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+                "files": {"enabled": False},
+                "broken": {"args": ["no command"]},
+            },
+            "approval": [{"tool": "*delete*", "decision": "ask"}],
+        },
+    )
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"GITHUB_TOKEN": "ghp_real"})
+    assert config.get("gh") is not None and config.get("gh").env == {"GITHUB_TOKEN": "ghp_real"}  # type: ignore[union-attr]
+    target = tmp_path / "saved.json"
+    save_servers_config(config, target)
+    saved = json.loads(target.read_text())
+    assert "ghp_real" not in target.read_text()
+    assert saved == {
+        "mcpServers": {
+            "files": {"enabled": False},
+            "gh": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+            "broken": {"args": ["no command"]},
+        },
+        "approval": [{"tool": "*delete*", "decision": "ask"}],
+    }
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left behind
+
+
+def test_a_value_changed_after_loading_is_saved_as_changed(tmp_path: Path, data_dir: Path) -> None:
+    path = write(tmp_path / "servers.json", {"mcpServers": {"s": {"command": "x", "args": ["${DIR}"]}}})
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"DIR": "/a"})
+    server = config.get("s")
+    assert server is not None
+    server.args = ["/b"]
+    server.enabled = False
+    save_servers_config(config, path)
+    assert json.loads(path.read_text())["mcpServers"]["s"] == {
+        "command": "x",
+        "args": ["/b"],
+        "enabled": False,
+    }
+
+
+def test_a_saved_config_loads_back_the_same(tmp_path: Path, data_dir: Path) -> None:
+    toml = Path(__file__).parent.parent / "fixtures" / "configs" / "servers.toml"
+    config = load_servers_config(Paths.resolve(toml, data_dir), environ={})
+    path = tmp_path / "servers.json"
+    save_servers_config(config, path)
+    again = load_servers_config(Paths.resolve(path, data_dir), environ={})
+
+    def without_source(servers: list[ServerConfig]) -> dict[str, ServerConfig]:
+        return {server.name: replace(server, source=None) for server in servers}
+
+    assert without_source(again.servers) == without_source(config.servers)
+    assert again.approval == config.approval
+
+
+def test_the_built_in_defaults_are_never_written(tmp_path: Path, data_dir: Path) -> None:
+    config = load_servers_config(Paths.resolve(None, data_dir))
+    path = tmp_path / "servers.json"
+    save_servers_config(config, path)
+    assert json.loads(path.read_text()) == {"mcpServers": {}}
+
+
+def test_edgehost_does_not_write_toml(tmp_path: Path, data_dir: Path) -> None:
+    with pytest.raises(ConfigError, match="JSON only"):
+        save_servers_config(load_servers_config(Paths.resolve(None, data_dir)), tmp_path / "servers.toml")

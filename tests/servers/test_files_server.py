@@ -1,0 +1,195 @@
+"""The built-in `files` server, over real stdio with the SDK's Client, and its sandbox rules directly."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+
+from edgehost.servers.files import MAX_READ_BYTES, FilesRoot
+
+# Starting a Python server process on a loaded 2-core machine can take several seconds.
+CONNECT_TIMEOUT_S = 60
+
+
+@asynccontextmanager
+async def files_client(*command: str) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=sys.executable, args=list(command))
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            yield client
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+async def call_ok(client: Client, name: str, arguments: dict[str, object]) -> str:
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, text_of(result)
+    return text_of(result)
+
+
+async def test_every_tool_works_over_stdio_and_is_annotated(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    async with files_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == {
+            "list_directory",
+            "read_file",
+            "write_file",
+            "edit_file",
+            "move_file",
+            "delete_file",
+            "search_files",
+            "make_directory",
+        }
+        for name in ("write_file", "edit_file", "move_file", "delete_file"):
+            annotations = tools[name].annotations
+            assert annotations is not None and annotations.destructive_hint is True, name
+        for name in ("list_directory", "read_file", "search_files"):
+            annotations = tools[name].annotations
+            assert annotations is not None and annotations.read_only_hint is True, name
+        assert tools["edit_file"].input_schema["required"] == ["path", "old_text", "new_text"]
+        assert all(tool.description for tool in tools.values())
+
+        await call_ok(client, "make_directory", {"path": "notes"})
+        assert "created" in await call_ok(
+            client, "write_file", {"path": "notes/todo.txt", "content": "milk\neggs\n"}
+        )
+        assert await call_ok(client, "read_file", {"path": "notes/todo.txt"}) == "milk\neggs\n"
+        await call_ok(
+            client, "edit_file", {"path": "notes/todo.txt", "old_text": "eggs", "new_text": "bread"}
+        )
+        assert (root / "notes" / "todo.txt").read_text() == "milk\nbread\n"
+        listing = await call_ok(client, "list_directory", {"path": "notes"})
+        assert "todo.txt (11 bytes)" in listing
+        assert await call_ok(client, "search_files", {"pattern": "*.txt"}) == "notes/todo.txt"
+        assert await call_ok(client, "search_files", {"contains": "BREAD"}) == "notes/todo.txt:2: bread"
+        await call_ok(client, "move_file", {"source": "notes/todo.txt", "destination": "archive/old.txt"})
+        assert (root / "archive" / "old.txt").exists() and not (root / "notes" / "todo.txt").exists()
+        await call_ok(client, "delete_file", {"path": "archive/old.txt"})
+        assert not (root / "archive" / "old.txt").exists()
+        assert "empty directory" in await call_ok(client, "list_directory", {"path": "archive"})
+
+
+async def test_paths_outside_the_root_are_refused_with_a_tool_error(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "secret.txt"
+    outside.write_text("top secret")
+    (root / "link-out").symlink_to(outside)
+    (root / "dir-out").symlink_to(tmp_path)
+    attempts = [
+        ("read_file", {"path": "../secret.txt"}),
+        ("read_file", {"path": str(outside)}),
+        ("read_file", {"path": "link-out"}),
+        ("read_file", {"path": "dir-out/secret.txt"}),
+        ("write_file", {"path": "../evil.txt", "content": "x"}),
+        ("write_file", {"path": "link-out", "content": "overwritten"}),
+        ("delete_file", {"path": "link-out"}),
+        ("move_file", {"source": "dir-out/secret.txt", "destination": "stolen.txt"}),
+        ("list_directory", {"path": ".."}),
+        ("make_directory", {"path": str(tmp_path / "made-outside")}),
+    ]
+    async with files_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
+        for name, arguments in attempts:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error, (name, arguments, text_of(result))
+            assert "outside the files folder" in text_of(result), text_of(result)
+    assert outside.read_text() == "top secret"
+    assert not (tmp_path / "evil.txt").exists()
+    assert not (tmp_path / "made-outside").exists()
+
+
+async def test_edgehost_serve_files_dispatches_to_the_files_server(tmp_path: Path) -> None:
+    root = tmp_path / "served"
+    async with files_client("-m", "edgehost", "serve", "files", "--root", str(root)) as client:
+        await call_ok(client, "write_file", {"path": "hello.txt", "content": "hi"})
+    assert (root / "hello.txt").read_text() == "hi"
+
+
+async def test_serve_files_without_root_uses_the_data_dir(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    async with files_client("-m", "edgehost", "--data-dir", str(data), "serve", "files") as client:
+        await call_ok(client, "write_file", {"path": "a.txt", "content": "a"})
+    assert (data / "files" / "a.txt").read_text() == "a"
+
+
+# --- the sandbox rules, without a process ---------------------------------------------------------
+
+
+def test_a_symlink_inside_the_root_is_deleted_itself_not_its_target(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "real.txt").write_text("keep me")
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "real.txt")
+    files.delete_file("alias.txt")
+    assert not (tmp_path / "alias.txt").is_symlink()
+    assert (tmp_path / "real.txt").read_text() == "keep me"
+
+
+def test_reading_a_file_over_one_megabyte_returns_its_start_with_a_note(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "big.log").write_text("line of a log\n" * 200_000)
+    text = files.read_file("big.log")
+    assert len(text.encode()) < MAX_READ_BYTES + 200
+    assert text.endswith("only the first 1048576 bytes (1 MB) are shown]")
+    assert "has 2800000 bytes" in text
+
+
+def test_binary_files_are_refused_by_read_file(tmp_path: Path) -> None:
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    with pytest.raises(ToolError, match="binary file"):
+        FilesRoot(tmp_path).read_file("image.png")
+
+
+def test_edit_file_refuses_missing_and_ambiguous_text(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "a.txt").write_text("x = 1\nx = 1\n")
+    with pytest.raises(ToolError, match="not found"):
+        files.edit_file("a.txt", "y = 2", "y = 3")
+    with pytest.raises(ToolError, match="occurs 2 times"):
+        files.edit_file("a.txt", "x = 1", "x = 2")
+    files.edit_file("a.txt", "x = 1", "x = 2", replace_all=True)
+    assert (tmp_path / "a.txt").read_text() == "x = 2\nx = 2\n"
+
+
+def test_the_root_itself_cannot_be_deleted_or_moved(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path / "root")
+    with pytest.raises(ToolError, match="cannot be deleted"):
+        files.delete_file(".")
+    with pytest.raises(ToolError, match="cannot be moved"):
+        files.move_file("", "elsewhere")
+
+
+def test_a_non_empty_directory_needs_recursive_to_be_deleted(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_text("x")
+    with pytest.raises(ToolError, match="recursive=true"):
+        files.delete_file("d")
+    files.delete_file("d", recursive=True)
+    assert not (tmp_path / "d").exists()
+
+
+def test_write_file_without_overwrite_keeps_an_existing_file(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    files.write_file("a.txt", "first")
+    with pytest.raises(ToolError, match="already exists"):
+        files.write_file("a.txt", "second", overwrite=False)
+    assert (tmp_path / "a.txt").read_text() == "first"
+
+
+def test_listing_marks_links_that_point_outside(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    files = FilesRoot(root)
+    (root / "out").symlink_to(tmp_path)
+    assert "[link] out (points outside the files folder" in files.list_directory("")
