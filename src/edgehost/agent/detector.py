@@ -126,9 +126,9 @@ class ToolCallDetector:
         chars = "".join(re.escape(c) for c in self._by_first)
         self._prose_stop = re.compile(f"[{chars}`]")
         self._bare_json = "bare-json" in self.dialects
-        self._state = _PROSE
-        self._buf = ""
-        self._closed = False
+        self._state: int = _PROSE
+        self._buf: str = ""
+        self._closed: bool = False
         self._reset()
         self._index = 0
 
@@ -203,8 +203,8 @@ class ToolCallDetector:
     # -- the state machine ----------------------------------------------------------------------
 
     def _reset(self) -> None:
-        self._state: int = _START if self._bare_json else _PROSE
-        self._buf: str = ""  # unconsumed text; starts at absolute offset self._base
+        self._state = _START if self._bare_json else _PROSE
+        self._buf = ""  # unconsumed text; starts at absolute offset self._base
         self._base = 0
         self._code = 0  # backtick run that opened the current code span/fence (0: not in code)
         self._ticks = 0  # backticks at the end of the text so far, run not yet ended

@@ -1,0 +1,175 @@
+"""GBNF grammars that make a model finish a tool call validly (llama.cpp's lazy grammar, decision 6).
+
+``tool_call_grammar`` covers what follows an opening marker (the agent cuts the generated text at
+``ToolCallStarted.resume_at`` and continues under it); ``pinned_tool_grammar`` covers a whole reply
+that must be one call to one tool. Arguments follow each tool's JSON schema, converted by
+llama-cpp-python's ``SchemaConverter``; llama-cpp-python is imported only when a grammar is built.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from edgehost.agent._dialects import DIALECTS, closing_marker, opening_marker
+from edgehost.errors import EdgeHostError
+
+__all__ = ["GrammarUnavailable", "ToolLike", "gbnf_literal", "pinned_tool_grammar", "tool_call_grammar"]
+
+
+class GrammarUnavailable(EdgeHostError):
+    """Building a grammar needs llama-cpp-python, which is not installed."""
+
+
+class ToolLike(Protocol):
+    """What a grammar needs from a tool: its (namespaced) name and its JSON input schema."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+
+def tool_call_grammar(dialect: str, tools: Sequence[ToolLike]) -> str:
+    """GBNF for the rest of a call after ``opening_marker(dialect)``: a call to one of ``tools``
+    with arguments that follow its schema, then the closing marker.
+
+    For bare-json (no marker) it is the whole call object. Raises ValueError for an unknown dialect
+    or no tools, GrammarUnavailable when llama-cpp-python is missing.
+    """
+    return _grammar(dialect, tools, with_opening=False)
+
+
+def pinned_tool_grammar(dialect: str, tool: ToolLike) -> str:
+    """GBNF for a whole reply that is exactly one call to ``tool``: opening marker, call, closing marker.
+
+    Raises ValueError for an unknown dialect, GrammarUnavailable when llama-cpp-python is missing.
+    """
+    return _grammar(dialect, [tool], with_opening=True)
+
+
+def gbnf_literal(text: str) -> str:
+    """``text`` as a quoted GBNF literal."""
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
+        .replace("\t", "\\t")
+    )
+    return f'"{escaped}"'
+
+
+def _converter() -> Any:
+    try:
+        from llama_cpp.llama_grammar import SchemaConverter
+    except ImportError as exc:
+        raise GrammarUnavailable(
+            "tool-call grammars need llama-cpp-python: pip install 'edgehost[llamacpp]'"
+        ) from exc
+    return SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+
+
+def _schema_of(tool: Any) -> dict[str, Any]:
+    schema = getattr(tool, "input_schema", None)
+    if schema is None:
+        schema = getattr(tool, "inputSchema", None)
+    return dict(schema) if isinstance(schema, Mapping) else {"type": "object"}
+
+
+def _grammar(dialect: str, tools: Sequence[ToolLike], *, with_opening: bool) -> str:
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown tool-call dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+    if not tools:
+        raise ValueError("a tool-call grammar needs at least one tool")
+    converter = _converter()
+    rules: list[str] = ["call-ws ::= [ \\n]?"]
+    alternatives: list[str] = []
+    for number, tool in enumerate(tools):
+        rule = f"call-{number}"
+        schema = _schema_of(tool)
+        if dialect in ("xml-args", "qwen-xml"):
+            rules.extend(_xml_call_rules(converter, dialect, rule, tool.name, schema))
+        else:
+            arguments = _visit(converter, schema, f"tool{number}-args")
+            key = "parameters" if dialect == "bare-json" else "arguments"
+            rules.append(
+                f'{rule} ::= "{{" space {gbnf_literal(json.dumps("name"))} space ":" space '
+                f'{gbnf_literal(json.dumps(tool.name))} space "," space {gbnf_literal(json.dumps(key))} '
+                f'space ":" space {arguments} "}}"'
+            )
+        alternatives.append(rule)
+    rules.append(f"call-any ::= {' | '.join(alternatives)}")
+    closing = gbnf_literal(closing_marker(dialect)) if closing_marker(dialect) else ""
+    if dialect == "mistral":
+        rest = 'call-ws "[" call-any ("," space call-any)* "]"'
+    elif dialect == "bare-json":
+        rest = "call-any"
+    elif dialect == "xml-args":
+        rest = f'" name=" {gbnf_literal(chr(34))} call-any {closing}'
+    elif dialect == "qwen-xml":
+        rest = f'call-ws "<function=" call-any "</function>" call-ws {closing}'
+    else:
+        rest = f"call-ws call-any call-ws {closing}"
+    opening = opening_marker(dialect)
+    root = f"{gbnf_literal(opening)} {rest}" if with_opening and opening else rest
+    rules.append(f"root ::= {root}")
+    return converter.format_grammar().rstrip("\n") + "\n" + "\n".join(rules) + "\n"
+
+
+def _visit(converter: Any, schema: Mapping[str, Any], name: str) -> str:
+    """The converter's rule name for ``schema`` (a generic JSON object when it cannot convert it)."""
+    try:
+        resolved = converter.resolve_refs(dict(schema), name)
+        return str(converter.visit(resolved, name))
+    except Exception:  # the converter raises assorted errors on schema features it lacks
+        return str(converter.visit({"type": "object"}, f"{name}-any"))
+
+
+_XML_TEXT = {
+    "string": "call-text",
+    "integer": "call-int",
+    "number": "call-number",
+    "boolean": "call-bool",
+}
+_XML_PRIMITIVES = [
+    # No blank lines and no newline at either end: a small model otherwise pads a value with
+    # newlines forever; multi-line text still fits.
+    'call-text ::= [^<\\n] ([^<\\n] | "\\n" [^<\\n])*',
+    'call-int ::= "-"? [0-9]+',
+    'call-number ::= "-"? [0-9]+ ("." [0-9]+)?',
+    'call-bool ::= "true" | "false"',
+]
+
+
+def _xml_call_rules(converter: Any, dialect: str, rule: str, name: str, schema: dict[str, Any]) -> list[str]:
+    rules = [] if rule != "call-0" else list(_XML_PRIMITIVES)
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    parts: list[str] = []
+    for position, (key, subschema) in enumerate(properties.items()):
+        value = _xml_value_rule(
+            converter, subschema if isinstance(subschema, Mapping) else {}, f"{rule}-p{position}"
+        )
+        if dialect == "xml-args":
+            element = f'{gbnf_literal(f"<argument name={chr(34)}{key}{chr(34)}>")} {value} "</argument>"'
+        else:
+            element = f"{gbnf_literal(f'<parameter={key}>{chr(10)}')} {value} {gbnf_literal(chr(10) + '</parameter>' + chr(10))}"
+        parts.append(f"({element})" if key in required else f"({element})?")
+    head = f"{name}{chr(34)}>" if dialect == "xml-args" else f"{name}>\n"
+    rules.append(f"{rule} ::= {gbnf_literal(head)} {' '.join(parts)}".rstrip())
+    return rules
+
+
+def _xml_value_rule(converter: Any, schema: Mapping[str, Any], name: str) -> str:
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return "(" + " | ".join(gbnf_literal(v if isinstance(v, str) else json.dumps(v)) for v in enum) + ")"
+    declared = schema.get("type")
+    if isinstance(declared, str) and declared in _XML_TEXT:
+        return _XML_TEXT[declared]
+    if declared in ("object", "array"):
+        return _visit(converter, schema, name)
+    return "call-text"
