@@ -242,3 +242,13 @@ def test_invalid_fields_are_explained(entry: str, words: str, tmp_path: Path, da
     server = load(path, data_dir).get("s")
     assert server is not None and server.error is not None
     assert words in server.error and "servers.json:2" in server.error
+
+
+def test_a_server_written_twice_in_one_json_object_is_marked_failed(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(
+        '{"mcpServers": {\n"a": {"command": "x"},\n"b": {"command": "b"},\n"a": {"command": "y"}\n}}'
+    )
+    errors = {s.name: s.error for s in load(path, data_dir).servers if not s.builtin}
+    assert errors["b"] is None
+    assert errors["a"] is not None and "written twice in this object (lines 2 and 4)" in errors["a"]

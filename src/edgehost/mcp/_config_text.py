@@ -36,6 +36,8 @@ class ParsedFile:
     path: str
     data: dict[str, Any]
     line_of: Callable[[KeyPath], int | None] = field(repr=False)
+    # Key paths written more than once (JSON keeps the last one), with the line of each occurrence.
+    repeated: dict[KeyPath, list[int]] = field(default_factory=dict, repr=False)
 
 
 def parse_servers_text(text: str, path: str) -> ParsedFile:
@@ -64,7 +66,7 @@ def _parse_json(text: str, path: str) -> ParsedFile:
             path=path,
             line=_first_content_line(clean),
         )
-    lines = _json_key_lines(clean)
+    lines, repeated = _json_key_lines(clean)
 
     def line_of(key_path: KeyPath) -> int | None:
         while key_path:
@@ -73,7 +75,7 @@ def _parse_json(text: str, path: str) -> ParsedFile:
             key_path = key_path[:-1]
         return None
 
-    return ParsedFile(path=path, data=data, line_of=line_of)
+    return ParsedFile(path=path, data=data, line_of=line_of, repeated=repeated)
 
 
 def _blank_comments(text: str) -> str:
@@ -142,9 +144,11 @@ class _Frame:
     element_started: bool = False  # arrays: the current element's line is recorded
 
 
-def _json_key_lines(text: str) -> dict[KeyPath, int]:
-    """Line of every object key and array element of an already valid JSON text, by key path."""
+def _json_key_lines(text: str) -> tuple[dict[KeyPath, int], dict[KeyPath, list[int]]]:
+    """Line of every object key and array element of an already valid JSON text, by key path; and
+    the lines of keys that occur more than once in their object."""
     lines: dict[KeyPath, int] = {}
+    repeated: dict[KeyPath, list[int]] = {}
     stack: list[_Frame] = []
     line = 1
 
@@ -164,7 +168,10 @@ def _json_key_lines(text: str) -> dict[KeyPath, int]:
             if top is not None and top.is_object and top.expecting_key:
                 top.key = json.loads(text[i:end])
                 top.expecting_key = False
-                lines[tuple(f.key for f in stack)] = line
+                key_path = tuple(f.key for f in stack)
+                if key_path in lines:
+                    repeated.setdefault(key_path, [lines[key_path]]).append(line)
+                lines[key_path] = line
             else:
                 value_starts()
             i = end
@@ -185,7 +192,7 @@ def _json_key_lines(text: str) -> dict[KeyPath, int]:
         elif c not in " \t\r:":
             value_starts()
         i += 1
-    return lines
+    return lines, repeated
 
 
 def _first_content_line(text: str) -> int:

@@ -153,6 +153,15 @@ def parse_servers_file(
             servers.append(ServerConfig(name=where, error=str(problem), source=parsed.path, unparsed=raw))
             continue
         server = server_from_entry(name, raw, key_path, ctx, (builtins or {}).get(name))
+        if key_path in parsed.repeated and server.error is None:
+            lines = " and ".join(str(n) for n in parsed.repeated[key_path])
+            server.error = str(
+                ConfigError(
+                    f"server {name!r} is written twice in this object (lines {lines}); only the last one would count",
+                    path=parsed.path,
+                    line=parsed.line_of(key_path),
+                )
+            )
         if name in seen and server.error is None:
             line = parsed.line_of(key_path)
             first = seen[name].source or parsed.path
