@@ -55,6 +55,7 @@ __all__ = [
     "ToolCallParsed",
     "ToolCallStarted",
     "closing_marker",
+    "detect_calls",
     "dialect_example",
     "opening_markers",
     "opening_marker",
@@ -445,3 +446,19 @@ class ToolCallDetector:
         self._state = _PROSE
         self._closed = False
         self._started = False
+
+
+def detect_calls(
+    text: str, *, dialects: Iterable[str] = ALL_DIALECTS, chunk_size: int = 0
+) -> list[DetectorEvent]:
+    """All events for a whole reply fed in ``chunk_size``-character pieces (0: at once), as if streamed.
+
+    Raises ValueError for an unknown dialect.
+    """
+    detector = ToolCallDetector(dialects)
+    step = chunk_size if chunk_size > 0 else max(len(text), 1)
+    events: list[DetectorEvent] = []
+    for start in range(0, len(text), step):
+        events.extend(detector.feed(text[start : start + step]))
+    events.extend(detector.finish())
+    return events
