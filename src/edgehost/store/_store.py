@@ -97,13 +97,13 @@ class Store:
         self._conn = self._connect(self.path, busy_timeout_s)
         try:
             with self._errors():
-                # WAL + synchronous=NORMAL: a commit writes its pages to the WAL file before returning,
-                # so a killed or crashed *process* loses nothing committed (the OS still holds the
-                # write), and the database is consistent after any crash. Only a power cut or kernel
-                # crash can roll back the commits since the last WAL sync (at checkpoints); FULL would
-                # fsync every commit, which on an SD card or eMMC costs milliseconds per token
-                # checkpoint for a risk the issue does not ask us to cover. The caller checkpoints a
-                # partial answer once a second, which is what bounds the loss to "the last second".
+                # WAL + synchronous=NORMAL is enough for "a crash loses at most the last second": a
+                # commit appends its pages to the WAL file before returning, so a killed or crashed
+                # *process* loses nothing committed (the kernel holds the write) and the file is
+                # consistent after any crash. Only a power cut or kernel crash can roll back commits
+                # made since the last WAL sync (at checkpoints). FULL would fsync every commit,
+                # milliseconds each on an SD card or eMMC and inside the event loop. What bounds the
+                # loss to one second is the caller checkpointing a partial answer once a second.
                 mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     raise StoreError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
@@ -288,7 +288,7 @@ class Store:
         """Start a message being generated (status "partial", empty); return its id.
 
         Follow with ``update_partial`` (at most once a second) and ``complete_message``.
-        Raises ``RecordNotFoundError`` for an unknown conversation.
+        Raises ``ValueError`` for an unknown role, ``RecordNotFoundError`` for an unknown conversation.
         """
         return self._insert_message(conversation_id, role, "", None, "partial", None, model, backend)
 
@@ -371,7 +371,7 @@ class Store:
         """Record how a running call ended. ``duration_ms`` defaults to the time since it started.
 
         ``result`` and ``error`` are redacted, then cut to ``result_cap`` bytes. Raises
-        ``ValueError`` for a status outside ok/error/denied/timeout/cancelled and
+        ``ValueError`` for a status outside ok/error/denied/timeout/cancelled/invalid and
         ``RecordNotFoundError`` unless the execution exists and is running.
         """
         _check_final_status(status)
