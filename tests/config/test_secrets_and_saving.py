@@ -143,3 +143,20 @@ def test_the_built_in_defaults_are_never_written(tmp_path: Path, data_dir: Path)
 def test_edgehost_does_not_write_toml(tmp_path: Path, data_dir: Path) -> None:
     with pytest.raises(ConfigError, match="JSON only"):
         save_servers_config(load_servers_config(Paths.resolve(None, data_dir)), tmp_path / "servers.toml")
+
+
+def test_home_and_relative_paths_are_saved_as_written(tmp_path: Path, data_dir: Path) -> None:
+    path = write(
+        tmp_path / "servers.json",
+        {"mcpServers": {"s": {"command": "~/bin/srv", "cwd": "~/work", "roots": ["docs", "${HOME}/x"]}}},
+    )
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"HOME": "/home/ada"})
+    server = config.get("s")
+    assert server is not None and server.cwd == str(Path("~/work").expanduser())
+    assert server.roots == [str(tmp_path / "docs"), "/home/ada/x"]
+    save_servers_config(config, path)
+    assert json.loads(path.read_text())["mcpServers"]["s"] == {
+        "command": "~/bin/srv",
+        "cwd": "~/work",
+        "roots": ["docs", "${HOME}/x"],
+    }

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from edgehost.errors import ConfigError
 from edgehost.mcp._config_expand import ExpansionError, InputSpec, expand
@@ -14,6 +14,8 @@ from edgehost.mcp._config_model import ServerConfig
 from edgehost.mcp._config_text import KeyPath, ParsedFile
 
 __all__ = ["EntryContext", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
+
+_T = TypeVar("_T")
 
 # Every spelling of a transport seen in Claude Desktop / Claude Code / VS Code / Cursor configs.
 TRANSPORT_NAMES = {
@@ -110,6 +112,12 @@ class _EntryReader:
 
     def _remember(self, canonical: str, key: str, value: Any) -> Any:
         self.as_written[canonical] = (self.raw[key], value)
+        return value
+
+    def _loaded_as(self, canonical: str, value: _T) -> _T:
+        """Note that a remembered field was further adjusted (``~``, relative path) after expansion."""
+        if canonical in self.as_written:
+            self.as_written[canonical] = (self.as_written[canonical][0], value)
         return value
 
     def string(self, canonical: str) -> str | None:
@@ -223,9 +231,9 @@ class _EntryReader:
             if env is not None:
                 server.env = {**server.env, **env}
             cwd = self.string("cwd")
-            server.cwd = self.path(cwd) if cwd else None
+            server.cwd = self._loaded_as("cwd", self.path(cwd) if cwd else None)
             if self.ctx.expand_variables and server.command and server.command.startswith("~"):
-                server.command = os.path.expanduser(server.command)
+                server.command = self._loaded_as("command", os.path.expanduser(server.command))
         else:
             server.headers = self.string_map("headers") or {}
         enabled = self.boolean("enabled")
@@ -240,7 +248,7 @@ class _EntryReader:
         server.allowed_tools = self.string_list("allowedTools")
         server.excluded_tools = self.string_list("excludedTools") or []
         roots = self.string_list("roots")
-        server.roots = [self.path(root) for root in roots or []]
+        server.roots = self._loaded_as("roots", [self.path(root) for root in roots or []])
         trusted = self.boolean("trusted")
         if trusted is not None:
             server.trusted = trusted
