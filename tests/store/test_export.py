@@ -5,10 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 
 import pytest
 
 from edgehost.store import CSV_COLUMNS, Store
+
+WAIT_S = 30.0  # bound on every wait for the other thread
 
 
 def _record_some(store: Store) -> list[int]:
@@ -86,3 +89,40 @@ def test_an_empty_export_is_still_valid(store: Store) -> None:
 def test_an_unknown_format_is_refused(store: Store) -> None:
     with pytest.raises(ValueError, match="json or csv"):
         store.export_executions("xml", io.StringIO())
+
+
+class _GatedFile(io.StringIO):
+    """A file whose first write waits until the test lets it go, to catch an export mid-way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = threading.Event()
+        self.release = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.writing.set()
+        assert self.release.wait(WAIT_S)
+        return super().write(text)
+
+
+def test_an_export_in_a_thread_neither_blocks_writes_nor_sees_them(store: Store) -> None:
+    store.record_execution(server="s", tool="s__before", arguments={}, status="ok")
+    out = _GatedFile()
+    counts: list[int] = []
+    exporter = threading.Thread(target=lambda: counts.append(store.export_executions("json", out)))
+    exporter.start()
+    try:
+        assert out.writing.wait(WAIT_S)
+        writer = threading.Thread(
+            target=store.record_execution,
+            kwargs={"server": "s", "tool": "s__during", "arguments": {}, "status": "ok"},
+        )
+        writer.start()
+        writer.join(WAIT_S)
+        assert not writer.is_alive(), "a write waited for the export"
+    finally:
+        out.release.set()
+        exporter.join(WAIT_S)
+    assert counts == [1]
+    assert [item["tool"] for item in json.loads(out.getvalue())] == ["s__before"]
+    assert len(store.list_executions()) == 2
