@@ -118,7 +118,7 @@ def _add_filters(parser: argparse.ArgumentParser, *, keep_unset: bool) -> None:
     parser.add_argument(
         "--tool", metavar="GLOB", help="only tools matching GLOB (namespaced: files__*, *delete*)", **unset
     )
-    parser.add_argument("--status", choices=STATUSES, help="only executions that ended this way", **unset)
+    parser.add_argument("--status", choices=STATUSES, help="only executions with this status", **unset)
 
 
 def _filtered(args: argparse.Namespace) -> bool:
