@@ -1,9 +1,523 @@
-"""(filled in by its owner)"""
+"""`edgehost servers | tools | call | resources | read | prompts | prompt | probe`.
+
+Each command connects only the servers it needs, through the same ServerManager the app uses.
+"""
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
+import logging
+import mimetypes
+import sys
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from edgehost.cli.context import CliContext, print_json
+from edgehost.errors import UsageError
+from edgehost.mcp.catalog import SEPARATOR, ToolEntry, sanitize
+from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
+from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
+from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.results import block_text, content_json, result_json
+from edgehost.mcp.schema_values import example_arguments
+from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S, ServerState, ServerStatus
+
+# Waiting for servers to connect: the supervisor's own start bound, plus a little for the listing.
+_CONNECT_WAIT_S = STARTUP_TIMEOUT_S + 5
+_STDERR_LINES_SHOWN = 10
+_PROBE_CALL_TIMEOUT_S = 30.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    p = sub.add_parser("servers", help="connect to every enabled server and show its status")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=servers_command)
+
+    p = sub.add_parser("tools", help="list the tools of the connected servers (namespaced server__tool)")
+    p.add_argument("--server", metavar="NAME", help="only this server")
+    p.add_argument("--query", metavar="TEXT", help="rank the tools by relevance to TEXT")
+    p.add_argument("--top", metavar="K", type=int, help="with --query: show the K best")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=tools_command)
+
+    p = sub.add_parser("call", help="call one tool: edgehost call server__tool '{\"arg\": 1}'")
+    p.add_argument("name", metavar="NAME", help="namespaced tool name (see `edgehost tools`)")
+    p.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="override the server's call timeout")
+    p.add_argument("--json", action="store_true", help='print {"content", "structuredContent", "isError"}')
+    p.set_defaults(handler=call_command)
+
+    p = sub.add_parser("resources", help="list the resources and resource templates of the connected servers")
+    p.add_argument("--server", metavar="NAME", help="only this server")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=resources_command)
+
+    p = sub.add_parser("read", help="read a resource by URI")
+    p.add_argument("uri", metavar="URI")
+    p.add_argument("--server", metavar="NAME", help="the server to ask (default: the one that lists URI)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=read_command)
+
+    p = sub.add_parser("prompts", help="list the prompts of the connected servers")
+    p.add_argument("--server", metavar="NAME", help="only this server")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=prompts_command)
+
+    p = sub.add_parser("prompt", help="get a prompt: edgehost prompt server__name key=value ...")
+    p.add_argument("name", metavar="NAME", help="namespaced prompt name (see `edgehost prompts`)")
+    p.add_argument("pairs", metavar="KEY=VALUE", nargs="*", help="prompt arguments")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=prompt_command)
+
+    p = sub.add_parser(
+        "probe",
+        help="connect to a server, list everything, call each tool with arguments built from its schema",
+        description="Connect to URL (Streamable HTTP, or legacy SSE with --sse) or a configured server, list "
+        "its tools, resources and prompts, call each tool with arguments built from its schema (defaults, "
+        "enums, minimal valid values), answer elicitation with the schema's defaults, and print a report. "
+        "Tools annotated destructive are skipped unless --call-destructive.",
+    )
+    p.add_argument("url", metavar="URL", nargs="?", help="server URL")
+    p.add_argument("--server", metavar="NAME", help="a configured server instead of a URL")
+    p.add_argument("--sse", action="store_true", help="URL is a legacy SSE endpoint")
+    p.add_argument("--call-destructive", action="store_true", help="also call tools annotated destructive")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(handler=probe_command)
+
+
+# --- shared -------------------------------------------------------------------------------------
+
+
+def _quiet_sdk_logs() -> None:
+    # The SDK logs every junk stdout line of a server with a traceback; the CLI reports servers its own way.
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)
+
+
+def _load_config(ctx: CliContext) -> ServersConfig:
+    return load_servers_config(ctx.paths)
+
+
+def _server_names(config: ServersConfig, only: str | None) -> list[str] | None:
+    if only is None:
+        return None
+    if config.get(only) is None:
+        known = ", ".join(s.name for s in config.servers) or "none"
+        raise UsageError(f"no server named {only!r} is configured (configured: {known})")
+    return [only]
+
+
+def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
+    """The configured server a namespaced name belongs to (longest matching prefix)."""
+    matches = [s for s in config.servers if namespaced.startswith(sanitize(s.name) + SEPARATOR)]
+    if not matches:
+        known = ", ".join(s.name for s in config.servers) or "none"
+        raise UsageError(
+            f"{namespaced!r} does not start with a configured server name and '__' (servers: {known})"
+        )
+    return max(matches, key=lambda s: len(s.name))
+
+
+async def _connected(ctx: CliContext, config: ServersConfig, only: Collection[str] | None) -> ServerManager:
+    _quiet_sdk_logs()
+    manager = ServerManager(config, ctx.settings, only=only, auto_restart=False)
+    await manager.start()
+    await manager.wait_ready(_CONNECT_WAIT_S)
+    return manager
+
+
+def _require_ready(state: ServerState) -> None:
+    if state.status is not ServerStatus.READY:
+        reason = f": {state.error}" if state.error else ""
+        raise ServerUnavailable(
+            f"server {state.name!r} is {state.status.value}{reason}",
+            server=state.name,
+            stderr_tail=state.stderr_tail[-_STDERR_LINES_SHOWN:],
+        )
+
+
+def _save_binary(ctx: CliContext, data_b64: str, mime_type: str | None, stem: str) -> Path:
+    folder = ctx.paths.output_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    extension = mimetypes.guess_extension(mime_type or "") or ".bin"
+    path = folder / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}{extension}"
+    counter = 1
+    while path.exists():
+        path = path.with_name(f"{path.stem}-{counter}{extension}")
+        counter += 1
+    path.write_bytes(base64.b64decode(data_b64))
+    return path
+
+
+def _print_block(ctx: CliContext, block: Any, stem: str) -> None:
+    if isinstance(block, types.ImageContent | types.AudioContent):
+        path = _save_binary(ctx, block.data, block.mime_type, stem)
+        print(f"[{block.type} {block.mime_type} saved to {path}]")
+    elif isinstance(block, types.EmbeddedResource) and isinstance(block.resource, types.BlobResourceContents):
+        path = _save_binary(ctx, block.resource.blob, block.resource.mime_type, stem)
+        print(f"[resource {block.resource.uri} saved to {path}]")
+    else:
+        print(block_text(block))
+
+
+def _tool_table(tools: Sequence[ToolEntry]) -> None:
+    width = max((len(t.name) for t in tools), default=4)
+    for tool in tools:
+        flags = "" if tool.enabled else " (disabled)"
+        if tool.annotations.get("destructiveHint"):
+            flags += " [destructive]"
+        elif tool.annotations.get("readOnlyHint"):
+            flags += " [read-only]"
+        summary = (tool.description.strip().splitlines() or [""])[0][:100]
+        print(f"{tool.name:<{width}}  {summary}{flags}")
+
+
+# --- servers ------------------------------------------------------------------------------------
+
+
+def _state_json(state: ServerState, tool_names: list[str]) -> dict[str, Any]:
+    data = state.to_json()
+    data["toolNames"] = tool_names
+    return data
+
+
+async def servers_command(ctx: CliContext) -> int:
+    config = _load_config(ctx)
+    manager = await _connected(ctx, config, None)
+    try:
+        states = manager.statuses()
+        catalog = manager.catalog
+    finally:
+        await manager.aclose()
+    names = {s.name: [t.name for t in catalog.tools if t.server == s.name] for s in states}
+    if ctx.args.json:
+        print_json([_state_json(s, names[s.name]) for s in states])
+        return 0
+    if not states:
+        print(f"no servers configured ({config.path})")
+    for state in states:
+        line = f"{state.name}: {state.status.value}"
+        if state.status is ServerStatus.READY:
+            info = f"{state.server_name} {state.server_version}" if state.server_name else "unnamed server"
+            line += (
+                f"  [{info}, protocol {state.protocol_version}] {state.tools} tools, "
+                f"{state.resources} resources, {state.resource_templates} templates, {state.prompts} prompts"
+            )
+        print(line)
+        if state.error:
+            print(f"  error: {state.error}")
+        if state.status is ServerStatus.FAILED and state.stderr_tail:
+            print("  stderr:")
+            for text in state.stderr_tail[-_STDERR_LINES_SHOWN:]:
+                print(f"    {text}")
+    return 0
+
+
+# --- tools --------------------------------------------------------------------------------------
+
+
+def _ranked(query: str, tools: Sequence[ToolEntry], top: int | None) -> list[ToolEntry]:
+    try:
+        from edgehost.agent.selection import rank_tools
+        from edgehost.agent.tools import ToolSpec
+    except ImportError as exc:
+        raise UsageError(
+            f"--query needs the tool ranker (edgehost.agent.selection), which is unavailable: {exc}"
+        ) from None
+    by_name = {t.name: t for t in tools}
+    specs = [
+        ToolSpec(
+            name=t.name,
+            server=t.server,
+            description=t.description,
+            input_schema=t.input_schema,
+            annotations=t.annotations,
+            title=t.title,
+            enabled=t.enabled,
+        )
+        for t in tools
+    ]
+    return [by_name[spec.name] for spec in rank_tools(query, specs, top)]
+
+
+async def tools_command(ctx: CliContext) -> int:
+    config = _load_config(ctx)
+    if ctx.args.top is not None and not ctx.args.query:
+        raise UsageError("--top needs --query")
+    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
+    try:
+        states = manager.statuses()
+        tools: Sequence[ToolEntry] = manager.catalog.tools
+    finally:
+        await manager.aclose()
+    if ctx.args.query:
+        tools = _ranked(ctx.args.query, tools, ctx.args.top)
+    if ctx.args.json:
+        print_json([t.to_json() for t in tools])
+        return 0
+    _tool_table(tools)
+    for state in states:
+        if state.status is ServerStatus.FAILED:
+            print(f"({state.name} is not connected: {state.error})", file=sys.stderr)
+    return 0
+
+
+# --- call ---------------------------------------------------------------------------------------
+
+
+def _parse_arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"arguments are not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError('arguments must be a JSON object, e.g. \'{"path": "notes.txt"}\'')
+    return value
+
+
+async def call_command(ctx: CliContext) -> int:
+    arguments = _parse_arguments(ctx.args.arguments)
+    config = _load_config(ctx)
+    server = _server_of(config, ctx.args.name)
+    manager = await _connected(ctx, config, [server.name])
+    try:
+        _require_ready(manager.status(server.name))
+        try:
+            result = await manager.call_tool(ctx.args.name, arguments, timeout=ctx.args.timeout)
+        except UnknownTool:
+            known = ", ".join(t.name for t in manager.catalog.tools if t.server == server.name)
+            raise UsageError(
+                f"server {server.name!r} has no tool {ctx.args.name!r} (it has: {known})"
+            ) from None
+    finally:
+        await manager.aclose()
+    if ctx.args.json:
+        print_json(result_json(result))
+    else:
+        stem = sanitize(ctx.args.name)
+        for block in result.content:
+            _print_block(ctx, block, stem)
+        if result.structured_content is not None:
+            print("structuredContent: " + json.dumps(result.structured_content, ensure_ascii=False, indent=2))
+        if result.is_error:
+            print(f"edgehost: tool {ctx.args.name!r} returned an error (isError)", file=sys.stderr)
+    return 1 if result.is_error else 0
+
+
+# --- resources and prompts ------------------------------------------------------------------------
+
+
+async def resources_command(ctx: CliContext) -> int:
+    config = _load_config(ctx)
+    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
+    try:
+        catalog = manager.catalog
+    finally:
+        await manager.aclose()
+    if ctx.args.json:
+        print_json(
+            [{"kind": "resource", **r.to_json()} for r in catalog.resources]
+            + [{"kind": "template", **t.to_json()} for t in catalog.resource_templates]
+        )
+        return 0
+    for resource in catalog.resources:
+        print(f"{resource.uri}  ({resource.server}) {resource.name} {resource.mime_type or ''}".rstrip())
+    for template in catalog.resource_templates:
+        print(f"{template.uri_template}  ({template.server}, template) {template.name}")
+    return 0
+
+
+async def read_command(ctx: CliContext) -> int:
+    config = _load_config(ctx)
+    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
+    try:
+        if ctx.args.server:
+            _require_ready(manager.status(ctx.args.server))
+        result = await manager.read_resource(ctx.args.uri, server=ctx.args.server)
+    finally:
+        await manager.aclose()
+    if ctx.args.json:
+        print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return 0
+    for contents in result.contents:
+        if isinstance(contents, types.TextResourceContents):
+            print(contents.text)
+        elif isinstance(contents, types.BlobResourceContents):
+            path = _save_binary(ctx, contents.blob, contents.mime_type, "resource")
+            print(f"[{contents.uri} ({contents.mime_type or 'binary'}) saved to {path}]")
+    return 0
+
+
+async def prompts_command(ctx: CliContext) -> int:
+    config = _load_config(ctx)
+    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
+    try:
+        prompts = manager.catalog.prompts
+    finally:
+        await manager.aclose()
+    if ctx.args.json:
+        print_json([p.to_json() for p in prompts])
+        return 0
+    for prompt in prompts:
+        arguments = " ".join(
+            f"{a['name']}=" + ("…" if a.get("required") else "[…]") for a in prompt.arguments
+        )
+        print(
+            f"{prompt.name} {arguments}".rstrip() + (f"  {prompt.description}" if prompt.description else "")
+        )
+    return 0
+
+
+def _parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"prompt arguments are KEY=VALUE, got {pair!r}")
+        values[key] = value
+    return values
+
+
+async def prompt_command(ctx: CliContext) -> int:
+    arguments = _parse_pairs(ctx.args.pairs)
+    config = _load_config(ctx)
+    server = _server_of(config, ctx.args.name)
+    manager = await _connected(ctx, config, [server.name])
+    try:
+        _require_ready(manager.status(server.name))
+        try:
+            result = await manager.get_prompt(ctx.args.name, arguments)
+        except UnknownPrompt as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        await manager.aclose()
+    if ctx.args.json:
+        print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return 0
+    if result.description:
+        print(f"# {result.description}")
+    for message in result.messages:
+        print(f"{message.role}: {block_text(message.content)}")
+    return 0
+
+
+# --- probe --------------------------------------------------------------------------------------
+
+
+def _probe_target(ctx: CliContext) -> ServersConfig:
+    if bool(ctx.args.url) == bool(ctx.args.server):
+        raise UsageError("give either a URL or --server NAME")
+    if ctx.args.server:
+        config = _load_config(ctx)
+        server = config.get(ctx.args.server)
+        if server is None:
+            raise UsageError(f"no server named {ctx.args.server!r} is configured")
+        return ServersConfig(servers=[replace(server, enabled=True)])
+    url = ctx.args.url
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"{url!r} is not an http(s) URL")
+    return ServersConfig(
+        servers=[
+            ServerConfig(
+                name="probe",
+                transport="sse" if ctx.args.sse else "http",
+                url=url,
+                timeout=_PROBE_CALL_TIMEOUT_S,
+            )
+        ]
+    )
+
+
+def _destructive(tool: ToolEntry) -> bool:
+    return bool(tool.annotations.get("destructiveHint")) and not tool.annotations.get("readOnlyHint")
+
+
+async def _probe_tools(ctx: CliContext, manager: ServerManager) -> list[dict[str, Any]]:
+    reports: list[dict[str, Any]] = []
+    for tool in manager.catalog.tools:
+        arguments = example_arguments(tool.input_schema)
+        report: dict[str, Any] = {"tool": tool.original_name, "name": tool.name, "arguments": arguments}
+        if _destructive(tool) and not ctx.args.call_destructive:
+            report["outcome"] = "skipped (destructive)"
+            reports.append(report)
+            continue
+        started = time.perf_counter()
+        try:
+            result = await manager.call_tool(tool.name, arguments)
+        except ToolCallError as exc:
+            report["outcome"] = "failed"
+            report["error"] = str(exc)
+        else:
+            report["outcome"] = "tool error" if result.is_error else "ok"
+            report["content"] = [content_json(block) for block in result.content][:5]
+        report["seconds"] = round(time.perf_counter() - started, 3)
+        reports.append(report)
+    return reports
+
+
+async def _probe_resources_and_prompts(
+    manager: ServerManager,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    resources = []
+    for resource in manager.catalog.resources:
+        try:
+            result = await manager.read_resource(resource.uri, server=resource.server)
+            resources.append({"uri": resource.uri, "outcome": "ok", "contents": len(result.contents)})
+        except ToolCallError as exc:
+            resources.append({"uri": resource.uri, "outcome": "failed", "error": str(exc)})
+    prompts = []
+    for prompt in manager.catalog.prompts:
+        arguments = {a["name"]: "example" for a in prompt.arguments if a.get("required")}
+        try:
+            got = await manager.get_prompt(prompt.name, arguments)
+            prompts.append({"prompt": prompt.name, "outcome": "ok", "messages": len(got.messages)})
+        except ToolCallError as exc:
+            prompts.append({"prompt": prompt.name, "outcome": "failed", "error": str(exc)})
+    return resources, prompts
+
+
+async def probe_command(ctx: CliContext) -> int:
+    config = _probe_target(ctx)
+    name = config.servers[0].name
+    manager = await _connected(ctx, config, None)
+    try:
+        state = manager.status(name)
+        _require_ready(state)
+        tools = await _probe_tools(ctx, manager)
+        resources, prompts = await _probe_resources_and_prompts(manager)
+        state = manager.status(name)
+    finally:
+        await manager.aclose()
+    report = {"server": _state_json(state, []), "tools": tools, "resources": resources, "prompts": prompts}
+    if ctx.args.json:
+        print_json(report)
+    else:
+        _print_probe(report)
+    return 0 if all(t["outcome"] != "failed" for t in tools) else 1
+
+
+def _print_probe(report: dict[str, Any]) -> None:
+    server = report["server"]
+    info = server.get("serverInfo") or {}
+    print(f"server {info.get('name') or server['name']} {info.get('version') or ''}".rstrip())
+    print(f"  protocol {server['protocolVersion']} over {server['transport']}")
+    print(f"  capabilities: {', '.join(sorted(server['capabilities'])) or 'none'}")
+    if server.get("instructions"):
+        print(f"  instructions: {server['instructions'][:200]}")
+    print(f"tools ({len(report['tools'])}):")
+    for tool in report["tools"]:
+        detail = f" {tool['seconds']} s" if "seconds" in tool else ""
+        error = f" - {tool['error'].splitlines()[0]}" if tool.get("error") else ""
+        print(f"  {tool['tool']}: {tool['outcome']}{detail}{error}")
+    print(f"resources ({len(report['resources'])}):")
+    for resource in report["resources"]:
+        print(f"  {resource['uri']}: {resource['outcome']}")
+    print(f"prompts ({len(report['prompts'])}):")
+    for prompt in report["prompts"]:
+        print(f"  {prompt['prompt']}: {prompt['outcome']}")

@@ -16,6 +16,8 @@ from typing import TextIO, cast
 
 import anyio
 
+from edgehost.mcp.config import redact
+
 __all__ = ["LineRing", "StderrPipe"]
 
 # A server that writes megabytes of one line must not fill our memory.
@@ -25,12 +27,15 @@ _POLL_INTERVAL_S = 0.2
 
 
 class LineRing:
-    """The last ``size`` lines written by a server (thread-safe appends)."""
+    """The last ``size`` lines written by a server (thread-safe appends), with its secrets redacted."""
 
-    def __init__(self, size: int = 200) -> None:
+    def __init__(self, size: int = 200, *, secrets: set[str] | None = None) -> None:
         self._lines: deque[str] = deque(maxlen=size)
+        self._secrets = secrets or set()
 
     def append(self, line: str) -> None:
+        if self._secrets:
+            line = redact(line, self._secrets)
         if len(line) > _MAX_LINE_CHARS:
             line = line[:_MAX_LINE_CHARS] + f"... ({len(line) - _MAX_LINE_CHARS} more characters)"
         self._lines.append(line)

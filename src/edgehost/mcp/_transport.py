@@ -15,9 +15,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from edgehost.mcp import config as config_module
 from edgehost.mcp._stderr import StderrPipe
-from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.config import ServerConfig, stdio_environment
 
 __all__ = ["ConnectionWatch", "open_transport"]
 
@@ -87,19 +86,12 @@ class _WatchedReadStream:
         await self.aclose()
 
 
-def _stdio_env(server: ServerConfig) -> dict[str, str]:
-    # The config module builds the explicit environment (safe base + the server's own env) once it
-    # provides `stdio_environment`; until then the SDK's safe base plus the server's env is used.
-    build = getattr(config_module, "stdio_environment", None)
-    return dict(build(server)) if build is not None else dict(server.env)
-
-
 @asynccontextmanager
 async def _stdio(server: ServerConfig, stderr: StderrPipe) -> AsyncIterator[Any]:
     if not server.command:
         raise ValueError(f"server {server.name!r} has no command")
     params = StdioServerParameters(
-        command=server.command, args=list(server.args), env=_stdio_env(server), cwd=server.cwd
+        command=server.command, args=list(server.args), env=stdio_environment(server), cwd=server.cwd
     )
     errlog = stderr.open()
     try:

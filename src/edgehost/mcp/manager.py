@@ -51,8 +51,10 @@ class ServerManager:
     manager.aclose()`` (the supervisors then live in a background task, so start and close may
     happen in different tasks), or run ``manager.run`` in your own task group.
 
-    ``only`` restricts the servers started (the CLI connects only those it needs). Enable flags
-    persist in ``settings``; ``on_settings_changed`` is called after each change so the caller saves.
+    ``only`` restricts the servers started (the CLI connects only those it needs); with
+    ``auto_restart=False`` a server that fails stays failed (one-shot commands report it). Enable
+    flags persist in ``settings``; ``on_settings_changed`` is called after each change so the caller
+    saves.
     """
 
     def __init__(
@@ -63,6 +65,7 @@ class ServerManager:
         features: ClientFeatures | None = None,
         on_settings_changed: Callable[[Settings], None] | None = None,
         only: Collection[str] | None = None,
+        auto_restart: bool = True,
     ) -> None:
         self.config = config
         self.settings = settings
@@ -76,6 +79,7 @@ class ServerManager:
                 features=self._features,
                 enabled=s.enabled and settings.is_server_enabled(s.name),
                 on_change=self._on_supervisor_change,
+                auto_restart=auto_restart,
             )
             for s in servers
         }

@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.client import Client, ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from edgehost import __version__
@@ -137,12 +138,14 @@ class ServerSupervisor:
         enabled: bool = True,
         on_change: ChangeFnT | None = None,
         stderr_lines: int = 200,
+        auto_restart: bool = True,
     ) -> None:
         self.config = config
         self.name = config.name
         self._features = features
         self._enabled = enabled
         self._on_change = on_change
+        self._auto_restart = auto_restart
         self.status = ServerStatus.STARTING
         self.error: str | None = None
         if config.error:
@@ -150,8 +153,8 @@ class ServerSupervisor:
         elif not enabled:
             self.status = ServerStatus.DISABLED
         self.listing = ServerListing()
-        self.stderr = LineRing(stderr_lines)
-        self.log = LineRing(stderr_lines)
+        self.stderr = LineRing(stderr_lines, secrets=config.secret_values())
+        self.log = LineRing(stderr_lines, secrets=config.secret_values())
         self.junk_lines = 0
         self._client: Client | None = None
         self._pipe: StderrPipe | None = None
@@ -257,6 +260,10 @@ class ServerSupervisor:
                 if error is None or self._shutdown:
                     failures = 0
                     continue
+                if not self._auto_restart:
+                    self._set_status(ServerStatus.FAILED, error)
+                    await self._wait_for_signal()
+                    continue
                 failures = 1 if anyio.current_time() - started > BACKOFF_MAX_S else failures + 1
                 delay = min(BACKOFF_MAX_S, BACKOFF_INITIAL_S * 2 ** (failures - 1))
                 self._set_status(ServerStatus.FAILED, f"{error} (restarting in {delay:g} s)")
@@ -311,6 +318,28 @@ class ServerSupervisor:
             pipe.stop()
 
     async def _serve(self, client: Client, watch: ConnectionWatch) -> str | None:
+        async with anyio.create_task_group() as tg:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                tg.start_soon(self._listen_for_changes, client)
+            try:
+                outcome = await self._serve_until_stop(client, watch)
+            finally:
+                tg.cancel_scope.cancel()
+        return outcome
+
+    async def _listen_for_changes(self, client: Client) -> None:
+        """2026-07-28 servers announce list changes on a subscriptions/listen stream, not notifications."""
+        try:
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as subscription:
+                async for _event in subscription:
+                    self._refresh_requested = True
+                    self._wake.set()
+        except Exception as exc:
+            self.log.append(f"no list-change events from this server: {_describe(exc)}")
+
+    async def _serve_until_stop(self, client: Client, watch: ConnectionWatch) -> str | None:
         while True:
             if self._stop_requested():
                 return None
