@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     history.add_argument(
         "--limit",
         type=int,
+        metavar="N",
         default=DEFAULT_LIST_LIMIT,
         help=f"at most N rows, 0 for all (default {DEFAULT_LIST_LIMIT})",
     )
