@@ -1,0 +1,96 @@
+"""Fixtures for the llm tests: the embedded default model, workers, the llama.cpp OpenAI server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from edgehost.llm.base import BackendError
+from edgehost.llm.models import default_model_path
+from edgehost.llm.worker_backend import WorkerBackend
+from llm_helpers import free_port
+
+ENGINES = Path(__file__).resolve().parent / "engines"
+# Bound on every wait for the model: generous for a loaded 2-core machine, never hit when healthy.
+MODEL_WAIT_S = 120.0
+
+
+@pytest.fixture(scope="session")
+def model_path() -> Path:
+    try:
+        return default_model_path()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+async def llama_backend(model_path: Path, tmp_path: Path) -> AsyncIterator[WorkerBackend]:
+    backend = WorkerBackend(
+        "llamacpp", {"model_path": str(model_path), "n_ctx": 2048, "threads": 2, "seed": 7}, log_dir=tmp_path
+    )
+    await backend.load()
+    yield backend
+    await backend.close()
+
+
+@pytest.fixture
+def test_engines_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lets worker processes import the test engines in tests/llm/engines."""
+    existing = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(ENGINES), existing) if p))
+
+
+@pytest.fixture(scope="module")
+def llama_server(model_path: Path) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on the default model; yields its /v1 URL."""
+    pytest.importorskip("llama_cpp.server")
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(ENGINES / "llama_server.py"),
+            "--model",
+            str(model_path),
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            "2",
+            "--verbose",
+            "false",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ENGINES), os.environ.get("PYTHONPATH", "")])},
+    )
+    ready = threading.Event()
+    log: list[str] = []
+
+    def watch() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            log.append(line)
+            if "Uvicorn running on" in line:
+                ready.set()
+        ready.set()  # exited: let the fixture fail with the log instead of waiting
+
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        if not ready.wait(MODEL_WAIT_S) or process.poll() is not None:
+            pytest.fail("llama_cpp.server did not start:\n" + "".join(log[-20:]))
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

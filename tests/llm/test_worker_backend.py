@@ -1,0 +1,163 @@
+"""The inference worker process with the real default model (SmolLM2-135M) and a scripted engine."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from llm_helpers import collect
+
+from edgehost.llm.base import (
+    Backend,
+    BackendCrashed,
+    ChatMessage,
+    GenerationFinished,
+    GenerationRequest,
+    TokenText,
+)
+from edgehost.llm.worker_backend import WorkerBackend
+
+WAIT_S = 120.0
+QUESTION = [ChatMessage("user", "What is the capital of France? Answer in one sentence.")]
+
+
+def ask(messages: list[ChatMessage], **kwargs: object) -> GenerationRequest:
+    return GenerationRequest(messages=messages, temperature=0.0, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_a_reply_streams_in_pieces_with_perf_figures(llama_backend: WorkerBackend) -> None:
+    assert isinstance(llama_backend, Backend)
+    pieces, finished = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=40)), WAIT_S)
+    assert len(pieces) > 1
+    assert "Paris" in "".join(pieces)
+    perf = finished.perf
+    assert finished.reason == "stop"
+    assert perf.prompt_tokens > 20 and perf.cached_tokens == 0
+    assert perf.generated_tokens >= len(pieces)
+    assert perf.prefill_ms > 0 and perf.decode_ms > 0 and perf.tokens_per_second > 0
+    assert perf.context_tokens >= perf.prompt_tokens + perf.generated_tokens - 1
+    assert perf.peak_memory_mb and perf.peak_memory_mb > 50
+    assert llama_backend.capabilities.supports_grammar
+    assert llama_backend.model_info is not None and llama_backend.model_info.chat_template
+
+
+async def test_the_next_turn_prefills_only_its_new_tokens(llama_backend: WorkerBackend) -> None:
+    pieces, first = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=40)), WAIT_S)
+    follow_up = "And of Italy?"
+    messages = [*QUESTION, ChatMessage("assistant", "".join(pieces)), ChatMessage("user", follow_up)]
+    _, second = await asyncio.wait_for(collect(llama_backend, ask(messages, max_tokens=20)), WAIT_S)
+    # Turn two adds the end of the reply, the follow-up and the chat markup around it: about a dozen
+    # tokens. Re-evaluating the history would be first.prompt_tokens + the reply again.
+    added = await llama_backend.count_tokens(
+        f"<|im_end|>\n<|im_start|>user\n{follow_up}<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert second.perf.cached_tokens >= first.perf.prompt_tokens
+    assert second.perf.prompt_tokens <= added + 2
+
+
+async def test_reset_forgets_the_cache(llama_backend: WorkerBackend) -> None:
+    await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=5)), WAIT_S)
+    await llama_backend.reset()
+    _, finished = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=5)), WAIT_S)
+    assert finished.perf.cached_tokens == 0
+
+
+async def test_cancel_ends_the_stream_as_cancelled(llama_backend: WorkerBackend) -> None:
+    request = ask([ChatMessage("user", "Write a long story about a dragon.")], max_tokens=400)
+
+    async def run() -> GenerationFinished:
+        async for event in llama_backend.generate(request):
+            if isinstance(event, TokenText):
+                await llama_backend.cancel()
+            elif isinstance(event, GenerationFinished):
+                return event
+        raise AssertionError("no GenerationFinished")
+
+    finished = await asyncio.wait_for(run(), WAIT_S)
+    assert finished.reason == "cancelled"
+    assert finished.perf.generated_tokens < 400
+    # The worker is free again at once.
+    _, after = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=5)), WAIT_S)
+    assert after.reason in ("stop", "length")
+
+
+async def test_a_grammar_constrains_the_output(llama_backend: WorkerBackend) -> None:
+    grammar = 'root ::= "{\\"answer\\": \\"" ("yes" | "no") "\\"}"'
+    request = ask([ChatMessage("user", "Is the sky green? Answer in JSON.")], max_tokens=30, grammar=grammar)
+    pieces, _ = await asyncio.wait_for(collect(llama_backend, request), WAIT_S)
+    assert "".join(pieces) in ('{"answer": "yes"}', '{"answer": "no"}')
+
+
+async def test_generation_continues_after_the_given_continuation(llama_backend: WorkerBackend) -> None:
+    request = ask(QUESTION, max_tokens=8, continuation="The capital of France is")
+    pieces, _ = await asyncio.wait_for(collect(llama_backend, request), WAIT_S)
+    assert "Paris" in "".join(pieces)
+
+
+async def test_a_stop_sequence_split_across_tokens_is_reported(llama_backend: WorkerBackend) -> None:
+    request = ask([ChatMessage("user", "List the days of the week.")], max_tokens=40)
+    pieces, _ = await asyncio.wait_for(collect(llama_backend, request), WAIT_S)
+    index = next((i for i in range(len(pieces) - 1) if len(pieces[i]) >= 2 and len(pieces[i + 1]) >= 2), None)
+    assert index is not None, pieces
+    stop = pieces[index][-2:] + pieces[index + 1][:2]
+    full = "".join(pieces)
+    await llama_backend.reset()  # the same greedy run again
+    pieces2, finished = await asyncio.wait_for(
+        collect(llama_backend, ask(request.messages, max_tokens=40, stop=[stop, "never-said"])), WAIT_S
+    )
+    assert finished.reason == "stop_sequence"
+    assert finished.stop_sequence == stop
+    assert "".join(pieces2) == full[: full.index(stop)]
+
+
+async def test_a_reader_that_stops_early_leaves_the_worker_usable(llama_backend: WorkerBackend) -> None:
+    async def first_piece() -> str:
+        async for event in llama_backend.generate(ask(QUESTION, max_tokens=200)):
+            if isinstance(event, TokenText):
+                return event.text
+        raise AssertionError("no text")
+
+    await asyncio.wait_for(first_piece(), WAIT_S)
+    _, finished = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=5)), WAIT_S)
+    assert finished.reason in ("stop", "length")
+
+
+@pytest.mark.usefixtures("test_engines_on_path")
+async def test_a_crashed_worker_names_the_signal_and_the_next_turn_starts_a_new_one(tmp_path) -> None:
+    backend = WorkerBackend("scripted_engine:create_engine", {"pieces": ["Hel", "lo"]}, log_dir=tmp_path)
+    try:
+        await asyncio.wait_for(backend.load(), WAIT_S)
+        first_pid = backend.worker_pid
+        with pytest.raises(BackendCrashed, match="signal 11"):
+            await asyncio.wait_for(collect(backend, ask([ChatMessage("user", "CRASH now")])), WAIT_S)
+        pieces, finished = await asyncio.wait_for(collect(backend, ask(QUESTION)), WAIT_S)
+        assert "".join(pieces) == "Hello"
+        assert finished.reason == "stop"
+        assert backend.worker_pid not in (None, first_pid)
+        assert backend.last_exit == "the model process exited with signal 11 (SIGSEGV)"
+    finally:
+        await backend.close()
+
+
+@pytest.mark.usefixtures("test_engines_on_path")
+async def test_stop_sequences_are_matched_for_every_engine(tmp_path) -> None:
+    backend = WorkerBackend(
+        "scripted_engine:create_engine", {"pieces": ["Sure. [TO", "OL_CA", "LL] {}"]}, log_dir=tmp_path
+    )
+    try:
+        pieces, finished = await asyncio.wait_for(
+            collect(backend, ask(QUESTION, stop=["[TOOL_CALL]"])), WAIT_S
+        )
+        assert "".join(pieces) == "Sure. "
+        assert (finished.reason, finished.stop_sequence) == ("stop_sequence", "[TOOL_CALL]")
+    finally:
+        await backend.close()
+
+
+async def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
+    backend = WorkerBackend("llamacpp", {"model_path": str(tmp_path / "nope.gguf")}, log_dir=tmp_path)
+    try:
+        with pytest.raises(Exception, match="model file not found"):
+            await asyncio.wait_for(backend.load(), WAIT_S)
+    finally:
+        await backend.close()
