@@ -53,17 +53,17 @@ class RecommendedModel:
     backend: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class BoardProfile:
     name: str
     display_name: str
     match: MatchRules = field(default_factory=MatchRules)
     soc: str | None = None
     npu_cores: int = 0
-    big_cores: tuple[int, ...] = ()
-    backend_order: tuple[str, ...] = ("llamacpp",)
-    threads: int | None = None  # None = let the runtime decide
-    affinity: tuple[int, ...] = ()  # CPUs the inference worker is pinned to; empty = no pinning
+    big_cores: list[int] = field(default_factory=list)
+    backend_order: list[str] = field(default_factory=lambda: ["llamacpp"])
+    threads: int = 0  # 0 = let the runtime decide
+    affinity: list[int] = field(default_factory=list)  # CPUs the inference worker is pinned to; [] = none
     context_length: int = 4096
     rkllm_cpu_mask: int = 0
     rkllm_cpu_count: int = 0
@@ -171,10 +171,10 @@ def load_profile(path: Path) -> BoardProfile:
             ),
             soc=data.get("soc"),
             npu_cores=int(data.get("npu_cores", 0)),
-            big_cores=_ints(data, "big_cores", where),
-            backend_order=_strings(data, "backend_order", where) or ("llamacpp",),
-            threads=data.get("threads"),
-            affinity=_ints(data, "affinity", where),
+            big_cores=list(_ints(data, "big_cores", where)),
+            backend_order=list(_strings(data, "backend_order", where) or ("llamacpp",)),
+            threads=int(data.get("threads", 0)),
+            affinity=list(_ints(data, "affinity", where)),
             context_length=int(data.get("context_length", 4096)),
             rkllm_cpu_mask=int(data.get("rkllm_cpu_mask", 0)),
             rkllm_cpu_count=int(data.get("rkllm_cpu_count", 0)),

@@ -90,9 +90,10 @@ def read_runtime_version(path: Path) -> str | None:
     try:
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
             found = _VERSION_RE.search(data)  # type: ignore[call-overload]
+            # Read the group while the map is open: the match refers into it.
+            return bytes(found.group(1)).decode("ascii") if found else None
     except (OSError, ValueError):
         return None
-    return found.group(1).decode("ascii") if found else None
 
 
 def abi_for_version(version: str | None, abi_override: str | None = None) -> str:
