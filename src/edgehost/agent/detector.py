@@ -246,6 +246,8 @@ class ToolCallDetector:
 
     def _prose_out(self, events: list[DetectorEvent], text: str) -> None:
         if text:
+            if events and isinstance(events[-1], ProseDelta):  # one delta per feed, not one per scan step
+                text = events.pop().text + text
             events.append(ProseDelta(text))
             if self._closed and text.strip(_WHITESPACE):
                 self._closed = False
