@@ -53,8 +53,9 @@ def load_json_lenient(text: str) -> Any:
 
     Handles a code fence around the value, trailing commas, single quotes, Python literals
     (True/False/None), raw newlines inside strings and missing closing brackets (through the
-    ``json-repair`` library). Raises MalformedJSON when the text holds no JSON object or array
-    at all (the repair library would otherwise return an empty string for prose).
+    ``json-repair`` library). Valid JSON is returned as it is. Raises MalformedJSON when invalid
+    text is not an object or array, or repairs to nothing (the repair library would otherwise turn
+    prose into an empty string).
     """
     body = strip_code_fence(text)
     if not body:
