@@ -1,0 +1,84 @@
+"""The shipped board profiles and choosing one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_sysfs import build, rk3588_board
+
+from edgehost.boards import (
+    detect_board,
+    load_profile,
+    load_profiles,
+    profiles_dir,
+    recommended_model,
+    select_profile,
+)
+from edgehost.errors import ConfigError, UsageError
+
+EXPECTED = {
+    "orangepi-5",
+    "orangepi-5b",
+    "orangepi-5-plus",
+    "orangepi-5-pro",
+    "orangepi-5-max",
+    "orangepi-5-ultra",
+    "rock-5a",
+    "rock-5b",
+    "rock-5b-plus",
+    "rock-5c",
+    "rock-5-itx",
+    "rock-5t",
+    "generic-rk3588",
+    "generic-aarch64",
+    "generic-x86_64",
+}
+
+
+def test_every_board_has_a_profile() -> None:
+    assert {p.name for p in load_profiles()} == EXPECTED
+    assert profiles_dir() == Path(__file__).resolve().parents[2] / "board_profiles"
+
+
+def test_rk3588_profiles_put_rkllm_first_on_the_big_cores() -> None:
+    for profile in load_profiles():
+        if profile.soc and profile.soc.startswith("rk3588"):
+            assert profile.backend_order[0] == "rkllm"
+            assert (profile.rkllm_cpu_mask, profile.rkllm_cpu_count) == (0xF0, 4)
+            assert profile.affinity == [4, 5, 6, 7] and profile.threads == 4
+            assert profile.npu_cores == 3
+            assert profile.context_length == 4096
+        else:
+            assert "rkllm" not in profile.backend_order
+
+
+def test_recommended_models_grow_with_ram() -> None:
+    profile = next(p for p in load_profiles() if p.name == "orangepi-5")
+    small = recommended_model(profile, 3.7, "rkllm")
+    big = recommended_model(profile, 15.6, "rkllm")
+    assert small is not None and "1.5B" in small.model
+    assert big is not None and "3B" in big.model
+    fallback = recommended_model(profile, 1.8, "llamacpp")
+    assert fallback is not None and "SmolLM2" in fallback.model
+
+
+def test_profile_override_wins_and_an_unknown_name_lists_the_known_ones(tmp_path: Path) -> None:
+    info = detect_board(build(tmp_path, rk3588_board()), machine="aarch64")
+    profiles = load_profiles()
+    assert select_profile(info, profiles).name == "orangepi-5-plus"
+    assert select_profile(info, profiles, "generic-x86_64").name == "generic-x86_64"
+    with pytest.raises(UsageError, match=r"unknown board profile 'rock-6'; known profiles: .*rock-5b"):
+        select_profile(info, profiles, "rock-6")
+
+
+def test_a_broken_profile_names_its_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nbig_cores = "4-7"\n')
+    with pytest.raises(ConfigError, match=r"bad\.toml.*big_cores"):
+        load_profile(bad)
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    (folder / "broken.toml").write_text("name = \n")
+    with pytest.raises(ConfigError, match=r"broken\.toml.*line 1"):
+        load_profiles(folder)
