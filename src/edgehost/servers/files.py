@@ -30,6 +30,7 @@ MAX_WRITE_BYTES = 10 * 1024 * 1024
 MAX_LISTED_ENTRIES = 1000
 MAX_SEARCH_RESULTS = 200
 MAX_SEARCHED_FILE_BYTES = 4 * 1024 * 1024  # content search skips bigger files (logs, images)
+MAX_SCANNED_FILES = 50_000  # bounds one search to seconds even on an SD card
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 _CREATES = ToolAnnotations(
@@ -214,7 +215,12 @@ class FilesRoot:
         if not pattern and not contains:
             raise ToolError("give a name pattern, a text to look for (contains), or both")
         hits: list[str] = []
-        for file in self._walk(folder):
+        for scanned, file in enumerate(self._walk(folder), start=1):
+            if scanned > MAX_SCANNED_FILES:
+                hits.append(
+                    f"[stopped after looking at {MAX_SCANNED_FILES} files; search a smaller directory]"
+                )
+                break
             relative = self.relative(file)
             if pattern and not _name_matches(pattern, file.name, relative):
                 continue
