@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -10,11 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from llm_helpers import free_port
 
 from edgehost.llm.base import BackendError
 from edgehost.llm.models import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
-from llm_helpers import free_port
 
 ENGINES = Path(__file__).resolve().parent / "engines"
 # Bound on every wait for the model: generous for a loaded 2-core machine, never hit when healthy.
@@ -49,7 +50,8 @@ def test_engines_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def llama_server(model_path: Path) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server on the default model; yields its /v1 URL."""
-    pytest.importorskip("llama_cpp.server")
+    if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python[server] is not installed")
     port = free_port()
     process = subprocess.Popen(
         [
@@ -82,7 +84,8 @@ def llama_server(model_path: Path) -> Iterator[str]:
                 ready.set()
         ready.set()  # exited: let the fixture fail with the log instead of waiting
 
-    threading.Thread(target=watch, daemon=True).start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         if not ready.wait(MODEL_WAIT_S) or process.poll() is not None:
             pytest.fail("llama_cpp.server did not start:\n" + "".join(log[-20:]))
@@ -94,3 +97,6 @@ def llama_server(model_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        watcher.join(10)  # the pipe is at its end once the server exited
+        if process.stderr is not None:
+            process.stderr.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 from llm_helpers import collect
@@ -21,7 +22,7 @@ WAIT_S = 120.0
 QUESTION = [ChatMessage("user", "What is the capital of France? Answer in one sentence.")]
 
 
-def ask(messages: list[ChatMessage], **kwargs: object) -> GenerationRequest:
+def ask(messages: Sequence[ChatMessage], **kwargs: object) -> GenerationRequest:
     return GenerationRequest(messages=messages, temperature=0.0, **kwargs)  # type: ignore[arg-type]
 
 

@@ -31,6 +31,7 @@ def request_to_wire(request: GenerationRequest) -> dict[str, Any]:
         "grammar": request.grammar,
         "tools": list(request.tools) if request.tools is not None else None,
         "temperature": request.temperature,
+        "tool_choice": request.tool_choice,
     }
 
 
@@ -43,6 +44,7 @@ def request_from_wire(data: dict[str, Any]) -> GenerationRequest:
         grammar=data.get("grammar"),
         tools=data.get("tools"),
         temperature=data.get("temperature"),
+        tool_choice=data.get("tool_choice"),
     )
 
 

@@ -43,6 +43,8 @@ class GenerationRequest:
     grammar: str | None = None  # GBNF; honoured only when capabilities.supports_grammar
     tools: Sequence[dict[str, Any]] | None = None  # OpenAI-style tool specs, for native tool calling
     temperature: float | None = None
+    # A tool the reply must call (the user pinned it); sent as tool_choice by native-tool backends.
+    tool_choice: str | None = None
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,8 @@ class OpenAIBackend:
             body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = list(request.tools)
+            if request.tool_choice:
+                body["tool_choice"] = {"type": "function", "function": {"name": request.tool_choice}}
         return body
 
     async def _read_stream(
@@ -223,6 +225,7 @@ class OpenAIBackend:
         finish_reason: str | None = None
         started = time.perf_counter()
         first_token: float | None = None
+        chunks = 0  # content chunks: the generated token count when the server sends no usage
         async with self._client.stream("POST", "/chat/completions", json=self._body(request)) as response:
             if response.status_code != 200:
                 body = (await response.aread()).decode("utf-8", errors="replace")
@@ -244,18 +247,21 @@ class OpenAIBackend:
                         parts = calls.setdefault(int(call.get("index", 0)), _ToolCallParts())
                         parts.id = call.get("id") or parts.id
                         function = call.get("function") or {}
-                        parts.name += function.get("name") or ""
+                        name = function.get("name") or ""
+                        if name != parts.name:  # some servers repeat the whole name in every chunk
+                            parts.name += name
                         parts.arguments.append(function.get("arguments") or "")
                     content = delta.get("content")
                     if not content:
                         continue
                     if first_token is None:
                         first_token = time.perf_counter()
+                    chunks += 1
                     shown = matcher.feed(content)
                     if isinstance(shown, StopMatch):
                         if shown.text:
                             events.put_nowait(TokenText(shown.text))
-                        perf = _perf(usage, started, first_token)
+                        perf = _perf(usage, started, first_token, chunks)
                         events.put_nowait(
                             GenerationFinished("stop_sequence", perf=perf, stop_sequence=shown.stop_sequence)
                         )
@@ -267,17 +273,17 @@ class OpenAIBackend:
             events.put_nowait(TokenText(rest))
         for index in sorted(calls):
             events.put_nowait(calls[index].event())
-        perf = _perf(usage, started, first_token)
+        perf = _perf(usage, started, first_token, chunks)
         events.put_nowait(GenerationFinished("length" if finish_reason == "length" else "stop", perf=perf))
 
 
-def _perf(usage: dict[str, Any], started: float, first_token: float | None) -> Perf:
+def _perf(usage: dict[str, Any], started: float, first_token: float | None, chunks: int) -> Perf:
     ended = time.perf_counter()
     details = usage.get("prompt_tokens_details") or {}
     return Perf(
         prompt_tokens=int(usage.get("prompt_tokens") or 0),
         cached_tokens=int(details.get("cached_tokens") or 0),
-        generated_tokens=int(usage.get("completion_tokens") or 0),
+        generated_tokens=int(usage.get("completion_tokens") or chunks),
         prefill_ms=((first_token or ended) - started) * 1000.0,
         decode_ms=(ended - first_token) * 1000.0 if first_token is not None else 0.0,
         context_tokens=int(usage.get("total_tokens") or 0),
