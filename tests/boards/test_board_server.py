@@ -1,0 +1,97 @@
+"""The built-in `board` server over real stdio with the SDK's Client, on a fake RK3588 tree."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fake_sysfs import build, rk3588_board
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import TextContent
+
+# Starting a Python server process on a loaded 2-core machine can take several seconds.
+CONNECT_TIMEOUT_S = 60
+
+
+@asynccontextmanager
+async def board_client(*args: str) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=sys.executable, args=list(args))
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            yield client
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    result = await client.call_tool(name, arguments or {})
+    text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+    assert not result.is_error, text
+    if result.structured_content is not None:
+        return dict(result.structured_content)
+    return dict(json.loads(text))
+
+
+async def test_every_tool_answers_from_the_board_and_is_read_only(tmp_path: Path) -> None:
+    root = build(tmp_path / "root", rk3588_board())
+    code = "import sys; from edgehost.servers.board import main; sys.exit(main(sys.argv[1:]))"
+    async with board_client("-c", code, "--root", str(root)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == {
+            "board_info",
+            "cpu_status",
+            "temperatures",
+            "memory_usage",
+            "disk_usage",
+            "uptime",
+            "npu_status",
+        }
+        for tool in tools.values():
+            assert tool.annotations is not None and tool.annotations.read_only_hint is True, tool.name
+
+        board = await call(client, "board_info")
+        assert board["model"] == "Xunlong Orange Pi 5 Plus"
+        assert (board["soc"], board["profile"], board["npu_present"]) == ("rk3588", "orangepi-5-plus", True)
+        assert board["big_cores"] == [4, 5, 6, 7]
+
+        cpus = await call(client, "cpu_status")
+        assert [c["max_mhz"] for c in cpus["cores"]] == [1800] * 4 + [2304] * 4
+        assert cpus["cores"][5]["cluster"] == "big" and cpus["cores"][0]["cur_mhz"] == 900
+
+        zones = (await call(client, "temperatures"))["zones"]
+        assert len(zones) == 7 and zones[-1]["type"] == "npu-thermal" and zones[-1]["temp_c"] == 44.0
+
+        memory = await call(client, "memory_usage")
+        assert memory["available_mb"] == 12 * 1024
+
+        disk = await call(client, "disk_usage", {"path": str(tmp_path)})
+        assert disk["total_mb"] > 0 and disk["free_mb"] >= 0
+
+        assert (await call(client, "uptime"))["uptime_seconds"] == 12345.67
+
+        npu = await call(client, "npu_status")
+        assert (npu["present"], npu["driver_version"], npu["accessible"]) == (True, "0.9.8", True)
+        assert "load_note" in npu
+
+        missing = await client.call_tool("disk_usage", {"path": str(tmp_path / "nope")})
+        assert missing.is_error
+
+
+async def test_the_sysfs_root_can_come_from_the_environment(tmp_path: Path) -> None:
+    root = build(
+        tmp_path / "root",
+        rk3588_board(model="Radxa ROCK 5B", compatible=("radxa,rock-5b", "rockchip,rk3588")),
+    )
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "edgehost.servers.board"],
+        env={"EDGEHOST_SYSFS_ROOT": str(root), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            board = await call(client, "board_info")
+    assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")
