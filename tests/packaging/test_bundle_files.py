@@ -37,7 +37,7 @@ def spec_namespace() -> dict[str, Any]:
         if isinstance(node, ast.Assign)
         and all(isinstance(t, ast.Name) and t.id.isupper() and t.id != "REPO" for t in node.targets)
         or isinstance(node, ast.FunctionDef)
-        and node.name == "keep_qt_file"
+        and node.name == "keep_file"
     ]
     namespace: dict[str, Any] = {"fnmatch": fnmatch, "Path": Path, "os": __import__("os")}
     exec(compile(ast.Module(body=kept, type_ignores=[]), str(SPEC), "exec"), namespace)
@@ -72,10 +72,12 @@ def test_the_spec_is_valid_python_and_names_files_that_exist() -> None:
         ("PySide6/Qt/lib/libQt6Widgets.so.6", True),
         ("PySide6/Qt/lib/libQt6Svg.so.6", True),
         ("llama_cpp/lib/libllama.so", True),
+        ("llama_cpp/lib/libllama.so.0", True),
+        ("llama_cpp/lib/libllama.so.0.5.0", False),
     ],
 )
-def test_the_qt_filter_keeps_what_the_app_uses_and_drops_the_rest(dest: str, kept: bool) -> None:
-    assert spec_namespace()["keep_qt_file"](dest) is kept
+def test_the_bundle_filter_keeps_what_the_app_uses_and_drops_the_rest(dest: str, kept: bool) -> None:
+    assert spec_namespace()["keep_file"](dest) is kept
 
 
 def test_the_bundle_entry_routes_the_worker_command_to_the_inference_worker() -> None:
