@@ -170,3 +170,20 @@ def test_install_desktop_command_round_trip_through_the_cli(tmp_path: Path) -> N
     assert removed.returncode == 0, removed.stderr
     assert {Path(p) for p in json.loads(removed.stdout)["removed"]} == {Path(p) for p in report["written"]}
     assert all_files(tmp_path) == set()
+
+
+@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert not installed (librsvg2-bin)")
+def test_make_icons_regenerates_every_committed_png_from_the_svgs(tmp_path: Path) -> None:
+    (tmp_path / "packaging").mkdir()
+    icons = tmp_path / "resources" / "icons"
+    icons.mkdir(parents=True)
+    shutil.copy(REPO / "packaging" / "make_icons.sh", tmp_path / "packaging")
+    for svg in (REPO / "resources" / "icons").glob("*.svg"):
+        shutil.copy(svg, icons)
+    subprocess.run(
+        ["bash", str(tmp_path / "packaging" / "make_icons.sh")], check=True, capture_output=True, timeout=120
+    )
+    committed = {p.name for p in (REPO / "resources" / "icons").glob("*.png")}
+    assert {p.name for p in icons.glob("*.png")} == committed
+    for name in committed:
+        assert (icons / name).read_bytes()[16:24] == (REPO / "resources" / "icons" / name).read_bytes()[16:24]
