@@ -75,7 +75,7 @@ def create_backend(
     """Build the backend to use (not yet loaded) and the backends skipped on the way, with reasons.
 
     ``backend="auto"`` means the settings' choice, and when that is "auto" too, the profile's
-    ``backend_order`` (an OpenAI-compatible server is used only when chosen). Raises BackendError
+    ``backend_order`` (llama.cpp is always the last resort). Raises BackendError
     naming every reason when nothing can run, or the reason when the chosen backend cannot.
     """
     if model is not None:
@@ -100,7 +100,8 @@ def create_backend(
 
 def engine_config(name: str, settings: Settings, profile: BoardProfileLike | None) -> dict[str, Any]:
     """The plain JSON-able config the worker passes to the engine factory ``name``."""
-    threads = settings.threads or (profile.threads if profile else None) or os.cpu_count() or 1
+    # A profile's 0 threads means "let the runtime decide"; without a profile, use every CPU.
+    threads = settings.threads or (profile.threads if profile else os.cpu_count()) or None
     config: dict[str, Any] = {
         "model_path": str(_model_path(name, settings)),
         "n_ctx": settings.context_length or (profile.context_length if profile else DEFAULT_CONTEXT),
@@ -118,7 +119,7 @@ def engine_config(name: str, settings: Settings, profile: BoardProfileLike | Non
 
 
 def _backend_order(profile: BoardProfileLike | None) -> list[str]:
-    order = [name for name in (profile.backend_order if profile else []) if name != "openai"]
+    order = [name for name in (profile.backend_order if profile else []) if name in BACKEND_NAMES]
     return order if "llamacpp" in order else [*order, "llamacpp"]
 
 
