@@ -225,3 +225,12 @@ def test_a_long_call_body_is_collected_without_rescanning() -> None:
     text = f'[TOOL_CALL]{{"name": "files__write", "arguments": {{"content": "{content}"}}}}[END_TOOL_CALL]'
     [call] = parsed(detect_calls(text, chunk_size=4))
     assert call.arguments["content"] == content
+
+
+def test_the_named_mistral_form_is_one_call_per_marker() -> None:
+    text = '[TOOL_CALLS]a[ARGS]{"q": 1}[TOOL_CALLS]b[ARGS]{}'
+    events = detect_calls(text, chunk_size=1)
+    assert [(c.name, c.arguments, c.index) for c in parsed(events)] == [("a", {"q": 1}, 0), ("b", {}, 1)]
+    cut = detect_calls('[TOOL_CALLS]a[ARGS]{"q": "unfini', chunk_size=2)
+    assert isinstance(cut[-1], ToolCallIncomplete)
+    assert prose(detect_calls("[TOOL_CALLS]are what Mistral writes")) == "[TOOL_CALLS]are what Mistral writes"

@@ -112,6 +112,7 @@ _XML_ARGS_OPEN = re.compile(r"""\s*name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>/]+))
 _XML_ARGUMENT = re.compile(
     r"""<argument\s+name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))\s*>(.*?)</argument\s*>""", re.DOTALL
 )
+_MISTRAL_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\[ARGS\]")
 _QWEN_FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\s]+)\s*>")
 _QWEN_PARAMETER = re.compile(r"<parameter\s*=\s*([^>\s]+)\s*>(.*?)</parameter\s*>", re.DOTALL)
 
@@ -125,6 +126,10 @@ def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
         return [_parse_xml_args(body)]
     if dialect == "qwen-xml":
         return [_parse_qwen_xml(body)]
+    if dialect == "mistral":
+        named = _MISTRAL_NAMED.match(body)
+        if named is not None:
+            return [_call_from_object({"name": named.group(1), "arguments": body[named.end() :]})]
     try:
         value = load_json_lenient(body)
     except MalformedJSON as exc:
@@ -193,7 +198,8 @@ def body_is_complete(dialect: str, body: str) -> bool:
         stripped = body.rstrip()
         opening = _XML_ARGS_OPEN.match(body)
         return opening is not None and (stripped.endswith("</argument>") or opening.end() >= len(stripped))
-    end = JsonScanner().feed(body, 0)
+    named = _MISTRAL_NAMED.match(body) if dialect == "mistral" else None
+    end = JsonScanner().feed(body, named.end() if named else 0)
     if end is None:
         return False
     return "```" in body[end:] if body.lstrip().startswith("```") else True

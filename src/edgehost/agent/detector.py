@@ -6,7 +6,7 @@ only while a possible marker is pending; a call's start, its parsed form, or why
 
 What counts as a call (and what is only a mention):
 - an opening marker counts only when its body starts right after it (after whitespace): ``{`` or a
-  code fence for the JSON dialects, ``[``/``{`` for mistral, ``<function`` for qwen-xml, ``name`` for
+  code fence for the JSON dialects, ``[``/``{`` or ``name[ARGS]`` for mistral, ``<function`` for qwen-xml, ``name`` for
   xml-args. "use the [TOOL_CALL] marker" is prose: the marker is followed by a word.
 - markers inside Markdown code are prose: an inline code span (a run of one or two backticks, closed
   by the same run or the end of the line) or a fenced block (three or more backticks, closed by a run
@@ -68,6 +68,10 @@ _WHITESPACE = " \t\r\n"
 _BARE_CALL_HEAD = re.compile(r"""\{\s*["'](?:name|type)["']\s*:""")
 _INLINE_CODE_STOP = re.compile(r"[`\n]")
 _FENCE_STOP = re.compile(r"`")
+
+# Newer Mistral templates write one call as [TOOL_CALLS]name[ARGS]{...}.
+_MISTRAL_NAMED = re.compile(r"[A-Za-z_][\w.\-]{0,63}\[ARGS\]")
+_MISTRAL_NAMED_PREFIX = re.compile(r"[A-Za-z_][\w.\-]{0,63}(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
 
 _START, _PROSE, _AFTER_MARKER, _BODY, _BARE, _BARE_CLOSED = range(6)
 
@@ -246,8 +250,10 @@ class ToolCallDetector:
 
     def _prose_out(self, events: list[DetectorEvent], text: str) -> None:
         if text:
-            if events and isinstance(events[-1], ProseDelta):  # one delta per feed, not one per scan step
-                text = events.pop().text + text
+            last = events[-1] if events else None
+            if isinstance(last, ProseDelta):  # one delta per feed, not one per scan step
+                events.pop()
+                text = last.text + text
             events.append(ProseDelta(text))
             if self._closed and text.strip(_WHITESPACE):
                 self._closed = False
@@ -313,6 +319,13 @@ class ToolCallDetector:
         assert trigger is not None
         n = len(buf)
         j = pos + len(trigger.text)
+        if trigger.text == "[TOOL_CALLS]":
+            named = _MISTRAL_NAMED.match(buf, j)
+            if named is not None:
+                self._start_call("mistral", pos, trigger.resume, buf[pos : named.end()], events)
+                return named.end()
+            if not final and _MISTRAL_NAMED_PREFIX.fullmatch(buf, j):
+                return pos
         limit = j + _MAX_GAP
         while j < n and buf[j] in _WHITESPACE and j < limit:
             j += 1
