@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -36,7 +37,7 @@ WEATHER_TOOL = {
 
 
 @pytest.fixture
-async def backend(llama_server: str, monkeypatch: pytest.MonkeyPatch) -> OpenAIBackend:
+async def backend(llama_server: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[OpenAIBackend]:
     monkeypatch.setenv("EDGEHOST_TEST_KEY", "sk-test")
     backend = OpenAIBackend.from_settings(
         OpenAISettings(base_url=llama_server, api_key_env="EDGEHOST_TEST_KEY")

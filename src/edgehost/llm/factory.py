@@ -7,10 +7,11 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
+from edgehost.boards import BoardProfile
 from edgehost.llm.base import Backend, BackendError
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths
@@ -19,7 +20,6 @@ from edgehost.settings import Settings
 __all__ = [
     "BACKEND_NAMES",
     "BackendAvailability",
-    "BoardProfileLike",
     "check_backends",
     "create_backend",
     "engine_config",
@@ -29,18 +29,6 @@ BACKEND_NAMES = ("rkllm", "llamacpp", "openai")
 # A reachable OpenAI-compatible server answers /models at once; a longer wait only delays `doctor`.
 OPENAI_PROBE_TIMEOUT_S = 2.0
 DEFAULT_CONTEXT = 4096
-
-
-class BoardProfileLike(Protocol):
-    """The fields of an edgehost.boards profile this module reads."""
-
-    name: str
-    backend_order: list[str]
-    threads: int
-    affinity: list[int]
-    context_length: int
-    rkllm_cpu_mask: int
-    rkllm_cpu_count: int
 
 
 @dataclass(frozen=True)
@@ -53,7 +41,7 @@ class BackendAvailability:
 
 
 def check_backends(
-    settings: Settings, profile: BoardProfileLike | None, paths: Paths, *, rkllm_lib: str | None = None
+    settings: Settings, profile: BoardProfile | None, paths: Paths, *, rkllm_lib: str | None = None
 ) -> dict[str, BackendAvailability]:
     """Whether each backend could run here, and why not. Never raises; may probe the OpenAI server."""
     return {
@@ -65,7 +53,7 @@ def check_backends(
 
 def create_backend(
     settings: Settings,
-    profile: BoardProfileLike | None,
+    profile: BoardProfile | None,
     paths: Paths,
     *,
     backend: str = "auto",
@@ -98,7 +86,7 @@ def create_backend(
     raise BackendError(f"no backend can run here ({reasons})")
 
 
-def engine_config(name: str, settings: Settings, profile: BoardProfileLike | None) -> dict[str, Any]:
+def engine_config(name: str, settings: Settings, profile: BoardProfile | None) -> dict[str, Any]:
     """The plain JSON-able config the worker passes to the engine factory ``name``."""
     # A profile's 0 threads means "let the runtime decide"; without a profile, use every CPU.
     threads = settings.threads or (profile.threads if profile else os.cpu_count()) or None
@@ -118,12 +106,12 @@ def engine_config(name: str, settings: Settings, profile: BoardProfileLike | Non
     return config
 
 
-def _backend_order(profile: BoardProfileLike | None) -> list[str]:
+def _backend_order(profile: BoardProfile | None) -> list[str]:
     order = [name for name in (profile.backend_order if profile else []) if name in BACKEND_NAMES]
     return order if "llamacpp" in order else [*order, "llamacpp"]
 
 
-def _availability(name: str, settings: Settings, profile: BoardProfileLike | None) -> BackendAvailability:
+def _availability(name: str, settings: Settings, profile: BoardProfile | None) -> BackendAvailability:
     if name == "llamacpp":
         return _llamacpp_availability(settings)
     if name == "rkllm":
@@ -131,7 +119,7 @@ def _availability(name: str, settings: Settings, profile: BoardProfileLike | Non
     return _openai_availability(settings)
 
 
-def _build(name: str, settings: Settings, profile: BoardProfileLike | None, paths: Paths) -> Backend:
+def _build(name: str, settings: Settings, profile: BoardProfile | None, paths: Paths) -> Backend:
     if name == "openai":
         from edgehost.llm.openai_backend import OpenAIBackend
 
@@ -165,10 +153,10 @@ def _llamacpp_availability(settings: Settings) -> BackendAvailability:
 
 
 def _rkllm_availability(
-    settings: Settings, profile: BoardProfileLike | None, rkllm_lib: str | None
+    settings: Settings, profile: BoardProfile | None, rkllm_lib: str | None
 ) -> BackendAvailability:
     try:
-        from edgehost.llm.rkllm import availability  # type: ignore[attr-defined]
+        from edgehost.llm.rkllm import availability
     except ImportError:
         return BackendAvailability(False, "the RKLLM backend is not part of this build")
     try:
