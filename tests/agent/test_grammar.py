@@ -68,6 +68,14 @@ def test_an_unknown_dialect_or_no_tools_is_refused() -> None:
         tool_call_grammar("bracket", [])
 
 
+def test_a_pinned_grammar_is_the_opening_marker_then_the_call() -> None:
+    pytest.importorskip("llama_cpp")
+    grammar = pinned_tool_grammar("bracket", ECHO)
+    assert grammar == tool_call_grammar("bracket", [ECHO], pinned=True)
+    assert 'root ::= "[TOOL_CALL]" call-ws call-any call-ws "[END_TOOL_CALL]"' in grammar
+    assert "root ::= call-ws call-any" in tool_call_grammar("bracket", [ECHO])
+
+
 def test_gbnf_literals_escape_quotes_backslashes_and_newlines() -> None:
     assert gbnf_literal('a"b\\c\nd') == '"a\\"b\\\\c\\nd"'
 

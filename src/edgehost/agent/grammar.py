@@ -32,14 +32,15 @@ class ToolLike(Protocol):
     def input_schema(self) -> Mapping[str, Any]: ...
 
 
-def tool_call_grammar(dialect: str, tools: Sequence[ToolLike]) -> str:
+def tool_call_grammar(dialect: str, tools: Sequence[ToolLike], *, pinned: bool = False) -> str:
     """GBNF for the rest of a call after ``opening_marker(dialect)``: a call to one of ``tools``
     with arguments that follow its schema, then the closing marker.
 
-    For bare-json (no marker) it is the whole call object. Raises ValueError for an unknown dialect
-    or no tools, GrammarUnavailable when llama-cpp-python is missing.
+    With ``pinned``, the grammar covers a whole reply instead: the opening marker, then the call.
+    For bare-json (no marker) it is the whole call object either way. Raises ValueError for an
+    unknown dialect or no tools, GrammarUnavailable when llama-cpp-python is missing.
     """
-    return _grammar(dialect, tools, with_opening=False)
+    return _grammar(dialect, tools, with_opening=pinned)
 
 
 def pinned_tool_grammar(dialect: str, tool: ToolLike) -> str:
