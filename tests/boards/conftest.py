@@ -1,10 +1,11 @@
-"""Fake device trees (tests/fixtures/sysfs/fake_sysfs.py) for board detection."""
+"""Fake device trees (tests/fixtures/sysfs/fake_sysfs.py) and the stub RKLLM runtime builder."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-SYSFS_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "sysfs"
-if str(SYSFS_FIXTURES) not in sys.path:
-    sys.path.insert(0, str(SYSFS_FIXTURES))
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+for helper_folder in ("sysfs", "rkllm_stub"):
+    if str(FIXTURES / helper_folder) not in sys.path:
+        sys.path.insert(0, str(FIXTURES / helper_folder))

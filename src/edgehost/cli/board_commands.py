@@ -1,9 +1,244 @@
-"""(filled in by its owner)"""
+"""`edgehost doctor`: what this machine is, which backends can run, and how to fix what cannot.
+
+Detection reads ``$EDGEHOST_SYSFS_ROOT`` instead of ``/`` when it is set (a fake tree for tests and
+demos); the global ``--profile NAME`` overrides the detected board profile.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+from typing import Any
+
+from edgehost.boards import (
+    BoardInfo,
+    BoardProfile,
+    big_cores,
+    detect_board,
+    load_profiles,
+    read_memory,
+    read_thermal_zones,
+    recommended_model,
+    select_profile,
+    system_root,
+)
+from edgehost.cli.context import CliContext, print_json
+from edgehost.llm.base import BackendError
+from edgehost.llm.rkllm import render_group_hint
+from edgehost.llm.rkllm._library import locate_library
+
+__all__ = ["build_report", "register"]
+
+# Distribution names whose versions doctor reports (read from metadata: nothing is imported).
+LIBRARIES = (
+    "edgehost",
+    "mcp",
+    "PySide6-Essentials",
+    "PySide6",
+    "qasync",
+    "llama_cpp_python",
+    "rknn-toolkit-lite2",
+)
+RKLLM_DOWNLOAD_HINT = (
+    "download librkllmrt.so (1.2.1-1.2.3 or 1.3.0) from github.com/airockchip/rknn-llm "
+    "(rkllm-runtime/Linux/librkllm_api/aarch64) to /usr/lib, or pass --rkllm-lib PATH"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    doctor = sub.add_parser(
+        "doctor",
+        help="check the board, NPU, backends and models, with a hint for each problem",
+        description="Check the board, its profile, the NPU, each LLM backend and the models; print a hint "
+        "for every problem. Set EDGEHOST_SYSFS_ROOT to read a fake /proc and /sys tree instead of the real one.",
+    )
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    doctor.add_argument("--rkllm-lib", metavar="PATH", help="librkllmrt.so to check")
+    doctor.set_defaults(handler=doctor_command)
+
+
+def _library_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _backends(
+    ctx: CliContext, profile: BoardProfile | None, rkllm_lib: str | None
+) -> dict[str, dict[str, Any]]:
+    try:
+        from edgehost.llm.factory import check_backends
+    except ImportError as exc:
+        unknown = {"available": False, "reason": f"unknown (backend checks not available: {exc})"}
+        return {name: dict(unknown) for name in ("llamacpp", "rkllm", "openai")}
+    results = check_backends(ctx.settings, profile, ctx.paths, rkllm_lib=rkllm_lib)
+    return {name: result.as_dict() for name, result in results.items()}
+
+
+def _models(ctx: CliContext) -> list[dict[str, Any]]:
+    try:
+        from edgehost.llm.models import find_models
+    except ImportError:
+        return []
+    return [m.as_dict() for m in find_models(ctx.paths.models_dir, [ctx.settings.model])]
+
+
+def _rkllm_runtime(ctx: CliContext, rkllm_lib: str | None) -> dict[str, Any]:
+    try:
+        library = locate_library(rkllm_lib, ctx.settings.rkllm_lib, ctx.settings.rkllm_abi)
+    except BackendError as exc:
+        return {"found": False, "error": str(exc)}
+    return {"found": True, "path": str(library.path), "version": library.version, "abi": library.abi}
+
+
+def _problems(
+    info: BoardInfo,
+    profile: BoardProfile | None,
+    backends: dict[str, dict[str, Any]],
+    runtime: dict[str, Any],
+) -> list[dict[str, str]]:
+    problems: list[dict[str, str]] = []
+
+    def add(problem: str, hint: str) -> None:
+        problems.append({"problem": problem, "hint": hint})
+
+    npu = info.npu
+    expects_npu = profile is not None and profile.npu_cores > 0
+    if expects_npu and not npu.present:
+        add(
+            "no NPU found although this is an RK3588-family board",
+            "use a vendor Rockchip kernel (5.10/6.1) with the rknpu driver; the mainline Rocket driver does not "
+            "work with RKLLM, and 'Lite' boards (RK3582) may have the NPU fused off",
+        )
+    if npu.present and not npu.node_exists:
+        add(f"the NPU device node {npu.render_node} is missing", "check that udev created /dev/dri/renderD*")
+    elif npu.present and not npu.accessible:
+        add(f"no permission to use the NPU node {npu.render_node}", render_group_hint(npu.node_group))
+    if npu.driver_too_old:
+        add(
+            f"the NPU driver {npu.driver_version} is too old for RKLLM",
+            "update to a vendor kernel with rknpu 0.9.7 or newer (0.9.8 recommended)",
+        )
+    if npu.present and not runtime.get("found"):
+        add(str(runtime.get("error")), RKLLM_DOWNLOAD_HINT)
+    for name, result in backends.items():
+        if name == "openai" or result.get("available"):
+            continue
+        if name == "rkllm" and not (npu.present or expects_npu):
+            continue  # no NPU here: RKLLM being unavailable is not a problem to fix
+        reason = str(result.get("reason", ""))
+        if name == "llamacpp":
+            hint = "pip install 'edgehost[llamacpp]' (or `make run`, which installs it), then check the model path"
+        elif "model" in reason:
+            hint = "put a .rkllm model (w8a8 for RK3588) in the models folder and set it as the model in the settings"
+        else:
+            hint = reason
+        add(f"{name}: {reason}", hint)
+    if not any(r.get("available") for r in backends.values()):
+        add(
+            "no LLM backend can run here",
+            "fix one of the problems above, or point the openai backend at a server",
+        )
+    return problems
+
+
+def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any]:
+    """Everything doctor knows, as JSON-able data. Raises UsageError for an unknown --profile."""
+    root = system_root()
+    info = detect_board(root)
+    override = ctx.profile_override or ctx.settings.profile
+    profile = select_profile(info, load_profiles(), override)
+    memory = read_memory(root)
+    backends = _backends(ctx, profile, rkllm_lib)
+    runtime = _rkllm_runtime(ctx, rkllm_lib)
+    recommended = [
+        {"backend": m.backend, "model": m.model, "min_ram_gb": m.min_ram_gb}
+        for backend in profile.backend_order
+        if (m := recommended_model(profile, info.ram_gb, backend)) is not None
+    ]
+    board = info.as_dict()
+    board["profile"] = profile.as_dict()
+    board["profile"]["chosen_by"] = (
+        "--profile" if ctx.profile_override else "settings" if ctx.settings.profile else "detection"
+    )
+    return {
+        "board": board,
+        "sysfs_root": str(root),
+        "cpu": {
+            "count": len(info.cpus),
+            "big_cores": list(big_cores(info.cpus)),
+            "cores": [
+                {
+                    "cpu": c.id,
+                    "max_mhz": c.max_freq_khz // 1000 if c.max_freq_khz else None,
+                    "capacity": c.capacity,
+                }
+                for c in info.cpus
+            ],
+        },
+        "memory": {"total_bytes": memory.total_bytes, "available_bytes": memory.available_bytes},
+        "npu": board["npu"],
+        "thermal": [{"type": z.type, "temp_c": z.temp_c} for z in read_thermal_zones(root)],
+        "rkllm_runtime": runtime,
+        "backends": backends,
+        "models": _models(ctx),
+        "recommended_models": recommended,
+        "libraries": _library_versions(),
+        "problems": _problems(info, profile, backends, runtime),
+    }
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    board = report["board"]
+    profile = board["profile"]
+    print(f"Board:    {board['model'] or 'unknown'} ({board['machine']}, SoC {board['soc'] or 'unknown'})")
+    print(f"Profile:  {profile['name']} - {profile['display_name']} (chosen by {profile['chosen_by']})")
+    cpu = report["cpu"]
+    big = ", ".join(map(str, cpu["big_cores"])) or "all alike"
+    print(f"CPU:      {cpu['count']} cores; big cores: {big}")
+    total = report["memory"]["total_bytes"]
+    print(f"RAM:      {total / 2**30:.1f} GiB" if total else "RAM:      unknown")
+    npu = report["npu"]
+    if npu["present"]:
+        access = "usable" if npu["accessible"] else "NO PERMISSION"
+        print(
+            f"NPU:      {npu['render_node']} ({access}), driver {npu['driver_version'] or 'version unreadable'}"
+        )
+    else:
+        print("NPU:      none")
+    runtime = report["rkllm_runtime"]
+    if runtime.get("found"):
+        print(f"RKLLM:    {runtime['path']} (runtime {runtime['version'] or '?'}, ABI {runtime['abi']})")
+    for zone in report["thermal"]:
+        temp = f"{zone['temp_c']:.1f} °C" if zone["temp_c"] is not None else "?"
+        print(f"Thermal:  {zone['type']}: {temp}")
+    print("Backends:")
+    for name, result in report["backends"].items():
+        mark = "ok " if result["available"] else "no "
+        print(f"  {mark} {name}: {result['reason']}")
+    print("Models:")
+    for model in report["models"] or [{"name": "(none found)", "source": "", "format": ""}]:
+        print(f"  {model['name']} {model.get('format', '')} {model.get('source', '')}".rstrip())
+    for item in report["recommended_models"]:
+        print(f"Suggested for this board and RAM ({item['backend']}): {item['model']}")
+    versions = ", ".join(f"{k} {v}" for k, v in report["libraries"].items() if v)
+    print(f"Libraries: {versions}")
+    if report["problems"]:
+        print("Problems:")
+        for item in report["problems"]:
+            print(f"  - {item['problem']}\n    hint: {item['hint']}")
+    else:
+        print("No problems found.")
+
+
+def doctor_command(ctx: CliContext) -> int:
+    report = build_report(ctx, getattr(ctx.args, "rkllm_lib", None))
+    if ctx.args.json:
+        print_json(report)
+    else:
+        _print_text(report)
+    return 0
