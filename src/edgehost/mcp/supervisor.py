@@ -158,6 +158,7 @@ class ServerSupervisor:
         self.junk_lines = 0
         self._client: Client | None = None
         self._pipe: StderrPipe | None = None
+        self._watch: ConnectionWatch | None = None
         self._wake = anyio.Event()
         self._status_changed = anyio.Event()
         self._shutdown = False
@@ -289,6 +290,7 @@ class ServerSupervisor:
         pipe = StderrPipe(self.stderr)
         watch = ConnectionWatch(on_junk=self._on_junk, on_end=self._signal)
         self._pipe = pipe
+        self._watch = watch
         self._wake = anyio.Event()
         phase = "failed to start"
         try:
@@ -333,6 +335,9 @@ class ServerSupervisor:
             async with client.listen(
                 tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
             ) as subscription:
+                # Events are not replayed: whatever changed before the acknowledgement is fetched now.
+                self._refresh_requested = True
+                self._wake.set()
                 async for _event in subscription:
                     self._refresh_requested = True
                     self._wake.set()
@@ -458,13 +463,17 @@ class ServerSupervisor:
         Raises ServerUnavailable when the server is not ready.
         """
         with anyio.move_on_after(seconds):
-            while self.status is ServerStatus.STARTING:
+            while self.status is ServerStatus.STARTING or self._ending():
                 await self._status_changed.wait()
         client = self._client
         if client is None or self.status is not ServerStatus.READY:
             reason = f": {self.error}" if self.error else ""
             raise self._unavailable(f"server {self.name!r} is {self.status.value}{reason}")
         return client
+
+    def _ending(self) -> bool:
+        """The connection ended but the supervisor has not yet taken note (it is about to)."""
+        return self.status is ServerStatus.READY and self._watch is not None and self._watch.ended.is_set()
 
     def _unavailable(self, message: str) -> ServerUnavailable:
         return ServerUnavailable(
