@@ -15,6 +15,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from edgehost.agent.detector import dialect_example
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Capabilities, ChatMessage
 
@@ -143,18 +144,6 @@ def example_arguments(tool: ToolSpec) -> dict[str, Any]:
     return {name: _example_value(schema) for name, schema in tool.properties.items() if name in tool.required}
 
 
-def _dialect_example(dialect: str, name: str, arguments: Mapping[str, Any]) -> str:
-    """The exact call text in `dialect`. Raises ValueError for a dialect the detector does not know."""
-    try:
-        from edgehost.agent.detector import dialect_example
-    except ImportError:  # the detector module is written separately; bracket is known without it
-        if dialect != DEFAULT_DIALECT:
-            raise ValueError(f"the {dialect!r} dialect needs edgehost.agent.detector") from None
-        call = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
-        return f"[TOOL_CALL]{call}[END_TOOL_CALL]"
-    return dialect_example(dialect, name, arguments)
-
-
 def _example_tool(tools: Sequence[ToolSpec]) -> ToolSpec:
     # A tool with a required argument shows the argument syntax; the first listed is the most relevant.
     return next((t for t in tools if t.required), tools[0])
@@ -169,8 +158,8 @@ def render_tools_section(tools: Sequence[ToolSpec], dialect: str, *, template: s
         return ""
     example = _example_tool(tools)
     text = Template(template if template is not None else load_template("tools.md")).safe_substitute(
-        call_format=_dialect_example(dialect, "TOOL_NAME", {"ARGUMENT": "VALUE"}),
-        example=_dialect_example(dialect, example.name, example_arguments(example)),
+        call_format=dialect_example(dialect, "TOOL_NAME", {"ARGUMENT": "VALUE"}),
+        example=dialect_example(dialect, example.name, example_arguments(example)),
         tool_list="\n".join(render_tool_entry(t) for t in tools),
     )
     return text.strip()

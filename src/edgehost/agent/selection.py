@@ -44,9 +44,11 @@ __all__ = [
 ]
 
 DEFAULT_BUDGET_FRACTION = 0.25
-# Blended and embedding scores are cosine similarities; a tool outside the kept set must beat the
-# set's best by this much before the set (and with it the KV cache) is thrown away.
+# Blended and embedding scores are cosine similarities. A tool outside the kept set replaces the set
+# (and with it the KV cache) only when it beats the set's best by the margin and is itself a confident
+# match: on the question set real matches score 0.3-0.65, small talk ("thanks!", "and in Paris?") < 0.2.
 DEFAULT_RESELECT_MARGIN = 0.1
+DEFAULT_RESELECT_MIN_SCORE = 0.35
 # BM25 is added as a bounded bonus: score / (score + K) * WEIGHT. Meaning decides, an exact word
 # (a tool's own name in the question) tips the balance. Chosen a priori, checked on the question set.
 LEXICAL_SATURATION = 5.0
@@ -230,6 +232,7 @@ def _choose(
     previous: Sequence[str] | None,
     ranker: Callable[[], ToolRanker],
     margin: float,
+    min_score: float,
 ) -> Selection:
     names = [t.name for t in enabled]
 
@@ -253,7 +256,7 @@ def _choose(
         if len(kept) == len(previous) and sum(costs[i] for i in kept) <= budget:
             best = order[0]
             best_kept = max(scores[i] for i in kept)
-            if best in kept or scores[best] - best_kept < margin:
+            if best in kept or scores[best] - best_kept < margin or scores[best] < min_score:
                 return result(
                     kept, f"kept the conversation's {len(kept)} tools (best for this turn: {names[best]})"
                 )
@@ -279,6 +282,7 @@ def select_tools(
     *,
     ranker: ToolRanker | None = None,
     margin: float = DEFAULT_RESELECT_MARGIN,
+    min_score: float = DEFAULT_RESELECT_MIN_SCORE,
 ) -> Selection:
     """Choose the enabled tools to show for `query` within `budget_tokens` (see the module docstring).
 
@@ -287,7 +291,9 @@ def select_tools(
     """
     enabled = [t for t in tools if t.enabled]
     costs = [count_tokens(render_tool_entry(t)) for t in enabled]
-    return _choose(query, enabled, costs, budget_tokens, previous, lambda: ranker or LexicalRanker(), margin)
+    return _choose(
+        query, enabled, costs, budget_tokens, previous, lambda: ranker or LexicalRanker(), margin, min_score
+    )
 
 
 class ToolSelector:
@@ -299,11 +305,13 @@ class ToolSelector:
         ranker: ToolRanker | None = None,
         *,
         margin: float = DEFAULT_RESELECT_MARGIN,
+        min_score: float = DEFAULT_RESELECT_MIN_SCORE,
         ranker_loader: Callable[[], RankerChoice] = load_ranker,
     ) -> None:
         self._ranker = ranker
         self._loader = ranker_loader
         self._margin = margin
+        self._min_score = min_score
         self._token_counts: dict[str, int] = {}
         self.ranker_reasons: tuple[str, ...] = ()
         self.last: Selection | None = None
@@ -333,11 +341,21 @@ class ToolSelector:
                 self._token_counts[entry] = await counted if inspect.isawaitable(counted) else counted
             costs.append(self._token_counts[entry])
         if sum(costs) <= budget_tokens:
-            selection = _choose(query, enabled, costs, budget_tokens, previous, LexicalRanker, self._margin)
+            selection = _choose(
+                query, enabled, costs, budget_tokens, previous, LexicalRanker, self._margin, self._min_score
+            )
         else:
             ranker = await self.ranker()
             selection = await asyncio.to_thread(
-                _choose, query, enabled, costs, budget_tokens, previous, lambda: ranker, self._margin
+                _choose,
+                query,
+                enabled,
+                costs,
+                budget_tokens,
+                previous,
+                lambda: ranker,
+                self._margin,
+                self._min_score,
             )
         self.last = selection
         return selection

@@ -1,0 +1,232 @@
+"""Tool ranking and selection over the real reference servers' tools and an everyday question set."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from edgehost.agent._bm25 import Bm25Index, terms
+from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
+from edgehost.agent.prompting import estimate_tokens, render_tool_entry
+from edgehost.agent.selection import (
+    BlendedRanker,
+    EmbeddingRanker,
+    LexicalRanker,
+    RankerChoice,
+    ToolRanker,
+    ToolSelector,
+    default_tool_budget,
+    load_ranker,
+    rank_tools,
+    select_tools,
+)
+from edgehost.agent.tools import ToolSpec
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def tools() -> list[ToolSpec]:
+    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
+    return [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
+
+
+@pytest.fixture(scope="module")
+def queries() -> list[dict]:
+    return json.loads((FIXTURES / "tool_queries" / "queries.json").read_text(encoding="utf-8"))["queries"]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    try:
+        return MiniLMEmbedder.load()
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def blended(minilm) -> BlendedRanker:
+    return BlendedRanker(EmbeddingRanker(minilm))
+
+
+class CountingEmbedder:
+    """The real model, counting the texts it is asked to embed."""
+
+    name = "counting"
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def recall_at_5(ranker: ToolRanker, tools: list[ToolSpec], queries: list[dict]) -> float:
+    hits = 0
+    for item in queries:
+        top = {t.name for t in rank_tools(item["query"], tools, 5, ranker=ranker)}
+        hits += bool(top & set(item["tools"]))
+    return hits / len(queries)
+
+
+def test_the_question_set_names_only_real_tools(tools, queries):
+    names = {t.name for t in tools}
+    assert len(queries) >= 60
+    assert all(set(q["tools"]) <= names for q in queries)
+
+
+def test_names_are_split_into_words():
+    assert terms("memory__create_entities") == ["memory", "create", "entity"]
+    assert terms("everything__get-tiny-image") == ["everything", "get", "tiny", "image"]
+    assert terms("listDirectoryWithSizes") == ["list", "directory", "size"]
+
+
+def test_bm25_prefers_the_document_sharing_rare_words_and_scores_strangers_zero():
+    index = Bm25Index([terms("read a file"), terms("list directory files"), terms("current time zone")])
+    scores = index.scores(terms("what time is it"))
+    assert scores[2] > 0 and scores[0] == 0 and scores[1] == 0
+
+
+def test_numpy_minilm_reproduces_the_published_sentence_transformers_similarities(minilm):
+    # sbert.net quickstart, all-MiniLM-L6-v2: [[1, 0.6660, 0.1046], [0.6660, 1, 0.1411], ...]
+    vectors = minilm.embed(
+        ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    )
+    similarities = vectors @ vectors.T
+    assert similarities[0, 1] == pytest.approx(0.6660, abs=2e-3)
+    assert similarities[0, 2] == pytest.approx(0.1046, abs=2e-3)
+    assert similarities[1, 2] == pytest.approx(0.1411, abs=2e-3)
+    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+
+
+def test_padding_in_a_batch_does_not_change_an_embedding(minilm):
+    short, long = (
+        "add two numbers",
+        "Read the complete contents of a file from the file system as text, with head and tail",
+    )
+    together = minilm.embed([short, long])
+    alone = minilm.embed([short])
+    assert together[0] == pytest.approx(alone[0], abs=1e-5)
+
+
+def test_meaning_finds_the_memory_tool_for_a_sentence_sharing_no_word_with_it(tools, blended):
+    query = "keep in mind that my sister lives in Lyon"
+    wanted = {"memory__create_entities", "memory__add_observations"}
+    assert not wanted & {t.name for t in rank_tools(query, tools, 5, ranker=LexicalRanker())}
+    assert wanted & {t.name for t in rank_tools(query, tools, 5, ranker=blended)}
+
+
+def test_blended_ranking_has_a_better_recall_at_5_than_bm25_alone(tools, queries, blended):
+    lexical = recall_at_5(LexicalRanker(), tools, queries)
+    semantic = recall_at_5(blended, tools, queries)
+    assert semantic > lexical, (semantic, lexical)
+
+
+def test_ranking_a_turn_embeds_only_the_question_once_tools_are_cached(tools, minilm):
+    embedder = CountingEmbedder(minilm)
+    ranker = EmbeddingRanker(embedder)
+    rank_tools("what time is it in Tokyo?", tools, 3, ranker=ranker)
+    assert len(embedder.texts) == len(tools) + 1
+    embedder.texts.clear()
+    best = rank_tools("switch to the develop branch", tools, 3, ranker=ranker)
+    assert embedder.texts == ["switch to the develop branch"]
+    assert best[0].name == "git__git_checkout"
+
+
+def test_rank_tools_returns_all_or_the_top_k_best_first(tools):
+    ranked = rank_tools("show the commit logs", tools, ranker=LexicalRanker())
+    assert len(ranked) == len(tools)
+    assert ranked[0].name == "git__git_log"
+    assert rank_tools("show the commit logs", tools, 0, ranker=LexicalRanker()) == []
+    assert rank_tools("anything", [], 5, ranker=LexicalRanker()) == []
+
+
+def test_when_all_enabled_tools_fit_they_are_all_shown_and_disabled_ones_never(tools):
+    some = [*tools[:5], replace(tools[5], enabled=False)]
+    first = select_tools("hello", some, 10_000, estimate_tokens, None)
+    assert [t.name for t in first.tools] == [t.name for t in tools[:5]]
+    assert first.changed
+    again = select_tools("another question", some, 10_000, estimate_tokens, [t.name for t in first.tools])
+    assert not again.changed
+
+
+def test_over_budget_the_best_tools_for_the_question_are_chosen_within_the_budget(tools, blended):
+    budget = default_tool_budget(2048, 0.25)
+    selection = select_tools(
+        "what time is it in Tokyo right now?", tools, budget, estimate_tokens, None, ranker=blended
+    )
+    assert selection.tokens <= budget < sum(estimate_tokens(render_tool_entry(t)) for t in tools)
+    assert selection.tools[0].name == "time__get_current_time"
+    assert selection.changed and "ranked by" in selection.reason
+
+
+def test_the_chosen_set_stays_while_it_serves_and_changes_when_a_needed_tool_is_missing(tools, blended):
+    budget = 150
+    first = select_tools(
+        "remember that my sister lives in Lyon", tools, budget, estimate_tokens, None, ranker=blended
+    )
+    names = [t.name for t in first.tools]
+    assert {"memory__create_entities", "memory__add_observations"} & set(names)
+
+    follow_up = select_tools(
+        "also note that she has two kids", tools, budget, estimate_tokens, names, ranker=blended
+    )
+    assert not follow_up.changed
+    assert [t.name for t in follow_up.tools] == names
+    assert "kept" in follow_up.reason
+
+    elsewhere = select_tools(
+        "commit my work with the message 'fix login'", tools, budget, estimate_tokens, names, ranker=blended
+    )
+    assert elsewhere.changed
+    assert "git__git_commit" in [t.name for t in elsewhere.tools]
+    assert "far above" in elsewhere.reason
+
+
+def test_the_set_is_chosen_anew_when_one_of_its_tools_was_disabled(tools):
+    budget = 150
+    first = select_tools("read my notes file", tools, budget, estimate_tokens, None)
+    gone = first.tools[0].name
+    now = [replace(t, enabled=False) if t.name == gone else t for t in tools]
+    second = select_tools("read my notes file", now, budget, estimate_tokens, [t.name for t in first.tools])
+    assert second.changed and gone not in [t.name for t in second.tools]
+
+
+async def test_the_selector_loads_its_ranker_once_and_accepts_an_async_token_counter(tools, blended):
+    loads: list[int] = []
+
+    def loader() -> RankerChoice:
+        loads.append(1)
+        return RankerChoice(blended, ("a reason",))
+
+    async def count(text: str) -> int:
+        return estimate_tokens(text)
+
+    selector = ToolSelector(ranker_loader=loader)
+    first = await selector.select("what time is it in Tokyo?", tools, budget_tokens=200, count_tokens=count)
+    second = await selector.select(
+        "and in Paris?", tools, budget_tokens=200, count_tokens=count, previous=[t.name for t in first.tools]
+    )
+    assert loads == [1]
+    assert selector.ranker_reasons == ("a reason",)
+    assert first.changed and not second.changed
+    assert selector.last is second
+
+
+def test_the_npu_ranker_is_unavailable_off_the_board_and_says_why(tmp_path):
+    with pytest.raises(EmbeddingUnavailable, match=r"^unavailable: "):
+        RknnEmbedder.open(tmp_path / "minilm.rknn")
+
+
+def test_without_the_npu_the_ranker_falls_back_with_the_reason(tmp_path, minilm):
+    choice = load_ranker(npu_model=tmp_path / "minilm.rknn")
+    assert choice.ranker.name.startswith("embedding:minilm-cpu")
+    assert choice.reasons and choice.reasons[0].startswith("NPU ranker unavailable: ")
+    assert load_ranker(embeddings=False).ranker.name == "bm25"
