@@ -1,0 +1,88 @@
+"""Against @modelcontextprotocol/server-everything (a peer nobody on this team wrote), stdio and HTTP."""
+
+from __future__ import annotations
+
+import mcp_types as types
+import pytest
+from mcp_support import everything_stdio, running
+
+from edgehost.mcp.client_features import ClientFeatures
+from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.supervisor import ServerStatus
+
+pytestmark = pytest.mark.peers
+
+
+async def answer_elicitation(server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+async def answer_sampling(server: str, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text="sampled by edgehost"), model="scripted"
+    )
+
+
+FEATURES = ClientFeatures(elicitation=answer_elicitation, sampling=answer_sampling)
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+async def exercise(config: ServerConfig, tmp_path_root: str) -> None:
+    async with running(config, features=FEATURES) as manager:
+        state = manager.status("everything")
+        assert state.status is ServerStatus.READY, state.error
+        assert state.server_name
+        names = {t.original_name for t in manager.catalog.tools}
+        # These tools are listed only because we declare sampling, elicitation and roots.
+        assert {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"} <= names
+        annotated = manager.catalog.tool("everything__get-annotated-message")
+        assert annotated is not None and annotated.input_schema["type"] == "object"
+
+        progress: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        result = await manager.call_tool(
+            "everything__trigger-long-running-operation", {"duration": 1, "steps": 3}, progress=on_progress
+        )
+        assert not result.is_error
+        assert progress == [1.0, 2.0, 3.0]
+
+        sampled = await manager.call_tool(
+            "everything__trigger-sampling-request", {"prompt": "hi", "maxTokens": 10}
+        )
+        assert "sampled by edgehost" in _text(sampled)
+        elicited = await manager.call_tool("everything__trigger-elicitation-request", {})
+        assert "Ada" in _text(elicited)
+        roots = await manager.call_tool("everything__get-roots-list", {})
+        assert tmp_path_root in _text(roots)
+
+        resource = manager.catalog.resources[0]
+        read = await manager.read_resource(resource.uri)
+        assert read.contents and str(read.contents[0].uri) == resource.uri
+
+        prompt = await manager.get_prompt("everything__args-prompt", {"city": "Lyon", "state": "Rhône"})
+        assert "Lyon" in "".join(getattr(m.content, "text", "") for m in prompt.messages)
+
+
+async def test_server_everything_over_stdio(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    await exercise(everything_stdio(roots=[str(tmp_path)]), tmp_path.as_uri())
+
+
+async def test_server_everything_over_streamable_http(everything_http: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    config = ServerConfig(name="everything", transport="http", url=everything_http, roots=[str(tmp_path)])
+    await exercise(config, tmp_path.as_uri())
+
+
+async def test_the_headless_defaults_decline_sampling_and_an_elicitation_without_defaults() -> None:
+    async with running(everything_stdio()) as manager:
+        sampled = await manager.call_tool(
+            "everything__trigger-sampling-request", {"prompt": "hi", "maxTokens": 10}
+        )
+        elicited = await manager.call_tool("everything__trigger-elicitation-request", {})
+    assert sampled.is_error or "declined" in _text(sampled).lower()
+    assert "declined" in _text(elicited).lower()
