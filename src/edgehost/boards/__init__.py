@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from edgehost.boards.detection import (
     BoardInfo,
     CpuCore,
@@ -56,13 +58,11 @@ __all__ = [
 ]
 
 
-def current_profile(override: str | None = None, root: str | None = None) -> tuple[BoardInfo, BoardProfile]:
+def current_profile(override: str | None = None, root: Path | None = None) -> tuple[BoardInfo, BoardProfile]:
     """Detect this board (under ``root``, default system_root()) and choose its profile.
 
     ``override`` is ``--profile NAME`` or the ``profile`` setting. Raises UsageError for an unknown
     name and ConfigError for a broken profile file.
     """
-    from pathlib import Path
-
-    info = detect_board(Path(root) if root else system_root())
+    info = detect_board(root if root is not None else system_root())
     return info, select_profile(info, load_profiles(), override)

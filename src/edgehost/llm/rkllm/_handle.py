@@ -101,9 +101,8 @@ class RkllmHandle:
         text = ctypes.string_at(contents.text) if contents.text else b""
         try:
             return consumer(state, text, contents)
-        except Exception:  # an exception cannot cross into C: stop the run instead
-            self.abort()
-            return 0
+        except Exception:  # an exception cannot cross into C: pause, which makes rkllm_run return
+            return 1
 
     def default_param(self) -> Any:
         """The runtime's defaults (rkllm_createDefaultParam), to be adjusted and passed to init()."""
