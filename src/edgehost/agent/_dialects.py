@@ -137,6 +137,11 @@ def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
     items = value if isinstance(value, list) else [value]
     if not items:
         raise MalformedCall("the call list is empty")
+    if dialect == "bare-json" and not (
+        isinstance(value, dict) and ({"arguments", "parameters", "function"} & value.keys())
+    ):
+        # Without markers only the full shape makes a call: {"name": "Ada", "born": 1815} is an answer.
+        raise MalformedCall('a reply-wide call needs "name" and "arguments" or "parameters"')
     return [_call_from_object(item) for item in items]
 
 

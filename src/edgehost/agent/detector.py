@@ -12,7 +12,8 @@ What counts as a call (and what is only a mention):
   by the same run or the end of the line) or a fenced block (three or more backticks, closed by a run
   at least as long).
 - bare-json: a reply whose first non-space character is ``{`` is held back until its object closes;
-  it is a call when nothing but whitespace follows it to the end of the reply, otherwise prose.
+  it is a call when it has "name" and "arguments" (or "parameters") and nothing but whitespace
+  follows it to the end of the reply, otherwise prose.
 """
 
 from __future__ import annotations
