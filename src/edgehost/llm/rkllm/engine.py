@@ -210,6 +210,8 @@ class RkllmEngine:
                 ).status
                 if status != 0:
                     state["error"] = f"rkllm_run failed ({status})"
+            except Exception as exc:  # reported by the generator, not lost in this thread
+                state["error"] = f"rkllm_run failed: {exc}"
             finally:
                 pieces.put(_END)
 
