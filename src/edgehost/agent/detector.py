@@ -155,17 +155,14 @@ class ToolCallDetector:
         """Events for the next piece of the reply. Never raises for any text."""
         if not text:
             return []
-        if (
-            self._state == _PROSE
-            and not self._buf
-            and not self._code
-            and not self._ticks
-            and self._prose_stop.search(text) is None
-        ):
-            self._base += len(text)
-            if self._closed and text.strip(_WHITESPACE):
-                self._closed = False
-            return [ProseDelta(text)]
+        if self._state == _PROSE and not self._buf and not self._ticks:
+            code = self._code
+            stop = self._prose_stop if not code else _INLINE_CODE_STOP if code < 3 else _FENCE_STOP
+            if stop.search(text) is None:
+                self._base += len(text)
+                if self._closed and text.strip(_WHITESPACE):
+                    self._closed = False
+                return [ProseDelta(text)]
         events: list[DetectorEvent] = []
         self._buf += text
         self._process(events, final=False)
