@@ -103,7 +103,8 @@ def llama() -> Iterator[Any]:
 def grammar_parses(llama: Any, grammar: str) -> bool:
     import llama_cpp
 
-    sampler = llama_cpp.llama_sampler_init_grammar(llama._model.vocab, grammar.encode(), b"root")
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
     if not sampler:
         return False
     llama_cpp.llama_sampler_free(sampler)
