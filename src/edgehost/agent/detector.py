@@ -87,22 +87,30 @@ class _Trigger:
 
 
 _JSON_STARTS = ("{", "`")
+# What a call body starts with, after the opening marker and any whitespace, in each dialect.
+_BODY_STARTS = {
+    "bracket": _JSON_STARTS,
+    "tool-request": _JSON_STARTS,
+    "hermes": _JSON_STARTS,
+    "mistral": ("[", "{"),
+    "qwen-xml": ("<function",),
+    "xml-args": ("name",),
+}
 
 
 def _triggers(dialects: tuple[str, ...]) -> list[_Trigger]:
-    table: list[tuple[str, int, tuple[tuple[str, str], ...]]] = [
-        ("[TOOL_CALL]", 11, tuple((s, "bracket") for s in _JSON_STARTS)),
-        ("[TOOL_REQUEST]", 14, tuple((s, "tool-request") for s in _JSON_STARTS)),
-        ("[TOOL_CALLS]", 12, (("[", "mistral"), ("{", "mistral"))),
-        ("<tool_call>", 11, (*((s, "hermes") for s in _JSON_STARTS), ("<function", "qwen-xml"))),
-        *((f"<tool_call{space}", 10, (("name", "xml-args"),)) for space in _WHITESPACE),
-    ]
-    triggers = []
-    for text, resume, starts in table:
-        enabled = tuple((prefix, dialect) for prefix, dialect in starts if dialect in dialects)
-        if enabled:
-            triggers.append(_Trigger(text, resume, enabled))
-    return triggers
+    starts: dict[str, list[tuple[str, str]]] = {}
+    resume: dict[str, int] = {}
+    for dialect in dialects:
+        opening = opening_marker(dialect)
+        if not opening:
+            continue
+        # xml-args opens with an attribute: the tag name and whitespace, not a closed tag.
+        texts = [opening + space for space in _WHITESPACE] if dialect == "xml-args" else [opening]
+        for text in texts:
+            starts.setdefault(text, []).extend((prefix, dialect) for prefix in _BODY_STARTS[dialect])
+            resume[text] = len(opening)
+    return [_Trigger(text, resume[text], tuple(found)) for text, found in starts.items()]
 
 
 def opening_markers(dialects: Iterable[str] = ALL_DIALECTS) -> list[str]:
@@ -317,7 +325,7 @@ class ToolCallDetector:
         assert trigger is not None
         n = len(buf)
         j = pos + len(trigger.text)
-        if trigger.text == "[TOOL_CALLS]":
+        if trigger.text == DIALECTS["mistral"].opening:
             named = _MISTRAL_NAMED.match(buf, j)
             if named is not None:
                 self._start_call("mistral", pos, trigger.resume, buf[pos : named.end()], events)
