@@ -205,8 +205,6 @@ class ToolCallDetector:
                 events.append(ProseDelta(raw))
         elif state == _BARE_CLOSED:
             self._emit_calls(events, raw.strip(), raw[self._body_offset :])
-        elif state == _START and self._buf:
-            events.append(ProseDelta(self._buf))
         self._reset()
         self._index = 0
         return events
