@@ -234,3 +234,31 @@ def test_the_named_mistral_form_is_one_call_per_marker() -> None:
     cut = detect_calls('[TOOL_CALLS]a[ARGS]{"q": "unfini', chunk_size=2)
     assert isinstance(cut[-1], ToolCallIncomplete)
     assert prose(detect_calls("[TOOL_CALLS]are what Mistral writes")) == "[TOOL_CALLS]are what Mistral writes"
+
+
+def merged(events: list[DetectorEvent]) -> list[DetectorEvent]:
+    out: list[DetectorEvent] = []
+    for event in events:
+        last = out[-1] if out else None
+        if isinstance(event, ProseDelta) and isinstance(last, ProseDelta):
+            out[-1] = ProseDelta(last.text + event.text)
+        else:
+            out.append(event)
+    return out
+
+
+def test_random_mixes_of_markers_and_prose_give_the_same_events_at_every_chunking() -> None:
+    import random
+
+    pieces = [
+        *("Hi ", "[", "<", "`", "```", "\n", " ", "{", "}", '"', "'", ":", ",", "]", "a", "name", "[ARGS]"),
+        *("[TOOL_CALL]", "[END_TOOL_CALL]", "<tool_call>", "</tool_call>", "<tool_call ", "[TOOL_CALLS]"),
+        *("[TOOL_", "<tool", "<function=x>", "</function>", "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+        *(dialect_example(d, "t", {"k": "v"}) for d in ALL_DIALECTS),
+    ]
+    rng = random.Random(20261122)
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        whole = merged(detect_calls(text))
+        for chunk_size in (1, 2, 5):
+            assert merged(detect_calls(text, chunk_size=chunk_size)) == whole, (text, chunk_size)
