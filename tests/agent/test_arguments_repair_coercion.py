@@ -125,3 +125,34 @@ def test_check_arguments_coerces_then_validates() -> None:
     arguments, errors = check_arguments({"city": "Oslo", "days": "0"}, FORECAST)
     assert arguments == {"city": "Oslo", "days": 0}
     assert errors == ["days: 0 is less than the minimum of 1"]
+
+
+def test_a_qwen_xml_call_from_the_corpus_is_typed_by_its_schema() -> None:
+    from pathlib import Path
+
+    from edgehost.agent.detector import ToolCallParsed, detect_calls
+
+    transcript = (
+        Path(__file__).resolve().parent.parent / "fixtures" / "transcripts" / "qwen_xml_typed_params.txt"
+    )
+    [call] = [
+        e for e in detect_calls(transcript.read_text(encoding="utf-8")) if isinstance(e, ToolCallParsed)
+    ]
+    schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string"},
+            "max_results": {"type": "integer"},
+            "case_sensitive": {"type": "boolean"},
+            "roots": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["pattern"],
+    }
+    arguments, errors = check_arguments(call.arguments, schema)
+    assert arguments == {
+        "pattern": "*.log",
+        "max_results": 20,
+        "case_sensitive": False,
+        "roots": ["/var/log", "/tmp"],
+    }
+    assert errors == []
