@@ -462,6 +462,8 @@ class ServerSupervisor:
 
         Raises ServerUnavailable when the server is not ready.
         """
+        if self._client is not None and self.status is ServerStatus.READY and not self._ending():
+            return self._client
         with anyio.move_on_after(seconds):
             while self.status is ServerStatus.STARTING or self._ending():
                 await self._status_changed.wait()
