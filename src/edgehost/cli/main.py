@@ -21,7 +21,8 @@ COMMAND_MODULES = (
     "edgehost.cli.config_commands",  # config import, serve
     "edgehost.cli.model_commands",  # models, ask
     "edgehost.cli.board_commands",  # doctor
-    "edgehost.cli.agent_commands",  # calls, chat
+    "edgehost.cli.agent_commands",  # calls
+    "edgehost.cli.chat_commands",  # chat
     "edgehost.cli.history_commands",  # history
     "edgehost.cli.desktop_commands",  # install-desktop
 )

@@ -61,34 +61,24 @@ class ScriptedBackend:
         reply = self._replies.popleft() if self._replies else self._default_reply
         start = perf_counter()
         prompt_tokens = sum(len(m.content) for m in request.messages) // 4 + len(request.continuation) // 4
-        emitted = ""
-        generated = 0
         reason: str = "stop"
+        # Like a real backend, end at the earliest stop sequence and never show any of it.
+        hits = [(reply.index(s), s) for s in request.stop if s and s in reply]
         stop_hit: str | None = None
+        if hits:
+            cut, stop_hit = min(hits)
+            reply, reason = reply[:cut], "stop_sequence"
+        generated = 0
         for index in range(0, len(reply), self._chunk_size):
             if self._cancelled.is_set():
-                reason = "cancelled"
+                reason, stop_hit = "cancelled", None
                 break
-            chunk = reply[index : index + self._chunk_size]
-            candidate = emitted + chunk
-            hit = next((s for s in request.stop if s and s in candidate), None)
-            if hit is not None:
-                chunk = candidate[: candidate.index(hit)][len(emitted) :]
-                if chunk:
-                    yield TokenText(chunk)
-                reason, stop_hit = "stop_sequence", hit
-                generated += 1
-                break
-            emitted = candidate
-            generated += 1
-            yield TokenText(chunk)
             if generated >= request.max_tokens:
-                reason = "length"
+                reason, stop_hit = "length", None
                 break
-            if self._delay_s:
-                await asyncio.sleep(self._delay_s)
-            else:
-                await asyncio.sleep(0)
+            generated += 1
+            yield TokenText(reply[index : index + self._chunk_size])
+            await asyncio.sleep(self._delay_s)
         elapsed = (perf_counter() - start) * 1000
         yield GenerationFinished(
             reason=reason,  # type: ignore[arg-type]

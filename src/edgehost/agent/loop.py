@@ -1,0 +1,398 @@
+"""One turn of the agent: generate, detect tool calls, check, approve, execute, feed back, repeat.
+
+Qt-free and I/O-free apart from the injected backend, executor and approver; everything that
+happens is reported through ``emit`` as a typed event (edgehost.host.events), which is how the
+host records history and the GUI and CLI show progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from time import perf_counter
+from typing import Any, Protocol
+
+from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from edgehost.agent.arguments import coerce_arguments, validate_arguments
+from edgehost.agent.detector import (
+    ProseDelta,
+    ToolCallDetector,
+    ToolCallIncomplete,
+    ToolCallMalformed,
+    ToolCallParsed,
+    closing_marker,
+    opening_marker,
+)
+from edgehost.agent.prompting import build_system_prompt, choose_dialect, format_tool_result, tool_result_message
+from edgehost.agent.selection import ToolSelector
+from edgehost.agent.tools import ToolSpec
+from edgehost.host import events as ev
+from edgehost.llm.base import (
+    Backend,
+    ChatMessage,
+    GenerationFinished,
+    GenerationRequest,
+    NativeToolCall,
+    Perf,
+    TokenText,
+)
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+Emit = Callable[[Any], None]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+# Dialects whose opening marker can hand generation over to a grammar (decision 6).
+GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    text: str  # the result rendered as text, whole (the loop cuts it to the model's budget)
+    is_error: bool = False
+    status: str = "ok"  # ok | error | timeout
+
+
+class ToolExecutor(Protocol):
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any], progress: ProgressFn) -> ToolOutcome: ...
+
+
+@dataclass
+class AgentConfig:
+    max_correction_rounds: int = 2
+    max_calls_per_turn: int = 8
+    max_tokens_per_round: int = 512
+    tool_budget_fraction: float = 0.25  # of the context, for the tools section of the prompt
+    tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
+    extra_instructions: str = ""
+
+
+@dataclass
+class Conversation:
+    """What the model sees of one conversation (without the system prompt, which is rebuilt)."""
+
+    id: int
+    messages: list[ChatMessage] = field(default_factory=list)
+    selected_tools: list[str] | None = None
+
+
+@dataclass
+class _Round:
+    raw: str = ""
+    prose: str = ""
+    calls: list[ToolCallParsed] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    perf: Perf = field(default_factory=Perf)
+    finished_reason: str = "stop"
+    appended: bool = False  # already part of the conversation
+
+
+def _add_perf(a: Perf, b: Perf) -> Perf:
+    return Perf(
+        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
+        cached_tokens=a.cached_tokens + b.cached_tokens,
+        generated_tokens=a.generated_tokens + b.generated_tokens,
+        prefill_ms=a.prefill_ms + b.prefill_ms,
+        decode_ms=a.decode_ms + b.decode_ms,
+        context_tokens=b.context_tokens or a.context_tokens,
+        peak_memory_mb=max(filter(None, [a.peak_memory_mb, b.peak_memory_mb]), default=None),
+    )
+
+
+class TurnRunner:
+    """Runs turns for one backend; the host owns one and serialises turns through it."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        executor: ToolExecutor,
+        approver: Approver,
+        policy: ApprovalPolicy,
+        emit: Emit,
+        config: AgentConfig | None = None,
+        grammar_builder: Callable[..., str] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.executor = executor
+        self.approver = approver
+        self.policy = policy
+        self.emit = emit
+        self.config = config or AgentConfig()
+        self._grammar_builder = grammar_builder
+        self._selector = ToolSelector()
+        self._call_ids = itertools.count(1)
+
+    async def run(
+        self,
+        conversation: Conversation,
+        user_text: str,
+        tools: Sequence[ToolSpec],
+        *,
+        server_instructions: dict[str, str] | None = None,
+        pinned_tool: str | None = None,
+        attachments: Sequence[str] = (),
+    ) -> ev.TurnCompleted:
+        """Run one turn to its end and return its TurnCompleted (also emitted).
+
+        Cancelling the task running this ends generation and calls in flight; the turn then
+        completes with ``cancelled=True`` and keeps what was produced. Raises BackendCrashed when
+        the model process dies (the conversation keeps the user's message).
+        """
+        conv_id = conversation.id
+        content = "\n\n".join([*attachments, user_text]) if attachments else user_text
+        self.emit(ev.TurnStarted(conv_id, user_text))
+        self._append(conversation, ChatMessage("user", content))
+        caps = self.backend.capabilities
+        dialect = choose_dialect(caps)
+        enabled = [t for t in tools if t.enabled]
+        by_name = {t.name: t for t in tools}
+        max_context = caps.max_context
+        count = self.backend.count_tokens
+        budget = int(max_context * self.config.tool_budget_fraction)
+        selection = await self._selector.select(
+            user_text, enabled, budget_tokens=budget, count_tokens=count, previous=conversation.selected_tools
+        )
+        if pinned_tool and pinned_tool in by_name and all(t.name != pinned_tool for t in selection.tools):
+            selection.tools.insert(0, by_name[pinned_tool])
+        conversation.selected_tools = [t.name for t in selection.tools]
+        system = build_system_prompt(
+            selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
+        )
+        perf = Perf()
+        shown: list[str] = []
+        executions: list[dict[str, Any]] = []
+        earlier: dict[str, ToolOutcome] = {}
+        calls_made = 0
+        corrections = 0
+        pinned = by_name.get(pinned_tool) if pinned_tool else None
+        cancelled = False
+        round_: _Round | None = None
+        try:
+            while True:
+                round_ = _Round()
+                await self._generate_round(
+                    conv_id, [ChatMessage("system", system), *conversation.messages], selection.tools, dialect,
+                    pinned, round_,
+                )
+                pinned = None
+                perf = _add_perf(perf, round_.perf)
+                if round_.prose:
+                    shown.append(round_.prose)
+                self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
+                round_.appended = True
+                if not round_.calls and not round_.problems:
+                    break
+                results: list[tuple[str, str]] = [("error", p) for p in round_.problems]
+                all_failed = True
+                for call in round_.calls:
+                    if calls_made >= self.config.max_calls_per_turn:
+                        results.append((call.name, f"Error: the limit of {self.config.max_calls_per_turn} tool calls per turn is reached; answer with what you have."))
+                        continue
+                    calls_made += 1
+                    name, text, ok, record = await self._handle_call(conv_id, call, by_name, earlier, max_context)
+                    executions.append(record)
+                    results.append((name, text))
+                    all_failed = all_failed and not ok
+                for name, text in results:
+                    self._append(conversation, tool_result_message(name, text, caps))
+                if all_failed:
+                    corrections += 1
+                    if corrections > self.config.max_correction_rounds:
+                        note = "\n\n(Stopped: the model did not produce a valid tool call after several corrections.)"
+                        shown.append(note)
+                        self.emit(ev.TextDelta(conv_id, note))
+                        break
+                if calls_made >= self.config.max_calls_per_turn and all(r[1].startswith("Error: the limit") for r in results[-1:]):
+                    break
+        except asyncio.CancelledError:
+            cancelled = True
+            await self.backend.cancel()
+            if round_ is not None and round_.raw and not round_.appended:
+                # Keep what the model said before the stop: the user saw it, the model should too.
+                shown.append(round_.prose)
+                self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
+        completed = ev.TurnCompleted(conv_id, "".join(shown).strip(), perf, tuple(executions), cancelled)
+        self.emit(completed)
+        if cancelled:
+            raise asyncio.CancelledError
+        return completed
+
+    def _append(self, conversation: Conversation, message: ChatMessage, perf: Perf | None = None) -> None:
+        conversation.messages.append(message)
+        self.emit(ev.MessageAppended(conversation.id, message.role, message.content, message.name, perf))
+
+    async def _generate_round(
+        self,
+        conv_id: int,
+        messages: list[ChatMessage],
+        tools: Sequence[ToolSpec],
+        dialect: str,
+        pinned: ToolSpec | None,
+        round_: _Round,
+    ) -> None:
+        """Stream one reply of the model into ``round_`` (filled as it goes, so a cancel keeps it)."""
+        caps = self.backend.capabilities
+        detector = ToolCallDetector()
+        use_grammar = caps.supports_grammar and bool(tools) and self._grammar_builder is not None
+        closers = sorted({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} - {""})
+        grammar: str | None = None
+        if pinned is not None and use_grammar:
+            grammar = self._grammar_builder(dialect, [pinned], pinned=True)  # type: ignore[misc]
+        openers = [opening_marker(dialect)] if use_grammar and dialect in GRAMMAR_DIALECTS and grammar is None else []
+        continuation = ""
+        while True:
+            request = GenerationRequest(
+                messages=messages,
+                continuation=continuation,
+                max_tokens=self.config.max_tokens_per_round,
+                stop=[*closers, *openers],
+                grammar=grammar,
+            )
+            finished: GenerationFinished | None = None
+            async for item in self.backend.generate(request):
+                if isinstance(item, TokenText):
+                    round_.raw += item.text
+                    self._feed(conv_id, detector, item.text, round_)
+                elif isinstance(item, NativeToolCall):
+                    arguments = item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
+                    round_.calls.append(ToolCallParsed(item.name, arguments, json.dumps(arguments), "native", len(round_.calls)))
+                elif isinstance(item, GenerationFinished):
+                    finished = item
+            assert finished is not None
+            round_.perf = _add_perf(round_.perf, finished.perf)
+            round_.finished_reason = finished.reason
+            if finished.reason == "stop_sequence" and finished.stop_sequence:
+                marker = finished.stop_sequence
+                round_.raw += marker
+                self._feed(conv_id, detector, marker, round_)
+                if marker in openers and self._grammar_builder is not None:
+                    # Decision 6: the model chose to call a tool; finish the call under a grammar.
+                    continuation = round_.raw
+                    grammar = self._grammar_builder(dialect, list(tools))
+                    openers = []
+                    continue
+            break
+        for item in detector.finish():
+            self._record(conv_id, item, round_)
+
+    def _feed(self, conv_id: int, detector: ToolCallDetector, text: str, round_: _Round) -> None:
+        for item in detector.feed(text):
+            self._record(conv_id, item, round_)
+
+    def _record(self, conv_id: int, item: Any, round_: _Round) -> None:
+        if isinstance(item, ProseDelta):
+            if item.text:
+                round_.prose += item.text
+                self.emit(ev.TextDelta(conv_id, item.text))
+        elif isinstance(item, ToolCallParsed):
+            round_.calls.append(item)
+        elif isinstance(item, ToolCallIncomplete):
+            round_.problems.append(f"Error: your tool call was cut off before its closing marker ({item.reason}). Send the whole call again.")
+        elif isinstance(item, ToolCallMalformed):
+            round_.problems.append(f"Error: your tool call could not be read: {item.error}. Use the exact format shown.")
+
+    async def _handle_call(
+        self,
+        conv_id: int,
+        call: ToolCallParsed,
+        by_name: dict[str, ToolSpec],
+        earlier: dict[str, ToolOutcome],
+        max_context: int,
+    ) -> tuple[str, str, bool, dict[str, Any]]:
+        """Check, approve and execute one call. Returns (name, text for the model, ok, record)."""
+        call_id = f"c{next(self._call_ids)}"
+        self.emit(ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect))
+        record: dict[str, Any] = {"tool": call.name, "arguments": call.arguments, "dialect": call.dialect}
+        tool = by_name.get(call.name) or _match_unqualified(call.name, by_name)
+
+        def finish(status: str, text: str, ok: bool, *, error: str | None = None, duration_ms: float = 0.0,
+                   repeated: bool = False, full_result: str = "") -> tuple[str, str, bool, dict[str, Any]]:
+            record.update(status=status, duration_ms=round(duration_ms, 2))
+            self.emit(ev.ToolExecutionFinished(
+                conv_id, call_id, record["tool"], status, text, duration_ms, error, repeated,
+                server=tool.server if tool is not None else "", arguments=dict(record["arguments"]),
+                dialect=call.dialect, decision=record.get("decision"), decided_by=record.get("decided_by"),
+                result_size=record.get("result_chars", 0), full_result=full_result,
+            ))
+            return record["tool"], text, ok, record
+
+        enabled_names = sorted(name for name, t in by_name.items() if t.enabled)
+        if tool is None:
+            return finish("invalid", f"Error: there is no tool named {call.name!r}. Valid tools: {', '.join(enabled_names)}.", False,
+                          error="unknown tool")
+        record["tool"] = tool.name
+        if not tool.enabled:
+            return finish("invalid", f"Error: the tool {tool.name!r} is disabled by the user. Valid tools: {', '.join(enabled_names)}.",
+                          False, error="disabled tool")
+        arguments = coerce_arguments(dict(call.arguments), tool.input_schema)
+        problems = validate_arguments(arguments, tool.input_schema)
+        if problems:
+            fields = ", ".join(sorted((tool.input_schema.get("properties") or {}).keys())) or "none"
+            return finish("invalid", f"Error: invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
+                          False, error="invalid arguments")
+        key = tool.name + json.dumps(arguments, sort_keys=True, default=str)
+        if key in earlier:
+            previous = earlier[key]
+            return finish(previous.status, f"(Same call as before in this turn; its result again:)\n{previous.text}",
+                          not previous.is_error, repeated=True)
+        verdict = self.policy.evaluate(tool, arguments, conv_id)
+        decision: ApprovalDecision
+        if verdict.action == "allow":
+            decision = ApprovalDecision(allow=True, scope="once", decided_by=verdict.decided_by)
+        elif verdict.action == "deny":
+            decision = ApprovalDecision(allow=False, reason=verdict.reason, decided_by=verdict.decided_by)
+        else:
+            request = replace(verdict.request, id=f"{conv_id}:{call_id}")
+            self.emit(ev.ApprovalRequested(request))
+            try:
+                decision = await self.approver(request)
+            except asyncio.TimeoutError:
+                decision = ApprovalDecision(allow=False, reason="no answer in time", decided_by="timeout")
+            self.emit(ev.ApprovalResolved(request.id, decision.allow, decision.decided_by))
+            self.policy.remember(request, decision)
+        asked = verdict.action == "ask"
+        record.update(decision=("allowed" if asked else "auto") if decision.allow else "denied",
+                      decided_by=decision.decided_by)
+        if not decision.allow:
+            reason = f" Reason: {decision.reason}" if decision.reason else ""
+            return finish("denied", f"The user denied this call to {tool.name}.{reason} Do not retry it; answer without it.",
+                          True, error="denied")
+        if decision.arguments is not None:
+            arguments = dict(decision.arguments)
+            record["arguments"] = arguments
+        self.emit(ev.ToolExecutionStarted(conv_id, call_id, tool.server, tool.name, arguments, call.dialect,
+                                          record["decision"], record["decided_by"]))
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            self.emit(ev.ToolExecutionProgressed(conv_id, call_id, done, total, message))
+
+        started = perf_counter()
+        outcome = await self.executor.call(tool, arguments, progress)
+        duration_ms = (perf_counter() - started) * 1000
+        earlier[key] = outcome
+        budget = int(max_context * self.config.tool_result_budget_fraction)
+        text = format_tool_result(tool.name, outcome.text, budget, _approx_tokens)
+        status = outcome.status if outcome.is_error else "ok"
+        record["result_chars"] = len(outcome.text)
+        return finish(status, text, not outcome.is_error, error=outcome.text[:2000] if outcome.is_error else None,
+                      duration_ms=duration_ms, full_result=outcome.text)
+
+
+def _approx_tokens(text: str) -> int:
+    return len(text) // 4
+
+
+def _loads_or_raw(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {"_raw": text}
+    return value if isinstance(value, dict) else {"_raw": value}
+
+
+def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | None:
+    """Small models often drop the server prefix: accept `read_file` for `files__read_file` when unique."""
+    matches = [t for full, t in by_name.items() if full.split("__", 1)[-1] == name]
+    return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,137 @@
+"""What the terminal commands (chat, ask) share: options, a stdin reader, an event printer."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import threading
+from typing import Any, TextIO
+
+from edgehost.cli.context import CliContext
+from edgehost.host import events as ev
+from edgehost.host.host import Host, HostOptions
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=["auto", "llamacpp", "rkllm", "openai"], default=None,
+                        help="model runtime (default: from settings and the board profile)")
+    parser.add_argument("--model", metavar="PATH", help="a .gguf or .rkllm model file")
+    parser.add_argument("--rkllm-lib", metavar="PATH", help="librkllmrt.so to use")
+
+
+def add_approval_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--yes", action="store_true", help="approve calls that are not destructive without asking")
+    group.add_argument("--yes-all", action="store_true", help="approve every call without asking (for scripts)")
+
+
+class LineReader:
+    """Reads stdin lines in a daemon thread, so the event loop never blocks and Ctrl-C still works."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stdin
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._thread: threading.Thread | None = None
+        self._wanted = threading.Semaphore(0)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _run(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+        while True:
+            self._wanted.acquire()
+            line = self._stream.readline()
+            loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n") if line else None)
+            if not line:
+                return
+
+    async def readline(self, prompt: str = "") -> str | None:
+        """The next line, or None at end of input."""
+        if self._queue is None:
+            self._loop = asyncio.get_running_loop()
+            self._queue = asyncio.Queue()
+            self._thread = threading.Thread(
+                target=self._run, args=(asyncio.get_running_loop(), self._queue), daemon=True, name="stdin"
+            )
+            self._thread.start()
+        if prompt:
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
+        self._wanted.release()
+        return await self._queue.get()
+
+    def blocking_readline(self, prompt: str = "") -> str:
+        """readline() for code running in another thread (the terminal approver); "" at end of input."""
+        if self._loop is None:
+            raise RuntimeError("LineReader.readline() must run once on the event loop first")
+        line = asyncio.run_coroutine_threadsafe(self.readline(prompt), self._loop).result()
+        return line or ""
+
+    def close(self) -> None:
+        self._queue = None
+
+
+class EventPrinter:
+    """Prints host events for a person: streamed text, `[MCP: calling …]` lines, errors."""
+
+    def __init__(self, out: TextIO, *, show_text: bool = True) -> None:
+        self.out = out
+        self.show_text = show_text
+        self.last_conversation: int | None = None
+        self._at_line_start = True
+
+    def _line(self, text: str) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+        self.out.write(text + "\n")
+        self.out.flush()
+        self._at_line_start = True
+
+    def end_turn(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._at_line_start = True
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.last_conversation = event.conversation_id
+            if self.show_text:
+                self.out.write(event.text)
+                self.out.flush()
+                self._at_line_start = event.text.endswith("\n")
+        elif isinstance(event, ev.ToolExecutionStarted):
+            self._line(f"[MCP: calling {event.tool} …]")
+        elif isinstance(event, ev.ToolExecutionProgressed):
+            total = f"/{event.total:g}" if event.total else ""
+            self._line(f"[MCP: progress {event.progress:g}{total}{' ' + event.message if event.message else ''}]")
+        elif isinstance(event, ev.ToolExecutionFinished):
+            detail = f" — {event.error.splitlines()[0]}" if event.error and event.status != "ok" else ""
+            again = " (repeated call)" if event.repeated else ""
+            self._line(f"[MCP: {event.tool} {event.status} in {event.duration_ms:.0f} ms{again}{detail}]")
+        elif isinstance(event, ev.TurnFailed):
+            self._line(f"error: {event.error}")
+        elif isinstance(event, ev.ModelStatusChanged) and event.status in ("failed", "crashed"):
+            self._line(f"model {event.status}: {event.detail}")
+        elif isinstance(event, ev.ServerStatusChanged) and event.status == "failed":
+            first = (event.error or "").splitlines()[0] if event.error else ""
+            print(f"[server {event.name} failed: {first}]", file=sys.stderr, flush=True)
+
+
+def host_for_cli(ctx: CliContext, *, reader: LineReader | None = None, **overrides: Any) -> Host:
+    """A Host configured from the command's options (--backend, --model, --yes ...)."""
+    from edgehost.agent.approval import auto_approver, cli_approver, with_timeout
+
+    args = ctx.args
+    yes, yes_all = getattr(args, "yes", False), getattr(args, "yes_all", False)
+    if yes or yes_all or reader is None:
+        approver = auto_approver(yes=yes, yes_all=yes_all)
+    else:
+        approver = cli_approver(read_line=reader.blocking_readline)
+    options = HostOptions(
+        backend_name=getattr(args, "backend", None),
+        model=getattr(args, "model", None),
+        rkllm_lib=getattr(args, "rkllm_lib", None),
+        approver=with_timeout(approver, ctx.settings.approval_timeout_s),
+        **overrides,
+    )
+    return Host(ctx.paths, ctx.settings, options, profile_override=ctx.profile_override)

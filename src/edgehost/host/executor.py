@@ -1,0 +1,53 @@
+"""The agent's ToolExecutor on top of the MCP ServerManager, and the catalog as ToolSpecs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgehost.agent.loop import ProgressFn, ToolOutcome
+from edgehost.agent.tools import ToolSpec
+from edgehost.mcp.config import ServersConfig
+from edgehost.mcp.errors import ServerUnavailable, ToolCallError, ToolTimeout
+from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.results import result_text
+
+# The whole result is kept (history caps what it stores); the agent cuts it to the model's budget.
+WHOLE_RESULT_CHARS = 8 * 1024 * 1024
+
+
+class ManagerExecutor:
+    def __init__(self, manager: ServerManager) -> None:
+        self.manager = manager
+
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any], progress: ProgressFn) -> ToolOutcome:
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress(done, total, message)
+
+        try:
+            result = await self.manager.call_tool(tool.name, arguments, progress=on_progress)
+        except ToolTimeout as exc:
+            return ToolOutcome(str(exc), is_error=True, status="timeout")
+        except ServerUnavailable as exc:
+            return ToolOutcome(str(exc), is_error=True, status="error")
+        except ToolCallError as exc:
+            return ToolOutcome(str(exc), is_error=True, status="error")
+        text = result_text(result, WHOLE_RESULT_CHARS)
+        return ToolOutcome(text, is_error=bool(result.is_error), status="error" if result.is_error else "ok")
+
+
+def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
+    """Every tool of the catalog (enabled or not) as the agent sees it."""
+    trusted = {s.name for s in config.servers if s.trusted or s.builtin}
+    return [
+        ToolSpec(
+            name=entry.name,
+            server=entry.server,
+            description=entry.description,
+            input_schema=entry.input_schema,
+            annotations=entry.annotations,
+            title=entry.title,
+            enabled=entry.enabled,
+            trusted_server=entry.server in trusted,
+        )
+        for entry in manager.catalog.tools
+    ]

@@ -1,0 +1,393 @@
+"""The Host: builds everything from settings and is the one object the GUI and the CLI drive.
+
+A small command surface (start, submit, cancel, resolve_approval, set_*_enabled, ...) and typed
+events out (edgehost.host.events). Turns run one at a time; a model crash or a dead server fails a
+turn or a call, never the host, and never loses the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from time import monotonic
+from typing import Any
+
+from edgehost.agent.approval import (
+    ApprovalDecision,
+    ApprovalPolicy,
+    ApprovalRequest,
+    Approver,
+    PendingApprovals,
+    with_timeout,
+)
+from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.tools import ToolSpec
+from edgehost.host import events as ev
+from edgehost.host.executor import ManagerExecutor, tool_specs
+from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
+from edgehost.mcp import manager as mcp_manager
+from edgehost.mcp.client_features import ClientFeatures
+from edgehost.mcp.config import ServersConfig, load_servers_config
+from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.results import block_text
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+from edgehost.store import Store, redactor
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[Any], None]
+
+CHECKPOINT_INTERVAL_S = 1.0  # a kill loses at most this much of the answer being generated
+CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this we stop waiting for it
+
+
+@dataclass
+class HostOptions:
+    """What a caller can inject instead of what settings would build (tests, CLI flags)."""
+
+    backend: Backend | None = None
+    backend_name: str | None = None  # auto | llamacpp | rkllm | openai
+    model: str | None = None
+    rkllm_lib: str | None = None
+    approver: Approver | None = None  # None = ApprovalRequested events answered by resolve_approval
+    features: ClientFeatures | None = None  # elicitation / sampling handlers (GUI dialogs)
+    servers: ServersConfig | None = None
+    only_servers: Sequence[str] | None = None  # connect just these (CLI commands)
+    with_servers: bool = True
+    with_model: bool = True
+    agent: AgentConfig = field(default_factory=AgentConfig)
+
+
+class Host:
+    def __init__(
+        self,
+        paths: Paths,
+        settings: Settings,
+        options: HostOptions | None = None,
+        profile_override: str | None = None,
+    ) -> None:
+        self.paths = paths.ensure()
+        self.settings = settings
+        self.options = options or HostOptions()
+        self.profile_override = profile_override
+        self._listeners: list[Listener] = []
+        self._turn_lock = asyncio.Lock()
+        self._turn_task: asyncio.Task[Any] | None = None
+        self.approvals = PendingApprovals(on_request=None)
+        self._conversations: dict[int, Conversation] = {}
+        self._partial: dict[int, tuple[int, str, float]] = {}  # conversation -> (message id, text, saved)
+        self._running: dict[str, int] = {}  # call id -> execution id
+        self._model_task: asyncio.Task[Any] | None = None
+        self.backend: Backend | None = self.options.backend
+        self.model_status = ev.ModelStatusChanged("loading", self.options.backend_name or settings.backend, "")
+        self.profile: Any = None
+        self.servers_config = ServersConfig()
+        self.manager: ServerManager | None = None
+        self.store: Store | None = None
+        self.policy = ApprovalPolicy()
+        self.runner: TurnRunner | None = None
+
+    # ----------------------------------------------------------------- events
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def emit(self, event: Any) -> None:
+        if isinstance(event, ev.ModelStatusChanged):
+            self.model_status = event
+        self._record(event)
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a faulty listener must not break a turn
+                log.exception("event listener failed on %s", type(event).__name__)
+
+    # -------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Open the store, start the servers (concurrently) and load the model in the background.
+
+        Raises ConfigError when the servers config cannot be parsed at all (a bad server entry
+        only marks that server failed).
+        """
+        from edgehost.boards import current_profile
+
+        self.profile = current_profile(self.profile_override)
+        self.servers_config = self.options.servers or load_servers_config(self.paths)
+        self.store = Store.open(self.paths.history_db, redact=redactor(self.servers_config.secret_values()))
+        self.policy = ApprovalPolicy.from_config(self.servers_config.approval, store=self.store.approval_rules)
+        self.manager = ServerManager(
+            self.servers_config,
+            self.settings,
+            features=self.options.features,
+            on_settings_changed=lambda _settings: self.save_settings(),
+            only=self.options.only_servers,
+        )
+        self.manager.add_listener(self._on_manager_event)
+        if self.options.with_servers:
+            await self.manager.start()
+        if self.options.with_model:
+            self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
+
+    async def aclose(self) -> None:
+        """Stop the turn, deny pending approvals, stop the servers and the model process."""
+        self.approvals.shutdown()
+        await self.cancel()
+        if self._model_task is not None and not self._model_task.done():
+            self._model_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._model_task
+        if self.manager is not None:
+            await self.manager.aclose()
+        if self.backend is not None:
+            with contextlib.suppress(Exception):
+                await self.backend.close()
+        if self.store is not None:
+            self.store.close()
+
+    def save_settings(self) -> None:
+        self.settings.save(self.paths.settings_file)
+
+    async def _load_model(self) -> None:
+        try:
+            if self.backend is None:
+                from edgehost.llm.factory import create_backend
+
+                self.backend, _skipped = create_backend(
+                    self.settings,
+                    self.profile,
+                    self.paths,
+                    backend=self.options.backend_name or self.settings.backend,
+                    model=self.options.model or self.settings.model,
+                    rkllm_lib=self.options.rkllm_lib or self.settings.rkllm_lib,
+                )
+            name = self.backend.capabilities.backend
+            self.emit(ev.ModelStatusChanged("loading", name, ""))
+            info = await self.backend.load()
+        except BackendError as exc:
+            backend = self.backend.capabilities.backend if self.backend else (self.options.backend_name or "")
+            self.emit(ev.ModelStatusChanged("failed", backend, "", str(exc)))
+            return
+        caps = self.backend.capabilities
+        self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, "", caps.max_context))
+
+    async def wait_model(self, timeout: float = 600.0) -> Backend:  # noqa: ASYNC109 - a bound on a model load
+        """Wait until the model is loaded. Raises BackendError if it failed to load."""
+        if self._model_task is None:
+            self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
+        await asyncio.wait_for(asyncio.shield(self._model_task), timeout)
+        if self.backend is None or self.model_status.status != "ready":
+            raise BackendError(self.model_status.detail or "the model is not loaded")
+        return self.backend
+
+    async def switch_model(self, backend_name: str | None = None, model: str | None = None) -> None:
+        """Load another backend or model (the GUI's switcher); the conversation stays."""
+        async with self._turn_lock:
+            if self.backend is not None:
+                await self.backend.close()
+            self.backend, self.runner = None, None
+            self.options.backend, self.options.backend_name, self.options.model = None, backend_name, model
+            self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
+
+    # ------------------------------------------------------------------ tools
+    def _manager(self) -> ServerManager:
+        if self.manager is None:
+            raise RuntimeError("Host.start() has not run")
+        return self.manager
+
+    def tools(self) -> list[ToolSpec]:
+        return tool_specs(self.manager, self.servers_config) if self.manager is not None else []
+
+    def set_server_enabled(self, name: str, enabled: bool) -> None:
+        self._manager().set_server_enabled(name, enabled)
+
+    def set_tool_enabled(self, namespaced: str, enabled: bool) -> None:
+        self._manager().set_tool_enabled(namespaced, enabled)
+
+    def restart_server(self, name: str) -> None:
+        self._manager().restart(name)
+
+    def server_instructions(self) -> dict[str, str]:
+        return {s.name: s.instructions for s in self._manager().statuses() if s.instructions}
+
+    async def read_resource_text(self, uri: str) -> str:
+        """A resource's contents as text (to attach to a message). Raises ToolCallError."""
+        result = await self._manager().read_resource(uri)
+        return "\n".join(getattr(c, "text", None) or f"[binary {getattr(c, 'mime_type', '')}]" for c in result.contents)
+
+    async def prompt_text(self, name: str, arguments: dict[str, str]) -> str:
+        """An MCP prompt rendered to the text the user sends. Raises ToolCallError."""
+        result = await self._manager().get_prompt(name, arguments)
+        return "\n\n".join(block_text(m.content) for m in result.messages)
+
+    def _on_manager_event(self, event: mcp_manager.ManagerEvent) -> None:
+        if isinstance(event, mcp_manager.ServerStatusChanged):
+            state = self._manager().status(event.name)
+            self.emit(ev.ServerStatusChanged(event.name, event.status.value, event.error, state.tools))
+        elif isinstance(event, mcp_manager.CatalogChanged):
+            self.emit(ev.CatalogChanged())
+
+    # ---------------------------------------------------------- conversations
+    def _store(self) -> Store:
+        if self.store is None:
+            raise RuntimeError("Host.start() has not run")
+        return self.store
+
+    def new_conversation(self, title: str = "New conversation") -> int:
+        conv_id = self._store().create_conversation(title)
+        self._conversations[conv_id] = Conversation(conv_id)
+        self.emit(ev.ConversationsChanged())
+        return conv_id
+
+    def conversation(self, conv_id: int) -> Conversation:
+        """The model's view of a conversation, reloaded from the history when not in memory."""
+        if conv_id not in self._conversations:
+            messages = [ChatMessage(m.role, m.content, m.name) for m in self._store().list_messages(conv_id)]
+            self._conversations[conv_id] = Conversation(conv_id, messages)
+        return self._conversations[conv_id]
+
+    def forget_conversation(self, conv_id: int) -> None:
+        self._conversations.pop(conv_id, None)
+        self.policy.forget_conversation(conv_id)
+
+    # ------------------------------------------------------------------ turns
+    async def submit(
+        self,
+        text: str,
+        conversation_id: int | None = None,
+        *,
+        pinned_tool: str | None = None,
+        attachments: Sequence[str] = (),
+    ) -> ev.TurnCompleted | None:
+        """Run one turn; return its TurnCompleted, or None when it failed (TurnFailed was emitted)
+        or was cancelled. Turns are serialised; cancel() ends the running one."""
+        async with self._turn_lock:
+            conv_id = conversation_id if conversation_id is not None else self.new_conversation(_title(text))
+            conversation = self.conversation(conv_id)
+            self._turn_task = asyncio.current_task()
+            try:
+                backend = await self.wait_model()
+                return await self._runner(backend).run(
+                    conversation,
+                    text,
+                    self.tools(),
+                    server_instructions=self.server_instructions(),
+                    pinned_tool=pinned_tool,
+                    attachments=attachments,
+                )
+            except asyncio.CancelledError:
+                return None
+            except BackendError as exc:
+                self.emit(ev.TurnFailed(conv_id, str(exc)))
+                if isinstance(exc, BackendCrashed):
+                    name = self.backend.capabilities.backend if self.backend else ""
+                    self.emit(ev.ModelStatusChanged("crashed", name, "", str(exc)))
+                    self.emit(ev.ModelStatusChanged("ready", name, self.model_status.model, "restarts on the next turn"))
+                return None
+            finally:
+                self._turn_task = None
+                self._finish_partial(conv_id)
+
+    def start_turn(self, text: str, conversation_id: int | None = None, **kwargs: Any) -> asyncio.Task[Any]:
+        """submit() as a task (the GUI's way): events report progress, cancel() stops it."""
+        return asyncio.create_task(self.submit(text, conversation_id, **kwargs), name="edgehost-turn")
+
+    async def cancel(self) -> None:
+        """Stop the running turn: generation and tool calls in flight; what was produced is kept."""
+        task = self._turn_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(task), CANCEL_WAIT_S)
+
+    def _runner(self, backend: Backend) -> TurnRunner:
+        if self.runner is None or self.runner.backend is not backend:
+            grammar = None
+            if backend.capabilities.supports_grammar:
+                from edgehost.agent.grammar import tool_call_grammar
+
+                grammar = tool_call_grammar
+            approver = self.options.approver or with_timeout(self._ask_user, self.settings.approval_timeout_s)
+            self.runner = TurnRunner(
+                backend,
+                ManagerExecutor(self._manager()),
+                approver,
+                self.policy,
+                self.emit,
+                self.options.agent,
+                grammar_builder=grammar,
+            )
+        return self.runner
+
+    # -------------------------------------------------------------- approvals
+    async def _ask_user(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The GUI's approver: the ApprovalRequested event is out; resolve_approval answers."""
+        return await self.approvals.approver(request)
+
+    def resolve_approval(self, request_id: str, decision: ApprovalDecision) -> bool:
+        """Answer a pending approval; False when it is no longer pending (timed out, cancelled)."""
+        return self.approvals.resolve(request_id, decision)
+
+    # ---------------------------------------------------------------- history
+    def _record(self, event: Any) -> None:
+        """Commit each message as it completes, the partial answer at least once a second, and every
+        tool execution: a kill loses at most the last second of the answer being generated."""
+        store = self.store
+        if store is None:
+            return
+        if isinstance(event, ev.MessageAppended):
+            perf = event.perf.as_dict() if event.perf is not None else None
+            if event.role == "assistant" and event.conversation_id in self._partial:
+                self._finish_partial(event.conversation_id, event.content, perf)
+            else:
+                store.add_message(event.conversation_id, event.role, event.content, name=event.name, perf=perf)
+        elif isinstance(event, ev.TextDelta):
+            message_id, text, saved = self._partial.get(event.conversation_id, (0, "", 0.0))
+            if not message_id:
+                message_id = store.begin_message(event.conversation_id, "assistant")
+            text += event.text
+            if monotonic() - saved >= CHECKPOINT_INTERVAL_S:
+                store.update_partial(message_id, text)
+                saved = monotonic()
+            self._partial[event.conversation_id] = (message_id, text, saved)
+        elif isinstance(event, ev.ToolExecutionStarted):
+            self._running[event.call_id] = store.record_execution_started(
+                server=event.server, tool=event.tool, arguments=event.arguments,
+                conversation_id=event.conversation_id, dialect=event.dialect or None,
+                decision=event.decision, decided_by=event.decided_by,
+            )
+        elif isinstance(event, ev.ToolExecutionFinished):
+            execution_id = self._running.pop(event.call_id, None)
+            if execution_id is not None:
+                store.record_execution_finished(
+                    execution_id, status=event.status, result=event.full_result or event.result_text,
+                    error=event.error, duration_ms=event.duration_ms,
+                )
+            else:
+                store.record_execution(
+                    server=event.server, tool=event.tool, arguments=event.arguments, status=event.status,
+                    conversation_id=event.conversation_id, dialect=event.dialect or None, decision=event.decision,
+                    decided_by=event.decided_by, result=event.result_text, error=event.error,
+                    duration_ms=event.duration_ms, result_size=event.result_size,
+                )
+
+    def _finish_partial(self, conv_id: int, text: str | None = None, perf: dict[str, Any] | None = None) -> None:
+        partial = self._partial.pop(conv_id, None)
+        if partial is None or self.store is None:
+            return
+        message_id, streamed, _ = partial
+        self.store.complete_message(message_id, text if text is not None else streamed, perf)
+
+
+def _title(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "New conversation"
+    return line[:60] + ("…" if len(line) > 60 else "")
