@@ -28,7 +28,25 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# `serve` starts our built-in MCP servers: importing only its module keeps their start fast.
+FAST_COMMANDS = {"serve": "edgehost.cli.config_commands"}
+_GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile"}
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv (the first word that is not a global option or its value)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in _GLOBAL_OPTIONS_WITH_VALUE:
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edgehost",
         description="EdgeHost: an MCP host with an on-device LLM. Without a command, starts the desktop app.",
@@ -40,13 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick-ask", action="store_true", help="toggle the quick-ask window of the running app")
     parser.add_argument("--self-test", action="store_true", help="start the app offscreen, run a scripted turn, exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    fast = FAST_COMMANDS.get(_command_word(argv) or "")
+    parser = build_parser((fast,) if fast else COMMAND_MODULES)
     args = parser.parse_args(argv)
     ctx = CliContext(paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile)
     try:
@@ -56,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_app(ctx)
         handler = getattr(args, "handler", None)
         if handler is None:
-            parser.parse_args([*(argv or sys.argv[1:]), "--help"])
+            parser.parse_args([*argv, "--help"])
             return 2
         result = handler(ctx)
         if inspect.iscoroutine(result):
