@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -138,8 +139,12 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return sign * (1.0 - poly * np.exp(-a * a))
 
 
+# A Python float, not np.float64: numpy 2 would promote float32 activations to float64 (2-4x slower).
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    return 0.5 * x * (1.0 + _erf(x * _INV_SQRT2))
 
 
 class MiniLMEmbedder:
@@ -202,7 +207,7 @@ class MiniLMEmbedder:
             q = split_heads(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
             k = split_heads(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
             v = split_heads(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
-            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + attention_bias
+            scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head_dim)) + attention_bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             probs = scores / scores.sum(axis=-1, keepdims=True)
             context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, cfg.hidden)

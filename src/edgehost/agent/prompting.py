@@ -35,6 +35,7 @@ __all__ = [
     "render_tool_entry",
     "render_tools_section",
     "tool_result_message",
+    "tools_section_frame",
 ]
 
 DEFAULT_DIALECT = "bracket"
@@ -161,6 +162,16 @@ def render_tools_section(tools: Sequence[ToolSpec], dialect: str, *, template: s
         call_format=dialect_example(dialect, "TOOL_NAME", {"ARGUMENT": "VALUE"}),
         example=dialect_example(dialect, example.name, example_arguments(example)),
         tool_list="\n".join(render_tool_entry(t) for t in tools),
+    )
+    return text.strip()
+
+
+def tools_section_frame(dialect: str, *, template: str | None = None) -> str:
+    """The tools section without its tool lines (the example shows the generic call): what the
+    section costs besides the tools themselves. Raises ValueError for an unknown dialect."""
+    generic = dialect_example(dialect, "TOOL_NAME", {"ARGUMENT": "VALUE"})
+    text = Template(template if template is not None else load_template("tools.md")).safe_substitute(
+        call_format=generic, example=generic, tool_list=""
     )
     return text.strip()
 

@@ -14,6 +14,7 @@ blended in, when the model is installed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,7 +26,7 @@ import numpy as np
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import Embedder, EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
-from edgehost.agent.prompting import estimate_tokens, render_tool_entry
+from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -71,6 +72,10 @@ class ToolRanker(Protocol):
         """One relevance score per tool, in order; higher is better."""
         ...
 
+    def prepare(self, tools: Sequence[ToolSpec]) -> None:
+        """Do the per-tool work ahead of the first question (embed the tools); blocking."""
+        ...
+
 
 def lexical_document(tool: ToolSpec) -> list[str]:
     return [
@@ -95,6 +100,9 @@ class LexicalRanker:
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         raw = Bm25Index([lexical_document(t) for t in tools]).scores(terms(query))
         return [s / (s + LEXICAL_SATURATION) for s in raw]
+
+    def prepare(self, tools: Sequence[ToolSpec]) -> None:
+        return None  # indexing 100 tools takes about a millisecond: done per question
 
 
 class EmbeddingRanker:
@@ -121,6 +129,9 @@ class EmbeddingRanker:
                 self._cache[key] = vector
         return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
+    def prepare(self, tools: Sequence[ToolSpec]) -> None:
+        self.tool_vectors(tools)
+
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         if not tools:
             return []
@@ -141,6 +152,10 @@ class BlendedRanker:
         self.lexical = lexical or LexicalRanker()
         self.lexical_weight = lexical_weight
         self.name = f"{semantic.name}+{self.lexical.name}"
+
+    def prepare(self, tools: Sequence[ToolSpec]) -> None:
+        self.semantic.prepare(tools)
+        self.lexical.prepare(tools)
 
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         return [
@@ -233,6 +248,7 @@ def _choose(
     ranker: Callable[[], ToolRanker],
     margin: float,
     min_score: float,
+    frame_cost: int,
 ) -> Selection:
     names = [t.name for t in enabled]
 
@@ -242,6 +258,7 @@ def _choose(
         return Selection(chosen, changed, reason, sum(costs[i] for i in indices))
 
     total = sum(costs)
+    budget = max(budget - frame_cost, 0)
     if total <= budget:
         return result(
             range(len(enabled)),
@@ -283,16 +300,27 @@ def select_tools(
     ranker: ToolRanker | None = None,
     margin: float = DEFAULT_RESELECT_MARGIN,
     min_score: float = DEFAULT_RESELECT_MIN_SCORE,
+    dialect: str = DEFAULT_DIALECT,
 ) -> Selection:
-    """Choose the enabled tools to show for `query` within `budget_tokens` (see the module docstring).
+    """Choose the enabled tools to show for `query` so that the tools section (in `dialect`) stays
+    within `budget_tokens` (see the module docstring).
 
     `previous` is the conversation's current set (names), None for a new conversation. Without
-    `ranker` the lexical one is used (it needs no model).
+    `ranker` the lexical one is used (it needs no model). Raises ValueError for an unknown dialect.
     """
     enabled = [t for t in tools if t.enabled]
     costs = [count_tokens(render_tool_entry(t)) for t in enabled]
+    frame = count_tokens(tools_section_frame(dialect))
     return _choose(
-        query, enabled, costs, budget_tokens, previous, lambda: ranker or LexicalRanker(), margin, min_score
+        query,
+        enabled,
+        costs,
+        budget_tokens,
+        previous,
+        lambda: ranker or LexicalRanker(),
+        margin,
+        min_score,
+        frame,
     )
 
 
@@ -322,6 +350,12 @@ class ToolSelector:
             self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
         return self._ranker
 
+    async def prepare(self, tools: Sequence[ToolSpec]) -> None:
+        """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
+        does not wait for it. Call when the catalog changes; safe to skip."""
+        ranker = await self.ranker()
+        await asyncio.to_thread(ranker.prepare, [t for t in tools if t.enabled])
+
     async def select(
         self,
         query: str,
@@ -330,32 +364,34 @@ class ToolSelector:
         budget_tokens: int,
         count_tokens: AsyncCountTokensFn = estimate_tokens,
         previous: Sequence[str] | None = None,
+        dialect: str = DEFAULT_DIALECT,
     ) -> Selection:
         """Like select_tools; `count_tokens` may be async (a backend's tokenizer). Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
-        costs = []
-        for tool in enabled:
-            entry = render_tool_entry(tool)
-            if entry not in self._token_counts:
-                counted = count_tokens(entry)
-                self._token_counts[entry] = await counted if inspect.isawaitable(counted) else counted
-            costs.append(self._token_counts[entry])
-        if sum(costs) <= budget_tokens:
-            selection = _choose(
-                query, enabled, costs, budget_tokens, previous, LexicalRanker, self._margin, self._min_score
-            )
+
+        async def cost(text: str) -> int:
+            if text not in self._token_counts:
+                counted = count_tokens(text)
+                self._token_counts[text] = await counted if inspect.isawaitable(counted) else counted
+            return self._token_counts[text]
+
+        costs = [await cost(render_tool_entry(tool)) for tool in enabled]
+        frame = await cost(tools_section_frame(dialect))
+        choose = functools.partial(
+            _choose,
+            query,
+            enabled,
+            costs,
+            budget_tokens,
+            previous,
+            margin=self._margin,
+            min_score=self._min_score,
+            frame_cost=frame,
+        )
+        if sum(costs) + frame <= budget_tokens:
+            selection = choose(LexicalRanker)  # everything is shown: no ranking happens
         else:
             ranker = await self.ranker()
-            selection = await asyncio.to_thread(
-                _choose,
-                query,
-                enabled,
-                costs,
-                budget_tokens,
-                previous,
-                lambda: ranker,
-                self._margin,
-                self._min_score,
-            )
+            selection = await asyncio.to_thread(choose, lambda: ranker)
         self.last = selection
         return selection

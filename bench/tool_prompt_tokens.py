@@ -1,0 +1,123 @@
+"""Tokens of the tools section under the default budget, and how well the rankers pick tools.
+
+100 enabled tools: the 51 real tools of the reference servers (tests/fixtures/reference_tools.json)
+plus second instances of five of those servers, as a user running two filesystem or git servers has
+(49 more, renamed `projects__`, `work-git__`, `notes__`, `demo__`, `web__`). The context is 4096 tokens, so
+the default budget (a quarter) is 1024 tokens; tokens are the len/4 estimate the agent uses without
+a tokenizer. The question set (tests/fixtures/tool_queries/queries.json) runs over the 51 real tools.
+
+Prints:
+  RESULT tool_prompt_tokens <mean tokens of the tools section chosen for each question>
+  RESULT tool_prompt_tokens_all <tokens of the section with all 100 tools>
+  RESULT tool_prompt_tokens_ratio <selected / all>
+  RESULT selection_recall_at_5_bm25 <share of questions with a right tool in BM25's top 5>
+  RESULT selection_recall_at_5 <the same for the blended embedding + BM25 ranker>
+  RESULT query_embedding_ms <median time to embed one question (numpy MiniLM, CPU)>
+  RESULT bm25_ranking_ms <median time of one BM25 ranking of the 51 tools>
+  RESULT query_embedding_vs_bm25_ratio <query_embedding_ms / bm25_ranking_ms>
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from edgehost.agent.prompting import estimate_tokens, render_tools_section
+from edgehost.agent.selection import (
+    LexicalRanker,
+    ToolRanker,
+    default_tool_budget,
+    load_ranker,
+    rank_tools,
+    select_tools,
+)
+from edgehost.agent.tools import ToolSpec
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+CONTEXT = 4096
+SECOND_INSTANCES = {
+    "filesystem": "projects",
+    "git": "work-git",
+    "memory": "notes",
+    "everything": "demo",
+    "fetch": "web",
+}
+TIMING_ROUNDS = 25
+
+
+def reference_tools() -> list[ToolSpec]:
+    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
+    return [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
+
+
+def hundred_tools(real: list[ToolSpec]) -> list[ToolSpec]:
+    copies = [
+        replace(t, name=f"{SECOND_INSTANCES[t.server]}__{t.tool_name}", server=SECOND_INSTANCES[t.server])
+        for t in real
+        if t.server in SECOND_INSTANCES
+    ]
+    tools = [*real, *copies][:100]
+    if len(tools) != 100:
+        raise SystemExit(f"expected 100 tools, built {len(tools)}")
+    return tools
+
+
+def recall_at_5(ranker: ToolRanker, tools: list[ToolSpec], queries: list[dict]) -> float:
+    hits = sum(
+        bool({t.name for t in rank_tools(q["query"], tools, 5, ranker=ranker)} & set(q["tools"]))
+        for q in queries
+    )
+    return hits / len(queries)
+
+
+def median_ms(action, rounds: int = TIMING_ROUNDS) -> float:
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    real = reference_tools()
+    tools = hundred_tools(real)
+    queries = json.loads((FIXTURES / "tool_queries" / "queries.json").read_text(encoding="utf-8"))["queries"]
+    choice = load_ranker()
+    for reason in choice.reasons:
+        print(f"# {reason}")
+    blended = choice.ranker
+    lexical = LexicalRanker()
+
+    budget = default_tool_budget(CONTEXT)
+    all_tokens = estimate_tokens(render_tools_section(tools, "bracket"))
+    selected_tokens = [
+        estimate_tokens(
+            render_tools_section(select_tools(q["query"], tools, budget, ranker=blended).tools, "bracket")
+        )
+        for q in queries
+    ]
+    selected = statistics.mean(selected_tokens)
+    print(f"# context {CONTEXT}, budget {budget} tokens for the tool entries, ranker {blended.name}")
+    print(f"RESULT tool_prompt_tokens {selected:.0f}")
+    print(f"RESULT tool_prompt_tokens_all {all_tokens}")
+    print(f"RESULT tool_prompt_tokens_ratio {selected / all_tokens:.3f}")
+
+    print(f"RESULT selection_recall_at_5_bm25 {recall_at_5(lexical, real, queries):.3f}")
+    print(f"RESULT selection_recall_at_5 {recall_at_5(blended, real, queries):.3f}")
+
+    embedder = getattr(getattr(blended, "semantic", None), "embedder", None)
+    question = "keep in mind that my sister lives in Lyon"
+    bm25_ms = median_ms(lambda: lexical.scores(question, real))
+    print(f"RESULT bm25_ranking_ms {bm25_ms:.2f}")
+    if embedder is not None:
+        embed_ms = median_ms(lambda: embedder.embed([question]))
+        print(f"RESULT query_embedding_ms {embed_ms:.2f}")
+        print(f"RESULT query_embedding_vs_bm25_ratio {embed_ms / bm25_ms:.1f}")
+
+
+if __name__ == "__main__":
+    main()
