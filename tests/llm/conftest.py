@@ -33,7 +33,7 @@ def model_path() -> Path:
 @pytest.fixture
 async def llama_backend(model_path: Path, tmp_path: Path) -> AsyncIterator[WorkerBackend]:
     backend = WorkerBackend(
-        "llamacpp", {"model_path": str(model_path), "n_ctx": 2048, "threads": 2, "seed": 7}, log_dir=tmp_path
+        "llamacpp", {"model_path": str(model_path), "n_ctx": 2048, "threads": 1, "seed": 7}, log_dir=tmp_path
     )
     await backend.load()
     yield backend
@@ -64,7 +64,7 @@ def llama_server(model_path: Path) -> Iterator[str]:
             "--n_ctx",
             "2048",
             "--n_threads",
-            "2",
+            "1",
             "--verbose",
             "false",
         ],

@@ -22,9 +22,11 @@ from edgehost.llm.textstream import Utf8Assembler
 
 __all__ = ["LlamaCppEngine", "create_engine"]
 
-# Prompt tokens evaluated per llama.cpp call: small enough that a cancel during a long prefill is
-# seen within a fraction of a second on a 2-core machine, large enough to keep batching efficient.
-PREFILL_CHUNK = 128
+# The prompt is evaluated in slices of about this duration, so a cancel during a long prefill is
+# seen within ~0.1 s; the slice size in tokens follows the measured prefill speed.
+PREFILL_SLICE_S = 0.1
+PREFILL_FIRST_CHUNK = 32
+PREFILL_MIN_CHUNK = 8
 DEFAULT_CONTEXT = 4096
 DEFAULT_TEMPERATURE = 0.7
 
@@ -240,10 +242,14 @@ class LlamaCppEngine:
         if reuse > 0 and not llama._ctx.kv_cache_seq_rm(-1, reuse, -1):
             reuse = 0  # this model's memory cannot be truncated (recurrent): start over
         llama.n_tokens = reuse
-        for start in range(reuse, len(tokens), PREFILL_CHUNK):
-            if self._abort.is_set():
-                break
-            llama.eval(tokens[start : start + PREFILL_CHUNK])
+        start, chunk = reuse, PREFILL_FIRST_CHUNK
+        while start < len(tokens) and not self._abort.is_set():
+            batch = tokens[start : start + chunk]
+            began = time.perf_counter()
+            llama.eval(batch)
+            start += len(batch)
+            speed = len(batch) / max(time.perf_counter() - began, 1e-6)
+            chunk = max(PREFILL_MIN_CHUNK, min(int(llama.n_batch), int(speed * PREFILL_SLICE_S)))
         return reuse
 
 
