@@ -27,7 +27,9 @@ class Paths:
     explicit_config: Path | None = None
 
     @classmethod
-    def resolve(cls, config: str | os.PathLike[str] | None = None, data_dir: str | os.PathLike[str] | None = None) -> Paths:
+    def resolve(
+        cls, config: str | os.PathLike[str] | None = None, data_dir: str | os.PathLike[str] | None = None
+    ) -> Paths:
         data_dir = data_dir or os.environ.get("EDGEHOST_DATA_DIR")
         explicit = Path(config).expanduser().resolve() if config else None
         if data_dir:

@@ -26,7 +26,12 @@ from edgehost.agent.detector import (
     closing_marker,
     opening_marker,
 )
-from edgehost.agent.prompting import build_system_prompt, choose_dialect, format_tool_result, tool_result_message
+from edgehost.agent.prompting import (
+    build_system_prompt,
+    choose_dialect,
+    format_tool_result,
+    tool_result_message,
+)
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
@@ -173,8 +178,12 @@ class TurnRunner:
             while True:
                 round_ = _Round()
                 await self._generate_round(
-                    conv_id, [ChatMessage("system", system), *conversation.messages], selection.tools, dialect,
-                    pinned, round_,
+                    conv_id,
+                    [ChatMessage("system", system), *conversation.messages],
+                    selection.tools,
+                    dialect,
+                    pinned,
+                    round_,
                 )
                 pinned = None
                 perf = _add_perf(perf, round_.perf)
@@ -188,10 +197,17 @@ class TurnRunner:
                 all_failed = True
                 for call in round_.calls:
                     if calls_made >= self.config.max_calls_per_turn:
-                        results.append((call.name, f"Error: the limit of {self.config.max_calls_per_turn} tool calls per turn is reached; answer with what you have."))
+                        results.append(
+                            (
+                                call.name,
+                                f"Error: the limit of {self.config.max_calls_per_turn} tool calls per turn is reached; answer with what you have.",
+                            )
+                        )
                         continue
                     calls_made += 1
-                    name, text, ok, record = await self._handle_call(conv_id, call, by_name, earlier, max_context)
+                    name, text, ok, record = await self._handle_call(
+                        conv_id, call, by_name, earlier, max_context
+                    )
                     executions.append(record)
                     results.append((name, text))
                     all_failed = all_failed and not ok
@@ -204,7 +220,9 @@ class TurnRunner:
                         shown.append(note)
                         self.emit(ev.TextDelta(conv_id, note))
                         break
-                if calls_made >= self.config.max_calls_per_turn and all(r[1].startswith("Error: the limit") for r in results[-1:]):
+                if calls_made >= self.config.max_calls_per_turn and all(
+                    r[1].startswith("Error: the limit") for r in results[-1:]
+                ):
                     break
         except asyncio.CancelledError:
             cancelled = True
@@ -240,7 +258,11 @@ class TurnRunner:
         grammar: str | None = None
         if pinned is not None and use_grammar:
             grammar = self._grammar_builder(dialect, [pinned], pinned=True)  # type: ignore[misc]
-        openers = [opening_marker(dialect)] if use_grammar and dialect in GRAMMAR_DIALECTS and grammar is None else []
+        openers = (
+            [opening_marker(dialect)]
+            if use_grammar and dialect in GRAMMAR_DIALECTS and grammar is None
+            else []
+        )
         continuation = ""
         while True:
             request = GenerationRequest(
@@ -256,8 +278,14 @@ class TurnRunner:
                     round_.raw += item.text
                     self._feed(conv_id, detector, item.text, round_)
                 elif isinstance(item, NativeToolCall):
-                    arguments = item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
-                    round_.calls.append(ToolCallParsed(item.name, arguments, json.dumps(arguments), "native", len(round_.calls)))
+                    arguments = (
+                        item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
+                    )
+                    round_.calls.append(
+                        ToolCallParsed(
+                            item.name, arguments, json.dumps(arguments), "native", len(round_.calls)
+                        )
+                    )
                 elif isinstance(item, GenerationFinished):
                     finished = item
             assert finished is not None
@@ -274,8 +302,8 @@ class TurnRunner:
                     openers = []
                     continue
             break
-        for item in detector.finish():
-            self._record(conv_id, item, round_)
+        for leftover in detector.finish():
+            self._record(conv_id, leftover, round_)
 
     def _feed(self, conv_id: int, detector: ToolCallDetector, text: str, round_: _Round) -> None:
         for item in detector.feed(text):
@@ -289,9 +317,13 @@ class TurnRunner:
         elif isinstance(item, ToolCallParsed):
             round_.calls.append(item)
         elif isinstance(item, ToolCallIncomplete):
-            round_.problems.append(f"Error: your tool call was cut off before its closing marker ({item.reason}). Send the whole call again.")
+            round_.problems.append(
+                f"Error: your tool call was cut off before its closing marker ({item.reason}). Send the whole call again."
+            )
         elif isinstance(item, ToolCallMalformed):
-            round_.problems.append(f"Error: your tool call could not be read: {item.error}. Use the exact format shown.")
+            round_.problems.append(
+                f"Error: your tool call could not be read: {item.error}. Use the exact format shown."
+            )
 
     async def _handle_call(
         self,
@@ -307,36 +339,73 @@ class TurnRunner:
         record: dict[str, Any] = {"tool": call.name, "arguments": call.arguments, "dialect": call.dialect}
         tool = by_name.get(call.name) or _match_unqualified(call.name, by_name)
 
-        def finish(status: str, text: str, ok: bool, *, error: str | None = None, duration_ms: float = 0.0,
-                   repeated: bool = False, full_result: str = "") -> tuple[str, str, bool, dict[str, Any]]:
+        def finish(
+            status: str,
+            text: str,
+            ok: bool,
+            *,
+            error: str | None = None,
+            duration_ms: float = 0.0,
+            repeated: bool = False,
+            full_result: str = "",
+        ) -> tuple[str, str, bool, dict[str, Any]]:
             record.update(status=status, duration_ms=round(duration_ms, 2))
-            self.emit(ev.ToolExecutionFinished(
-                conv_id, call_id, record["tool"], status, text, duration_ms, error, repeated,
-                server=tool.server if tool is not None else "", arguments=dict(record["arguments"]),
-                dialect=call.dialect, decision=record.get("decision"), decided_by=record.get("decided_by"),
-                result_size=record.get("result_chars", 0), full_result=full_result,
-            ))
+            self.emit(
+                ev.ToolExecutionFinished(
+                    conv_id,
+                    call_id,
+                    record["tool"],
+                    status,
+                    text,
+                    duration_ms,
+                    error,
+                    repeated,
+                    server=tool.server if tool is not None else "",
+                    arguments=dict(record["arguments"]),
+                    dialect=call.dialect,
+                    decision=record.get("decision"),
+                    decided_by=record.get("decided_by"),
+                    result_size=record.get("result_chars", 0),
+                    full_result=full_result,
+                )
+            )
             return record["tool"], text, ok, record
 
         enabled_names = sorted(name for name, t in by_name.items() if t.enabled)
         if tool is None:
-            return finish("invalid", f"Error: there is no tool named {call.name!r}. Valid tools: {', '.join(enabled_names)}.", False,
-                          error="unknown tool")
+            return finish(
+                "invalid",
+                f"Error: there is no tool named {call.name!r}. Valid tools: {', '.join(enabled_names)}.",
+                False,
+                error="unknown tool",
+            )
         record["tool"] = tool.name
         if not tool.enabled:
-            return finish("invalid", f"Error: the tool {tool.name!r} is disabled by the user. Valid tools: {', '.join(enabled_names)}.",
-                          False, error="disabled tool")
+            return finish(
+                "invalid",
+                f"Error: the tool {tool.name!r} is disabled by the user. Valid tools: {', '.join(enabled_names)}.",
+                False,
+                error="disabled tool",
+            )
         arguments = coerce_arguments(dict(call.arguments), tool.input_schema)
         problems = validate_arguments(arguments, tool.input_schema)
         if problems:
             fields = ", ".join(sorted((tool.input_schema.get("properties") or {}).keys())) or "none"
-            return finish("invalid", f"Error: invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
-                          False, error="invalid arguments")
+            return finish(
+                "invalid",
+                f"Error: invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
+                False,
+                error="invalid arguments",
+            )
         key = tool.name + json.dumps(arguments, sort_keys=True, default=str)
         if key in earlier:
             previous = earlier[key]
-            return finish(previous.status, f"(Same call as before in this turn; its result again:)\n{previous.text}",
-                          not previous.is_error, repeated=True)
+            return finish(
+                previous.status,
+                f"(Same call as before in this turn; its result again:)\n{previous.text}",
+                not previous.is_error,
+                repeated=True,
+            )
         verdict = self.policy.evaluate(tool, arguments, conv_id)
         decision: ApprovalDecision
         if verdict.action == "allow":
@@ -344,6 +413,7 @@ class TurnRunner:
         elif verdict.action == "deny":
             decision = ApprovalDecision(allow=False, reason=verdict.reason, decided_by=verdict.decided_by)
         else:
+            assert verdict.request is not None  # an "ask" verdict always carries its request
             request = replace(verdict.request, id=f"{conv_id}:{call_id}")
             self.emit(ev.ApprovalRequested(request))
             try:
@@ -353,17 +423,33 @@ class TurnRunner:
             self.emit(ev.ApprovalResolved(request.id, decision.allow, decision.decided_by))
             self.policy.remember(request, decision)
         asked = verdict.action == "ask"
-        record.update(decision=("allowed" if asked else "auto") if decision.allow else "denied",
-                      decided_by=decision.decided_by)
+        record.update(
+            decision=("allowed" if asked else "auto") if decision.allow else "denied",
+            decided_by=decision.decided_by,
+        )
         if not decision.allow:
             reason = f" Reason: {decision.reason}" if decision.reason else ""
-            return finish("denied", f"The user denied this call to {tool.name}.{reason} Do not retry it; answer without it.",
-                          True, error="denied")
+            return finish(
+                "denied",
+                f"The user denied this call to {tool.name}.{reason} Do not retry it; answer without it.",
+                True,
+                error="denied",
+            )
         if decision.arguments is not None:
             arguments = dict(decision.arguments)
             record["arguments"] = arguments
-        self.emit(ev.ToolExecutionStarted(conv_id, call_id, tool.server, tool.name, arguments, call.dialect,
-                                          record["decision"], record["decided_by"]))
+        self.emit(
+            ev.ToolExecutionStarted(
+                conv_id,
+                call_id,
+                tool.server,
+                tool.name,
+                arguments,
+                call.dialect,
+                record["decision"],
+                record["decided_by"],
+            )
+        )
 
         def progress(done: float, total: float | None, message: str | None) -> None:
             self.emit(ev.ToolExecutionProgressed(conv_id, call_id, done, total, message))
@@ -376,8 +462,14 @@ class TurnRunner:
         text = format_tool_result(tool.name, outcome.text, budget, _approx_tokens)
         status = outcome.status if outcome.is_error else "ok"
         record["result_chars"] = len(outcome.text)
-        return finish(status, text, not outcome.is_error, error=outcome.text[:2000] if outcome.is_error else None,
-                      duration_ms=duration_ms, full_result=outcome.text)
+        return finish(
+            status,
+            text,
+            not outcome.is_error,
+            error=outcome.text[:2000] if outcome.is_error else None,
+            duration_ms=duration_ms,
+            full_result=outcome.text,
+        )
 
 
 def _approx_tokens(text: str) -> int:

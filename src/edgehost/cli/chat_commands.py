@@ -10,7 +10,13 @@ import sys
 from typing import Any
 
 from edgehost.cli.context import CliContext
-from edgehost.cli.terminal import EventPrinter, LineReader, add_model_options, add_approval_options, host_for_cli
+from edgehost.cli.terminal import (
+    EventPrinter,
+    LineReader,
+    add_approval_options,
+    add_model_options,
+    host_for_cli,
+)
 from edgehost.host import events as ev
 
 HELP = """commands:
@@ -73,10 +79,15 @@ async def run_chat(ctx: CliContext) -> int:
                 elif command == "/tools":
                     for tool in host.tools():
                         mark = " " if tool.enabled else "x"
-                        print(f" [{mark}] {tool.name}: {tool.description.splitlines()[0] if tool.description else ''}")
+                        print(
+                            f" [{mark}] {tool.name}: {tool.description.splitlines()[0] if tool.description else ''}"
+                        )
                 elif command == "/servers":
-                    for status in host.manager.statuses():
-                        print(f" {status.name}: {status.status}" + (f" — {status.error}" if status.error else ""))
+                    for status in host.server_states():
+                        print(
+                            f" {status.name}: {status.status}"
+                            + (f" — {status.error}" if status.error else "")
+                        )
                 elif command == "/tool":
                     pinned = rest.strip() or None
                     print(f"(next turn calls {pinned})" if pinned else "(no tool pinned)")
@@ -93,8 +104,8 @@ async def run_chat(ctx: CliContext) -> int:
                 elif command == "/history":
                     if conversation is None:
                         print("(nothing yet)")
-                    for row in host.store.list_executions(conversation_id=conversation) if conversation else []:
-                        print(f" {row['started']} {row['tool']} {row['status']} {row['duration_ms']:.0f} ms")
+                    for row in host.executions(conversation) if conversation else []:
+                        print(f" {row.tool} {row.status} {row.duration_ms or 0:.0f} ms")
                 else:
                     print(f"unknown command {command}; /help lists them")
                 if command != "/prompt":

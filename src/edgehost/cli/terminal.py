@@ -14,16 +14,24 @@ from edgehost.host.host import Host, HostOptions
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=["auto", "llamacpp", "rkllm", "openai"], default=None,
-                        help="model runtime (default: from settings and the board profile)")
+    parser.add_argument(
+        "--backend",
+        choices=["auto", "llamacpp", "rkllm", "openai"],
+        default=None,
+        help="model runtime (default: from settings and the board profile)",
+    )
     parser.add_argument("--model", metavar="PATH", help="a .gguf or .rkllm model file")
     parser.add_argument("--rkllm-lib", metavar="PATH", help="librkllmrt.so to use")
 
 
 def add_approval_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--yes", action="store_true", help="approve calls that are not destructive without asking")
-    group.add_argument("--yes-all", action="store_true", help="approve every call without asking (for scripts)")
+    group.add_argument(
+        "--yes", action="store_true", help="approve calls that are not destructive without asking"
+    )
+    group.add_argument(
+        "--yes-all", action="store_true", help="approve every call without asking (for scripts)"
+    )
 
 
 class LineReader:
@@ -103,7 +111,9 @@ class EventPrinter:
             self._line(f"[MCP: calling {event.tool} …]")
         elif isinstance(event, ev.ToolExecutionProgressed):
             total = f"/{event.total:g}" if event.total else ""
-            self._line(f"[MCP: progress {event.progress:g}{total}{' ' + event.message if event.message else ''}]")
+            self._line(
+                f"[MCP: progress {event.progress:g}{total}{' ' + event.message if event.message else ''}]"
+            )
         elif isinstance(event, ev.ToolExecutionFinished):
             detail = f" — {event.error.splitlines()[0]}" if event.error and event.status != "ok" else ""
             again = " (repeated call)" if event.repeated else ""

@@ -20,8 +20,10 @@ class ManagerExecutor:
         self.manager = manager
 
     async def call(self, tool: ToolSpec, arguments: dict[str, Any], progress: ProgressFn) -> ToolOutcome:
-        async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            progress(done, total, message)
+        report = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            report(progress, total, message)
 
         try:
             result = await self.manager.call_tool(tool.name, arguments, progress=on_progress)

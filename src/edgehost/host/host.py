@@ -83,7 +83,9 @@ class Host:
         self._running: dict[str, int] = {}  # call id -> execution id
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
-        self.model_status = ev.ModelStatusChanged("loading", self.options.backend_name or settings.backend, "")
+        self.model_status = ev.ModelStatusChanged(
+            "loading", self.options.backend_name or settings.backend, ""
+        )
         self.profile: Any = None
         self.servers_config = ServersConfig()
         self.manager: ServerManager | None = None
@@ -124,7 +126,9 @@ class Host:
         self.profile = current_profile(self.profile_override)
         self.servers_config = self.options.servers or load_servers_config(self.paths)
         self.store = Store.open(self.paths.history_db, redact=redactor(self.servers_config.secret_values()))
-        self.policy = ApprovalPolicy.from_config(self.servers_config.approval, store=self.store.approval_rules)
+        self.policy = ApprovalPolicy.from_config(
+            self.servers_config.approval, store=self.store.approval_rules
+        )
         self.manager = ServerManager(
             self.servers_config,
             self.settings,
@@ -216,13 +220,19 @@ class Host:
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)
 
+    def server_states(self) -> list[Any]:
+        """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""
+        return self._manager().statuses() if self.manager is not None else []
+
     def server_instructions(self) -> dict[str, str]:
         return {s.name: s.instructions for s in self._manager().statuses() if s.instructions}
 
     async def read_resource_text(self, uri: str) -> str:
         """A resource's contents as text (to attach to a message). Raises ToolCallError."""
         result = await self._manager().read_resource(uri)
-        return "\n".join(getattr(c, "text", None) or f"[binary {getattr(c, 'mime_type', '')}]" for c in result.contents)
+        return "\n".join(
+            getattr(c, "text", None) or f"[binary {getattr(c, 'mime_type', '')}]" for c in result.contents
+        )
 
     async def prompt_text(self, name: str, arguments: dict[str, str]) -> str:
         """An MCP prompt rendered to the text the user sends. Raises ToolCallError."""
@@ -254,6 +264,10 @@ class Host:
             messages = [ChatMessage(m.role, m.content, m.name) for m in self._store().list_messages(conv_id)]
             self._conversations[conv_id] = Conversation(conv_id, messages)
         return self._conversations[conv_id]
+
+    def executions(self, conversation_id: int | None = None) -> list[Any]:
+        """Recorded tool executions, newest first (edgehost.store.Execution)."""
+        return self._store().list_executions(conversation_id=conversation_id)
 
     def forget_conversation(self, conv_id: int) -> None:
         self._conversations.pop(conv_id, None)
@@ -291,7 +305,11 @@ class Host:
                 if isinstance(exc, BackendCrashed):
                     name = self.backend.capabilities.backend if self.backend else ""
                     self.emit(ev.ModelStatusChanged("crashed", name, "", str(exc)))
-                    self.emit(ev.ModelStatusChanged("ready", name, self.model_status.model, "restarts on the next turn"))
+                    self.emit(
+                        ev.ModelStatusChanged(
+                            "ready", name, self.model_status.model, "restarts on the next turn"
+                        )
+                    )
                 return None
             finally:
                 self._turn_task = None
@@ -349,7 +367,9 @@ class Host:
             if event.role == "assistant" and event.conversation_id in self._partial:
                 self._finish_partial(event.conversation_id, event.content, perf)
             else:
-                store.add_message(event.conversation_id, event.role, event.content, name=event.name, perf=perf)
+                store.add_message(
+                    event.conversation_id, event.role, event.content, name=event.name, perf=perf
+                )
         elif isinstance(event, ev.TextDelta):
             message_id, text, saved = self._partial.get(event.conversation_id, (0, "", 0.0))
             if not message_id:
@@ -361,26 +381,43 @@ class Host:
             self._partial[event.conversation_id] = (message_id, text, saved)
         elif isinstance(event, ev.ToolExecutionStarted):
             self._running[event.call_id] = store.record_execution_started(
-                server=event.server, tool=event.tool, arguments=event.arguments,
-                conversation_id=event.conversation_id, dialect=event.dialect or None,
-                decision=event.decision, decided_by=event.decided_by,
+                server=event.server,
+                tool=event.tool,
+                arguments=event.arguments,
+                conversation_id=event.conversation_id,
+                dialect=event.dialect or None,
+                decision=event.decision,
+                decided_by=event.decided_by,
             )
         elif isinstance(event, ev.ToolExecutionFinished):
             execution_id = self._running.pop(event.call_id, None)
             if execution_id is not None:
                 store.record_execution_finished(
-                    execution_id, status=event.status, result=event.full_result or event.result_text,
-                    error=event.error, duration_ms=event.duration_ms,
+                    execution_id,
+                    status=event.status,
+                    result=event.full_result or event.result_text,
+                    error=event.error,
+                    duration_ms=event.duration_ms,
                 )
             else:
                 store.record_execution(
-                    server=event.server, tool=event.tool, arguments=event.arguments, status=event.status,
-                    conversation_id=event.conversation_id, dialect=event.dialect or None, decision=event.decision,
-                    decided_by=event.decided_by, result=event.result_text, error=event.error,
-                    duration_ms=event.duration_ms, result_size=event.result_size,
+                    server=event.server,
+                    tool=event.tool,
+                    arguments=event.arguments,
+                    status=event.status,
+                    conversation_id=event.conversation_id,
+                    dialect=event.dialect or None,
+                    decision=event.decision,
+                    decided_by=event.decided_by,
+                    result=event.result_text,
+                    error=event.error,
+                    duration_ms=event.duration_ms,
+                    result_size=event.result_size,
                 )
 
-    def _finish_partial(self, conv_id: int, text: str | None = None, perf: dict[str, Any] | None = None) -> None:
+    def _finish_partial(
+        self, conv_id: int, text: str | None = None, perf: dict[str, Any] | None = None
+    ) -> None:
         partial = self._partial.pop(conv_id, None)
         if partial is None or self.store is None:
             return

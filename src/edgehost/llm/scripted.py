@@ -38,7 +38,9 @@ class ScriptedBackend:
         self._default_reply = default_reply
         self._cancelled = asyncio.Event()
         self._capabilities = Capabilities(backend="scripted", max_context=max_context)
-        self._info = ModelInfo(path="", name="scripted", format="scripted", context_length=max_context, chat_template=True)
+        self._info = ModelInfo(
+            path="", name="scripted", format="scripted", context_length=max_context, chat_template=True
+        )
         self.requests: list[GenerationRequest] = []
 
     @property
@@ -82,8 +84,12 @@ class ScriptedBackend:
         elapsed = (perf_counter() - start) * 1000
         yield GenerationFinished(
             reason=reason,  # type: ignore[arg-type]
-            perf=Perf(prompt_tokens=prompt_tokens, generated_tokens=generated, decode_ms=elapsed,
-                      context_tokens=prompt_tokens + generated),
+            perf=Perf(
+                prompt_tokens=prompt_tokens,
+                generated_tokens=generated,
+                decode_ms=elapsed,
+                context_tokens=prompt_tokens + generated,
+            ),
             stop_sequence=stop_hit,
         )
 
