@@ -86,6 +86,7 @@ class Host:
         self.model_status = ev.ModelStatusChanged(
             "loading", self.options.backend_name or settings.backend, ""
         )
+        self.board: Any = None
         self.profile: Any = None
         self.servers_config = ServersConfig()
         self.manager: ServerManager | None = None
@@ -123,7 +124,7 @@ class Host:
         """
         from edgehost.boards import current_profile
 
-        self.profile = current_profile(self.profile_override)
+        self.board, self.profile = current_profile(self.profile_override or self.settings.profile)
         self.servers_config = self.options.servers or load_servers_config(self.paths)
         self.store = Store.open(self.paths.history_db, redact=redactor(self.servers_config.secret_values()))
         self.policy = ApprovalPolicy.from_config(
