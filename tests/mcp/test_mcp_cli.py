@@ -1,27 +1,72 @@
-"""`edgehost servers | tools | call | resources | read | prompts | prompt | probe`, run as the user runs them."""
+"""`edgehost servers | tools | call | resources | read | prompts | prompt`.
+
+One test runs the real `python -m edgehost` process; the others call the same entry point in-process
+(``edgehost.cli.main.main``), which saves an interpreter start per command on this slow machine.
+`probe` is exercised by the conformance tests.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from mcp_support import EVERYTHING, HOSTILE, node_binary, write_config
 from tests.conftest import peer_path
 
+from edgehost.cli.main import main
+
 # A CLI run starts Python, connects, lists and closes; bounded well above what it needs.
 CLI_TIMEOUT_S = 120
 
 
-def edgehost(data_dir: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edgehost", "--config", str(config), "--data-dir", str(data_dir), *args],
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def edgehost(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
+    def run(data_dir: Path, config: Path, *args: str) -> Run:
+        capsys.readouterr()
+        code = main(["--config", str(config), "--data-dir", str(data_dir), *args])
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def test_servers_json_in_a_real_process_shows_ready_and_failed_servers(data_dir: Path, config: Path) -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "edgehost",
+            "--config",
+            str(config),
+            "--data-dir",
+            str(data_dir),
+            "servers",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=CLI_TIMEOUT_S,
     )
+    assert completed.returncode == 0, completed.stderr
+    servers = {s["name"]: s for s in json.loads(completed.stdout)}
+    assert servers["hostile"]["status"] == "ready"
+    assert servers["hostile"]["tools"] >= 5
+    assert servers["broken"]["status"] == "failed"
+    assert "broken" in servers["broken"]["error"]
+    assert any("cannot open /dev/npu0" in line for line in servers["broken"]["stderrTail"])
+    assert servers["board"]["status"] == "disabled"
 
 
 @pytest.fixture
@@ -38,20 +83,9 @@ def config(data_dir: Path) -> Path:
     )
 
 
-def test_servers_json_shows_ready_and_failed_servers_with_the_error_and_stderr(
-    data_dir: Path, config: Path
+def test_tools_json_lists_namespaced_tools_of_one_server(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:
-    completed = edgehost(data_dir, config, "servers", "--json")
-    assert completed.returncode == 0, completed.stderr
-    servers = {s["name"]: s for s in json.loads(completed.stdout)}
-    assert servers["hostile"]["status"] == "ready"
-    assert servers["hostile"]["tools"] >= 5
-    assert servers["broken"]["status"] == "failed"
-    assert "broken" in servers["broken"]["error"]
-    assert any("cannot open /dev/npu0" in line for line in servers["broken"]["stderrTail"])
-
-
-def test_tools_json_lists_namespaced_tools_of_one_server(data_dir: Path, config: Path) -> None:
     completed = edgehost(data_dir, config, "tools", "--server", "everything", "--json")
     assert completed.returncode == 0, completed.stderr
     tools = json.loads(completed.stdout)
@@ -60,7 +94,9 @@ def test_tools_json_lists_namespaced_tools_of_one_server(data_dir: Path, config:
     assert echo["enabled"] is True and "description" in echo and "annotations" in echo
 
 
-def test_call_prints_content_and_saves_images(data_dir: Path, config: Path) -> None:
+def test_call_prints_content_and_saves_images(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
     completed = edgehost(data_dir, config, "call", "everything__get-tiny-image", "{}")
     assert completed.returncode == 0, completed.stderr
     saved = list((data_dir / "outputs").glob("*.png"))
@@ -68,7 +104,9 @@ def test_call_prints_content_and_saves_images(data_dir: Path, config: Path) -> N
     assert str(saved[0]) in completed.stdout
 
 
-def test_call_json_gives_content_structured_content_and_is_error(data_dir: Path, config: Path) -> None:
+def test_call_json_gives_content_structured_content_and_is_error(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
     completed = edgehost(data_dir, config, "call", "hostile__echo", '{"text": "hi"}', "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)
@@ -77,7 +115,9 @@ def test_call_json_gives_content_structured_content_and_is_error(data_dir: Path,
     assert "structuredContent" in result
 
 
-def test_call_exit_codes_say_what_went_wrong(data_dir: Path, config: Path) -> None:
+def test_call_exit_codes_say_what_went_wrong(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
     timeout = edgehost(data_dir, config, "call", "hostile__hang", "{}")
     assert timeout.returncode == 1 and "timed out" in timeout.stderr
     dead = edgehost(data_dir, config, "call", "hostile__die", '{"message": "goodbye"}')
@@ -90,7 +130,9 @@ def test_call_exit_codes_say_what_went_wrong(data_dir: Path, config: Path) -> No
     assert edgehost(data_dir, config, "call", "nobody__echo", "{}").returncode == 2
 
 
-def test_resources_read_prompts_and_prompt(data_dir: Path, config: Path) -> None:
+def test_resources_read_prompts_and_prompt(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
     listed = edgehost(data_dir, config, "resources", "--server", "everything", "--json")
     assert listed.returncode == 0, listed.stderr
     uri = next(r["uri"] for r in json.loads(listed.stdout) if r["kind"] == "resource")
@@ -102,12 +144,3 @@ def test_resources_read_prompts_and_prompt(data_dir: Path, config: Path) -> None
     got = edgehost(data_dir, config, "prompt", "everything__args-prompt", "city=Lyon")
     assert got.returncode == 0, got.stderr
     assert "Lyon" in got.stdout
-
-
-def test_probe_calls_every_tool_of_a_configured_server(data_dir: Path, config: Path) -> None:
-    completed = edgehost(data_dir, config, "probe", "--server", "everything", "--json")
-    report = json.loads(completed.stdout)
-    outcomes = {t["tool"]: t["outcome"] for t in report["tools"]}
-    assert outcomes["echo"] == "ok"
-    assert outcomes["get-sum"] == "ok"
-    assert report["server"]["status"] == "ready"

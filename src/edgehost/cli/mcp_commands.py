@@ -12,7 +12,8 @@ import logging
 import mimetypes
 import sys
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -95,9 +96,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 # --- shared -------------------------------------------------------------------------------------
 
 
-def _quiet_sdk_logs() -> None:
+@contextmanager
+def _quiet_sdk_logs() -> Iterator[None]:
     # The SDK logs every junk stdout line of a server with a traceback; the CLI reports servers its own way.
-    logging.getLogger("mcp").setLevel(logging.CRITICAL)
+    sdk_logger = logging.getLogger("mcp")
+    level = sdk_logger.level
+    sdk_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        sdk_logger.setLevel(level)
 
 
 def _load_config(ctx: CliContext) -> ServersConfig:
@@ -124,12 +132,15 @@ def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
     return max(matches, key=lambda s: len(s.name))
 
 
-async def _connected(ctx: CliContext, config: ServersConfig, only: Collection[str] | None) -> ServerManager:
-    _quiet_sdk_logs()
-    manager = ServerManager(config, ctx.settings, only=only, auto_restart=False)
-    await manager.start()
-    await manager.wait_ready(_CONNECT_WAIT_S)
-    return manager
+@asynccontextmanager
+async def _connected(
+    ctx: CliContext, config: ServersConfig, only: Collection[str] | None
+) -> AsyncIterator[ServerManager]:
+    """The servers ``only`` (all when None) connected, each settled (ready or failed); closed on exit."""
+    with _quiet_sdk_logs():
+        async with ServerManager(config, ctx.settings, only=only, auto_restart=False) as manager:
+            await manager.wait_ready(_CONNECT_WAIT_S)
+            yield manager
 
 
 def _require_ready(state: ServerState) -> None:
@@ -189,12 +200,9 @@ def _state_json(state: ServerState, tool_names: list[str]) -> dict[str, Any]:
 
 async def servers_command(ctx: CliContext) -> int:
     config = _load_config(ctx)
-    manager = await _connected(ctx, config, None)
-    try:
+    async with _connected(ctx, config, None) as manager:
         states = manager.statuses()
         catalog = manager.catalog
-    finally:
-        await manager.aclose()
     names = {s.name: [t.name for t in catalog.tools if t.server == s.name] for s in states}
     if ctx.args.json:
         print_json([_state_json(s, names[s.name]) for s in states])
@@ -250,12 +258,9 @@ async def tools_command(ctx: CliContext) -> int:
     config = _load_config(ctx)
     if ctx.args.top is not None and not ctx.args.query:
         raise UsageError("--top needs --query")
-    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
-    try:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         states = manager.statuses()
         tools: Sequence[ToolEntry] = manager.catalog.tools
-    finally:
-        await manager.aclose()
     if ctx.args.query:
         tools = _ranked(ctx.args.query, tools, ctx.args.top)
     if ctx.args.json:
@@ -285,8 +290,7 @@ async def call_command(ctx: CliContext) -> int:
     arguments = _parse_arguments(ctx.args.arguments)
     config = _load_config(ctx)
     server = _server_of(config, ctx.args.name)
-    manager = await _connected(ctx, config, [server.name])
-    try:
+    async with _connected(ctx, config, [server.name]) as manager:
         _require_ready(manager.status(server.name))
         try:
             result = await manager.call_tool(ctx.args.name, arguments, timeout=ctx.args.timeout)
@@ -295,8 +299,6 @@ async def call_command(ctx: CliContext) -> int:
             raise UsageError(
                 f"server {server.name!r} has no tool {ctx.args.name!r} (it has: {known})"
             ) from None
-    finally:
-        await manager.aclose()
     if ctx.args.json:
         print_json(result_json(result))
     else:
@@ -315,11 +317,8 @@ async def call_command(ctx: CliContext) -> int:
 
 async def resources_command(ctx: CliContext) -> int:
     config = _load_config(ctx)
-    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
-    try:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         catalog = manager.catalog
-    finally:
-        await manager.aclose()
     if ctx.args.json:
         print_json(
             [{"kind": "resource", **r.to_json()} for r in catalog.resources]
@@ -335,13 +334,10 @@ async def resources_command(ctx: CliContext) -> int:
 
 async def read_command(ctx: CliContext) -> int:
     config = _load_config(ctx)
-    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
-    try:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         if ctx.args.server:
             _require_ready(manager.status(ctx.args.server))
         result = await manager.read_resource(ctx.args.uri, server=ctx.args.server)
-    finally:
-        await manager.aclose()
     if ctx.args.json:
         print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
         return 0
@@ -356,11 +352,8 @@ async def read_command(ctx: CliContext) -> int:
 
 async def prompts_command(ctx: CliContext) -> int:
     config = _load_config(ctx)
-    manager = await _connected(ctx, config, _server_names(config, ctx.args.server))
-    try:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         prompts = manager.catalog.prompts
-    finally:
-        await manager.aclose()
     if ctx.args.json:
         print_json([p.to_json() for p in prompts])
         return 0
@@ -388,15 +381,12 @@ async def prompt_command(ctx: CliContext) -> int:
     arguments = _parse_pairs(ctx.args.pairs)
     config = _load_config(ctx)
     server = _server_of(config, ctx.args.name)
-    manager = await _connected(ctx, config, [server.name])
-    try:
+    async with _connected(ctx, config, [server.name]) as manager:
         _require_ready(manager.status(server.name))
         try:
             result = await manager.get_prompt(ctx.args.name, arguments)
         except UnknownPrompt as exc:
             raise UsageError(str(exc)) from None
-    finally:
-        await manager.aclose()
     if ctx.args.json:
         print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
         return 0
@@ -485,15 +475,12 @@ async def _probe_resources_and_prompts(
 async def probe_command(ctx: CliContext) -> int:
     config = _probe_target(ctx)
     name = config.servers[0].name
-    manager = await _connected(ctx, config, None)
-    try:
+    async with _connected(ctx, config, None) as manager:
         state = manager.status(name)
         _require_ready(state)
         tools = await _probe_tools(ctx, manager)
         resources, prompts = await _probe_resources_and_prompts(manager)
         state = manager.status(name)
-    finally:
-        await manager.aclose()
     report = {"server": _state_json(state, []), "tools": tools, "resources": resources, "prompts": prompts}
     if ctx.args.json:
         print_json(report)
