@@ -101,7 +101,7 @@ def main() -> None:
         for q in queries
     ]
     selected = statistics.mean(selected_tokens)
-    print(f"# context {CONTEXT}, budget {budget} tokens for the tool entries, ranker {blended.name}")
+    print(f"# context {CONTEXT}, budget {budget} tokens for the tools section, ranker {blended.name}")
     print(f"RESULT tool_prompt_tokens {selected:.0f}")
     print(f"RESULT tool_prompt_tokens_all {all_tokens}")
     print(f"RESULT tool_prompt_tokens_ratio {selected / all_tokens:.3f}")
