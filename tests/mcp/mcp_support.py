@@ -11,8 +11,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import anyio
@@ -95,6 +95,33 @@ def wait_for_line(process: subprocess.Popen[bytes], marker: bytes, seconds: floa
         ready, _, _ = select.select([process.stderr], [], [], remaining)
         if ready:
             seen += os.read(process.stderr.fileno(), 4096)
+
+
+@contextmanager
+def everything_on_a_port(
+    mode: str, ready_marker: bytes, path: str
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """server-everything in ``mode`` (streamableHttp / sse) on a free port; yields (endpoint URL, process)."""
+    script = peer_path(*EVERYTHING)
+    port = free_port()
+    process = subprocess.Popen(
+        [node_binary(), str(script), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_line(process, ready_marker, READY_TIMEOUT_S)
+        yield f"http://127.0.0.1:{port}{path}", process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
 
 
 def write_config(folder: Path, servers: dict[str, dict[str, object]]) -> Path:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import anyio
 import mcp_types as types
 import pytest
-from mcp_support import everything_stdio, running
+from mcp_support import everything_on_a_port, everything_stdio, running, wait_for
 
 from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.errors import ServerUnavailable
 from edgehost.mcp.supervisor import ServerStatus
 
 pytestmark = pytest.mark.peers
@@ -86,3 +88,15 @@ async def test_the_headless_defaults_decline_sampling_and_an_elicitation_without
         elicited = await manager.call_tool("everything__trigger-elicitation-request", {})
     assert sampled.is_error or "declined" in _text(sampled).lower()
     assert "declined" in _text(elicited).lower()
+
+
+async def test_a_streamable_http_server_that_dies_fails_the_next_call_at_once_and_is_retried() -> None:
+    with everything_on_a_port("streamableHttp", b"listening on port", "/mcp") as (url, process):
+        config = ServerConfig(name="everything", transport="http", url=url)
+        async with running(config) as manager:
+            process.kill()
+            process.wait()
+            with anyio.fail_after(1.0), pytest.raises(ServerUnavailable, match="'everything'"):
+                await manager.call_tool("everything__echo", {"message": "anyone?"})
+            await wait_for(manager, lambda: manager.status("everything").status is ServerStatus.FAILED)
+            assert "restarting" in (manager.status("everything").error or "")

@@ -75,6 +75,8 @@ class StderrPipe:
 
     async def drained(self, seconds: float) -> None:
         """Wait (at most ``seconds``) until the child's stderr reached end-of-file and was read."""
+        if self._read_fd is None:  # never opened: not a stdio server
+            return
         # Polled: the end is seen by a plain thread, which cannot set an event of whichever loop runs us.
         with anyio.move_on_after(seconds):
             while not self._finished.is_set():  # noqa: ASYNC110
