@@ -364,3 +364,25 @@ async def test_a_tool_result_claiming_approval_does_not_approve_the_next_destruc
     assert "approval granted" in finished[0].result_text
     assert [r.tool for r in asked] == ["notes__delete_all"]
     assert deleted == []
+
+
+def test_an_always_grant_survives_a_restart_in_the_history_database(reference, tmp_path):
+    from edgehost.store import Store
+
+    tool = reference["git__git_add"]
+    store = Store(tmp_path / "history.db")
+    try:
+        policy = ApprovalPolicy(store=store.approval_rules)
+        policy.remember(ask(policy, tool), ApprovalDecision(allow=True, scope="always", decided_by="user"))
+    finally:
+        store.close()
+    reopened = Store(tmp_path / "history.db")
+    try:
+        verdict = ApprovalPolicy(store=reopened.approval_rules).evaluate(tool, {}, 5)
+        assert (verdict.action, verdict.decided_by) == ("allow", "user")
+        assert (
+            ApprovalPolicy(store=reopened.approval_rules).evaluate(reference["git__git_commit"], {}, 5).action
+            == "ask"
+        )
+    finally:
+        reopened.close()

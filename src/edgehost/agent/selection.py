@@ -228,9 +228,7 @@ class Selection:
     tokens: int  # tokens of the chosen tools' entries
 
 
-def _greedy_fit(
-    tools: Sequence[ToolSpec], costs: Sequence[int], order: Sequence[int], budget: int
-) -> list[int]:
+def _greedy_fit(costs: Sequence[int], order: Sequence[int], budget: int) -> list[int]:
     chosen, used = [], 0
     for i in order:
         if used + costs[i] <= budget:
@@ -287,7 +285,7 @@ def _choose(
             )
     else:
         reason = f"{len(enabled)} enabled tools need {total} tokens > {budget}: ranked by {scorer.name}"
-    return result(_greedy_fit(enabled, costs, order, budget), reason)
+    return result(_greedy_fit(costs, order, budget), reason)
 
 
 def select_tools(
