@@ -6,6 +6,7 @@ import re
 
 import mcp_types as types
 
+from edgehost.mcp._stderr import LineRing
 from edgehost.mcp.catalog import ServerListing, build_catalog, namespace
 from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.results import result_text
@@ -88,3 +89,10 @@ def test_result_text_describes_binary_content_and_cuts_with_a_note() -> None:
     assert full.endswith("[image image/png, 3 bytes]")
     cut = result_text(result, 100)
     assert len(cut) <= 100 and "result cut" in cut
+
+
+def test_a_servers_secrets_never_reach_its_stderr_ring() -> None:
+    ring = LineRing(3, secrets={"s3cret-token"})
+    for line in ("one", "auth with s3cret-token failed", "three", "four"):
+        ring.append(line)
+    assert ring.tail() == ("auth with *** failed", "three", "four")

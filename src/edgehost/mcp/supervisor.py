@@ -29,7 +29,7 @@ from edgehost.mcp._stderr import LineRing, StderrPipe
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.catalog import ServerListing
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
-from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
 
 __all__ = ["ServerState", "ServerStatus", "ServerSupervisor"]
@@ -153,8 +153,9 @@ class ServerSupervisor:
         elif not enabled:
             self.status = ServerStatus.DISABLED
         self.listing = ServerListing()
-        self.stderr = LineRing(stderr_lines, secrets=config.secret_values())
-        self.log = LineRing(stderr_lines, secrets=config.secret_values())
+        self._secrets = config.secret_values()
+        self.stderr = LineRing(stderr_lines, secrets=self._secrets)
+        self.log = LineRing(stderr_lines, secrets=self._secrets)
         self.junk_lines = 0
         self._client: Client | None = None
         self._pipe: StderrPipe | None = None
@@ -224,7 +225,7 @@ class ServerSupervisor:
 
     def _set_status(self, status: ServerStatus, error: str | None = None) -> None:
         self.status = status
-        self.error = error
+        self.error = redact(error, self._secrets) if error else error
         if status is not ServerStatus.READY:
             self.listing = ServerListing()
         if status in (ServerStatus.READY, ServerStatus.FAILED, ServerStatus.DISABLED):
@@ -601,6 +602,8 @@ def _describe(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
+        if exc.code == CONNECTION_CLOSED:
+            return "it closed the connection (exited?)"
         return exc.error.message
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError | ValueError) else text
