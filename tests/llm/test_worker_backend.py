@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Sequence
 
 import pytest
@@ -16,7 +17,7 @@ from edgehost.llm.base import (
     GenerationRequest,
     TokenText,
 )
-from edgehost.llm.worker_backend import WorkerBackend
+from edgehost.llm.worker_backend import WorkerBackend, worker_command
 
 WAIT_S = 120.0
 QUESTION = [ChatMessage("user", "What is the capital of France? Answer in one sentence.")]
@@ -129,13 +130,14 @@ async def test_a_crashed_worker_names_the_signal_and_the_next_turn_starts_a_new_
     try:
         await asyncio.wait_for(backend.load(), WAIT_S)
         first_pid = backend.worker_pid
-        with pytest.raises(BackendCrashed, match="signal 11"):
+        with pytest.raises(BackendCrashed, match="signal 11 .*: scripted engine: crashing on purpose"):
             await asyncio.wait_for(collect(backend, ask([ChatMessage("user", "CRASH now")])), WAIT_S)
         pieces, finished = await asyncio.wait_for(collect(backend, ask(QUESTION)), WAIT_S)
         assert "".join(pieces) == "Hello"
         assert finished.reason == "stop"
         assert backend.worker_pid not in (None, first_pid)
-        assert backend.last_exit == "the model process exited with signal 11 (SIGSEGV)"
+        assert backend.last_exit is not None
+        assert backend.last_exit.startswith("the model process exited with signal 11 (SIGSEGV)")
     finally:
         await backend.close()
 
@@ -162,3 +164,30 @@ async def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
             await asyncio.wait_for(backend.load(), WAIT_S)
     finally:
         await backend.close()
+
+
+async def test_closing_the_backend_during_a_reply_ends_the_stream_as_cancelled(model_path, tmp_path) -> None:
+    backend = WorkerBackend("llamacpp", {"model_path": str(model_path), "threads": 1}, log_dir=tmp_path)
+
+    async def run() -> GenerationFinished:
+        async for event in backend.generate(
+            ask([ChatMessage("user", "Write a long story.")], max_tokens=400)
+        ):
+            if isinstance(event, TokenText) and backend.worker_pid is not None:
+                await backend.close()
+            elif isinstance(event, GenerationFinished):
+                return event
+        raise AssertionError("no GenerationFinished")
+
+    try:
+        assert (await asyncio.wait_for(run(), WAIT_S)).reason == "cancelled"
+        assert backend.last_exit is None
+    finally:
+        await backend.close()
+
+
+def test_a_frozen_build_starts_its_worker_through_its_own_executable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert worker_command((5, 8)) == [sys.executable, "__worker__", "--fds=5,8"]
+    monkeypatch.delattr(sys, "frozen")
+    assert worker_command((5, 8)) == [sys.executable, "-m", "edgehost.llm.worker", "--fds=5,8"]

@@ -89,15 +89,19 @@ class _Process:
         self,
         command: Callable[[tuple[int, int]], list[str]],
         on_message: Callable[[dict[str, Any]], None],
-        on_exit: Callable[[_Process, int | None], None],
+        on_exit: Callable[[_Process, int | None, str], None],
         log_file: Path | None,
     ) -> None:
+        self.closing = False  # set by close(): the exit that follows is not a crash
+        self._log_file = log_file
+        self._log_start = 0
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         stderr: Any = subprocess.DEVNULL
         if log_file is not None:
             log_file.parent.mkdir(parents=True, exist_ok=True)
             stderr = open(log_file, "ab")  # noqa: SIM115 - closed right after the child inherits it
+            self._log_start = stderr.tell()
         try:
             self.popen = subprocess.Popen(
                 command((to_worker_r, from_worker_w)),
@@ -132,7 +136,20 @@ class _Process:
             pass
         finally:
             self._reader.close()
-        self._on_exit(self, self.popen.wait())
+        returncode = self.popen.wait()
+        self._on_exit(self, returncode, self._last_log_line() if returncode else "")
+
+    def _last_log_line(self) -> str:
+        """The last line this worker wrote to its log (llama.cpp's GGML_ASSERT before an abort ...)."""
+        if self._log_file is None:
+            return ""
+        try:
+            with open(self._log_file, "rb") as log:
+                log.seek(self._log_start)
+                lines = log.read()[-4096:].decode("utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1].strip()[:300] if lines else ""
 
     def send(self, message: dict[str, Any]) -> bool:
         try:
@@ -250,6 +267,8 @@ class WorkerBackend:
         self._loop.call_later(CANCEL_GRACE_S, self._kill_if_still_streaming, process, job_id)
 
     async def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in the model's tokenizer; starts the worker and loads the model if needed."""
+        await self._ensure_worker()
         return int(await self._request({"op": "count_tokens", "text": text}))
 
     async def reset(self) -> None:
@@ -262,6 +281,7 @@ class WorkerBackend:
         self._model_info = None
         if process is None:
             return
+        process.closing = True
         process.send({"op": "close"})
         loop = asyncio.get_running_loop()
         try:
@@ -313,11 +333,11 @@ class WorkerBackend:
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._on_message, message)
 
-    def _post_exit(self, process: _Process, returncode: int | None) -> None:
+    def _post_exit(self, process: _Process, returncode: int | None, last_log_line: str) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self._on_exit, process, returncode)
+                loop.call_soon_threadsafe(self._on_exit, process, returncode, last_log_line)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         job_id = int(message.get("id", 0))
@@ -333,15 +353,18 @@ class WorkerBackend:
         else:
             future.set_exception(BackendError(message.get("message", "the model process failed")))
 
-    def _on_exit(self, process: _Process, returncode: int | None) -> None:
+    def _on_exit(self, process: _Process, returncode: int | None, last_log_line: str) -> None:
         if self._process is process:
             self._process = None
             self._model_info = None
-        reason = describe_exit(returncode)
-        if returncode != 0:
+        reason = describe_exit(returncode) + (f": {last_log_line}" if last_log_line else "")
+        if not process.closing:
             self.last_exit = reason
         for stream in list(self._streams.values()):
-            stream.events.put_nowait({"type": "crashed", "message": reason})
+            if process.closing:
+                stream.events.put_nowait({"type": "finished", "reason": "cancelled"})
+            else:
+                stream.events.put_nowait({"type": "crashed", "message": reason})
         for future in list(self._pending.values()):
             if not future.done():
                 future.set_exception(BackendCrashed(reason))
