@@ -12,6 +12,7 @@ from llm_helpers import collect
 from edgehost.llm.base import (
     Backend,
     BackendCrashed,
+    BackendError,
     ChatMessage,
     GenerationFinished,
     GenerationRequest,
@@ -191,3 +192,18 @@ def test_a_frozen_build_starts_its_worker_through_its_own_executable(monkeypatch
     assert worker_command((5, 8)) == [sys.executable, "__worker__", "--fds=5,8"]
     monkeypatch.delattr(sys, "frozen")
     assert worker_command((5, 8)) == [sys.executable, "-m", "edgehost.llm.worker", "--fds=5,8"]
+
+
+async def test_an_invalid_grammar_is_a_clear_error_and_the_worker_carries_on(
+    llama_backend: WorkerBackend,
+) -> None:
+    with pytest.raises(BackendError, match="invalid grammar"):
+        await asyncio.wait_for(collect(llama_backend, ask(QUESTION, grammar="root ::= (")), WAIT_S)
+    _, finished = await asyncio.wait_for(collect(llama_backend, ask(QUESTION, max_tokens=3)), WAIT_S)
+    assert finished.reason in ("stop", "length")
+
+
+async def test_a_conversation_longer_than_the_context_is_refused(llama_backend: WorkerBackend) -> None:
+    request = ask([ChatMessage("user", "word " * 2100)])
+    with pytest.raises(BackendError, match="the model's context holds 2048"):
+        await asyncio.wait_for(collect(llama_backend, request), WAIT_S)

@@ -155,10 +155,8 @@ class LlamaCppEngine:
             )
         compiled = None
         if grammar:
-            try:
-                compiled = self._llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
-            except ValueError as exc:
-                raise BackendError(f"invalid grammar: {exc}") from exc
+            self._check_grammar(grammar)
+            compiled = self._llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
         temp = self._config.get("temperature", DEFAULT_TEMPERATURE) if temperature is None else temperature
         return self._run(tokens, min(max_tokens, n_ctx - len(tokens)), compiled, float(temp))
 
@@ -176,6 +174,17 @@ class LlamaCppEngine:
         if self._llama is not None:
             self._llama.close()
             self._llama = None
+
+    def _check_grammar(self, grammar: str) -> None:
+        """Parse ``grammar`` once on its own: llama.cpp dereferences a grammar that failed to parse
+        (a segfault). Raises BackendError."""
+        native = self._llama_cpp.llama_cpp
+        sampler = native.llama_sampler_init_grammar(
+            self._llama._model.vocab, grammar.encode("utf-8"), b"root"
+        )
+        if not sampler:
+            raise BackendError("invalid grammar: llama.cpp could not parse it (its log has the position)")
+        native.llama_sampler_free(sampler)
 
     def _loaded(self) -> Any:
         if self._llama is None:
