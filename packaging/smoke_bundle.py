@@ -6,7 +6,8 @@ Each check prints PASS/FAIL/SKIP with a reason; the exit code is 1 when any chec
 Checks: --help; `serve files --help`; the inference worker entry (`__worker__ --help`); `doctor --json`
 (when the command exists); the built-in files and board servers over real stdio with the MCP SDK's
 Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle;
-`--self-test` offscreen (when the GUI exists).
+a short answer from the default model through the bundled worker (when bundled); `--self-test`
+offscreen (when the GUI exists).
 """
 
 from __future__ import annotations
@@ -124,6 +125,20 @@ def check_install_desktop(exe: Path) -> str:
     return "Exec= is the bundle's executable; uninstall left nothing"
 
 
+def check_default_model_answers(exe: Path) -> str:
+    with tempfile.TemporaryDirectory(prefix="edgehost-smoke-data-") as tmp:
+        report = json.loads(run(exe, "--data-dir", tmp, "doctor", "--json"))
+        if not report.get("backends", {}).get("llamacpp", {}).get("available"):
+            raise Skip("llama.cpp has no model in this build (build with --with-default-model)")
+        # The answer comes from the bundle's own executable started as the inference worker.
+        answer = json.loads(
+            run(exe, "--data-dir", tmp, "ask", "Say hello.", "--no-tools", "--max-tokens", "8", "--json")
+        )
+    generated = answer["perf"]["generated_tokens"]
+    assert generated > 0, answer
+    return f"{generated} tokens from {answer.get('model')} through the bundled worker"
+
+
 def check_self_test(exe: Path) -> str:
     if not (REPO / "src" / "edgehost" / "ui" / "app.py").is_file():
         raise Skip("no GUI in this build yet")
@@ -140,6 +155,7 @@ CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("files server over stdio", check_files_server),
     ("board server over stdio", check_board_server),
     ("install-desktop", check_install_desktop),
+    ("default model answers", check_default_model_answers),
     ("--self-test", check_self_test),
 )
 
