@@ -29,8 +29,9 @@ __all__ = [
     "uninstall_desktop",
 ]
 
-# The desktop file id, icon name and the window class (StartupWMClass). The GUI sets the same name with
-# QGuiApplication.setApplicationName / setDesktopFileName so that docks group its window with the entry.
+# The desktop file id and icon name. The GUI passes it to QGuiApplication.setDesktopFileName (the Wayland
+# app id); on X11 docks match the window by StartupWMClass, which is Qt's WM_CLASS class: the
+# application name, "EdgeHost".
 APP_ID = "edgehost"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # Written into every .desktop file we install, so that --uninstall never deletes an entry it did not write.
