@@ -100,3 +100,14 @@ async def test_a_streamable_http_server_that_dies_fails_the_next_call_at_once_an
                 await manager.call_tool("everything__echo", {"message": "anyone?"})
             await wait_for(manager, lambda: manager.status("everything").status is ServerStatus.FAILED)
             assert "restarting" in (manager.status("everything").error or "")
+
+
+async def test_a_call_does_not_time_out_while_the_user_answers_an_elicitation() -> None:
+    async def slow_user(server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
+        await anyio.sleep(1.5)  # the user takes longer than the call's 1 s timeout to answer
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    features = ClientFeatures(elicitation=slow_user)
+    async with running(everything_stdio(timeout=1.0), features=features) as manager:
+        result = await manager.call_tool("everything__trigger-elicitation-request", {})
+    assert "Ada" in _text(result)
