@@ -15,6 +15,7 @@ from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.base import BackendCrashed, GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 
@@ -218,3 +219,44 @@ async def test_a_disabled_tool_is_refused_and_the_model_is_told(make_host):
     [finished] = recorder.of(ev.ToolExecutionFinished)
     assert finished.status == "invalid" and "disabled" in finished.result_text
     assert "board__uptime" in Settings.load(host.paths.settings_file).disabled_tools
+
+
+@pytest.fixture
+def everything_servers(node: str) -> ServersConfig:
+    script = (
+        Path(__file__).parents[1] / "peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+    )
+    if not script.exists():
+        pytest.skip(f"{script} is missing: run `make peers`")
+    return ServersConfig([ServerConfig(name="everything", command=node, args=[str(script), "stdio"])])
+
+
+async def test_a_servers_sampling_request_is_answered_by_our_model_after_approval(
+    make_host, everything_servers
+):
+    backend = ScriptedBackend(["A draft from the edge model."])
+    host, recorder = await make_host(backend, servers=everything_servers)
+    call_task = asyncio.create_task(
+        host.manager.call_tool("everything__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20})
+    )
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    assert request.server == "everything" and request.arguments["draft"] == "A draft from the edge model."
+    host.resolve_approval(
+        request.id, ApprovalDecision(allow=True, arguments={"draft": "Edited by the user."})
+    )
+    result = await asyncio.wait_for(call_task, WAIT_S)
+    text = " ".join(getattr(block, "text", "") for block in result.content)
+    assert "Edited by the user." in text and "edge model" not in text
+
+
+async def test_a_declined_sampling_request_sends_nothing_back(make_host, everything_servers):
+    backend = ScriptedBackend(["secret draft"])
+    host, recorder = await make_host(backend, servers=everything_servers)
+    call_task = asyncio.create_task(
+        host.manager.call_tool("everything__trigger-sampling-request", {"prompt": "say hi", "maxTokens": 20})
+    )
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="not now"))
+    result = await asyncio.wait_for(call_task, WAIT_S)
+    text = " ".join(getattr(block, "text", "") for block in result.content)
+    assert "secret draft" not in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,9 +28,10 @@ from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor, tool_specs
+from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
-from edgehost.mcp.client_features import ClientFeatures
+from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import ServersConfig, load_servers_config
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
@@ -133,7 +135,7 @@ class Host:
         self.manager = ServerManager(
             self.servers_config,
             self.settings,
-            features=self.options.features,
+            features=self._client_features(),
             on_settings_changed=lambda _settings: self.save_settings(),
             only=self.options.only_servers,
         )
@@ -142,6 +144,20 @@ class Host:
             await self.manager.start()
         if self.options.with_model:
             self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
+
+    def _client_features(self) -> ClientFeatures:
+        """Elicitation as injected (GUI form; headless: the schema's defaults); sampling answered by
+        our own model once the approver allows the draft."""
+        features = self.options.features or ClientFeatures()
+        if features.sampling is not decline_sampling:
+            return features
+        handler = sampling_handler(
+            self.wait_model, self._approver, announce=lambda request: self.emit(ev.ApprovalRequested(request))
+        )
+        return dataclasses.replace(features, sampling=handler)
+
+    def _approver(self) -> Approver:
+        return self.options.approver or with_timeout(self._ask_user, self.settings.approval_timeout_s)
 
     async def aclose(self) -> None:
         """Stop the turn, deny pending approvals, stop the servers and the model process."""
@@ -335,11 +351,10 @@ class Host:
                 from edgehost.agent.grammar import tool_call_grammar
 
                 grammar = tool_call_grammar
-            approver = self.options.approver or with_timeout(self._ask_user, self.settings.approval_timeout_s)
             self.runner = TurnRunner(
                 backend,
                 ManagerExecutor(self._manager()),
-                approver,
+                self._approver(),
                 self.policy,
                 self.emit,
                 self.options.agent,
