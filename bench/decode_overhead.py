@@ -1,6 +1,7 @@
 """Decode speed through EdgeHost's worker process and backend vs. llama-cpp-python called directly.
 
-Same run, model (the embedded default), prompt, threads and greedy sampling; the two are measured in
+Same run, model (the embedded default), prompt, threads and greedy sampling; the baseline is
+llama-cpp-python's token loop (Llama.generate) in this process. The two are measured in
 alternating rounds because the machine is shared. Speed is tokens after the first one divided by
 the time from the first to the last token, as the caller sees them.
 
@@ -45,13 +46,20 @@ async def worker_speed(backend: WorkerBackend) -> tuple[float, int]:
 
 
 def direct_speed(llama: llama_cpp.Llama, prompt: str) -> tuple[float, int]:
+    """llama-cpp-python's own lowest-level loop: Llama.generate, detokenizing each token."""
     llama.reset()
     first = last = 0.0
     tokens = 0
-    for _chunk in llama.create_completion(prompt, max_tokens=TOKENS, temperature=0.0, stream=True):
+    prompt_tokens = llama.tokenize(prompt.encode(), add_bos=False, special=True)
+    for token in llama.generate(prompt_tokens, temp=0.0):
+        if llama_cpp.llama_vocab_is_eog(llama._model.vocab, token):
+            break
+        llama.detokenize([token])
         last = time.perf_counter()
         first = first or last
         tokens += 1
+        if tokens >= TOKENS:
+            break
     return (tokens - 1) / (last - first), tokens
 
 
