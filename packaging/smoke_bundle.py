@@ -116,7 +116,7 @@ def check_install_desktop(exe: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="edgehost-smoke-xdg-") as tmp:
         env = {**os.environ, "XDG_DATA_HOME": f"{tmp}/data", "XDG_CONFIG_HOME": f"{tmp}/config"}
         report = json.loads(run(exe, "install-desktop", "--json", env=env))
-        assert report["exec"] == str(exe.resolve()), report["exec"]
+        assert report["command"] == [str(exe.resolve())], report["command"]
         entry = Path(tmp, "data", "applications", "edgehost.desktop").read_text(encoding="utf-8")
         assert f"Exec={exe.resolve()}\n" in entry, entry
         run(exe, "install-desktop", "--uninstall", env=env)

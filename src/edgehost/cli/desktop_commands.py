@@ -43,7 +43,12 @@ def run_install_desktop(ctx: CliContext) -> int:
     installed = install_desktop(xdg, autostart=ctx.args.autostart)
     if ctx.args.json:
         print_json(
-            {"action": "install", "exec": desktop_exec_value(installed.command), "written": installed.written}
+            {
+                "action": "install",
+                "command": list(installed.command),
+                "exec": desktop_exec_value(installed.command),
+                "written": installed.written,
+            }
         )
         return 0
     for path in installed.written:
