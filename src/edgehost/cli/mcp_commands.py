@@ -108,10 +108,6 @@ def _quiet_sdk_logs() -> Iterator[None]:
         sdk_logger.setLevel(level)
 
 
-def _load_config(ctx: CliContext) -> ServersConfig:
-    return load_servers_config(ctx.paths)
-
-
 def _server_names(config: ServersConfig, only: str | None) -> list[str] | None:
     if only is None:
         return None
@@ -199,7 +195,7 @@ def _state_json(state: ServerState, tool_names: list[str]) -> dict[str, Any]:
 
 
 async def servers_command(ctx: CliContext) -> int:
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     async with _connected(ctx, config, None) as manager:
         states = manager.statuses()
         catalog = manager.catalog
@@ -255,7 +251,7 @@ def _ranked(query: str, tools: Sequence[ToolEntry], top: int | None) -> list[Too
 
 
 async def tools_command(ctx: CliContext) -> int:
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     if ctx.args.top is not None and not ctx.args.query:
         raise UsageError("--top needs --query")
     async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
@@ -288,7 +284,7 @@ def _parse_arguments(text: str) -> dict[str, Any]:
 
 async def call_command(ctx: CliContext) -> int:
     arguments = _parse_arguments(ctx.args.arguments)
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     server = _server_of(config, ctx.args.name)
     async with _connected(ctx, config, [server.name]) as manager:
         _require_ready(manager.status(server.name))
@@ -316,7 +312,7 @@ async def call_command(ctx: CliContext) -> int:
 
 
 async def resources_command(ctx: CliContext) -> int:
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         catalog = manager.catalog
     if ctx.args.json:
@@ -333,7 +329,7 @@ async def resources_command(ctx: CliContext) -> int:
 
 
 async def read_command(ctx: CliContext) -> int:
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         if ctx.args.server:
             _require_ready(manager.status(ctx.args.server))
@@ -351,7 +347,7 @@ async def read_command(ctx: CliContext) -> int:
 
 
 async def prompts_command(ctx: CliContext) -> int:
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
         prompts = manager.catalog.prompts
     if ctx.args.json:
@@ -379,7 +375,7 @@ def _parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 async def prompt_command(ctx: CliContext) -> int:
     arguments = _parse_pairs(ctx.args.pairs)
-    config = _load_config(ctx)
+    config = load_servers_config(ctx.paths)
     server = _server_of(config, ctx.args.name)
     async with _connected(ctx, config, [server.name]) as manager:
         _require_ready(manager.status(server.name))
@@ -404,7 +400,7 @@ def _probe_target(ctx: CliContext) -> ServersConfig:
     if bool(ctx.args.url) == bool(ctx.args.server):
         raise UsageError("give either a URL or --server NAME")
     if ctx.args.server:
-        config = _load_config(ctx)
+        config = load_servers_config(ctx.paths)
         server = config.get(ctx.args.server)
         if server is None:
             raise UsageError(f"no server named {ctx.args.server!r} is configured")
