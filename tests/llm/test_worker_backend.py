@@ -207,3 +207,16 @@ async def test_a_conversation_longer_than_the_context_is_refused(llama_backend: 
     request = ask([ChatMessage("user", "word " * 2100)])
     with pytest.raises(BackendError, match="the model's context holds 2048"):
         await asyncio.wait_for(collect(llama_backend, request), WAIT_S)
+
+
+async def test_a_truncated_model_file_fails_to_load_with_a_clear_error(model_path, tmp_path) -> None:
+    truncated = tmp_path / "truncated.gguf"
+    with open(model_path, "rb") as source:
+        truncated.write_bytes(source.read(5_000_000))
+    backend = WorkerBackend("llamacpp", {"model_path": str(truncated)}, log_dir=tmp_path)
+    try:
+        with pytest.raises(BackendError, match="cannot load .*truncated.gguf"):
+            await asyncio.wait_for(backend.load(), WAIT_S)
+        assert backend.last_exit is None
+    finally:
+        await backend.close()

@@ -301,7 +301,10 @@ class WorkerBackend:
             if self._process is not None:
                 return
             self._loop = asyncio.get_running_loop()
-            self._process = _Process(self._command, self._post_message, self._post_exit, self._log_file)
+            try:
+                self._process = _Process(self._command, self._post_message, self._post_exit, self._log_file)
+            except OSError as exc:
+                raise BackendError(f"cannot start the model process: {exc}") from exc
             try:
                 value = await asyncio.wait_for(
                     self._request({"op": "load", "engine": self._engine, "config": self._config}),
@@ -310,6 +313,7 @@ class WorkerBackend:
             except BaseException:
                 process, self._process = self._process, None
                 if process is not None:
+                    process.closing = True  # a failed load is reported as itself, not as a crash
                     process.kill()
                 raise
             self._model_info = model_info_from_wire(value["model_info"])
