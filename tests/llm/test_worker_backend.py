@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from llm_helpers import collect
@@ -209,10 +210,18 @@ async def test_a_conversation_longer_than_the_context_is_refused(llama_backend: 
         await asyncio.wait_for(collect(llama_backend, request), WAIT_S)
 
 
-async def test_a_truncated_model_file_fails_to_load_with_a_clear_error(model_path, tmp_path) -> None:
+@pytest.fixture
+def truncated_model(model_path: Path, tmp_path: Path) -> Path:
     truncated = tmp_path / "truncated.gguf"
     with open(model_path, "rb") as source:
         truncated.write_bytes(source.read(5_000_000))
+    return truncated
+
+
+async def test_a_truncated_model_file_fails_to_load_with_a_clear_error(
+    truncated_model: Path, tmp_path: Path
+) -> None:
+    truncated = truncated_model
     backend = WorkerBackend("llamacpp", {"model_path": str(truncated)}, log_dir=tmp_path)
     try:
         with pytest.raises(BackendError, match="cannot load .*truncated.gguf"):
