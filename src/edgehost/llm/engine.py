@@ -16,7 +16,7 @@ from typing import Any, Protocol, cast
 
 from edgehost.llm.base import BackendError, Capabilities, ChatMessage, ModelInfo, Perf
 
-__all__ = ["ENGINE_FACTORIES", "Engine", "EngineFactoryFnT", "create_engine"]
+__all__ = ["ENGINE_FACTORIES", "Engine", "EngineFactoryFnT", "engine_from_registry", "resolve_factory"]
 
 
 class Engine(Protocol):
@@ -100,7 +100,7 @@ def resolve_factory(spec: str) -> EngineFactoryFnT:
     return cast(EngineFactoryFnT, factory)
 
 
-def create_engine(engine: str, config: dict[str, Any]) -> Engine:
+def engine_from_registry(engine: str, config: dict[str, Any]) -> Engine:
     """Create an engine from a registered name or a ``"module:factory"`` spec (tests use the latter).
 
     Raises BackendError for an unknown name or an import failure.

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 from edgehost.llm._framing import MessageWriter, read_message
 from edgehost.llm._wire import request_from_wire, to_wire
 from edgehost.llm.base import BackendError, GenerationRequest, Perf
-from edgehost.llm.engine import Engine, create_engine
+from edgehost.llm.engine import Engine, engine_from_registry
 from edgehost.llm.textstream import StopMatch, StopMatcher
 
 __all__ = ["main", "render_prompt", "run_worker"]
@@ -124,7 +124,7 @@ class _Worker:
         if self._engine is not None:
             self._engine.close()
             self._engine = None
-        engine = create_engine(engine_name, config)
+        engine = engine_from_registry(engine_name, config)
         info = engine.load()
         self._engine = engine
         return {"model_info": to_wire(info), "capabilities": to_wire(engine.capabilities)}
