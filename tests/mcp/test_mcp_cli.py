@@ -92,6 +92,21 @@ def test_tools_json_lists_namespaced_tools_of_one_server(
     assert {t["server"] for t in tools} == {"everything"}
     echo = next(t for t in tools if t["name"] == "everything__echo")
     assert echo["enabled"] is True and "description" in echo and "annotations" in echo
+    ranked = edgehost(
+        data_dir,
+        config,
+        "tools",
+        "--server",
+        "everything",
+        "--query",
+        "sum of two numbers",
+        "--top",
+        "3",
+        "--json",
+    )
+    assert ranked.returncode == 0, ranked.stderr
+    top = [t["name"] for t in json.loads(ranked.stdout)]
+    assert len(top) == 3 and "everything__get-sum" in top
 
 
 def test_call_prints_content_and_saves_images(
