@@ -27,21 +27,28 @@ _POLL_INTERVAL_S = 0.2
 
 
 class LineRing:
-    """The last ``size`` lines written by a server (thread-safe appends), with its secrets redacted."""
+    """The last ``size`` lines written by a server, with its secrets redacted.
+
+    Appended to by the stderr reader thread and read by the event loop, hence the lock (copying a
+    deque while another thread appends to it raises).
+    """
 
     def __init__(self, size: int = 200, *, secrets: set[str] | None = None) -> None:
         self._lines: deque[str] = deque(maxlen=size)
         self._secrets = secrets or set()
+        self._lock = threading.Lock()
 
     def append(self, line: str) -> None:
         if self._secrets:
             line = redact(line, self._secrets)
         if len(line) > _MAX_LINE_CHARS:
             line = line[:_MAX_LINE_CHARS] + f"... ({len(line) - _MAX_LINE_CHARS} more characters)"
-        self._lines.append(line)
+        with self._lock:
+            self._lines.append(line)
 
     def tail(self, count: int | None = None) -> tuple[str, ...]:
-        lines = tuple(self._lines)
+        with self._lock:
+            lines = tuple(self._lines)
         return lines if count is None else lines[-count:]
 
 
