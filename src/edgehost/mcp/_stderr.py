@@ -9,7 +9,7 @@ loop support at all.
 from __future__ import annotations
 
 import os
-import select
+import selectors
 import threading
 from collections import deque
 from typing import TextIO, cast
@@ -95,10 +95,11 @@ class StderrPipe:
 
     def _pump(self, fd: int) -> None:
         pending = b""
+        selector = selectors.DefaultSelector()  # epoll/kqueue: no FD_SETSIZE limit as select() has
+        selector.register(fd, selectors.EVENT_READ)
         try:
             while not self._stop.is_set():
-                ready, _, _ = select.select([fd], [], [], _POLL_INTERVAL_S)
-                if not ready:
+                if not selector.select(_POLL_INTERVAL_S):
                     continue
                 chunk = os.read(fd, 65536)
                 if not chunk:
@@ -112,5 +113,6 @@ class StderrPipe:
             if pending:
                 self.ring.append(pending.decode("utf-8", "replace"))
         finally:
+            selector.close()
             os.close(fd)
             self._finished.set()
