@@ -96,3 +96,15 @@ def test_a_servers_secrets_never_reach_its_stderr_ring() -> None:
     for line in ("one", "auth with s3cret-token failed", "three", "four"):
         ring.append(line)
     assert ring.tail() == ("auth with *** failed", "three", "four")
+
+
+def test_a_resource_uri_is_routed_to_the_server_listing_it_or_a_matching_template() -> None:
+    listing = ServerListing(
+        resources=(types.Resource(name="doc", uri="demo://static/doc"),),
+        resource_templates=(types.ResourceTemplate(name="item", uri_template="demo://items/{id}"),),
+    )
+    catalog = build_catalog({"demo": listing}, [ServerConfig(name="demo")], lambda _: True)
+    assert catalog.server_for_uri("demo://static/doc") == "demo"
+    assert catalog.server_for_uri("demo://items/42") == "demo"
+    assert catalog.server_for_uri("demo://items/42/more") is None
+    assert catalog.server_for_uri("other://x") is None

@@ -186,7 +186,11 @@ class ServerManager:
     # -- commands ----------------------------------------------------------------------------------
 
     def set_server_enabled(self, name: str, enabled: bool) -> None:
-        """Enable or disable a server now and persist the flag. Raises UnknownServer."""
+        """Enable or disable a server now and persist the flag in the settings. Raises UnknownServer.
+
+        A server whose config entry says ``enabled: false`` starts now when enabled here, but the
+        config file still wins at the next launch.
+        """
         supervisor = self._supervisor(name)
         self.settings.set_server_enabled(name, enabled)
         self._settings_changed()
