@@ -2,9 +2,16 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Extra CMake flags for building llama.cpp (llama-cpp-python). On an RK3588 board, for the A76 cores:
+# CMake flags for building llama.cpp (llama-cpp-python). On x86_64 we build for AVX2 rather than
+# -march=native: a native build on a CPU that lists AMX / AVX-512 (as some virtual machines do without
+# enabling the AMX tile state) segfaults in the first batched decode. On an RK3588 board a native
+# build targets the A76 cores; to build for them elsewhere:
 #   make LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CPU_ARM_ARCH=armv8.2-a+dotprod+fp16" run
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+else
 LLAMA_CMAKE_ARGS ?=
+endif
 PEERS := tests/peers/node_modules/.package-lock.json
 
 .PHONY: install run test lint format peers bench bundle screenshots clean

@@ -18,7 +18,6 @@ import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, TokenText
-from edgehost.llm.llamacpp_engine import cpu_advertises_amx, model_params_overridden
 from edgehost.llm.models import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
@@ -67,10 +66,9 @@ async def main() -> None:
     path = default_model_path()
     backend = WorkerBackend("llamacpp", {"model_path": str(path), "n_ctx": N_CTX, "threads": THREADS})
     await backend.load()
-    with model_params_overridden(llama_cpp, use_extra_bufts=not cpu_advertises_amx()):
-        llama = llama_cpp.Llama(
-            model_path=str(path), n_ctx=N_CTX, n_threads=THREADS, n_threads_batch=THREADS, verbose=False
-        )
+    llama = llama_cpp.Llama(
+        model_path=str(path), n_ctx=N_CTX, n_threads=THREADS, n_threads_batch=THREADS, verbose=False
+    )
     # The prompt our engine renders: the model's own chat template.
     formatter = Jinja2ChatFormatter(
         template=llama.metadata["tokenizer.chat_template"], eos_token="<|im_end|>", bos_token="<|im_start|>"

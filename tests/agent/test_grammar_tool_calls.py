@@ -93,9 +93,7 @@ def llama() -> Iterator[Any]:
         path = default_model_path()
     except BackendError as exc:
         pytest.skip(str(exc))
-    # n_batch=1: this machine's llama-cpp-python 0.3.36 build crashes decoding a multi-token batch
-    # with this model; one token at a time is slower but sound, and the prompts here are short.
-    model = llama_cpp.Llama(str(path), n_ctx=1024, n_batch=1, n_ubatch=1, seed=7, verbose=False)
+    model = llama_cpp.Llama(str(path), n_ctx=1024, seed=7, verbose=False)
     yield model
     model.close()
 

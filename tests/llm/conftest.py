@@ -56,7 +56,8 @@ def llama_server(model_path: Path) -> Iterator[str]:
     process = subprocess.Popen(
         [
             sys.executable,
-            str(ENGINES / "llama_server.py"),
+            "-m",
+            "llama_cpp.server",
             "--model",
             str(model_path),
             "--port",
@@ -71,7 +72,6 @@ def llama_server(model_path: Path) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ENGINES), os.environ.get("PYTHONPATH", "")])},
     )
     ready = threading.Event()
     log: list[str] = []

@@ -7,7 +7,6 @@ llama_cpp is imported only when an engine is created.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -37,9 +36,7 @@ def create_engine(config: dict[str, Any]) -> LlamaCppEngine:
 
 
 class LlamaCppEngine:
-    """Config keys: model_path, n_ctx, threads, temperature, top_k, top_p, min_p, repeat_penalty, seed,
-    extra_buffers (llama.cpp's repacked/AMX weight buffers; None = on unless the CPU lists AMX).
-    """
+    """Config keys: model_path, n_ctx, threads, temperature, top_k, top_p, min_p, repeat_penalty, seed."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         try:
@@ -69,19 +66,15 @@ class LlamaCppEngine:
         wanted = int(self._config.get("n_ctx") or DEFAULT_CONTEXT)
         n_ctx = min(wanted, gguf_context_length(metadata) or wanted)
         threads = int(self._config.get("threads") or 0) or None
-        extra_buffers = self._config.get("extra_buffers")
-        if extra_buffers is None:
-            extra_buffers = not cpu_advertises_amx()
         try:
-            with model_params_overridden(self._llama_cpp, use_extra_bufts=bool(extra_buffers)):
-                self._llama = self._llama_cpp.Llama(
-                    model_path=str(path),
-                    n_ctx=n_ctx,
-                    n_threads=threads,
-                    n_threads_batch=threads,
-                    seed=int(self._config.get("seed", self._llama_cpp.LLAMA_DEFAULT_SEED)),
-                    verbose=False,
-                )
+            self._llama = self._llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=int(self._config.get("seed", self._llama_cpp.LLAMA_DEFAULT_SEED)),
+                verbose=False,
+            )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp cannot load {path}: {exc}") from exc
         model = self._llama._model
@@ -260,42 +253,6 @@ class LlamaCppEngine:
             speed = len(batch) / max(time.perf_counter() - began, 1e-6)
             chunk = max(PREFILL_MIN_CHUNK, min(int(llama.n_batch), int(speed * PREFILL_SLICE_S)))
         return reuse
-
-
-def cpu_advertises_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
-    """Whether the CPU flags list Intel AMX.
-
-    llama.cpp then puts quantized weights in its AMX buffer type, and some virtual machines list AMX
-    without enabling its tile state: the first matrix product dies with a general protection fault.
-    """
-    try:
-        text = cpuinfo.read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    return any(line.startswith("flags") and " amx_int8" in line for line in text.splitlines())
-
-
-@contextlib.contextmanager
-def model_params_overridden(llama_cpp: Any, **fields: Any) -> Iterator[None]:
-    """Set fields of llama_model_params that llama_cpp.Llama has no argument for, while it is built.
-
-    Llama.__init__ asks llama_cpp.llama_cpp.llama_model_default_params() for its starting values;
-    that function is wrapped for the duration. Only the worker process builds models, one at a time.
-    """
-    module = llama_cpp.llama_cpp
-    original = module.llama_model_default_params
-
-    def defaults() -> Any:
-        params = original()
-        for name, value in fields.items():
-            setattr(params, name, value)
-        return params
-
-    module.llama_model_default_params = defaults
-    try:
-        yield
-    finally:
-        module.llama_model_default_params = original
 
 
 def _message_dict(message: ChatMessage) -> dict[str, Any]:
