@@ -1,0 +1,185 @@
+"""Screenshots of the desktop app for docs/screenshots/: the main window with a conversation holding
+tool cards (light and dark), each panel, the approval dialog and the quick-ask window.
+
+Runs the real app (real built-in servers, real history) on a scripted model so the pictures are the
+same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
+
+    .venv/bin/python packaging/screenshots.py [--out docs/screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SCREEN = "1600x1000x24"
+XVFB_START_S = 10.0  # Xvfb creates its socket within a second; a loaded CI runner may need more
+SERVERS_READY_S = 60.0
+
+REPLIES = [
+    "I'll read the board's memory and temperatures first.\n"
+    '[TOOL_CALL]{"name": "board__memory_usage", "arguments": {}}[END_TOOL_CALL]',
+    '[TOOL_CALL]{"name": "board__temperatures", "arguments": {}}[END_TOOL_CALL]',
+    "Here is how the board is doing:\n\n"
+    "| sensor | value |\n|---|---|\n| memory in use | **38 %** of 7.7 GB |\n| SoC | 46.2 °C |\n| NPU | idle |\n\n"
+    "Everything is within normal limits. To watch it live, run:\n\n```sh\nwatch -n1 edgehost call board__temperatures\n```\n\n"
+    "<b>HTML from a model is shown as text</b>, and links such as [the RK3588 datasheet](https://example.com/rk3588) "
+    "open only after you confirm the address.",
+    'I will save the note.\n[TOOL_CALL]{"name": "files__write_file", "arguments": {"path": "notes/board.md", '
+    '"content": "SoC at 46 °C, memory 38 % used."}}[END_TOOL_CALL]',
+    "Saved to `notes/board.md`.",
+    "The **RK3588** has a 6 TOPS NPU with three cores; RKLLM runs models such as Qwen2.5 1.5B at about "
+    "15 tokens/s on it.",
+]
+
+
+def ensure_display() -> subprocess.Popen[bytes] | None:
+    if os.environ.get("DISPLAY"):
+        return None
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        sys.exit("screenshots: no DISPLAY and no Xvfb; install it with: apt-get install xvfb")
+    for number in range(90, 110):
+        if not Path(f"/tmp/.X11-unix/X{number}").exists():
+            break
+    display = f":{number}"
+    process = subprocess.Popen([xvfb, display, "-screen", "0", SCREEN, "-nolisten", "tcp"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + XVFB_START_S
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            sys.exit("screenshots: Xvfb did not start")
+        time.sleep(0.05)
+    os.environ["DISPLAY"] = display
+    return process
+
+
+async def until(predicate: Any, timeout: float = 30.0) -> Any:
+    async def poll() -> Any:
+        while not (value := predicate()):
+            await asyncio.sleep(0.02)
+        return value
+
+    return await asyncio.wait_for(poll(), timeout)
+
+
+async def settle(app: Any, seconds: float = 0.3) -> None:
+    """Let layouts and paints happen: the qasync loop runs Qt's events while this sleeps (calling
+    processEvents inside a coroutine would re-enter the asyncio loop)."""
+    del app
+    await asyncio.sleep(seconds)
+
+
+async def capture(out: Path, theme: str) -> list[Path]:
+    from PySide6.QtWidgets import QApplication
+
+    from edgehost.host.host import HostOptions
+    from edgehost.llm.scripted import ScriptedBackend
+    from edgehost.paths import Paths
+    from edgehost.settings import Settings
+    from edgehost.ui.app import Desktop
+    from edgehost.ui.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, theme)
+    suffix = "" if theme == "light" else "-dark"
+    saved: list[Path] = []
+
+    def grab(widget: Any, name: str) -> None:
+        path = out / f"{name}{suffix}.png"
+        widget.grab().save(str(path))
+        saved.append(path)
+
+    with tempfile.TemporaryDirectory(prefix="edgehost-shots-") as folder:
+        paths = Paths.resolve(None, folder)
+        (paths.files_root / "notes").mkdir(parents=True)
+        settings = Settings(close_to_tray=False, theme=theme)
+        desktop = Desktop(paths, settings, HostOptions(backend=ScriptedBackend(REPLIES, chunk_size=6)))
+        window = desktop.window
+        window.resize(1280, 820)
+        try:
+            await desktop.start()
+            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await until(lambda: desktop.host.tools())
+            for title in ("Plan the NPU benchmark", "Summarise /var/log/syslog errors", "Qwen vs Llama on 8 GB"):
+                desktop.host.store.create_conversation(title)
+            window.send("How is the board doing? Memory and temperatures, please.")
+            await until(lambda: window.turn_task.done())
+            window.composer.set_text("Save a short note about it in notes/board.md")
+            await settle(app)
+            window.refresh_conversations()
+            await settle(app, 0.5)
+            grab(window, "main")
+
+            window.send("Save a short note about it in notes/board.md")
+            await until(lambda: window.approvals.current() is not None)
+            await settle(app)
+            grab(window.approvals, "approval")
+            window.approvals.allow("once")
+            await until(lambda: window.turn_task.done())
+
+            for key in ("servers", "tools", "history", "settings"):
+                panel = window.open_panel(key)
+                if key == "tools":
+                    panel.tree.expandAll()
+                    first = panel.tree.topLevelItem(0)
+                    if first is not None and first.childCount():
+                        panel.tree.setCurrentItem(first.child(0))
+                await settle(app, 0.4)
+                grab(panel, key)
+                panel.hide()
+
+            desktop.quick_ask.present()
+            desktop.quick_ask.input.setText("What NPU does the RK3588 have?")
+            desktop.quick_ask.ask()
+            await until(lambda: desktop.quick_ask.task.done())
+            await settle(app, 0.5)
+            grab(desktop.quick_ask, "quick-ask")
+        finally:
+            await desktop.aclose()
+    return saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
+    parser.add_argument("--theme", choices=("light", "dark", "both"), default="both")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    xvfb = ensure_display()
+    os.environ["QT_QPA_PLATFORM"] = "xcb"
+    try:
+        import qasync
+        from PySide6.QtWidgets import QApplication
+
+        app = QApplication([sys.argv[0]])
+        app.setApplicationName("EdgeHost")
+        themes = ["light", "dark"] if args.theme == "both" else [args.theme]
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        saved: list[Path] = []
+        with loop:
+            for theme in themes:
+                saved += loop.run_until_complete(capture(out, theme))
+        for path in saved:
+            print(f"wrote {path}")
+        return 0
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Small widgets shared by the windows: safe markdown text, status chips, links opened on consent,
+and the set of background tasks a window owns."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextTable,
+)
+from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QSizePolicy, QTextBrowser, QWidget
+
+__all__ = [
+    "Chip",
+    "MARKDOWN_FEATURES",
+    "MarkdownView",
+    "TaskSet",
+    "ask_to_open_url",
+    "pretty_json",
+    "set_markdown",
+]
+
+log = logging.getLogger(__name__)
+
+# Raw HTML in model or tool text is shown as text, never interpreted (it could fake buttons or links).
+MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownNoHTML.value | QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+)
+
+
+def set_markdown(document: QTextDocument, text: str) -> None:
+    """Render ``text`` as markdown with HTML off, then give code blocks and tables the theme's look."""
+    document.setMarkdown(text, MARKDOWN_FEATURES)
+    _style_document(document)
+
+
+def _style_document(document: QTextDocument) -> None:
+    from edgehost.ui.theme import current_colors
+
+    colors = current_colors()
+    cursor = QTextCursor(document)
+    block = document.begin()
+    code = QTextBlockFormat()
+    code.setBackground(QColor(colors.code_bg))
+    code.setLeftMargin(6)
+    code.setRightMargin(6)
+    while block.isValid():
+        if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
+            cursor.setPosition(block.position())
+            cursor.mergeBlockFormat(code)
+        block = block.next()
+    for frame in document.rootFrame().childFrames():
+        if isinstance(frame, QTextTable):
+            table_format = frame.format()
+            table_format.setBorderCollapse(True)
+            table_format.setBorder(1)
+            table_format.setBorderBrush(QColor(colors.border))
+            table_format.setCellPadding(6)
+            table_format.setCellSpacing(0)
+            frame.setFormat(table_format)
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class TaskSet:
+    """Background tasks a widget starts: kept referenced, failures logged, cancelled together."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        if name:
+            task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task %s failed", task.get_name(), exc_info=task.exception())
+
+    def cancel_all(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+
+class Chip(QLabel):
+    """A small rounded label whose colour says ok / error / warn / accent."""
+
+    def __init__(self, text: str = "", tone: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setObjectName("Chip")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.set_tone(tone)
+
+    def set_tone(self, tone: str) -> None:
+        self.setProperty("tone", tone)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+def ask_to_open_url(parent: QWidget | None, url: QUrl) -> QMessageBox:
+    """Show the whole address and open it only when the user says so (non-modal)."""
+    box = QMessageBox(parent)
+    box.setWindowTitle("Open link?")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setText("Open this address in your browser?\n\n" + url.toString())
+    box.setStandardButtons(QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def done(button: int) -> None:
+        if button == QMessageBox.StandardButton.Open:
+            QDesktopServices.openUrl(url)
+
+    box.finished.connect(done)
+    box.open()
+    return box
+
+
+class MarkdownView(QTextBrowser):
+    """Markdown shown safely: no HTML, no image or resource loading, links only on click and consent.
+
+    It grows with its text instead of scrolling, so a chat can stack many of them.
+    """
+
+    link_clicked = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; border: none; padding: 0; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+        self.anchorClicked.connect(self._on_anchor)
+        self._markdown = ""
+
+    def set_markdown(self, text: str) -> None:
+        self._markdown = text
+        set_markdown(self.document(), text)
+        self._fit()
+
+    def markdown(self) -> str:
+        return self._markdown
+
+    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
+        return None  # images and style sheets named by a model or a tool are never fetched
+
+    def _on_anchor(self, url: QUrl) -> None:
+        self.link_clicked.emit(url)
+        ask_to_open_url(self.window(), url)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(self.viewport().width())
+        height = int(self.document().size().height()) + 4
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), int(self.document().size().height()) + 4)

@@ -1,0 +1,188 @@
+"""`edgehost` without a command: the desktop app on PySide6 + qasync.
+
+The window is shown first, then the host starts (servers concurrently, the model in the background).
+One instance per user and data folder; a second start raises the window or toggles quick-ask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from edgehost.cli.context import CliContext
+
+__all__ = ["Desktop", "app_icon", "run_app"]
+
+log = logging.getLogger(__name__)
+
+SERVER_STATUS_REFRESH_MS = 1000
+
+
+def _resources_dir() -> Path:
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen) / "resources"
+    return Path(__file__).resolve().parents[3] / "resources"
+
+
+def app_icon(tray: bool = False) -> Any:
+    from PySide6.QtGui import QIcon
+
+    icons = _resources_dir() / "icons"
+    icon = QIcon()
+    if tray:
+        for size in (16, 22, 24, 32):
+            icon.addFile(str(icons / f"edgehost-tray-{size}.png"))
+    else:
+        for size in (16, 24, 32, 48, 64, 128, 256):
+            icon.addFile(str(icons / f"edgehost-{size}.png"))
+    return icon
+
+
+def run_app(ctx: CliContext) -> int:
+    """Run the desktop app until the user quits; returns the exit code.
+
+    Raises ConfigError when the settings file is broken (the CLI prints it and exits 2).
+    """
+    if getattr(ctx.args, "self_test", False):
+        from edgehost.ui.self_test import run_self_test
+
+        return run_self_test(ctx)
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from edgehost.host.host import HostOptions
+    from edgehost.ui._instance import instance_name, send_to_running
+    from edgehost.ui.theme import apply_theme
+
+    settings = ctx.settings
+    app = QApplication.instance() or QApplication([sys.argv[0], *_qt_args()])
+    assert isinstance(app, QApplication)
+    name = instance_name(ctx.paths)
+    quick_ask = bool(getattr(ctx.args, "quick_ask", False))
+    if send_to_running(name, "quick-ask" if quick_ask else "show"):
+        return 0
+    app.setApplicationName("EdgeHost")
+    app.setDesktopFileName("edgehost")
+    app.setQuitOnLastWindowClosed(False)
+    app.setWindowIcon(app_icon())
+    apply_theme(app, settings.theme)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    desktop = Desktop(ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name)
+    with loop:
+        return int(loop.run_until_complete(desktop.run(quick_ask=quick_ask)))
+
+
+def _qt_args() -> list[str]:
+    return ["-platform", "offscreen"] if os.environ.get("EDGEHOST_OFFSCREEN") else []
+
+
+class Desktop:
+    """Everything the app is made of, started and stopped together (also driven by tests and --self-test)."""
+
+    def __init__(self, paths: Any, settings: Any, options: Any, profile_override: str | None = None,
+                 instance: str | None = None) -> None:
+        from PySide6.QtCore import QTimer
+
+        from edgehost.host.host import Host
+        from edgehost.mcp.client_features import ClientFeatures
+        from edgehost.ui._instance import InstanceServer
+        from edgehost.ui.bridge import HostBridge
+        from edgehost.ui.main_window import MainWindow
+        from edgehost.ui.quick_ask import QuickAsk
+        from edgehost.ui.tray import Tray
+
+        self.bridge = HostBridge()
+        self.host = Host(paths, settings, options, profile_override)
+        self.bridge.attach(self.host.subscribe)
+        self.tray = Tray(app_icon(tray=True))
+        self.window = MainWindow(self.host, self.bridge, app_icon(), can_hide_to_tray=lambda: self.tray.available)
+        self.quick_ask = QuickAsk(self.host, self.bridge)
+        # Elicitation and sampling are answered by the user through the window's dialogs, where the
+        # host lets the client features be injected.
+        if "features" in {f.name for f in fields(options)} and getattr(options, "features", None) is None:
+            options.features = ClientFeatures(elicitation=self.window.elicit, sampling=self.window.sample)
+        self.instance = InstanceServer(instance) if instance else None
+        self._quit = asyncio.Event()
+        self.start_error: str | None = None
+        self.window.quit_requested.connect(self.quit)
+        self.tray.quit_requested.connect(self.quit)
+        self.tray.show_requested.connect(self.window.show_window)
+        self.tray.quick_ask_requested.connect(self.quick_ask.toggle)
+        self.quick_ask.continue_requested.connect(self.window.open_conversation)
+        self.bridge.server_status_changed.connect(lambda _e: self._servers_changed())
+        if self.instance is not None:
+            self.instance.message_received.connect(self._on_message)
+        # Server state changes that come without an event (stderr lines, restarts) show within a second.
+        self._status_timer = QTimer()
+        self._status_timer.setInterval(SERVER_STATUS_REFRESH_MS)
+        self._status_timer.timeout.connect(self._servers_changed)
+
+    async def start(self, quick_ask: bool = False) -> None:
+        """Show the window (or quick-ask), then start the host; a start error is shown, not raised."""
+        if self.instance is not None:
+            self.instance.listen()
+        if quick_ask:
+            self.quick_ask.present()
+        else:
+            self.window.show_window()
+        await asyncio.sleep(0)  # let the window paint before servers and the model start
+        try:
+            await self.host.start()
+        except Exception as exc:  # a broken config is shown in the window; the app stays usable
+            log.exception("the host failed to start")
+            self.start_error = str(exc)
+            self.window.chat.add_notice(f"⚠ EdgeHost could not start: {exc}", error=True)
+        self.window.refresh_conversations()
+        self._servers_changed()
+
+    async def run(self, quick_ask: bool = False) -> int:
+        await self.start(quick_ask)
+        await self._quit.wait()
+        await self.aclose()
+        return 0
+
+    def quit(self) -> None:
+        self._quit.set()
+
+    async def aclose(self) -> None:
+        """Stop the turn, servers and the model worker; close every window."""
+        self._status_timer.stop()
+        if self.instance is not None:
+            self.instance.close()
+        self.window.tasks.cancel_all()
+        try:
+            await self.host.aclose()
+        finally:
+            self.bridge.detach()
+            self.tray.hide()
+            self.quick_ask.close()
+            self.window.approvals.hide()
+            for panel in self.window.panels.values():
+                panel.close()
+            self.window.hide()
+            self.window.deleteLater()
+            self.quick_ask.deleteLater()
+
+    def _servers_changed(self) -> None:
+        manager = getattr(self.host, "manager", None)
+        states = list(manager.statuses()) if manager is not None else []
+        self.tray.show_servers(states)
+        self.window.refresh_servers()
+        starting = any(getattr(s.status, "value", s.status) == "starting" for s in states)
+        if starting and not self._status_timer.isActive():
+            self._status_timer.start()
+        elif not starting:
+            self._status_timer.stop()
+
+    def _on_message(self, message: str) -> None:
+        if message == "quick-ask":
+            self.quick_ask.toggle()
+        else:
+            self.window.show_window()

@@ -1,0 +1,234 @@
+"""The conversation as a column of user bubbles, assistant answers (safe markdown) and tool cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.agent._detector_events import ProseDelta
+from edgehost.agent.detector import detect_calls
+from edgehost.ui._widgets import MarkdownView
+from edgehost.ui.tool_card import ToolCard
+
+__all__ = ["AssistantBlock", "ChatView", "visible_text"]
+
+COLUMN_MAX_WIDTH = 860
+BUBBLE_MAX_WIDTH = int(COLUMN_MAX_WIDTH * 0.8)
+STICK_TO_BOTTOM_PX = 48  # within this of the end the view follows new text; further up, the user is reading
+
+
+def visible_text(raw: str) -> str:
+    """What the user saw of a stored assistant message: its prose without tool-call markers."""
+    return "".join(e.text for e in detect_calls(raw) if isinstance(e, ProseDelta)).strip()
+
+
+class UserBubble(QFrame):
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("UserBubble")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 14, 10)
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # the user's own text is never markup
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(label)
+        self.text = text
+        # A wrapped label asks for little width; give it the width of its longest line, up to the cap.
+        label.ensurePolished()  # the style sheet's font decides the width
+        longest = max((label.fontMetrics().horizontalAdvance(line) for line in text.splitlines() or [""]), default=0)
+        label.setMinimumWidth(min(longest + 4, BUBBLE_MAX_WIDTH - 28))
+
+
+class AssistantBlock(QFrame):
+    copy_requested = Signal(str)
+    regenerate_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("AssistantBlock")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 0)
+        layout.setSpacing(2)
+        self.view = MarkdownView()
+        layout.addWidget(self.view)
+        self.actions = QWidget()
+        row = QHBoxLayout(self.actions)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy")
+        self.copy_button.clicked.connect(self._copy)
+        self.regenerate_button = QToolButton()
+        self.regenerate_button.setText("↻ Regenerate")
+        self.regenerate_button.clicked.connect(self.regenerate_requested.emit)
+        self.perf = QLabel()
+        self.perf.setObjectName("Caption")
+        row.addWidget(self.copy_button)
+        row.addWidget(self.regenerate_button)
+        row.addStretch(1)
+        row.addWidget(self.perf)
+        self.actions.hide()
+        layout.addWidget(self.actions)
+        self._text = ""
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def append(self, text: str) -> None:
+        self._text += text
+        self.view.set_markdown(self._text)
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self.view.set_markdown(text)
+
+    def show_actions(self, perf_text: str = "", can_regenerate: bool = True) -> None:
+        self.perf.setText(perf_text)
+        self.regenerate_button.setVisible(can_regenerate)
+        self.actions.show()
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+        self.copy_requested.emit(self._text)
+
+
+class ChatView(QScrollArea):
+    """Widgets stacked in a centred column; follows the end while the user is at the end."""
+
+    regenerate_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer = QWidget()
+        outer_layout = QHBoxLayout(outer)
+        outer_layout.setContentsMargins(24, 16, 24, 16)
+        self.column = QWidget()
+        self.column.setMaximumWidth(COLUMN_MAX_WIDTH)
+        self.column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        self.items = QVBoxLayout(self.column)
+        self.items.setContentsMargins(0, 0, 0, 0)
+        self.items.setSpacing(14)
+        self.items.addStretch(1)
+        outer_layout.addStretch(0)
+        outer_layout.addWidget(self.column, 1)
+        outer_layout.addStretch(0)
+        self.setWidget(outer)
+        self.cards: dict[str, ToolCard] = {}
+        self.current: AssistantBlock | None = None
+        self.last_answer: AssistantBlock | None = None
+        self.placeholder: QLabel | None = None
+        self._follow = True
+        self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # -- building ------------------------------------------------------------------------------
+    def clear(self) -> None:
+        while self.items.count() > 1:
+            item = self.items.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.cards.clear()
+        self.current = None
+        self.last_answer = None
+        self.placeholder = None
+        self._follow = True
+
+    def _add(self, widget: QWidget, alignment: Qt.AlignmentFlag | None = None) -> None:
+        if self.placeholder is not None:
+            self.placeholder.deleteLater()
+            self.items.removeWidget(self.placeholder)
+            self.placeholder = None
+        index = self.items.count() - 1
+        if alignment is None:
+            self.items.insertWidget(index, widget)
+        else:
+            self.items.insertWidget(index, widget, 0, alignment)
+
+    def show_placeholder(self, text: str) -> None:
+        self.clear()
+        label = QLabel(text)
+        label.setObjectName("Muted")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setStyleSheet("font-size: 12pt; padding-top: 80px;")
+        self._add(label)
+        self.placeholder = label
+
+    def add_user(self, text: str) -> UserBubble:
+        self.end_answer()
+        bubble = UserBubble(text)
+        bubble.setMaximumWidth(BUBBLE_MAX_WIDTH)
+        self._add(bubble, Qt.AlignmentFlag.AlignRight)
+        self._follow = True
+        return bubble
+
+    def append_text(self, text: str) -> AssistantBlock:
+        if self.current is None:
+            self.current = AssistantBlock()
+            self.current.regenerate_requested.connect(self.regenerate_requested.emit)
+            self._add(self.current)
+        self.current.append(text)
+        return self.current
+
+    def add_answer(self, text: str, perf_text: str = "") -> AssistantBlock | None:
+        """A finished answer from history (None when it had no text to show)."""
+        block = self.append_text(text) if text else None
+        self.end_answer(perf_text)
+        return block
+
+    def tool_card(self, call_id: str, name: str, arguments: Any, server: str = "") -> ToolCard:
+        """The card of ``call_id``, created (after the text so far) the first time."""
+        card = self.cards.get(call_id)
+        if card is None:
+            self.current = None  # text after the call goes below the card
+            card = ToolCard(call_id, name, arguments, server)
+            self.cards[call_id] = card
+            self._add(card)
+        return card
+
+    def end_answer(self, perf_text: str = "", can_regenerate: bool = True) -> None:
+        """Close the block being streamed; its copy/regenerate row appears."""
+        if self.current is not None:
+            self.last_answer = self.current
+            self.current = None
+        if self.last_answer is not None and perf_text is not None:
+            self.last_answer.show_actions(perf_text, can_regenerate)
+
+    def add_notice(self, text: str, error: bool = False) -> QLabel:
+        self.current = None
+        label = QLabel(text)
+        label.setObjectName("ErrorText" if error else "Muted")
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+        self._add(label)
+        return label
+
+    # -- following the end ---------------------------------------------------------------------
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._follow = bar.maximum() - value <= STICK_TO_BOTTOM_PX
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def scroll_to_end(self) -> None:
+        self._follow = True
+        QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))

@@ -1,0 +1,271 @@
+"""The input box: Enter sends, Shift+Enter breaks the line, "/" opens the palette of prompts and tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["Composer", "Palette", "PaletteItem"]
+
+MAX_INPUT_LINES = 8
+
+
+@dataclass(frozen=True)
+class PaletteItem:
+    kind: str  # "prompt" | "tool" | "resource"
+    name: str  # namespaced prompt or tool name, or a resource URI
+    title: str
+    detail: str = ""
+
+
+class Palette(QFrame):
+    """A filterable popup list; ``chosen`` carries the PaletteItem picked with Enter or a click."""
+
+    chosen = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Popup)
+        self.setObjectName("Palette")
+        self.setMinimumWidth(460)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Type to filter prompts and tools…")
+        self.list = QListWidget()
+        self.list.setMinimumHeight(260)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.list)
+        self.filter.textChanged.connect(self._apply_filter)
+        self.filter.installEventFilter(self)
+        self.list.itemActivated.connect(self._activate)
+        self.list.itemClicked.connect(self._activate)
+        self._items: list[PaletteItem] = []
+
+    def set_items(self, items: list[PaletteItem]) -> None:
+        self._items = items
+        self.list.clear()
+        labels = {"prompt": "Prompt", "tool": "Pin tool", "resource": "Attach"}
+        for entry in items:
+            text = f"{labels.get(entry.kind, entry.kind)}  ·  {entry.title}"
+            if entry.detail:
+                text += f"\n      {entry.detail[:110]}"
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, entry)
+            item.setToolTip(entry.detail)
+            self.list.addItem(item)
+        if not items:
+            placeholder = QListWidgetItem("Nothing to show: no connected server offers prompts or tools yet.")
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(placeholder)
+        self._apply_filter(self.filter.text())
+
+    def popup(self, at: QPoint, text: str = "") -> None:
+        self.filter.setText(text)
+        self.move(at)
+        self.show()
+        self.filter.setFocus()
+
+    def _apply_filter(self, text: str) -> None:
+        words = text.lower().split()
+        first = None
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            hidden = any(w not in item.text().lower() for w in words)
+            item.setHidden(hidden)
+            if not hidden and first is None and item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                first = item
+        if first is not None:
+            self.list.setCurrentItem(first)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.filter and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up):
+                step = 1 if event.key() == Qt.Key.Key_Down else -1
+                row = self.list.currentRow()
+                while 0 <= row + step < self.list.count():
+                    row += step
+                    if not self.list.item(row).isHidden():
+                        self.list.setCurrentRow(row)
+                        break
+                return True
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                item = self.list.currentItem()
+                if item is not None and not item.isHidden():
+                    self._activate(item)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _activate(self, item: QListWidgetItem) -> None:
+        entry = item.data(Qt.ItemDataRole.UserRole)
+        if isinstance(entry, PaletteItem):
+            self.hide()
+            self.chosen.emit(entry)
+
+
+class _InputEdit(QPlainTextEdit):
+    submitted = Signal()
+    slash_typed = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self.submitted.emit()
+            return
+        if event.text() == "/" and not self.toPlainText().strip():
+            self.slash_typed.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class Composer(QFrame):
+    """Multi-line input with attach, a pinned-tool chip, attachment chips and a Send/Stop button."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+    palette_requested = Signal()
+    attach_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None, placeholder: str = "") -> None:
+        super().__init__(parent)
+        self.setObjectName("Composer")
+        self.pinned_tool: str | None = None
+        self.attachments: list[tuple[str, str]] = []  # (label, text)
+        self._busy = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(10, 8, 10, 8)
+        outer.setSpacing(6)
+        self.chips = QHBoxLayout()
+        self.chips.setSpacing(6)
+        self.chips.addStretch(1)
+        self.chip_row = QWidget()
+        self.chip_row.setLayout(self.chips)
+        self.chip_row.hide()
+        outer.addWidget(self.chip_row)
+
+        self.edit = _InputEdit()
+        self.edit.setPlaceholderText(placeholder or "Ask anything…  (Enter sends, Shift+Enter new line, / for prompts and tools)")
+        self.edit.setTabChangesFocus(True)
+        self.edit.textChanged.connect(self._fit)
+        self.edit.submitted.connect(self._submit)
+        self.edit.slash_typed.connect(self.palette_requested.emit)
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.slash_button = QToolButton()
+        self.slash_button.setText("/")
+        self.slash_button.setToolTip("Prompts and tools to pin (/)")
+        self.slash_button.clicked.connect(self.palette_requested.emit)
+        self.attach_button = QToolButton()
+        self.attach_button.setText("+")
+        self.attach_button.setToolTip("Attach a resource from a server")
+        self.attach_button.clicked.connect(self.attach_requested.emit)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("Primary")
+        self.send_button.setMinimumWidth(76)
+        self.send_button.clicked.connect(self._send_or_stop)
+        row.addWidget(self.slash_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        outer.addLayout(row)
+        self._fit()
+
+    # -- state ---------------------------------------------------------------------------------
+    def set_busy(self, busy: bool) -> None:
+        """While a turn runs the button stops it; typing the next question stays possible."""
+        self._busy = busy
+        self.send_button.setText("Stop" if busy else "Send")
+        self.send_button.setObjectName("Danger" if busy else "Primary")
+        self.send_button.style().unpolish(self.send_button)
+        self.send_button.style().polish(self.send_button)
+
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+        cursor = self.edit.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.edit.setTextCursor(cursor)
+
+    def pin_tool(self, name: str | None) -> None:
+        self.pinned_tool = name
+        self._rebuild_chips()
+
+    def add_attachment(self, label: str, text: str) -> None:
+        self.attachments.append((label, text))
+        self._rebuild_chips()
+
+    def clear_after_send(self) -> None:
+        self.edit.clear()
+        self.pinned_tool = None
+        self.attachments = []
+        self._rebuild_chips()
+
+    # -- internals -----------------------------------------------------------------------------
+    def _send_or_stop(self) -> None:
+        if self._busy:
+            self.stop_requested.emit()
+        else:
+            self._submit()
+
+    def _submit(self) -> None:
+        if self._busy:
+            return
+        text = self.edit.toPlainText().strip()
+        if text:
+            self.send_requested.emit(text)
+
+    def _fit(self) -> None:
+        metrics = self.edit.fontMetrics()
+        lines = max(1, min(MAX_INPUT_LINES, self.edit.document().lineCount()))
+        self.edit.setFixedHeight(lines * metrics.lineSpacing() + 14)
+
+    def _rebuild_chips(self) -> None:
+        while self.chips.count() > 1:
+            item = self.chips.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        index = 0
+        if self.pinned_tool:
+            self.chips.insertWidget(index, self._chip(f"⚑ {self.pinned_tool}", lambda: self.pin_tool(None)))
+            index += 1
+        for position, (label, _text) in enumerate(self.attachments):
+            self.chips.insertWidget(index, self._chip(f"▤ {label}", lambda p=position: self._drop(p)))
+            index += 1
+        self.chip_row.setVisible(index > 0)
+
+    def _drop(self, position: int) -> None:
+        del self.attachments[position]
+        self._rebuild_chips()
+
+    def _chip(self, text: str, on_remove: object) -> QFrame:
+        chip = QFrame()
+        chip.setObjectName("AttachmentChip")
+        layout = QHBoxLayout(chip)
+        layout.setContentsMargins(8, 2, 2, 2)
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        remove = QToolButton()
+        remove.setText("✕")
+        remove.setToolTip("Remove")
+        remove.clicked.connect(on_remove)  # type: ignore[call-overload]
+        layout.addWidget(label)
+        layout.addWidget(remove)
+        return chip

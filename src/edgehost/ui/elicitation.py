@@ -1,0 +1,90 @@
+"""Elicitation: a server asks the user for information (a form), or to visit an address (URL mode).
+
+The dialog is non-modal and resolves an asyncio future, so the server's request simply awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import mcp_types as types
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from edgehost.ui.schema_form import SchemaForm
+
+__all__ = ["ElicitationDialog"]
+
+
+class ElicitationDialog(QDialog):
+    def __init__(self, server: str, params: types.ElicitRequestParams, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModal(False)
+        self.setMinimumWidth(480)
+        self.setWindowTitle(f"{server} asks — EdgeHost")
+        self.result_future: asyncio.Future[types.ElicitResult] = asyncio.get_event_loop().create_future()
+        self.url: str | None = params.url if isinstance(params, types.ElicitRequestURLParams) else None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 18, 18, 18)
+        layout.setSpacing(12)
+        who = QLabel(f"The server “{server}” asks:")
+        who.setObjectName("Muted")
+        who.setTextFormat(Qt.TextFormat.PlainText)
+        message = QLabel(params.message)
+        message.setTextFormat(Qt.TextFormat.PlainText)
+        message.setWordWrap(True)
+        message.setStyleSheet("font-size: 11pt;")
+        layout.addWidget(who)
+        layout.addWidget(message)
+        self.form: SchemaForm | None = None
+        if self.url is not None:
+            address = QLabel(f"It wants to open this address:\n{self.url}")
+            address.setTextFormat(Qt.TextFormat.PlainText)
+            address.setWordWrap(True)
+            address.setObjectName("Mono")
+            layout.addWidget(address)
+        else:
+            assert isinstance(params, types.ElicitRequestFormParams)
+            self.form = SchemaForm(params.requested_schema)
+            layout.addWidget(self.form)
+            note = QLabel("* required")
+            note.setObjectName("Caption")
+            layout.addWidget(note)
+        self.problem = QLabel()
+        self.problem.setObjectName("ErrorText")
+        self.problem.hide()
+        layout.addWidget(self.problem)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Cancel")
+        self.decline_button = QPushButton("Decline")
+        self.accept_button = QPushButton("Open address" if self.url else "Send")
+        self.accept_button.setObjectName("Primary")
+        self.cancel_button.clicked.connect(lambda: self.answer("cancel"))
+        self.decline_button.clicked.connect(lambda: self.answer("decline"))
+        self.accept_button.clicked.connect(lambda: self.answer("accept"))
+        for button in (self.cancel_button, self.decline_button, self.accept_button):
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+
+    def answer(self, action: str) -> None:
+        if self.result_future.done():
+            return
+        if action == "accept" and self.form is not None:
+            missing = self.form.missing()
+            if missing:
+                self.problem.setText("Please fill in: " + ", ".join(missing))
+                self.problem.show()
+                return
+            self.result_future.set_result(types.ElicitResult(action="accept", content=self.form.values()))
+        elif action == "accept":
+            QDesktopServices.openUrl(QUrl(self.url or ""))
+            self.result_future.set_result(types.ElicitResult(action="accept"))
+        else:
+            self.result_future.set_result(types.ElicitResult(action=action))  # type: ignore[arg-type]
+        self.hide()
+        self.deleteLater()
+
+    def reject(self) -> None:
+        self.answer("cancel")

@@ -1,0 +1,227 @@
+"""Execution history: every tool call (time, conversation, server, tool, status, duration, decision),
+filters, a details pane, export to JSON / CSV, and a jump to the conversation."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.store import Execution
+from edgehost.ui._widgets import TaskSet, pretty_json
+from edgehost.ui.theme import current_colors
+from edgehost.ui.tool_card import status_tone
+
+__all__ = ["HistoryPanel"]
+
+STATUSES = ("any status", "ok", "error", "denied", "timeout", "cancelled", "invalid", "interrupted", "running")
+COLUMNS = ("Time", "Conversation", "Server", "Tool", "Status", "Duration", "Decision")
+PAGE = 500
+
+
+class HistoryPanel(QDialog):
+    open_conversation = Signal(int)
+
+    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.tasks = TaskSet()
+        self.setWindowTitle("Tool history — EdgeHost")
+        self.resize(1000, 620)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 16)
+        top = QHBoxLayout()
+        title = QLabel("Tool executions")
+        title.setObjectName("SectionTitle")
+        self.tool_filter = QLineEdit()
+        self.tool_filter.setPlaceholderText("Tool (glob, e.g. files__*)")
+        self.status_filter = QComboBox()
+        self.status_filter.addItems(STATUSES)
+        self.conversation_filter = QComboBox()
+        self.export_json = QPushButton("Export JSON…")
+        self.export_csv = QPushButton("Export CSV…")
+        top.addWidget(title)
+        top.addStretch(1)
+        top.addWidget(self.tool_filter)
+        top.addWidget(self.status_filter)
+        top.addWidget(self.conversation_filter)
+        top.addWidget(self.export_json)
+        top.addWidget(self.export_csv)
+        layout.addLayout(top)
+        self.notice = QLabel()
+        self.notice.setObjectName("Caption")
+        self.notice.hide()
+        layout.addWidget(self.notice)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        splitter.addWidget(self.table)
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        details_layout.setContentsMargins(0, 8, 0, 0)
+        row = QHBoxLayout()
+        self.details_title = QLabel()
+        self.details_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.details_title.setStyleSheet("font-weight: 600;")
+        self.jump = QPushButton("Open conversation")
+        self.jump.setEnabled(False)
+        row.addWidget(self.details_title)
+        row.addStretch(1)
+        row.addWidget(self.jump)
+        details_layout.addLayout(row)
+        panes = QHBoxLayout()
+        self.arguments = QPlainTextEdit()
+        self.result = QPlainTextEdit()
+        for caption, view in (("Arguments", self.arguments), ("Result", self.result)):
+            view.setReadOnly(True)
+            view.setObjectName("Mono")
+            column = QVBoxLayout()
+            label = QLabel(caption)
+            label.setObjectName("Caption")
+            column.addWidget(label)
+            column.addWidget(view)
+            panes.addLayout(column, 1)
+        details_layout.addLayout(panes)
+        splitter.addWidget(details)
+        splitter.setSizes([360, 220])
+        layout.addWidget(splitter, 1)
+        self.rows: list[Execution] = []
+        self.tool_filter.textChanged.connect(self.refresh)
+        self.status_filter.currentTextChanged.connect(self.refresh)
+        self.conversation_filter.currentIndexChanged.connect(self.refresh)
+        self.table.itemSelectionChanged.connect(self._show_details)
+        self.jump.clicked.connect(self._jump)
+        self.export_json.clicked.connect(lambda: self._export("json"))
+        self.export_csv.clicked.connect(lambda: self._export("csv"))
+        self._fill_conversations()
+        self.refresh()
+
+    def _fill_conversations(self) -> None:
+        self.conversation_filter.blockSignals(True)
+        current = self.conversation_filter.currentData()
+        self.conversation_filter.clear()
+        self.conversation_filter.addItem("all conversations", None)
+        store = self.host.store
+        for conversation in store.list_conversations(limit=200) if store is not None else []:
+            self.conversation_filter.addItem(conversation.title[:40], conversation.id)
+        index = self.conversation_filter.findData(current)
+        self.conversation_filter.setCurrentIndex(max(0, index))
+        self.conversation_filter.blockSignals(False)
+
+    def filters(self) -> dict[str, Any]:
+        status = self.status_filter.currentText()
+        glob = self.tool_filter.text().strip()
+        if glob and not any(ch in glob for ch in "*?["):
+            glob = f"*{glob}*"
+        return {
+            "conversation_id": self.conversation_filter.currentData(),
+            "tool_glob": glob or None,
+            "status": None if status == STATUSES[0] else status,
+        }
+
+    def refresh(self) -> None:
+        store = self.host.store
+        self.rows = store.list_executions(limit=PAGE, **self.filters()) if store is not None else []
+        titles = {self.conversation_filter.itemData(i): self.conversation_filter.itemText(i)
+                  for i in range(1, self.conversation_filter.count())}
+        colors = current_colors()
+        tone_colors = {"ok": colors.ok, "error": colors.error, "warn": colors.warn, "accent": colors.accent}
+        self.table.setRowCount(len(self.rows))
+        for row, execution in enumerate(self.rows):
+            duration = f"{execution.duration_ms:.0f} ms" if execution.duration_ms is not None else "—"
+            decision = execution.decision or "—"
+            if execution.decided_by:
+                decision += f" ({execution.decided_by})"
+            values = (
+                datetime.fromtimestamp(execution.started).strftime("%Y-%m-%d %H:%M:%S"),
+                titles.get(execution.conversation_id, str(execution.conversation_id or "—")),
+                execution.server,
+                execution.tool,
+                execution.status,
+                duration,
+                decision,
+            )
+            for column, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                if column == 4:
+                    item.setForeground(QColor(tone_colors[status_tone(execution.status)]))
+                self.table.setItem(row, column, item)
+        if self.rows and not self.table.selectionModel().selectedRows():
+            self.table.selectRow(0)
+        self._show_details()
+
+    def selected(self) -> Execution | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.rows[rows[0].row()] if rows and rows[0].row() < len(self.rows) else None
+
+    def _show_details(self) -> None:
+        execution = self.selected()
+        self.jump.setEnabled(execution is not None and execution.conversation_id is not None)
+        if execution is None:
+            self.details_title.clear()
+            self.arguments.clear()
+            self.result.clear()
+            return
+        self.details_title.setText(f"{execution.tool} · {execution.status}")
+        self.arguments.setPlainText(pretty_json(execution.arguments))
+        text = execution.error or ""
+        if execution.result:
+            text = (text + "\n\n" if text else "") + execution.result
+        if execution.result_truncated:
+            text += f"\n\n… (cut; {execution.result_size} bytes in all)"
+        self.result.setPlainText(text)
+
+    def _jump(self) -> None:
+        execution = self.selected()
+        if execution is not None and execution.conversation_id is not None:
+            self.open_conversation.emit(execution.conversation_id)
+
+    def _export(self, fmt: str) -> None:
+        dialog = QFileDialog(self, f"Export executions as {fmt.upper()}")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(fmt)
+        dialog.selectFile(f"edgehost-executions.{fmt}")
+        dialog.fileSelected.connect(lambda name: self.tasks.spawn(self.export_to(Path(name), fmt)))
+        dialog.open()
+
+    async def export_to(self, path: Path, fmt: str) -> int:
+        """Write the filtered executions to ``path`` in a thread (the store reads on its own connection)."""
+        filters = self.filters()
+
+        def write() -> int:
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                return int(self.host.store.export_executions(fmt, handle, **filters))
+
+        count = await asyncio.to_thread(write)
+        self.notice.setText(f"Exported {count} executions to {path}")
+        self.notice.show()
+        return count

@@ -1,0 +1,687 @@
+"""The main window: conversations on the left, the chat in the middle, the status bar below.
+
+It only reacts to host events (through the HostBridge) and calls host commands; what a turn does is
+decided in the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.agent.prompting import RESULT_OPEN
+from edgehost.host import events as ev
+from edgehost.llm.base import Perf
+from edgehost.mcp.results import block_text
+from edgehost.ui._widgets import TaskSet
+from edgehost.ui.approval import ApprovalWindow
+from edgehost.ui.bridge import HostBridge
+from edgehost.ui.chat_view import ChatView, visible_text
+from edgehost.ui.composer import Composer, Palette, PaletteItem
+from edgehost.ui.elicitation import ElicitationDialog
+from edgehost.ui.history_panel import HistoryPanel
+from edgehost.ui.sampling import SamplingDialog, draft_with_backend
+from edgehost.ui.servers_panel import ServersPanel
+from edgehost.ui.settings_dialog import BACKENDS, SettingsDialog
+from edgehost.ui.tool_card import split_tool_name
+from edgehost.ui.tools_panel import ToolsPanel
+
+__all__ = ["MainWindow", "perf_summary", "resource_text"]
+
+log = logging.getLogger(__name__)
+
+LIST_LIMIT = 200
+SEARCH_DELAY_MS = 200
+CATALOG_REFRESH_DELAY_MS = 50  # wait for a pause in typing before searching the history
+
+
+def perf_summary(perf: Perf) -> str:
+    parts = []
+    if perf.generated_tokens:
+        parts.append(f"{perf.generated_tokens} tokens")
+    if perf.tokens_per_second:
+        parts.append(f"{perf.tokens_per_second:.1f} tok/s")
+    if perf.prefill_ms:
+        parts.append(f"prefill {perf.prefill_ms / 1000:.1f} s")
+    return " · ".join(parts)
+
+
+def resource_text(result: types.ReadResourceResult) -> str:
+    """A read resource as attachment text: text contents as they are, binary ones described."""
+    parts = []
+    for contents in result.contents:
+        if isinstance(contents, types.TextResourceContents):
+            parts.append(contents.text)
+        else:
+            parts.append(f"[{contents.uri}: {contents.mime_type or 'binary'} content]")
+    return "\n\n".join(parts)
+
+
+class MainWindow(QMainWindow):
+    quit_requested = Signal()
+
+    def __init__(self, host: Any, bridge: HostBridge, icon: QIcon | None = None,
+                 can_hide_to_tray: Callable[[], bool] = lambda: False) -> None:
+        super().__init__()
+        self.host = host
+        self.bridge = bridge
+        self.tasks = TaskSet()
+        self._can_hide_to_tray = can_hide_to_tray
+        self.current_id: int | None = None
+        self.turn_conversation: int | None = None
+        self.turn_task: asyncio.Task[Any] | None = None
+        self.last_user_text: dict[int, str] = {}
+        self.panels: dict[str, QWidget] = {}
+        self.dialogs: list[QWidget] = []  # open elicitation / sampling dialogs
+        self.model_ready = False
+        self.setWindowTitle("EdgeHost")
+        if icon is not None:
+            self.setWindowIcon(icon)
+        self.resize(1180, 760)
+        self.setMinimumSize(760, 480)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setChildrenCollapsible(False)
+        splitter.setHandleWidth(1)
+        splitter.addWidget(self._build_sidebar())
+        splitter.addWidget(self._build_chat())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 920])
+        self.setCentralWidget(splitter)
+        self._build_status_bar()
+        self._build_actions()
+
+        self.approvals = ApprovalWindow(self._resolve_approval, host.settings.approval_timeout_s, self)
+        self.palette = Palette(self)
+        self.palette.chosen.connect(self._palette_chosen)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh_conversations)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self._catalog_timer = QTimer(self)
+        self._catalog_timer.setSingleShot(True)
+        self._catalog_timer.setInterval(CATALOG_REFRESH_DELAY_MS)
+        self._catalog_timer.timeout.connect(self._refresh_catalog_views)
+        self._connect_bridge()
+        self.chat.show_placeholder("Ask a question. EdgeHost answers with the local model and uses the tools "
+                                   "of your MCP servers when it needs them.")
+
+    # ------------------------------------------------------------------ layout
+    def _build_sidebar(self) -> QWidget:
+        sidebar = QFrame()
+        sidebar.setObjectName("Sidebar")
+        sidebar.setMinimumWidth(220)
+        sidebar.setMaximumWidth(380)
+        layout = QVBoxLayout(sidebar)
+        layout.setContentsMargins(12, 14, 12, 12)
+        layout.setSpacing(10)
+        title = QLabel("EdgeHost")
+        title.setObjectName("SidebarTitle")
+        layout.addWidget(title)
+        self.new_button = QPushButton("+  New chat")
+        self.new_button.setObjectName("Primary")
+        self.new_button.clicked.connect(self.new_chat)
+        layout.addWidget(self.new_button)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search conversations")
+        self.search.setClearButtonEnabled(True)
+        layout.addWidget(self.search)
+        self.conversations = QListWidget()
+        self.conversations.setObjectName("ConversationList")
+        self.conversations.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.conversations.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.conversations.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.conversations.customContextMenuRequested.connect(self._conversation_menu)
+        self.conversations.itemClicked.connect(lambda item: self.open_conversation(item.data(Qt.ItemDataRole.UserRole)))
+        layout.addWidget(self.conversations, 1)
+        nav = QVBoxLayout()
+        nav.setSpacing(2)
+        self.nav_buttons: dict[str, QPushButton] = {}
+        for key, label in (("servers", "⛁   Servers"), ("tools", "⚒   Tools"), ("history", "☰   Tool history"),
+                           ("settings", "⚙   Settings")):
+            button = QPushButton(label)
+            button.setObjectName("Nav")
+            button.clicked.connect(lambda _c=False, k=key: self.open_panel(k))
+            nav.addWidget(button)
+            self.nav_buttons[key] = button
+        layout.addLayout(nav)
+        return sidebar
+
+    def _build_chat(self) -> QWidget:
+        area = QWidget()
+        layout = QVBoxLayout(area)
+        layout.setContentsMargins(0, 0, 0, 12)
+        layout.setSpacing(8)
+        header = QHBoxLayout()
+        header.setContentsMargins(24, 12, 24, 0)
+        self.title = QLabel("New conversation")
+        self.title.setObjectName("SectionTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        header.addWidget(self.title)
+        header.addStretch(1)
+        layout.addLayout(header)
+        self.chat = ChatView()
+        self.chat.regenerate_requested.connect(self.regenerate)
+        layout.addWidget(self.chat, 1)
+        holder = QHBoxLayout()
+        holder.setContentsMargins(24, 0, 24, 0)
+        self.composer = Composer()
+        self.composer.setMaximumWidth(900)
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+        self.composer.palette_requested.connect(self.show_palette)
+        self.composer.attach_requested.connect(self.show_resources)
+        holder.addWidget(self.composer)
+        layout.addLayout(holder)
+        return area
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        bar.setSizeGripEnabled(False)
+        self.model_label = QLabel("● Loading model…")
+        self.backend_switch = QComboBox()
+        self.backend_switch.addItems(BACKENDS)
+        self.backend_switch.setCurrentText(self.host.settings.backend)
+        self.backend_switch.setToolTip("Inference backend (the model is loaded again)")
+        self.backend_switch.currentTextChanged.connect(self.switch_backend)
+        self.speed_label = QLabel("")
+        self.context_meter = QProgressBar()
+        self.context_meter.setObjectName("ContextMeter")
+        self.context_meter.setTextVisible(False)
+        self.context_meter.setRange(0, 1)
+        self.context_meter.setValue(0)
+        self.context_label = QLabel("context —")
+        self.servers_button = QToolButton()
+        self.servers_button.setText("servers …")
+        self.servers_button.clicked.connect(lambda: self.open_panel("servers"))
+        bar.addWidget(self.model_label)
+        bar.addWidget(self.backend_switch)
+        bar.addPermanentWidget(self.speed_label)
+        bar.addPermanentWidget(self.context_label)
+        bar.addPermanentWidget(self.context_meter)
+        bar.addPermanentWidget(self.servers_button)
+
+    def _build_actions(self) -> None:
+        for shortcut, slot in (
+            (QKeySequence.StandardKey.New, self.new_chat),
+            (QKeySequence("Ctrl+K"), lambda: self.search.setFocus()),
+            (QKeySequence("Ctrl+,"), lambda: self.open_panel("settings")),
+            (QKeySequence("Ctrl+Q"), self.quit_requested.emit),
+            (QKeySequence("Ctrl+L"), lambda: self.composer.edit.setFocus()),
+        ):
+            action = QAction(self)
+            action.setShortcut(shortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+
+    def _connect_bridge(self) -> None:
+        b = self.bridge
+        b.text_arrived.connect(self._on_text)
+        b.tool_call_detected.connect(self._on_call_detected)
+        b.tool_started.connect(self._on_tool_started)
+        b.tool_progressed.connect(self._on_tool_progressed)
+        b.tool_finished.connect(self._on_tool_finished)
+        b.approval_requested.connect(lambda e: self.approvals.add_request(e.request))
+        b.approval_resolved.connect(self._on_approval_resolved)
+        b.turn_completed.connect(self._on_turn_completed)
+        b.turn_failed.connect(self._on_turn_failed)
+        b.model_status_changed.connect(self._on_model_status)
+        b.server_status_changed.connect(lambda _e: self.refresh_servers())
+        b.catalog_changed.connect(self._on_catalog_changed)
+        b.conversations_changed.connect(self.refresh_conversations)
+
+    # ------------------------------------------------------------ conversations
+    def refresh_conversations(self) -> None:
+        store = self.host.store
+        if store is None:
+            return
+        query = self.search.text().strip()
+        rows = store.search_conversations(query, include_archived=False, limit=LIST_LIMIT) if query \
+            else store.list_conversations(limit=LIST_LIMIT)
+        self.conversations.blockSignals(True)
+        self.conversations.clear()
+        for conversation in rows:
+            item = QListWidgetItem(conversation.title)
+            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
+            item.setToolTip(conversation.title)
+            self.conversations.addItem(item)
+            if conversation.id == self.current_id:
+                item.setSelected(True)
+                self.conversations.setCurrentItem(item)
+        self.conversations.blockSignals(False)
+
+    def new_chat(self) -> None:
+        self.current_id = None
+        self.title.setText("New conversation")
+        self.conversations.clearSelection()
+        self.chat.show_placeholder("Ask a question. EdgeHost answers with the local model and uses the tools "
+                                   "of your MCP servers when it needs them.")
+        self.composer.edit.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        """Show a stored conversation: its messages and tool cards in the order they happened."""
+        store = self.host.store
+        conversation = store.get_conversation(conversation_id) if store is not None else None
+        if conversation is None:
+            return
+        self.current_id = conversation_id
+        self.title.setText(conversation.title)
+        self.chat.clear()
+        messages = store.list_messages(conversation_id)
+        executions = store.list_executions(conversation_id=conversation_id, limit=None)
+        timeline: list[tuple[float, int, Any]] = [(m.created, 0, m) for m in messages]
+        timeline += [(e.started, 1, e) for e in executions]
+        timeline.sort(key=lambda entry: (entry[0], entry[1]))
+        for _when, kind, record in timeline:
+            if kind == 1:
+                card = self.chat.tool_card(f"history-{record.id}", record.tool, record.arguments, record.server)
+                card.finish(record.status, record.result or "", record.duration_ms, record.error)
+            elif record.role == "user" and not _is_tool_result(record.content):
+                self.last_user_text[conversation_id] = record.content
+                self.chat.add_user(record.content)
+            elif record.role == "assistant":
+                text = visible_text(record.content)
+                if text:
+                    self.chat.append_text(text)
+        self.chat.end_answer("", can_regenerate=True)
+        if self.turn_conversation == conversation_id:
+            self.chat.end_answer("", can_regenerate=False)
+        self.refresh_conversations()
+        self.chat.scroll_to_end()
+        self.show_window()
+
+    def _conversation_menu(self, at: QPoint) -> None:
+        item = self.conversations.itemAt(at)
+        if item is None:
+            return
+        conversation_id = int(item.data(Qt.ItemDataRole.UserRole))
+        menu = QMenu(self)
+        menu.addAction("Rename…", lambda: self.rename_conversation(conversation_id, item.text()))
+        menu.addAction("Delete", lambda: self.delete_conversation(conversation_id, item.text()))
+        menu.popup(self.conversations.viewport().mapToGlobal(at))
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Rename conversation")
+        dialog.setLabelText("Title")
+        dialog.setTextValue(title)
+        dialog.textValueSelected.connect(lambda text: self._renamed(conversation_id, text))
+        dialog.open()
+
+    def _renamed(self, conversation_id: int, title: str) -> None:
+        if title.strip():
+            self.host.store.rename_conversation(conversation_id, title.strip())
+            if conversation_id == self.current_id:
+                self.title.setText(title.strip())
+            self.refresh_conversations()
+
+    def delete_conversation(self, conversation_id: int, title: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete conversation",
+                          f"Delete “{title}” and its tool history?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.finished.connect(lambda answer: self._deleted(conversation_id) if answer == QMessageBox.StandardButton.Yes else None)
+        box.open()
+
+    def _deleted(self, conversation_id: int) -> None:
+        self.host.store.delete_conversation(conversation_id)
+        if conversation_id == self.current_id:
+            self.new_chat()
+        self.refresh_conversations()
+
+    # -------------------------------------------------------------------- turns
+    def send(self, text: str) -> None:
+        if self.turn_task is not None and not self.turn_task.done():
+            return
+        if self.host.store is None:
+            self.chat.add_notice("EdgeHost is still starting; try again in a moment.", error=True)
+            return
+        if self.current_id is None:
+            self.current_id = self.host.new_conversation(_title(text))
+            self.title.setText(_title(text))
+            self.chat.clear()
+        pinned = self.composer.pinned_tool
+        attachments = [body for _label, body in self.composer.attachments]
+        self.composer.clear_after_send()
+        self.start_turn(self.current_id, text, pinned, attachments)
+
+    def start_turn(self, conversation_id: int, text: str, pinned: str | None = None,
+                   attachments: list[str] | None = None) -> asyncio.Task[Any]:
+        self.last_user_text[conversation_id] = text
+        if conversation_id == self.current_id:
+            self.chat.add_user(text)
+        self.turn_conversation = conversation_id
+        self.composer.set_busy(True)
+        kwargs: dict[str, Any] = {}
+        if pinned:
+            kwargs["pinned_tool"] = pinned
+        if attachments:
+            kwargs["attachments"] = attachments
+        self.turn_task = self.host.start_turn(text, conversation_id, **kwargs)
+        self.turn_task.add_done_callback(self._turn_task_done)
+        self.refresh_conversations()
+        return self.turn_task
+
+    def _turn_task_done(self, task: asyncio.Task[Any]) -> None:
+        self.composer.set_busy(False)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("turn failed", exc_info=task.exception())
+            self.chat.add_notice(f"The turn failed: {task.exception()}", error=True)
+
+    def stop(self) -> None:
+        self.tasks.spawn(self.host.cancel(), name="cancel-turn")
+
+    def regenerate(self) -> None:
+        """Ask the last question of this conversation again."""
+        if self.current_id is None or (self.turn_task is not None and not self.turn_task.done()):
+            return
+        text = self.last_user_text.get(self.current_id)
+        if text:
+            self.start_turn(self.current_id, text)
+
+    # ---------------------------------------------------------------- events
+    def _on_text(self, conversation_id: int, text: str) -> None:
+        if conversation_id == self.current_id:
+            self.chat.append_text(text)
+
+    def _on_call_detected(self, event: ev.ToolCallDetected) -> None:
+        if event.conversation_id == self.current_id:
+            self.chat.tool_card(event.call_id, event.name, event.arguments)
+
+    def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
+        if event.conversation_id == self.current_id:
+            card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
+            card.set_call(*split_tool_name(event.tool, event.server), event.arguments)
+            card.set_status("running")
+
+    def _on_tool_progressed(self, event: ev.ToolExecutionProgressed) -> None:
+        card = self.chat.cards.get(event.call_id)
+        if card is not None and event.conversation_id == self.current_id:
+            card.set_progress(event.progress, event.total, event.message)
+
+    def _on_tool_finished(self, event: ev.ToolExecutionFinished) -> None:
+        if event.conversation_id == self.current_id:
+            card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
+            card.finish(event.status, event.result_text, event.duration_ms, event.error)
+        panel = self.panels.get("history")
+        if isinstance(panel, HistoryPanel) and panel.isVisible():
+            panel.refresh()
+
+    def _on_approval_resolved(self, event: ev.ApprovalResolved) -> None:
+        self.approvals.drop_request(event.request_id)
+
+    def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
+        if event.conversation_id == self.current_id:
+            summary = perf_summary(event.perf)
+            if event.cancelled:
+                summary = "stopped" + (f" · {summary}" if summary else "")
+            self.chat.end_answer(summary)
+        self._show_perf(event.perf)
+        self.turn_conversation = None
+
+    def _on_turn_failed(self, event: ev.TurnFailed) -> None:
+        if event.conversation_id == self.current_id:
+            self.chat.add_notice(f"⚠ {event.error}", error=True)
+        self.turn_conversation = None
+
+    def _show_perf(self, perf: Perf) -> None:
+        if perf.tokens_per_second:
+            self.speed_label.setText(f"{perf.tokens_per_second:.1f} tok/s")
+        maximum = getattr(self.host.backend.capabilities, "max_context", 0) if self.host.backend else 0
+        if maximum and perf.context_tokens:
+            self.context_meter.setRange(0, maximum)
+            self.context_meter.setValue(min(perf.context_tokens, maximum))
+            self.context_label.setText(f"context {_k(perf.context_tokens)} / {_k(maximum)}")
+            self.context_meter.setToolTip(f"{perf.context_tokens} of {maximum} tokens of context used")
+
+    def _on_model_status(self, event: ev.ModelStatusChanged) -> None:
+        self.model_ready = event.status == "ready"
+        if event.status == "ready":
+            text = f"● {event.model or 'model'} · {event.backend}"
+            if event.context_length:
+                self.context_meter.setRange(0, event.context_length)
+                self.context_label.setText(f"context 0 / {_k(event.context_length)}")
+        elif event.status == "loading":
+            text = f"◌ Loading model ({event.backend})…"
+        else:
+            text = f"✕ Model {event.status}: {event.detail}"[:140]
+        self.model_label.setText(text)
+        self.model_label.setToolTip(event.detail or text)
+
+    def refresh_servers(self) -> None:
+        manager = getattr(self.host, "manager", None)
+        states = list(manager.statuses()) if manager is not None else []
+        ready = sum(1 for s in states if getattr(s.status, "value", s.status) == "ready")
+        failed = [s.name for s in states if getattr(s.status, "value", s.status) == "failed"]
+        text = f"servers {ready}/{len(states)}"
+        if failed:
+            text += f" · {len(failed)} failed"
+        self.servers_button.setText(text)
+        self.servers_button.setToolTip("\n".join(f"{s.name}: {getattr(s.status, 'value', s.status)}" for s in states))
+        panel = self.panels.get("servers")
+        if isinstance(panel, ServersPanel) and panel.isVisible():
+            panel.refresh()
+
+    def _on_catalog_changed(self) -> None:
+        # Later, not now: the change may come from a click inside the tools tree, which must not be
+        # rebuilt under that click; a burst of changes also becomes one rebuild.
+        self._catalog_timer.start()
+
+    def _refresh_catalog_views(self) -> None:
+        self.refresh_servers()
+        panel = self.panels.get("tools")
+        if isinstance(panel, ToolsPanel) and panel.isVisible():
+            panel.refresh()
+
+    # ----------------------------------------------------------- palette, attach
+    def palette_items(self) -> list[PaletteItem]:
+        manager = getattr(self.host, "manager", None)
+        items: list[PaletteItem] = []
+        if manager is not None:
+            catalog = manager.catalog
+            items += [PaletteItem("prompt", p.name, p.name, p.description) for p in catalog.prompts]
+        items += [PaletteItem("tool", t.name, t.name, t.description) for t in self.host.tools() if t.enabled]
+        return items
+
+    def show_palette(self) -> None:
+        self.palette.set_items(self.palette_items())
+        self._popup(self.palette)
+
+    def show_resources(self) -> None:
+        manager = getattr(self.host, "manager", None)
+        resources = list(manager.catalog.resources) if manager is not None else []
+        self.palette.set_items([PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources])
+        self._popup(self.palette)
+
+    def _popup(self, palette: Palette) -> None:
+        palette.adjustSize()
+        corner = self.composer.mapToGlobal(QPoint(0, 0))
+        palette.popup(QPoint(corner.x(), corner.y() - palette.sizeHint().height() - 6))
+
+    def _palette_chosen(self, item: PaletteItem) -> None:
+        if item.kind == "tool":
+            self.composer.pin_tool(item.name)
+        elif item.kind == "prompt":
+            self.tasks.spawn(self.use_prompt(item.name), name="get-prompt")
+        elif item.kind == "resource":
+            self.tasks.spawn(self.attach_resource(item.name), name="read-resource")
+        self.composer.edit.setFocus()
+
+    async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
+        """Put the prompt's text in the input (asking for its arguments first when it has any)."""
+        manager = self.host.manager
+        entry = manager.catalog.prompt(name)
+        if entry is not None and entry.arguments and arguments is None:
+            schema = {
+                "type": "object",
+                "properties": {a["name"]: {"type": "string", "description": a.get("description", "")}
+                               for a in entry.arguments},
+                "required": [a["name"] for a in entry.arguments if a.get("required")],
+            }
+            params = types.ElicitRequestFormParams(message=entry.description or name, requested_schema=schema)
+            answer = await self.elicit(f"prompt {name}", params)
+            if answer.action != "accept":
+                return
+            arguments = {k: str(v) for k, v in (answer.content or {}).items()}
+        try:
+            result = await manager.get_prompt(name, arguments)
+        except Exception as exc:  # a server error is shown, not raised into the event loop
+            self.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
+            return
+        text = "\n\n".join(block_text(m.content) for m in result.messages)
+        self.composer.set_text(text)
+
+    async def attach_resource(self, uri: str) -> None:
+        try:
+            result = await self.host.manager.read_resource(uri)
+        except Exception as exc:  # shown to the user; the chat goes on
+            self.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
+            return
+        self.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{resource_text(result)}")
+
+    # --------------------------------------------------- approvals, server requests
+    def _resolve_approval(self, request_id: str, decision: Any) -> bool:
+        return bool(self.host.resolve_approval(request_id, decision))
+
+    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
+        """Ask the user with a non-modal form; the answer comes when they press a button."""
+        dialog = ElicitationDialog(server, params, self)
+        return await self._run_dialog(dialog, dialog.result_future)
+
+    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> Any:
+        """Let the user review our model's draft for a server's sampling request."""
+        model = self.model_label.text().lstrip("● ").split(" · ")[0]
+        dialog = SamplingDialog(server, params, draft_with_backend(lambda: self.host.backend), model, self)
+        return await self._run_dialog(dialog, dialog.result_future)
+
+    async def _run_dialog(self, dialog: QWidget, future: asyncio.Future[Any]) -> Any:
+        self.dialogs.append(dialog)
+        dialog.show()
+        dialog.raise_()
+        try:
+            return await future
+        finally:
+            if dialog in self.dialogs:
+                self.dialogs.remove(dialog)
+            if not future.done():  # cancelled by the server or shutdown: close without answering
+                dialog.hide()
+                dialog.deleteLater()
+
+    # ---------------------------------------------------------------- panels
+    def panel(self, key: str) -> QWidget:
+        panel = self.panels.get(key)
+        if panel is None:
+            if key == "servers":
+                panel = ServersPanel(self.host, self)
+            elif key == "tools":
+                panel = ToolsPanel(self.host, self)
+            elif key == "history":
+                history = HistoryPanel(self.host, self)
+                history.open_conversation.connect(self.open_conversation)
+                panel = history
+            elif key == "settings":
+                settings = SettingsDialog(self.host, self)
+                settings.saved.connect(self._settings_saved)
+                settings.finished.connect(lambda _r: self.panels.pop("settings", None))
+                panel = settings
+            else:
+                raise KeyError(key)
+            self.panels[key] = panel
+        return panel
+
+    def open_panel(self, key: str) -> QWidget:
+        panel = self.panel(key)
+        refresh = getattr(panel, "refresh", None)
+        if callable(refresh):
+            refresh()
+        panel.show()
+        panel.raise_()
+        panel.activateWindow()
+        return panel
+
+    def _settings_saved(self, changed: set[str]) -> None:
+        if "theme" in changed:
+            from PySide6.QtWidgets import QApplication
+
+            from edgehost.ui.theme import apply_theme
+
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                apply_theme(app, self.host.settings.theme)
+        if "approval_timeout_s" in changed:
+            self.approvals.set_timeout(self.host.settings.approval_timeout_s)
+        if "backend" in changed:
+            self.backend_switch.blockSignals(True)
+            self.backend_switch.setCurrentText(self.host.settings.backend)
+            self.backend_switch.blockSignals(False)
+        if changed & {"model", "backend", "profile", "context_length", "threads"}:
+            self.reload_model()
+
+    def switch_backend(self, backend: str) -> None:
+        if backend == self.host.settings.backend:
+            return
+        self.host.settings.backend = backend
+        self.host.save_settings()
+        self.reload_model()
+
+    def reload_model(self) -> None:
+        reload = getattr(self.host, "reload_model", None)
+        if callable(reload):
+            self.tasks.spawn(reload(), name="reload-model")
+        else:
+            self.model_label.setText("● The new model settings apply at the next start")
+
+    # ---------------------------------------------------------------- window
+    def show_window(self) -> None:
+        self.show()
+        if self.isMinimized():
+            self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.host.settings.close_to_tray and self._can_hide_to_tray():
+            event.ignore()
+            self.hide()
+            return
+        event.accept()
+        self.quit_requested.emit()
+
+
+def _title(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "New conversation"
+    return line[:60] + ("…" if len(line) > 60 else "")
+
+
+def _is_tool_result(content: str) -> bool:
+    return content.lstrip().startswith(RESULT_OPEN.split("{", 1)[0].rstrip())
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

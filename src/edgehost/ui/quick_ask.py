@@ -1,0 +1,165 @@
+"""Quick ask: a small frameless window for one question, answered with tools (approvals still apply).
+Esc hides it; "Continue in main window" opens the conversation there."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.host import events as ev
+from edgehost.ui._widgets import MarkdownView
+from edgehost.ui.bridge import HostBridge
+from edgehost.ui.tool_card import split_tool_name
+
+__all__ = ["QuickAsk"]
+
+ANSWER_MAX_HEIGHT = 360
+
+
+class QuickAsk(QWidget):
+    continue_requested = Signal(int)  # conversation id
+
+    def __init__(self, host: Any, bridge: HostBridge) -> None:
+        super().__init__(None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
+                         | Qt.WindowType.WindowStaysOnTopHint)
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setWindowTitle("EdgeHost quick ask")
+        self.host = host
+        self.conversation_id: int | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.setFixedWidth(620)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        frame = QFrame()
+        frame.setObjectName("QuickAsk")
+        outer.addWidget(frame)
+        layout = QVBoxLayout(frame)
+        layout.setContentsMargins(16, 14, 16, 14)
+        layout.setSpacing(10)
+        row = QHBoxLayout()
+        badge = QLabel("✦")
+        badge.setStyleSheet("font-size: 16pt;")
+        self.input = QLineEdit()
+        self.input.setPlaceholderText("Ask EdgeHost…  (Enter to ask, Esc to hide)")
+        self.input.setStyleSheet("font-size: 12pt; padding: 8px; border-radius: 10px;")
+        self.input.returnPressed.connect(self.ask)
+        row.addWidget(badge)
+        row.addWidget(self.input, 1)
+        layout.addLayout(row)
+        self.status = QLabel()
+        self.status.setObjectName("Caption")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.hide()
+        layout.addWidget(self.status)
+        self.answer = MarkdownView()
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.answer)
+        self.scroll.setMaximumHeight(ANSWER_MAX_HEIGHT)
+        self.scroll.hide()
+        layout.addWidget(self.scroll)
+        buttons = QHBoxLayout()
+        self.hint = QLabel("Answers use your MCP tools; dangerous calls still ask first.")
+        self.hint.setObjectName("Caption")
+        self.continue_button = QPushButton("Continue in main window")
+        self.continue_button.setEnabled(False)
+        self.continue_button.clicked.connect(self._continue)
+        buttons.addWidget(self.hint)
+        buttons.addStretch(1)
+        buttons.addWidget(self.continue_button)
+        layout.addLayout(buttons)
+        bridge.text_arrived.connect(self._on_text)
+        bridge.tool_started.connect(self._on_tool_started)
+        bridge.tool_finished.connect(self._on_tool_finished)
+        bridge.turn_completed.connect(self._on_turn_completed)
+        bridge.turn_failed.connect(self._on_turn_failed)
+        self._text = ""
+
+    # -- showing -------------------------------------------------------------------------------
+    def toggle(self) -> None:
+        if self.isVisible():
+            self.hide()
+        else:
+            self.present()
+
+    def present(self) -> None:
+        screen = QGuiApplication.primaryScreen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.adjustSize()
+            self.move(QPoint(area.center().x() - self.width() // 2, area.top() + area.height() // 5))
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        self.input.setFocus()
+        self.input.selectAll()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
+
+    # -- asking --------------------------------------------------------------------------------
+    def ask(self, text: str | None = None) -> asyncio.Task[Any] | None:
+        question = (text if text is not None else self.input.text()).strip()
+        if not question or (self.task is not None and not self.task.done()) or self.host.store is None:
+            return None
+        self.conversation_id = self.host.new_conversation(question[:60])
+        self._text = ""
+        self.answer.set_markdown("")
+        self.scroll.show()
+        self.status.setText("Thinking…")
+        self.status.show()
+        self.continue_button.setEnabled(True)
+        self.task = self.host.start_turn(question, self.conversation_id)
+        self.adjustSize()
+        return self.task
+
+    def _continue(self) -> None:
+        if self.conversation_id is not None:
+            self.hide()
+            self.continue_requested.emit(self.conversation_id)
+
+    # -- events --------------------------------------------------------------------------------
+    def _mine(self, conversation_id: int) -> bool:
+        return self.conversation_id is not None and conversation_id == self.conversation_id
+
+    def _on_text(self, conversation_id: int, text: str) -> None:
+        if self._mine(conversation_id):
+            self._text += text
+            self.answer.set_markdown(self._text)
+            self.scroll.verticalScrollBar().setValue(self.scroll.verticalScrollBar().maximum())
+            self.adjustSize()
+
+    def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
+        if self._mine(event.conversation_id):
+            server, tool = split_tool_name(event.tool, event.server)
+            self.status.setText(f"⚙ Running {tool} on {server}…")
+
+    def _on_tool_finished(self, event: ev.ToolExecutionFinished) -> None:
+        if self._mine(event.conversation_id):
+            _server, tool = split_tool_name(event.tool, event.server)
+            self.status.setText(f"⚙ {tool}: {event.status} ({event.duration_ms:.0f} ms)")
+
+    def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
+        if self._mine(event.conversation_id):
+            done = "Stopped." if event.cancelled else "Done."
+            self.status.setText(f"{done} {self.status.text() if self.status.text().startswith('⚙') else ''}".strip())
+
+    def _on_turn_failed(self, event: ev.TurnFailed) -> None:
+        if self._mine(event.conversation_id):
+            self.status.setText(f"⚠ {event.error}")

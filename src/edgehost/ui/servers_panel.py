@@ -1,0 +1,432 @@
+"""Servers: status light, protocol, tool count, enable switch, restart, stderr and log, error; add,
+edit, remove and import servers, validated by the config loader before anything is saved."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.cli.config_commands import merge_servers
+from edgehost.errors import ConfigError
+from edgehost.mcp.config import (
+    ServerConfig,
+    ServersConfig,
+    builtin_servers,
+    parse_servers_file,
+    save_servers_config,
+)
+from edgehost.ui._widgets import Chip, TaskSet
+from edgehost.ui.theme import current_colors
+
+__all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
+
+_STATUS_TONES = {"ready": "ok", "starting": "accent", "failed": "error", "stopped": "warn", "disabled": ""}
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _pairs(text: str, separator: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for line in _lines(text):
+        key, found, value = line.partition(separator)
+        if not found:
+            raise ConfigError(f"“{line}” should look like KEY{separator}VALUE")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def entry_from_form(transport: str, command: str, args: str, env: str, url: str, headers: str) -> dict[str, Any]:
+    """The Claude Desktop / VS Code entry the form describes. Raises ConfigError for a malformed line."""
+    if transport == "stdio":
+        entry: dict[str, Any] = {"command": command.strip(), "args": shlex.split(args)}
+        if env.strip():
+            entry["env"] = _pairs(env, "=")
+        return entry
+    entry = {"type": transport, "url": url.strip()}
+    if headers.strip():
+        entry["headers"] = _pairs(headers, ":")
+    return entry
+
+
+def validate_entry(name: str, entry: dict[str, Any], builtins: dict[str, ServerConfig]) -> ServerConfig:
+    """Run one entry through the real config loader. Raises ConfigError with the loader's message."""
+    with tempfile.TemporaryDirectory(prefix="edgehost-form-") as folder:
+        path = Path(folder) / "servers.json"
+        path.write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
+        parsed = parse_servers_file(path, expand_variables=False, builtins=builtins)
+    server = parsed.servers[0]
+    if server.error is not None:
+        raise ConfigError(server.error.replace(str(path), "form"))
+    return server
+
+
+class ServerForm(QDialog):
+    """Add or edit one server; ``saved`` carries the validated ServerConfig."""
+
+    saved = Signal(object)
+
+    def __init__(self, builtins: dict[str, ServerConfig], existing: ServerConfig | None = None,
+                 taken: set[str] = frozenset(), parent: QWidget | None = None) -> None:  # type: ignore[assignment]
+        super().__init__(parent)
+        self.setWindowTitle("Edit server" if existing else "Add server")
+        self.setMinimumWidth(520)
+        self._builtins = builtins
+        self._taken = set(taken) - ({existing.name} if existing else set())
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        form.setVerticalSpacing(8)
+        self.name = QLineEdit(existing.name if existing else "")
+        self.transport = QComboBox()
+        self.transport.addItems(["stdio", "http", "sse"])
+        self.command = QLineEdit()
+        self.command.setPlaceholderText("npx, uvx, /usr/bin/python3 …")
+        self.args = QLineEdit()
+        self.args.setPlaceholderText('-y @modelcontextprotocol/server-memory   (quoted like a shell)')
+        self.env = QPlainTextEdit()
+        self.env.setPlaceholderText("KEY=value   one per line; ${VAR} takes it from your environment")
+        self.env.setMaximumHeight(80)
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://example.com/mcp")
+        self.headers = QPlainTextEdit()
+        self.headers.setPlaceholderText("Authorization: Bearer ${TOKEN}   one per line")
+        self.headers.setMaximumHeight(80)
+        form.addRow("Name", self.name)
+        form.addRow("Transport", self.transport)
+        form.addRow("Command", self.command)
+        form.addRow("Arguments", self.args)
+        form.addRow("Environment", self.env)
+        form.addRow("URL", self.url)
+        form.addRow("Headers", self.headers)
+        self._rows = form
+        layout.addLayout(form)
+        self.problem = QLabel()
+        self.problem.setObjectName("ErrorText")
+        self.problem.setWordWrap(True)
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.problem.hide()
+        layout.addWidget(self.problem)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        save = QPushButton("Save")
+        save.setObjectName("Primary")
+        cancel.clicked.connect(self.reject)
+        save.clicked.connect(self.save)
+        buttons.addWidget(cancel)
+        buttons.addWidget(save)
+        layout.addLayout(buttons)
+        self.transport.currentTextChanged.connect(self._show_fields)
+        if existing is not None:
+            self.name.setReadOnly(existing.builtin)
+            self.transport.setCurrentText(existing.transport)
+            self.command.setText(existing.command or "")
+            self.args.setText(shlex.join(existing.args))
+            written = {k: v[0] for k, v in existing.as_written.items()}
+            self.env.setPlainText("\n".join(f"{k}={written.get(k, v)}" for k, v in existing.env.items()))
+            self.url.setText(existing.url or "")
+            self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in existing.headers.items()))
+        self._show_fields(self.transport.currentText())
+
+    def _show_fields(self, transport: str) -> None:
+        stdio = transport == "stdio"
+        for widget, visible in ((self.command, stdio), (self.args, stdio), (self.env, stdio),
+                                (self.url, not stdio), (self.headers, not stdio)):
+            self._rows.setRowVisible(widget, visible)
+
+    def save(self) -> None:
+        name = self.name.text().strip()
+        try:
+            if not name:
+                raise ConfigError("the server needs a name")
+            if name in self._taken:
+                raise ConfigError(f"there is already a server named “{name}”")
+            entry = entry_from_form(self.transport.currentText(), self.command.text(), self.args.text(),
+                                    self.env.toPlainText(), self.url.text(), self.headers.toPlainText())
+            server = validate_entry(name, entry, self._builtins)
+        except ConfigError as exc:
+            self.problem.setText(str(exc))
+            self.problem.show()
+            return
+        self.saved.emit(server)
+        self.accept()
+
+
+class ServersPanel(QDialog):
+    """Lives as long as the main window; refreshes from ``host.manager.statuses()``."""
+
+    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setWindowTitle("Servers — EdgeHost")
+        self.resize(900, 560)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 16)
+        top = QHBoxLayout()
+        title = QLabel("MCP servers")
+        title.setObjectName("SectionTitle")
+        top.addWidget(title)
+        top.addStretch(1)
+        self.add_button = QPushButton("Add…")
+        self.edit_button = QPushButton("Edit…")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("Danger")
+        self.import_button = QPushButton("Import config…")
+        self.restart_button = QPushButton("Restart")
+        for button in (self.add_button, self.edit_button, self.remove_button, self.import_button, self.restart_button):
+            top.addWidget(button)
+        layout.addLayout(top)
+        self.notice = QLabel()
+        self.notice.setObjectName("Caption")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+        layout.addWidget(self.notice)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableWidget(0, 6)
+        self.table.setHorizontalHeaderLabels(["", "Server", "Status", "Protocol", "Tools", "Enabled"])
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column in (0, 2, 3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        splitter.addWidget(self.table)
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        details_layout.setContentsMargins(0, 8, 0, 0)
+        self.error = QLabel()
+        self.error.setObjectName("ErrorText")
+        self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.hide()
+        details_layout.addWidget(self.error)
+        self.tabs = QTabWidget()
+        self.info = QPlainTextEdit()
+        self.stderr = QPlainTextEdit()
+        self.log = QPlainTextEdit()
+        for name, view in (("Details", self.info), ("Stderr", self.stderr), ("Log", self.log)):
+            view.setReadOnly(True)
+            view.setObjectName("Mono")
+            self.tabs.addTab(view, name)
+        details_layout.addWidget(self.tabs)
+        splitter.addWidget(details)
+        splitter.setSizes([260, 240])
+        layout.addWidget(splitter, 1)
+
+        self.table.itemSelectionChanged.connect(self._show_details)
+        self.add_button.clicked.connect(lambda: self._open_form(None))
+        self.edit_button.clicked.connect(lambda: self._open_form(self.selected_config()))
+        self.remove_button.clicked.connect(self._remove)
+        self.import_button.clicked.connect(self._import)
+        self.restart_button.clicked.connect(self._restart)
+        self.form: ServerForm | None = None
+        self.tasks = TaskSet()
+        self.refresh()
+
+    # -- data ----------------------------------------------------------------------------------
+    def statuses(self) -> list[Any]:
+        manager = getattr(self.host, "manager", None)
+        return list(manager.statuses()) if manager is not None else []
+
+    def selected_name(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.table.item(rows[0].row(), 1)
+        return item.text() if item is not None else None
+
+    def selected_config(self) -> ServerConfig | None:
+        name = self.selected_name()
+        config: ServersConfig = self.host.servers_config
+        return config.get(name) if name else None
+
+    def refresh(self) -> None:
+        selected = self.selected_name()
+        states = self.statuses()
+        colors = current_colors()
+        tones = {"ok": colors.ok, "error": colors.error, "warn": colors.warn, "accent": colors.accent, "": colors.muted}
+        self.table.setRowCount(len(states))
+        for row, state in enumerate(states):
+            status = getattr(state.status, "value", str(state.status))
+            light = QTableWidgetItem("●")
+            light.setForeground(_color(tones[_STATUS_TONES.get(status, "")]))
+            self.table.setItem(row, 0, light)
+            self.table.setItem(row, 1, QTableWidgetItem(state.name))
+            chip = Chip(status, _STATUS_TONES.get(status, ""))
+            self.table.setCellWidget(row, 2, _centered(chip))
+            self.table.setItem(row, 3, QTableWidgetItem(state.protocol_version or "—"))
+            self.table.setItem(row, 4, QTableWidgetItem(str(state.tools)))
+            switch = QCheckBox()
+            switch.setChecked(status != "disabled")
+            switch.setToolTip("Enable or disable this server (remembered)")
+            switch.toggled.connect(lambda on, name=state.name: self._set_enabled(name, on))
+            self.table.setCellWidget(row, 5, _centered(switch))
+            if state.name == selected:
+                self.table.selectRow(row)
+        if selected is None and states:
+            self.table.selectRow(0)
+        self._show_details()
+
+    def _show_details(self) -> None:
+        name = self.selected_name()
+        state = next((s for s in self.statuses() if s.name == name), None)
+        self.edit_button.setEnabled(state is not None)
+        self.restart_button.setEnabled(state is not None)
+        config = self.selected_config()
+        self.remove_button.setEnabled(config is not None and not config.builtin)
+        if state is None:
+            for view in (self.info, self.stderr, self.log):
+                view.clear()
+            self.error.hide()
+            return
+        self.error.setText(state.error or "")
+        self.error.setVisible(bool(state.error))
+        info = [
+            f"name:       {state.name}",
+            f"transport:  {state.transport}",
+            f"server:     {state.server_name or '—'} {state.server_version or ''}",
+            f"protocol:   {state.protocol_version or '—'}",
+            f"tools:      {state.tools}   resources: {state.resources}   templates: {state.resource_templates}   "
+            f"prompts: {state.prompts}",
+        ]
+        if config is not None:
+            info.append(f"command:    {config.command or config.url or ''}")
+        if state.instructions:
+            info += ["", "instructions:", state.instructions]
+        self.info.setPlainText("\n".join(info))
+        self.stderr.setPlainText("\n".join(self.host.manager.stderr_tail(state.name)) or "(nothing on stderr)")
+        self.log.setPlainText("\n".join(self.host.manager.log_tail(state.name)) or "(no log messages)")
+
+    # -- commands ------------------------------------------------------------------------------
+    def _set_enabled(self, name: str, enabled: bool) -> None:
+        self.host.set_server_enabled(name, enabled)
+
+    def _restart(self) -> None:
+        name = self.selected_name()
+        if name is None:
+            return
+        self.tasks.spawn(self.host.restart_server(name), name=f"restart-{name}")
+
+    def _builtins(self) -> dict[str, ServerConfig]:
+        return {s.name: s for s in builtin_servers(self.host.paths)}
+
+    def _file_config(self) -> ServersConfig:
+        """The servers file as written (no ${VAR} expanded), ready to change and save."""
+        path: Path = self.host.paths.servers_file
+        builtins = self._builtins()
+        config = parse_servers_file(path, expand_variables=False, builtins=builtins) if path.exists() else ServersConfig(path=path)
+        config.builtin_defaults = builtins
+        return config
+
+    def _open_form(self, existing: ServerConfig | None) -> None:
+        taken = {s.name for s in self.host.servers_config.servers}
+        self.form = ServerForm(self._builtins(), existing, taken, self)
+        self.form.saved.connect(self._save_server)
+        self.form.open()
+
+    def _save_server(self, server: ServerConfig) -> None:
+        try:
+            config = self._file_config()
+            incoming = ServersConfig(servers=[server])
+            merge_servers(config, incoming)
+            save_servers_config(config, self.host.paths.servers_file)
+        except ConfigError as exc:
+            self._say(str(exc), error=True)
+            return
+        self._say(f"Saved “{server.name}” to {self.host.paths.servers_file}. It connects at the next start.")
+
+    def _remove(self) -> None:
+        config = self.selected_config()
+        if config is None or config.builtin:
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "Remove server", f"Remove the server “{config.name}” from "
+                          "the config?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.finished.connect(lambda answer: self._remove_confirmed(config.name) if answer == QMessageBox.StandardButton.Yes else None)
+        box.open()
+
+    def _remove_confirmed(self, name: str) -> None:
+        try:
+            config = self._file_config()
+            config.servers = [s for s in config.servers if s.name != name]
+            save_servers_config(config, self.host.paths.servers_file)
+        except ConfigError as exc:
+            self._say(str(exc), error=True)
+            return
+        self.host.set_server_enabled(name, False)
+        self._say(f"Removed “{name}” from {self.host.paths.servers_file}.")
+
+    def _import(self) -> None:
+        dialog = QFileDialog(self, "Import a Claude Desktop or VS Code config")
+        dialog.setNameFilters(["MCP configs (*.json *.toml)", "All files (*)"])
+        dialog.fileSelected.connect(self.import_file)
+        dialog.open()
+
+    def import_file(self, filename: str) -> None:
+        try:
+            incoming = parse_servers_file(Path(filename), expand_variables=False, builtins=self._builtins())
+            config = self._file_config()
+            plan = merge_servers(config, incoming)
+            if plan.added or plan.replaced:
+                save_servers_config(config, self.host.paths.servers_file)
+        except ConfigError as exc:
+            self._say(str(exc), error=True)
+            return
+        parts = [f"{len(plan.added)} added", f"{len(plan.replaced)} replaced", f"{len(plan.unchanged)} unchanged"]
+        message = "Imported: " + ", ".join(parts) + "."
+        if plan.skipped:
+            message += " Skipped: " + "; ".join(f"{n}: {e}" for n, e in plan.skipped)
+        if plan.added or plan.replaced:
+            message += " New servers connect at the next start."
+        self._say(message, error=bool(plan.skipped))
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.notice.setObjectName("ErrorText" if error else "Caption")
+        self.notice.style().unpolish(self.notice)
+        self.notice.style().polish(self.notice)
+        self.notice.setText(text)
+        self.notice.show()
+
+
+def _color(value: str) -> QColor:
+    return QColor(value)
+
+
+def _centered(widget: QWidget) -> QWidget:
+    holder = QWidget()
+    layout = QHBoxLayout(holder)
+    layout.setContentsMargins(6, 0, 6, 0)
+    layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignCenter)
+    return holder
+

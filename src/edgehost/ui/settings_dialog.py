@@ -1,0 +1,183 @@
+"""Settings: model (picker plus the models found), backend, board profile (the detected one shown),
+context length, threads, approval defaults, close-to-tray and theme."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.boards import current_profile, load_profiles
+from edgehost.errors import EdgeHostError
+from edgehost.llm.models import find_models
+from edgehost.settings import Settings
+
+__all__ = ["BACKENDS", "SettingsDialog"]
+
+BACKENDS = ("auto", "llamacpp", "rkllm", "openai")
+THEMES = ("system", "dark", "light")
+
+
+class SettingsDialog(QDialog):
+    """Edits ``host.settings``; ``saved`` carries the names of the fields that changed."""
+
+    saved = Signal(object)
+
+    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setWindowTitle("Settings — EdgeHost")
+        self.setMinimumWidth(600)
+        settings: Settings = host.settings
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 18, 18, 18)
+        title = QLabel("Settings")
+        title.setObjectName("SectionTitle")
+        layout.addWidget(title)
+        form = QFormLayout()
+        form.setVerticalSpacing(10)
+        form.setHorizontalSpacing(14)
+
+        self.model = QComboBox()
+        self.model.setEditable(False)
+        self.model.addItem("Embedded default (SmolLM2 135M)", None)
+        for found in find_models(host.paths.models_dir, [settings.model]):
+            label = f"{found.name}  ·  {found.format}  ·  {found.size_bytes / 1e6:.0f} MB  ({found.source})"
+            if found.source == "embedded default":
+                continue
+            self.model.addItem(label, found.path)
+        self._select(self.model, settings.model)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(browse)
+        form.addRow("Model", model_row)
+
+        self.backend = QComboBox()
+        self.backend.addItems(BACKENDS)
+        self.backend.setCurrentText(settings.backend)
+        form.addRow("Backend", self.backend)
+
+        self.profile = QComboBox()
+        try:
+            _info, detected = current_profile(None)
+            detected_name: str | None = detected.name
+            detected_label = f"Detected: {detected.display_name}"
+        except EdgeHostError as exc:
+            detected_name, detected_label = None, f"Detected: none ({exc})"
+        self.profile.addItem(detected_label, None)
+        try:
+            profiles = load_profiles()
+        except EdgeHostError:
+            profiles = []
+        for profile in profiles:
+            suffix = "  (detected)" if profile.name == detected_name else ""
+            self.profile.addItem(f"{profile.display_name}{suffix}", profile.name)
+        self._select(self.profile, settings.profile)
+        form.addRow("Board profile", self.profile)
+
+        self.context = QSpinBox()
+        self.context.setRange(0, 131072)
+        self.context.setSingleStep(512)
+        self.context.setSpecialValueText("from the profile")
+        self.context.setValue(settings.context_length or 0)
+        form.addRow("Context length", self.context)
+
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 64)
+        self.threads.setSpecialValueText("from the profile")
+        self.threads.setValue(settings.threads or 0)
+        form.addRow("Threads", self.threads)
+
+        self.approval_timeout = QSpinBox()
+        self.approval_timeout.setRange(10, 3600)
+        self.approval_timeout.setSuffix(" s")
+        self.approval_timeout.setValue(int(settings.approval_timeout_s))
+        form.addRow("Deny unanswered approvals after", self.approval_timeout)
+
+        self.max_calls = QSpinBox()
+        self.max_calls.setRange(1, 50)
+        self.max_calls.setValue(settings.max_calls_per_turn)
+        form.addRow("Tool calls per answer (max)", self.max_calls)
+
+        self.close_to_tray = QCheckBox("Keep running in the tray when the window is closed")
+        self.close_to_tray.setChecked(settings.close_to_tray)
+        form.addRow("", self.close_to_tray)
+
+        self.theme = QComboBox()
+        self.theme.addItems(THEMES)
+        self.theme.setCurrentText(settings.theme)
+        form.addRow("Theme", self.theme)
+        layout.addLayout(form)
+        note = QLabel("Model, backend, profile, context and threads apply when the model is loaded again.")
+        note.setObjectName("Caption")
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        cancel = QPushButton("Cancel")
+        save = QPushButton("Save")
+        save.setObjectName("Primary")
+        cancel.clicked.connect(self.reject)
+        save.clicked.connect(self.save)
+        buttons.addWidget(cancel)
+        buttons.addWidget(save)
+        layout.addLayout(buttons)
+
+    @staticmethod
+    def _select(combo: QComboBox, value: Any) -> None:
+        index = combo.findData(value)
+        combo.setCurrentIndex(max(0, index))
+
+    def _browse(self) -> None:
+        dialog = QFileDialog(self, "Choose a model file")
+        dialog.setNameFilters(["Models (*.gguf *.rkllm)", "All files (*)"])
+        dialog.fileSelected.connect(self._add_model)
+        dialog.open()
+
+    def _add_model(self, path: str) -> None:
+        index = self.model.findData(path)
+        if index < 0:
+            self.model.addItem(path, path)
+            index = self.model.count() - 1
+        self.model.setCurrentIndex(index)
+
+    def save(self) -> None:
+        settings: Settings = self.host.settings
+        values = {
+            "model": self.model.currentData(),
+            "backend": self.backend.currentText(),
+            "profile": self.profile.currentData(),
+            "context_length": self.context.value() or None,
+            "threads": self.threads.value() or None,
+            "approval_timeout_s": float(self.approval_timeout.value()),
+            "max_calls_per_turn": self.max_calls.value(),
+            "close_to_tray": self.close_to_tray.isChecked(),
+            "theme": self.theme.currentText(),
+        }
+        changed = {name for name, value in values.items() if getattr(settings, name) != value}
+        for name in changed:
+            setattr(settings, name, values[name])
+        self.host.save_settings()
+        self.saved.emit(changed)
+        self.accept()
+
+    def keyPressEvent(self, event: Any) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.reject()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,172 @@
+"""A tool call shown inline in the chat: server, tool, arguments, status, duration, progress, result."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.agent.tools import NAMESPACE_SEPARATOR
+from edgehost.ui._widgets import Chip
+
+__all__ = ["ToolCard", "status_tone"]
+
+_TONES = {
+    "ok": "ok",
+    "running": "accent",
+    "detected": "accent",
+    "awaiting approval": "warn",
+    "denied": "warn",
+    "cancelled": "warn",
+    "interrupted": "warn",
+}
+ARGUMENTS_PREVIEW_CHARS = 160
+
+
+def status_tone(status: str) -> str:
+    return _TONES.get(status, "error")
+
+
+def split_tool_name(name: str, server: str = "") -> tuple[str, str]:
+    if server and name.startswith(server + NAMESPACE_SEPARATOR):
+        return server, name[len(server) + len(NAMESPACE_SEPARATOR) :]
+    if NAMESPACE_SEPARATOR in name:
+        head, _, tail = name.partition(NAMESPACE_SEPARATOR)
+        return head, tail
+    return server, name
+
+
+def _compact(arguments: Any) -> str:
+    if not arguments:
+        return "no arguments"
+    text = json.dumps(arguments, ensure_ascii=False, default=str)
+    return text if len(text) <= ARGUMENTS_PREVIEW_CHARS else text[: ARGUMENTS_PREVIEW_CHARS - 1] + "…"
+
+
+class ToolCard(QFrame):
+    def __init__(self, call_id: str, name: str, arguments: Any, server: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ToolCard")
+        self.call_id = call_id
+        self.status = "detected"
+        self.result_text = ""
+        server, tool = split_tool_name(name, server)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        icon = QLabel("⚙")
+        icon.setObjectName("Muted")
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setStyleSheet("font-weight: 600;")
+        self.server_label = QLabel()
+        self.server_label.setObjectName("Caption")
+        self.server_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_chip = Chip()
+        self.duration = QLabel()
+        self.duration.setObjectName("Caption")
+        header.addWidget(icon)
+        header.addWidget(self.title)
+        header.addWidget(self.server_label)
+        header.addStretch(1)
+        header.addWidget(self.duration)
+        header.addWidget(self.status_chip)
+        layout.addLayout(header)
+
+        self.arguments = QLabel()
+        self.arguments.setObjectName("Mono")
+        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
+        self.arguments.setWordWrap(True)
+        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.arguments)
+
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.progress_message = QLabel()
+        self.progress_message.setObjectName("Caption")
+        self.progress_message.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress_message.hide()
+        layout.addWidget(self.progress)
+        layout.addWidget(self.progress_message)
+
+        self.error = QLabel()
+        self.error.setObjectName("ErrorText")
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.setWordWrap(True)
+        self.error.hide()
+        layout.addWidget(self.error)
+
+        self.toggle = QToolButton()
+        self.toggle.setText("▸ Show result")
+        self.toggle.setCheckable(True)
+        self.toggle.toggled.connect(self._toggle_result)
+        self.toggle.hide()
+        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        self.result = QPlainTextEdit()
+        self.result.setObjectName("Mono")
+        self.result.setReadOnly(True)
+        self.result.setMaximumHeight(220)
+        self.result.hide()
+        layout.addWidget(self.result)
+
+        self.set_call(server, tool, arguments)
+        self.set_status("detected")
+
+    # -- updates from events -------------------------------------------------------------------
+    def set_call(self, server: str, tool: str, arguments: Any) -> None:
+        self.title.setText(tool)
+        self.server_label.setText(f"on {server}" if server else "")
+        self.arguments.setText(_compact(arguments))
+
+    def set_status(self, status: str) -> None:
+        self.status = status
+        self.status_chip.setText(status)
+        self.status_chip.set_tone(status_tone(status))
+        self.setProperty("status", status)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+    def set_progress(self, done: float, total: float | None, message: str | None) -> None:
+        self.progress.show()
+        if total and total > 0:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(min(done / total, 1.0) * 1000))
+        else:
+            self.progress.setRange(0, 0)  # busy indicator: the server did not say how much is left
+        if message:
+            self.progress_message.setText(message)
+            self.progress_message.show()
+
+    def finish(self, status: str, result_text: str, duration_ms: float | None, error: str | None) -> None:
+        self.set_status(status)
+        self.progress.hide()
+        self.progress_message.hide()
+        if duration_ms is not None:
+            self.duration.setText(f"{duration_ms / 1000:.2f} s" if duration_ms >= 1000 else f"{duration_ms:.0f} ms")
+        if error:
+            self.error.setText(error)
+            self.error.show()
+        self.result_text = result_text or ""
+        if self.result_text:
+            self.result.setPlainText(self.result_text)
+            self.toggle.show()
+
+    def _toggle_result(self, shown: bool) -> None:
+        self.result.setVisible(shown)
+        self.toggle.setText("▾ Hide result" if shown else "▸ Show result")

@@ -1,0 +1,230 @@
+"""Tools: a tree server → tools with enable checkboxes, a danger badge, description and schema, and the
+tool's approval rule (allow / ask / deny, saved in the servers config's ``approval`` list)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from edgehost.agent.approval import ApprovalPolicy, parse_rules, tool_risk
+from edgehost.agent.tools import ToolSpec
+from edgehost.errors import ConfigError
+from edgehost.mcp.config import builtin_servers, parse_servers_file, save_servers_config
+from edgehost.mcp.config import ServersConfig
+from edgehost.ui._widgets import pretty_json
+from edgehost.ui.theme import current_colors
+
+__all__ = ["ToolsPanel", "rule_for", "with_rule"]
+
+RULE_CHOICES = ("default", "allow", "ask", "deny")
+_RISK_BADGES = {"destructive": "⚠ destructive", "caution": "✎ changes things", "safe": "✓ read-only"}
+
+
+def rule_for(approval: list[dict[str, Any]], tool: ToolSpec) -> str:
+    """The action of the first user rule matching ``tool``, or "default"."""
+    try:
+        rules = parse_rules(approval)
+    except ConfigError:
+        return "default"
+    rule = next((r for r in rules if r.matches(tool)), None)
+    return rule.action if rule is not None else "default"
+
+
+def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
+    """``approval`` with the exact rule for ``tool`` set to ``action`` ("default" removes it)."""
+    kept = [r for r in approval if not (r.get("server") == tool.server and r.get("tool") == tool.tool_name)]
+    if action == "default":
+        return kept
+    return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
+
+
+class ToolsPanel(QDialog):
+    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setWindowTitle("Tools — EdgeHost")
+        self.resize(920, 600)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 16)
+        top = QHBoxLayout()
+        title = QLabel("Tools")
+        title.setObjectName("SectionTitle")
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter tools…")
+        self.filter.setMaximumWidth(280)
+        self.summary = QLabel()
+        self.summary.setObjectName("Caption")
+        top.addWidget(title)
+        top.addWidget(self.summary)
+        top.addStretch(1)
+        top.addWidget(self.filter)
+        layout.addLayout(top)
+        self.notice = QLabel()
+        self.notice.setObjectName("ErrorText")
+        self.notice.hide()
+        layout.addWidget(self.notice)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(3)
+        self.tree.setHeaderLabels(["Tool", "Risk", "Approval"])
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        splitter.addWidget(self.tree)
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        details_layout.setContentsMargins(8, 0, 0, 0)
+        self.name = QLabel()
+        self.name.setObjectName("SectionTitle")
+        self.name.setTextFormat(Qt.TextFormat.PlainText)
+        self.name.setWordWrap(True)
+        self.description = QLabel()
+        self.description.setTextFormat(Qt.TextFormat.PlainText)
+        self.description.setWordWrap(True)
+        self.reasons = QLabel()
+        self.reasons.setObjectName("Caption")
+        self.reasons.setTextFormat(Qt.TextFormat.PlainText)
+        self.reasons.setWordWrap(True)
+        schema_label = QLabel("Input schema")
+        schema_label.setObjectName("Caption")
+        self.schema = QPlainTextEdit()
+        self.schema.setObjectName("Mono")
+        self.schema.setReadOnly(True)
+        for widget in (self.name, self.description, self.reasons, schema_label):
+            details_layout.addWidget(widget)
+        details_layout.addWidget(self.schema, 1)
+        splitter.addWidget(details)
+        splitter.setSizes([560, 360])
+        layout.addWidget(splitter, 1)
+        self.tree.itemChanged.connect(self._item_changed)
+        self.tree.currentItemChanged.connect(lambda current, _previous: self._show(current))
+        self.filter.textChanged.connect(self._apply_filter)
+        self._tools: dict[str, ToolSpec] = {}
+        self._filling = False
+        self.refresh()
+
+    def refresh(self) -> None:
+        self._filling = True
+        expanded = {self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())
+                    if self.tree.topLevelItem(i).isExpanded()}
+        current = self.tree.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.tree.currentItem() else None
+        self.tree.clear()
+        tools = list(self.host.tools())
+        self._tools = {t.name: t for t in tools}
+        approval = list(getattr(self.host.servers_config, "approval", []) or [])
+        colors = current_colors()
+        risk_colors = {"destructive": colors.error, "caution": colors.warn, "safe": colors.ok}
+        servers: dict[str, QTreeWidgetItem] = {}
+        for tool in sorted(tools, key=lambda t: (t.server, t.tool_name)):
+            parent = servers.get(tool.server)
+            if parent is None:
+                parent = QTreeWidgetItem([tool.server])
+                font = parent.font(0)
+                font.setBold(True)
+                parent.setFont(0, font)
+                parent.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+                self.tree.addTopLevelItem(parent)
+                servers[tool.server] = parent
+            item = QTreeWidgetItem(parent, [tool.title or tool.tool_name])
+            item.setData(0, Qt.ItemDataRole.UserRole, tool.name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(0, Qt.CheckState.Checked if tool.enabled else Qt.CheckState.Unchecked)
+            item.setToolTip(0, tool.name)
+            risk, _reasons = tool_risk(tool)
+            item.setText(1, _RISK_BADGES[risk])
+            item.setForeground(1, QColor(risk_colors[risk]))
+            combo = QComboBox()
+            combo.addItems(RULE_CHOICES)
+            combo.setCurrentText(rule_for(approval, tool))
+            combo.currentTextChanged.connect(lambda action, name=tool.name: self.set_rule(name, action))
+            self.tree.setItemWidget(item, 2, combo)
+            if tool.name == current:
+                self.tree.setCurrentItem(item)
+        for name, parent in servers.items():
+            parent.setExpanded(not expanded or name in expanded)
+        enabled = sum(1 for t in tools if t.enabled)
+        self.summary.setText(f"{enabled} of {len(tools)} enabled")
+        self._filling = False
+        self._apply_filter(self.filter.text())
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.lower().strip()
+        for i in range(self.tree.topLevelItemCount()):
+            parent = self.tree.topLevelItem(i)
+            visible = 0
+            for j in range(parent.childCount()):
+                child = parent.child(j)
+                name = str(child.data(0, Qt.ItemDataRole.UserRole))
+                tool = self._tools.get(name)
+                hay = f"{name} {tool.description if tool else ''}".lower()
+                child.setHidden(bool(needle) and needle not in hay)
+                visible += not child.isHidden()
+            parent.setHidden(visible == 0 and bool(needle))
+
+    def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        if self._filling or column != 0:
+            return
+        name = item.data(0, Qt.ItemDataRole.UserRole)
+        if name:
+            self.host.set_tool_enabled(str(name), item.checkState(0) == Qt.CheckState.Checked)
+
+    def _show(self, item: QTreeWidgetItem | None) -> None:
+        name = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        tool = self._tools.get(str(name)) if name else None
+        if tool is None:
+            self.name.setText(item.text(0) if item is not None else "")
+            self.description.clear()
+            self.reasons.clear()
+            self.schema.clear()
+            return
+        self.name.setText(tool.name)
+        self.description.setText(tool.description or "(no description)")
+        risk, reasons = tool_risk(tool)
+        self.reasons.setText(f"Risk: {risk}" + (f" — {'; '.join(reasons)}" if reasons else ""))
+        self.schema.setPlainText(pretty_json(dict(tool.input_schema)))
+
+    def set_rule(self, name: str, action: str) -> None:
+        """Save the tool's rule in the servers config and use it from the next call on."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return
+        host = self.host
+        try:
+            path = host.paths.servers_file
+            builtins = {s.name: s for s in builtin_servers(host.paths)}
+            config = parse_servers_file(path, expand_variables=False, builtins=builtins) if path.exists() \
+                else ServersConfig(path=path)
+            config.builtin_defaults = builtins
+            config.approval = with_rule(list(config.approval), tool, action)
+            policy = ApprovalPolicy.from_config(config.approval, store=_rule_store(host))
+            save_servers_config(config, path)
+        except ConfigError as exc:
+            self.notice.setText(str(exc))
+            self.notice.show()
+            return
+        self.notice.hide()
+        host.servers_config.approval = config.approval
+        host.policy = policy
+        host.runner = None  # the next turn builds its runner with the new policy
+
+
+def _rule_store(host: Any) -> Any:
+    from edgehost.store import ApprovalRuleTable
+
+    return ApprovalRuleTable(host.store) if host.store is not None else None

@@ -1,0 +1,77 @@
+"""UI fixtures: a qasync loop on pytest-qt's QApplication, and the whole desktop app on a scripted model
+with the real built-in servers, in a fresh data folder."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from edgehost.host.host import HostOptions
+from edgehost.llm.scripted import ScriptedBackend
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+from edgehost.ui.app import Desktop
+from edgehost.ui.theme import apply_theme
+
+T = TypeVar("T")
+Run = Callable[[Awaitable[T]], T]
+
+SERVERS_READY_S = 60.0  # two Python servers start on a loaded 2-core CI machine
+STEP_S = 30.0  # any single UI step (a scripted turn, a dialog answer)
+TEST_S = 150.0  # a whole test: servers start, a few turns, shutdown
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    apply_theme(qapp, "light")
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.run_until_complete(asyncio.sleep(0))
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def run(qloop: asyncio.AbstractEventLoop) -> Run[Any]:
+    """Run a coroutine on the Qt loop, bounded by TEST_S."""
+
+    def runner(awaitable: Awaitable[T], timeout: float = TEST_S) -> T:
+        return qloop.run_until_complete(asyncio.wait_for(awaitable, timeout))  # type: ignore[arg-type]
+
+    return runner
+
+
+async def until(predicate: Callable[[], Any], timeout: float = STEP_S) -> Any:
+    """Wait (processing Qt and asyncio events) until ``predicate()`` is truthy; bounded."""
+    async def poll() -> Any:
+        while not (value := predicate()):
+            await asyncio.sleep(0.01)
+        return value
+
+    return await asyncio.wait_for(poll(), timeout)
+
+
+@contextlib.asynccontextmanager
+async def opened_desktop(data_dir: Path, replies: list[str] | None = None, *, settings: Settings | None = None,
+                         delay_s: float = 0.0, wait_servers: bool = True) -> AsyncIterator[Desktop]:
+    """The whole app on a scripted model, started and closed inside one running loop (the servers'
+    pipes are serviced only while the loop runs)."""
+    backend = ScriptedBackend(replies or [], delay_s=delay_s)
+    desktop = Desktop(Paths.resolve(None, data_dir), settings or Settings(close_to_tray=False),
+                      HostOptions(backend=backend))
+    try:
+        await desktop.start()
+        if wait_servers:
+            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await until(lambda: len(desktop.host.tools()) > 0)
+        yield desktop
+    finally:
+        await desktop.aclose()

@@ -1,0 +1,90 @@
+"""The approval window: non-modal, queued, editable arguments, scopes as allowed, deny with a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+from edgehost.ui.approval import ApprovalWindow
+from tests.ui.conftest import opened_desktop, until
+
+WRITE_CALL = ('Saving. [TOOL_CALL]{"name": "files__write_file", "arguments": {"path": "note.txt", '
+              '"content": "from the model"}}[END_TOOL_CALL]')
+
+
+def _request(request_id: str, scopes: tuple[str, ...] = ("once", "conversation", "always")) -> ApprovalRequest:
+    return ApprovalRequest(id=request_id, conversation_id=1, server="files", tool="files__write_file",
+                           arguments={"path": "a.txt"}, risk="caution", reasons=("it writes files",),
+                           allowed_scopes=scopes)  # type: ignore[arg-type]
+
+
+def test_several_pending_approvals_queue_and_are_answered_in_order(qtbot: Any) -> None:
+    answers: list[tuple[str, ApprovalDecision]] = []
+    window = ApprovalWindow(lambda rid, decision: answers.append((rid, decision)) is None, 120)
+    qtbot.addWidget(window)
+    window.add_request(_request("first", ("once", "conversation")))
+    window.add_request(_request("second"))
+    assert not window.isModal() and window.isVisible()
+    assert window.queue_label.text() == "1 more waiting"
+    assert window.always_button.isHidden()  # "always" was not offered for the first one
+    window.reason.setText("not now")
+    window.deny_button.click()
+    assert answers[0][0] == "first" and not answers[0][1].allow and answers[0][1].reason == "not now"
+    assert not window.always_button.isHidden()
+    window.always_button.click()
+    assert answers[1][0] == "second" and answers[1][1].allow and answers[1][1].scope == "always"
+    assert not window.isVisible()
+
+
+def test_invalid_edited_arguments_block_allowing(qtbot: Any) -> None:
+    window = ApprovalWindow(lambda rid, decision: True, 120)
+    qtbot.addWidget(window)
+    window.add_request(_request("r"))
+    window.arguments.setPlainText("{not json")
+    assert not window.once_button.isEnabled() and window.arguments_error.isVisible()
+    window.arguments.setPlainText('{"path": "b.txt"}')
+    assert window.once_button.isEnabled()
+
+
+def test_a_request_answered_elsewhere_leaves_the_queue(qtbot: Any) -> None:
+    window = ApprovalWindow(lambda rid, decision: True, 120)
+    qtbot.addWidget(window)
+    window.add_request(_request("a"))
+    window.add_request(_request("b"))
+    window.drop_request("a")
+    current = window.current()
+    assert current is not None and current.id == "b" and window.queue_label.text() == ""
+
+
+def test_allowing_with_edited_arguments_runs_the_call_with_them(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [WRITE_CALL, "Done."]) as desktop:
+            window = desktop.window
+            window.send("Write a note")
+            await until(lambda: window.approvals.current() is not None)
+            assert window.approvals.isVisible()
+            window.approvals.arguments.setPlainText('{"path": "note.txt", "content": "edited by the user"}')
+            window.approvals.once_button.click()
+            await until(lambda: window.turn_task.done())
+            assert (desktop.host.paths.files_root / "note.txt").read_text() == "edited by the user"
+            assert [c.status for c in window.chat.cards.values()] == ["ok"]
+
+    run(scenario())
+
+
+def test_a_denial_reaches_the_model_and_the_card_says_denied(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [WRITE_CALL, "Understood."]) as desktop:
+            window = desktop.window
+            window.send("Write a note")
+            await until(lambda: window.approvals.current() is not None)
+            window.approvals.reason.setText("no files today")
+            window.approvals.deny_button.click()
+            await until(lambda: window.turn_task.done())
+            assert not (desktop.host.paths.files_root / "note.txt").exists()
+            assert [c.status for c in window.chat.cards.values()] == ["denied"]
+            backend = desktop.host.backend
+            assert "no files today" in backend.requests[-1].messages[-1].content
+
+    run(scenario())

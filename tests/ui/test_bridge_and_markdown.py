@@ -1,0 +1,60 @@
+"""Host events reach Qt through one bridge, text at display rate; model text is never HTML."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from edgehost.host import events as ev
+from edgehost.ui._widgets import MarkdownView
+from edgehost.ui.bridge import HostBridge
+
+
+def test_many_text_deltas_arrive_as_one_paint_in_order_with_other_events(qapp: QApplication) -> None:
+    bridge = HostBridge()
+    seen: list[Any] = []
+    bridge.text_arrived.connect(lambda conv, text: seen.append(("text", conv, text)))
+    bridge.tool_call_detected.connect(lambda e: seen.append(("call", e.call_id)))
+    for word in ["Hel", "lo", " wor", "ld"]:
+        bridge.on_event(ev.TextDelta(1, word))
+    assert seen == []  # nothing painted per token
+    bridge.on_event(ev.ToolCallDetected(1, "c1", "board__board_info", {}, "bracket"))
+    bridge.on_event(ev.TextDelta(1, "after"))
+    bridge.flush()
+    assert seen == [("text", 1, "Hello world"), ("call", "c1"), ("text", 1, "after")]
+
+
+def test_pending_text_is_delivered_by_the_display_timer(qtbot: Any) -> None:
+    bridge = HostBridge()
+    with qtbot.waitSignal(bridge.text_arrived, timeout=2000) as signal:
+        bridge.on_event(ev.TextDelta(7, "a"))
+        bridge.on_event(ev.TextDelta(7, "b"))
+    assert signal.args == [7, "ab"]
+
+
+def test_html_from_a_model_is_shown_as_text_and_images_are_never_loaded(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown('**bold** <b>fake</b> <img src="file:///etc/passwd"> <a href="https://evil">x</a>')
+    plain = view.toPlainText()
+    assert "bold" in plain and "<b>fake</b>" in plain and "<img" in plain
+    html = view.document().toHtml()
+    assert "<img" not in html.replace("&lt;img", "")
+    assert view.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl("file:///etc/passwd")) is None
+
+
+def test_a_link_opens_only_after_the_user_sees_the_address(qtbot: Any, monkeypatch: Any) -> None:
+    opened: list[QUrl] = []
+    monkeypatch.setattr("edgehost.ui._widgets.QDesktopServices.openUrl", lambda url: opened.append(url))
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("[docs](https://example.com/a?b=c)")
+    view.anchorClicked.emit(QUrl("https://example.com/a?b=c"))
+    boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert boxes and "https://example.com/a?b=c" in boxes[-1].text()
+    assert opened == []
+    boxes[-1].button(QMessageBox.StandardButton.Open).click()
+    assert opened == [QUrl("https://example.com/a?b=c")]

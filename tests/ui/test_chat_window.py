@@ -1,0 +1,74 @@
+"""The main window drives the real Host: streamed answers, tool cards, stored history, stop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from edgehost.ui.app import Desktop
+from edgehost.ui.chat_view import AssistantBlock, UserBubble
+from tests.ui.conftest import opened_desktop, until
+
+BOARD_CALL = 'Let me look. [TOOL_CALL]{"name": "board__board_info", "arguments": {}}[END_TOOL_CALL]'
+
+
+def answers(desktop: Desktop) -> list[str]:
+    chat = desktop.window.chat
+    blocks = [chat.items.itemAt(i).widget() for i in range(chat.items.count() - 1)]
+    return [b.text.strip() for b in blocks if isinstance(b, AssistantBlock)]
+
+
+async def turn_finished(desktop: Desktop) -> None:
+    window = desktop.window
+    await until(lambda: window.turn_task is not None and window.turn_task.done())
+    await until(lambda: window.composer.send_button.text() == "Send")
+
+
+def test_a_turn_streams_the_answer_and_shows_the_tool_call_as_a_card(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [BOARD_CALL, "The board is **fine**."]) as desktop:
+            window = desktop.window
+            window.composer.set_text("How is the board?")
+            window.composer.send_button.click()
+            assert window.composer.send_button.text() == "Stop"
+            await turn_finished(desktop)
+            cards = list(window.chat.cards.values())
+            assert [c.status for c in cards] == ["ok"]
+            assert cards[0].title.text() == "board_info" and "board" in cards[0].server_label.text()
+            assert cards[0].result_text and cards[0].result.isHidden()
+            assert answers(desktop) == ["Let me look.", "The board is **fine**."]
+            assert window.conversations.count() == 1
+
+    run(scenario())
+
+
+def test_a_stored_conversation_reopens_with_its_tool_cards(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [BOARD_CALL, "All good."]) as desktop:
+            window = desktop.window
+            window.send("How is the board?")
+            await turn_finished(desktop)
+            conversation = window.current_id
+            window.new_chat()
+            assert not window.chat.cards
+            window.open_conversation(conversation)
+            assert [c.status for c in window.chat.cards.values()] == ["ok"]
+            assert answers(desktop) == ["Let me look.", "All good."]
+            bubbles = [window.chat.items.itemAt(i).widget() for i in range(window.chat.items.count() - 1)]
+            assert [b.text for b in bubbles if isinstance(b, UserBubble)] == ["How is the board?"]
+
+    run(scenario())
+
+
+def test_stop_ends_a_long_answer_and_keeps_what_was_said(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["word " * 400], delay_s=0.01, wait_servers=False) as desktop:
+            window = desktop.window
+            window.send("Talk a lot")
+            await until(lambda: answers(desktop) and len(answers(desktop)[0]) > 20)
+            window.composer.send_button.click()  # the button is Stop while the turn runs
+            await turn_finished(desktop)
+            said = answers(desktop)[0]
+            assert 20 < len(said) < len("word " * 400)
+
+    run(scenario())

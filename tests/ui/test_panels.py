@@ -1,0 +1,152 @@
+"""Servers, tools, history and settings panels against the real host and built-in servers."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from edgehost.ui.history_panel import HistoryPanel
+from edgehost.ui.servers_panel import ServerForm, ServersPanel
+from edgehost.ui.settings_dialog import SettingsDialog
+from edgehost.ui.tools_panel import ToolsPanel
+from tests.ui.conftest import opened_desktop, until
+
+REPO = Path(__file__).resolve().parents[2]
+BOARD_CALL = 'Checking. [TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
+DELETE_CALL = '[TOOL_CALL]{"name": "files__delete_file", "arguments": {"path": "keep.txt"}}[END_TOOL_CALL]'
+
+
+def test_servers_panel_shows_each_server_and_disables_one(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            names = [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())]
+            assert names == ["board", "files"]
+            assert panel.table.item(0, 3).text() != "—"  # protocol version
+            assert int(panel.table.item(0, 4).text()) > 0  # tool count
+            assert "board" in panel.info.toPlainText()
+            switch = panel.table.cellWidget(1, 5).findChild(type(panel.table.cellWidget(1, 5).children()[1]))
+            switch.setChecked(False)
+            await until(lambda: all(not t.enabled or t.server != "files" for t in desktop.host.tools()) and
+                        "files" in desktop.host.settings.disabled_servers)
+
+    run(scenario())
+
+
+def test_the_server_form_is_validated_by_the_config_loader_before_saving(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            form = ServerForm(panel._builtins(), None, {"board", "files"}, panel)
+            form.name.setText("memory")
+            form.save()  # stdio without a command
+            assert not form.problem.isHidden() and not desktop.host.paths.servers_file.exists()
+            form.name.setText("board")
+            form.command.setText("npx")
+            form.save()
+            assert "already" in form.problem.text()
+            form.name.setText("memory")
+            form.args.setText("-y @modelcontextprotocol/server-memory")
+            form.env.setPlainText("MEMORY_FILE_PATH=/tmp/m.json")
+            form.saved.connect(panel._save_server)
+            form.save()
+            saved = json.loads(desktop.host.paths.servers_file.read_text())
+            assert saved["mcpServers"]["memory"] == {
+                "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],
+                "env": {"MEMORY_FILE_PATH": "/tmp/m.json"}}
+
+    run(scenario())
+
+
+def test_importing_a_claude_desktop_config_adds_its_servers(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            source = REPO / "tests" / "fixtures" / "configs" / "claude_desktop_config.json"
+            panel.import_file(str(source))
+            saved = json.loads(desktop.host.paths.servers_file.read_text())
+            expected = set(json.loads(source.read_text())["mcpServers"])
+            assert expected <= set(saved["mcpServers"])
+            assert panel.notice.text().startswith("Imported:")
+
+    run(scenario())
+
+
+def test_tools_panel_unchecks_a_tool_and_a_deny_rule_refuses_its_calls(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [DELETE_CALL, "Could not."]) as desktop:
+            (desktop.host.paths.files_root / "keep.txt").write_text("precious")
+            window = desktop.window
+            panel = window.open_panel("tools")
+            assert isinstance(panel, ToolsPanel)
+            servers = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
+            assert servers == ["board", "files"]
+            board = panel.tree.topLevelItem(0)
+            board.child(0).setCheckState(0, Qt.CheckState.Unchecked)
+            name = board.child(0).data(0, Qt.ItemDataRole.UserRole)
+            await until(lambda: not next(t for t in desktop.host.tools() if t.name == name).enabled)
+            panel.set_rule("files__delete_file", "deny")
+            assert {"server": "files", "tool": "delete_file", "action": "deny"} in json.loads(
+                desktop.host.paths.servers_file.read_text())["approval"]
+            window.send("Delete keep.txt")
+            await until(lambda: window.turn_task.done())
+            assert window.approvals.current() is None  # refused by the rule, never asked
+            assert (desktop.host.paths.files_root / "keep.txt").exists()
+            assert [c.status for c in window.chat.cards.values()] == ["denied"]
+
+    run(scenario())
+
+
+def test_history_lists_executions_exports_them_and_jumps_to_the_conversation(
+        data_dir: Path, tmp_path: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [BOARD_CALL, "Up for a while."]) as desktop:
+            window = desktop.window
+            window.send("Uptime?")
+            await until(lambda: window.turn_task.done())
+            conversation = window.current_id
+            window.new_chat()
+            panel = window.open_panel("history")
+            assert isinstance(panel, HistoryPanel)
+            assert panel.table.rowCount() == 1 and panel.table.item(0, 3).text() == "board__uptime"
+            assert panel.table.item(0, 4).text() == "ok"
+            assert '"uptime' in panel.result.toPlainText() or panel.result.toPlainText()
+            assert await panel.export_to(tmp_path / "x.json", "json") == 1
+            assert json.loads((tmp_path / "x.json").read_text())[0]["tool"] == "board__uptime"
+            assert await panel.export_to(tmp_path / "x.csv", "csv") == 1
+            assert list(csv.DictReader((tmp_path / "x.csv").open()))[0]["tool"] == "board__uptime"
+            panel.status_filter.setCurrentText("error")
+            assert panel.table.rowCount() == 0
+            panel.status_filter.setCurrentText("any status")
+            panel.table.selectRow(0)
+            panel.jump.click()
+            assert window.current_id == conversation and window.chat.cards
+
+    run(scenario())
+
+
+def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            dialog = desktop.window.open_panel("settings")
+            assert isinstance(dialog, SettingsDialog)
+            assert dialog.profile.itemText(0).startswith("Detected:")
+            dialog.theme.setCurrentText("dark")
+            dialog.threads.setValue(3)
+            dialog.save()
+            saved = json.loads(desktop.host.paths.settings_file.read_text())
+            assert saved["theme"] == "dark" and saved["threads"] == 3
+            from PySide6.QtWidgets import QApplication
+
+            from edgehost.ui.theme import DARK, current_colors
+
+            assert isinstance(QApplication.instance(), QApplication) and current_colors() == DARK
+
+    run(scenario())
