@@ -27,6 +27,7 @@ from edgehost.agent.detector import (
     opening_marker,
 )
 from edgehost.agent.prompting import (
+    RESULT_OPEN,
     build_system_prompt,
     choose_dialect,
     format_tool_result,
@@ -51,6 +52,10 @@ ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
 
 # Dialects whose opening marker can hand generation over to a grammar (decision 6).
 GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
+# A small model that has seen tool results tends to write one itself; a result is never the model's
+# to write, so its opening frame ends the reply.
+RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>")
+SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,7 @@ class TurnRunner:
         perf = Perf()
         shown: list[str] = []
         executions: list[dict[str, Any]] = []
-        earlier: dict[str, ToolOutcome] = {}
+        earlier: dict[tuple[str, str], ToolOutcome] = {}
         calls_made = 0
         corrections = 0
         pinned = by_name.get(pinned_tool) if pinned_tool else None
@@ -231,6 +236,12 @@ class TurnRunner:
                 # Keep what the model said before the stop: the user saw it, the model should too.
                 shown.append(round_.prose)
                 self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
+        if not cancelled and not "".join(shown).strip() and earlier:
+            # A small model may have nothing to add after a tool ran: show the last result itself.
+            (name, _arguments), outcome = list(earlier.items())[-1]
+            summary = f"{name}:\n{format_tool_result(name, outcome.text, SUMMARY_TOKENS, _approx_tokens)}"
+            shown.append(summary)
+            self.emit(ev.TextDelta(conv_id, summary))
         completed = ev.TurnCompleted(conv_id, "".join(shown).strip(), perf, tuple(executions), cancelled)
         self.emit(completed)
         if cancelled:
@@ -269,7 +280,7 @@ class TurnRunner:
                 messages=messages,
                 continuation=continuation,
                 max_tokens=self.config.max_tokens_per_round,
-                stop=[*closers, *openers],
+                stop=[*closers, *openers, *RESULT_FRAMES],
                 grammar=grammar,
             )
             finished: GenerationFinished | None = None
@@ -291,8 +302,8 @@ class TurnRunner:
             assert finished is not None
             round_.perf = _add_perf(round_.perf, finished.perf)
             round_.finished_reason = finished.reason
-            if finished.reason == "stop_sequence" and finished.stop_sequence:
-                marker = finished.stop_sequence
+            marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
+            if marker and marker not in RESULT_FRAMES:  # a tool marker is part of the call it ends
                 round_.raw += marker
                 self._feed(conv_id, detector, marker, round_)
                 if marker in openers and self._grammar_builder is not None:
@@ -330,7 +341,7 @@ class TurnRunner:
         conv_id: int,
         call: ToolCallParsed,
         by_name: dict[str, ToolSpec],
-        earlier: dict[str, ToolOutcome],
+        earlier: dict[tuple[str, str], ToolOutcome],
         max_context: int,
     ) -> tuple[str, str, bool, dict[str, Any]]:
         """Check, approve and execute one call. Returns (name, text for the model, ok, record)."""
@@ -397,7 +408,7 @@ class TurnRunner:
                 False,
                 error="invalid arguments",
             )
-        key = tool.name + json.dumps(arguments, sort_keys=True, default=str)
+        key = (tool.name, json.dumps(arguments, sort_keys=True, default=str))
         if key in earlier:
             previous = earlier[key]
             return finish(

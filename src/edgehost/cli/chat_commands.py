@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import Any
 
-from edgehost.cli.context import CliContext
+from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import (
     EventPrinter,
     LineReader,
@@ -17,6 +17,7 @@ from edgehost.cli.terminal import (
     add_model_options,
     host_for_cli,
 )
+from edgehost.errors import UsageError
 from edgehost.host import events as ev
 
 HELP = """commands:
@@ -138,3 +139,49 @@ async def _await_turn(turn: asyncio.Task[Any]) -> Any:
     if result is None or (isinstance(result, ev.TurnCompleted) and result.cancelled):
         print("\n(stopped)", flush=True)
     return result
+
+
+SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold a question forever
+
+
+async def ask_with_tools(ctx: CliContext) -> int:
+    """`edgehost ask` with tools: one turn, approvals on the terminal (or --yes / --yes-all)."""
+    args = ctx.args
+    reader = LineReader() if sys.stdin.isatty() else None
+    host = host_for_cli(ctx, reader=reader)
+    host.options.agent.max_tokens_per_round = args.max_tokens
+    printer = EventPrinter(sys.stderr if args.json else sys.stdout, show_text=not args.json)
+    host.subscribe(printer)
+    try:
+        await host.start()
+        assert host.manager is not None
+        await host.manager.wait_ready(SERVERS_READY_S)
+        if args.tool and args.tool not in {t.name for t in host.tools()}:
+            raise UsageError(f"no tool named {args.tool!r}; `edgehost tools` lists them")
+        failures: list[str] = []
+        host.subscribe(lambda e: failures.append(e.error) if isinstance(e, ev.TurnFailed) else None)
+        result = await host.submit(args.question, pinned_tool=args.tool)
+        printer.end_turn()
+    finally:
+        await host.aclose()
+        if reader is not None:
+            reader.close()
+    if result is None:
+        if failures:
+            print(f"edgehost: {failures[-1]}", file=sys.stderr)
+        return 1
+    if args.json:
+        print_json(
+            {
+                "text": result.text,
+                "executions": [
+                    {
+                        k: e.get(k)
+                        for k in ("tool", "status", "arguments", "duration_ms", "decision", "dialect")
+                    }
+                    for e in result.executions
+                ],
+                "perf": result.perf.as_dict(),
+            }
+        )
+    return 0

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
+from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
 from edgehost.llm.base import (
     Backend,
@@ -17,7 +18,7 @@ from edgehost.llm.base import (
     Perf,
     TokenText,
 )
-from edgehost.llm.factory import BACKEND_NAMES, create_backend
+from edgehost.llm.factory import create_backend
 from edgehost.llm.models import ModelFile, find_models
 
 
@@ -33,19 +34,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     ask_parser.add_argument(
         "--no-tools", action="store_true", help="answer from the model alone, without MCP tools"
     )
-    ask_parser.add_argument(
-        "--backend", choices=("auto", *BACKEND_NAMES), default="auto", help="default: auto"
-    )
-    ask_parser.add_argument(
-        "--model", metavar="PATH", help="a .gguf or .rkllm file instead of the configured one"
-    )
-    ask_parser.add_argument("--rkllm-lib", metavar="PATH", help="librkllmrt.so to use")
+    add_model_options(ask_parser)
+    add_approval_options(ask_parser)
+    ask_parser.add_argument("--tool", metavar="NAME", help="pin a tool: the first round must call it")
     ask_parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="default: 512")
     ask_parser.add_argument(
         "--temperature", type=float, metavar="T", help="sampling temperature (0 = greedy)"
     )
     ask_parser.add_argument(
-        "--json", action="store_true", help='print {"text": ..., "perf": {...}} at the end'
+        "--json",
+        action="store_true",
+        help='print {"text": ..., "executions": [...], "perf": {...}} at the end',
     )
     ask_parser.set_defaults(handler=ask)
 
@@ -68,7 +67,11 @@ async def ask(ctx: CliContext) -> int:
     if ctx.args.max_tokens < 1:
         raise UsageError("--max-tokens must be at least 1")
     if not ctx.args.no_tools:
-        raise UsageError("`ask` with tools is not available in this build; pass --no-tools")
+        from edgehost.cli.chat_commands import ask_with_tools
+
+        return await ask_with_tools(ctx)
+    if ctx.args.tool:
+        raise UsageError("--tool needs tools: drop --no-tools")
     return await _ask_without_tools(ctx)
 
 
@@ -111,7 +114,7 @@ def _create_backend(ctx: CliContext) -> tuple[Backend, dict[str, str]]:
         ctx.settings,
         profile,
         ctx.paths,
-        backend=ctx.args.backend,
+        backend=ctx.args.backend or ctx.settings.backend,
         model=ctx.args.model,
         rkllm_lib=ctx.args.rkllm_lib,
     )
