@@ -52,8 +52,11 @@ def ensure_display() -> subprocess.Popen[bytes] | None:
         if not Path(f"/tmp/.X11-unix/X{number}").exists():
             break
     display = f":{number}"
-    process = subprocess.Popen([xvfb, display, "-screen", "0", SCREEN, "-nolisten", "tcp"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [xvfb, display, "-screen", "0", SCREEN, "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + XVFB_START_S
     while not Path(f"/tmp/.X11-unix/X{number}").exists():
         if process.poll() is not None or time.monotonic() > deadline:
@@ -63,18 +66,13 @@ def ensure_display() -> subprocess.Popen[bytes] | None:
     return process
 
 
-async def until(predicate: Any, timeout: float = 30.0) -> Any:
-    async def poll() -> Any:
-        while not (value := predicate()):
-            await asyncio.sleep(0.02)
-        return value
-
-    return await asyncio.wait_for(poll(), timeout)
+async def done(task: Any, timeout: float = 60.0) -> Any:
+    return await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
 async def settle(app: Any, seconds: float = 0.3) -> None:
-    """Let layouts and paints happen: the qasync loop runs Qt's events while this sleeps (calling
-    processEvents inside a coroutine would re-enter the asyncio loop)."""
+    """Give the window manager-less X server time to lay out and paint (a picture, not a condition:
+    there is no event for "looks finished"). processEvents inside a coroutine would re-enter the loop."""
     del app
     await asyncio.sleep(seconds)
 
@@ -86,6 +84,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.paths import Paths
     from edgehost.settings import Settings
+    from edgehost.ui._waiting import expect
     from edgehost.ui.app import Desktop
     from edgehost.ui.theme import apply_theme
 
@@ -110,23 +109,28 @@ async def capture(out: Path, theme: str) -> list[Path]:
         try:
             await desktop.start()
             await desktop.host.manager.wait_ready(SERVERS_READY_S)
-            await until(lambda: desktop.host.tools())
-            for title in ("Plan the NPU benchmark", "Summarise /var/log/syslog errors", "Qwen vs Llama on 8 GB"):
+            assert desktop.host.tools(), "the built-in servers listed no tools"
+            for title in (
+                "Plan the NPU benchmark",
+                "Summarise /var/log/syslog errors",
+                "Qwen vs Llama on 8 GB",
+            ):
                 desktop.host.store.create_conversation(title)
             window.send("How is the board doing? Memory and temperatures, please.")
-            await until(lambda: window.turn_task.done())
+            await done(window.turn_task)
             window.composer.set_text("Save a short note about it in notes/board.md")
             await settle(app)
             window.refresh_conversations()
             await settle(app, 0.5)
             grab(window, "main")
 
+            asked = expect(desktop.bridge.approval_requested)
             window.send("Save a short note about it in notes/board.md")
-            await until(lambda: window.approvals.current() is not None)
+            await asked.wait(60.0)
             await settle(app)
             grab(window.approvals, "approval")
             window.approvals.allow("once")
-            await until(lambda: window.turn_task.done())
+            await done(window.turn_task)
 
             for key in ("servers", "tools", "history", "settings"):
                 panel = window.open_panel(key)
@@ -142,7 +146,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
             desktop.quick_ask.present()
             desktop.quick_ask.input.setText("What NPU does the RK3588 have?")
             desktop.quick_ask.ask()
-            await until(lambda: desktop.quick_ask.task.done())
+            await done(desktop.quick_ask.task)
             await settle(app, 0.5)
             grab(desktop.quick_ask, "quick-ask")
         finally:

@@ -49,29 +49,32 @@ def run(qloop: asyncio.AbstractEventLoop) -> Run[Any]:
     return runner
 
 
-async def until(predicate: Callable[[], Any], timeout: float = STEP_S) -> Any:
-    """Wait (processing Qt and asyncio events) until ``predicate()`` is truthy; bounded."""
-    async def poll() -> Any:
-        while not (value := predicate()):
-            await asyncio.sleep(0.01)
-        return value
-
-    return await asyncio.wait_for(poll(), timeout)
+async def finished(task: asyncio.Future[Any] | None, timeout: float = STEP_S) -> Any:
+    """The result of a turn (or any) task, bounded; the task is not cancelled by the bound."""
+    assert task is not None
+    return await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
 @contextlib.asynccontextmanager
-async def opened_desktop(data_dir: Path, replies: list[str] | None = None, *, settings: Settings | None = None,
-                         delay_s: float = 0.0, wait_servers: bool = True) -> AsyncIterator[Desktop]:
+async def opened_desktop(
+    data_dir: Path,
+    replies: list[str] | None = None,
+    *,
+    settings: Settings | None = None,
+    delay_s: float = 0.0,
+    wait_servers: bool = True,
+) -> AsyncIterator[Desktop]:
     """The whole app on a scripted model, started and closed inside one running loop (the servers'
     pipes are serviced only while the loop runs)."""
     backend = ScriptedBackend(replies or [], delay_s=delay_s)
-    desktop = Desktop(Paths.resolve(None, data_dir), settings or Settings(close_to_tray=False),
-                      HostOptions(backend=backend))
+    desktop = Desktop(
+        Paths.resolve(None, data_dir), settings or Settings(close_to_tray=False), HostOptions(backend=backend)
+    )
     try:
         await desktop.start()
         if wait_servers:
             await desktop.host.manager.wait_ready(SERVERS_READY_S)
-            await until(lambda: len(desktop.host.tools()) > 0)
+            assert desktop.host.tools(), "the built-in servers listed no tools"
         yield desktop
     finally:
         await desktop.aclose()

@@ -5,18 +5,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.ui.conftest import STEP_S, finished, opened_desktop
+
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+from edgehost.ui._waiting import expect
 from edgehost.ui.approval import ApprovalWindow
-from tests.ui.conftest import opened_desktop, until
 
-WRITE_CALL = ('Saving. [TOOL_CALL]{"name": "files__write_file", "arguments": {"path": "note.txt", '
-              '"content": "from the model"}}[END_TOOL_CALL]')
+WRITE_CALL = (
+    'Saving. [TOOL_CALL]{"name": "files__write_file", "arguments": {"path": "note.txt", '
+    '"content": "from the model"}}[END_TOOL_CALL]'
+)
 
 
-def _request(request_id: str, scopes: tuple[str, ...] = ("once", "conversation", "always")) -> ApprovalRequest:
-    return ApprovalRequest(id=request_id, conversation_id=1, server="files", tool="files__write_file",
-                           arguments={"path": "a.txt"}, risk="caution", reasons=("it writes files",),
-                           allowed_scopes=scopes)  # type: ignore[arg-type]
+def _request(
+    request_id: str, scopes: tuple[str, ...] = ("once", "conversation", "always")
+) -> ApprovalRequest:
+    return ApprovalRequest(
+        id=request_id,
+        conversation_id=1,
+        server="files",
+        tool="files__write_file",
+        arguments={"path": "a.txt"},
+        risk="caution",
+        reasons=("it writes files",),
+        allowed_scopes=scopes,
+    )  # type: ignore[arg-type]
 
 
 def test_several_pending_approvals_queue_and_are_answered_in_order(qtbot: Any) -> None:
@@ -61,12 +74,13 @@ def test_allowing_with_edited_arguments_runs_the_call_with_them(data_dir: Path, 
     async def scenario() -> None:
         async with opened_desktop(data_dir, [WRITE_CALL, "Done."]) as desktop:
             window = desktop.window
+            asked = expect(desktop.bridge.approval_requested)
             window.send("Write a note")
-            await until(lambda: window.approvals.current() is not None)
+            await asked.wait(STEP_S)
             assert window.approvals.isVisible()
             window.approvals.arguments.setPlainText('{"path": "note.txt", "content": "edited by the user"}')
             window.approvals.once_button.click()
-            await until(lambda: window.turn_task.done())
+            await finished(window.turn_task)
             assert (desktop.host.paths.files_root / "note.txt").read_text() == "edited by the user"
             assert [c.status for c in window.chat.cards.values()] == ["ok"]
 
@@ -77,11 +91,12 @@ def test_a_denial_reaches_the_model_and_the_card_says_denied(data_dir: Path, run
     async def scenario() -> None:
         async with opened_desktop(data_dir, [WRITE_CALL, "Understood."]) as desktop:
             window = desktop.window
+            asked = expect(desktop.bridge.approval_requested)
             window.send("Write a note")
-            await until(lambda: window.approvals.current() is not None)
+            await asked.wait(STEP_S)
             window.approvals.reason.setText("no files today")
             window.approvals.deny_button.click()
-            await until(lambda: window.turn_task.done())
+            await finished(window.turn_task)
             assert not (desktop.host.paths.files_root / "note.txt").exists()
             assert [c.status for c in window.chat.cards.values()] == ["denied"]
             backend = desktop.host.backend

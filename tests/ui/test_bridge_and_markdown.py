@@ -43,7 +43,9 @@ def test_html_from_a_model_is_shown_as_text_and_images_are_never_loaded(qtbot: A
     assert "bold" in plain and "<b>fake</b>" in plain and "<img" in plain
     html = view.document().toHtml()
     assert "<img" not in html.replace("&lt;img", "")
-    assert view.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl("file:///etc/passwd")) is None
+    assert (
+        view.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl("file:///etc/passwd")) is None
+    )
 
 
 def test_a_link_opens_only_after_the_user_sees_the_address(qtbot: Any, monkeypatch: Any) -> None:

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 
 # Raw HTML in model or tool text is shown as text, never interpreted (it could fake buttons or links).
 MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
-    QTextDocument.MarkdownFeature.MarkdownNoHTML.value | QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+    QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+    | QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
 )
 
 
@@ -172,7 +173,7 @@ class MarkdownView(QTextBrowser):
     def markdown(self) -> str:
         return self._markdown
 
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002 - Qt's signature
         return None  # images and style sheets named by a model or a tool are never fetched
 
     def _on_anchor(self, url: QUrl) -> None:

@@ -86,8 +86,14 @@ def _qt_args() -> list[str]:
 class Desktop:
     """Everything the app is made of, started and stopped together (also driven by tests and --self-test)."""
 
-    def __init__(self, paths: Any, settings: Any, options: Any, profile_override: str | None = None,
-                 instance: str | None = None) -> None:
+    def __init__(
+        self,
+        paths: Any,
+        settings: Any,
+        options: Any,
+        profile_override: str | None = None,
+        instance: str | None = None,
+    ) -> None:
         from PySide6.QtCore import QTimer
 
         from edgehost.host.host import Host
@@ -102,7 +108,9 @@ class Desktop:
         self.host = Host(paths, settings, options, profile_override)
         self.bridge.attach(self.host.subscribe)
         self.tray = Tray(app_icon(tray=True))
-        self.window = MainWindow(self.host, self.bridge, app_icon(), can_hide_to_tray=lambda: self.tray.available)
+        self.window = MainWindow(
+            self.host, self.bridge, app_icon(), can_hide_to_tray=lambda: self.tray.available
+        )
         self.quick_ask = QuickAsk(self.host, self.bridge)
         # Elicitation and sampling are answered by the user through the window's dialogs, where the
         # host lets the client features be injected.

@@ -48,7 +48,9 @@ class UserBubble(QFrame):
         self.text = text
         # A wrapped label asks for little width; give it the width of its longest line, up to the cap.
         label.ensurePolished()  # the style sheet's font decides the width
-        longest = max((label.fontMetrics().horizontalAdvance(line) for line in text.splitlines() or [""]), default=0)
+        longest = max(
+            (label.fontMetrics().horizontalAdvance(line) for line in text.splitlines() or [""]), default=0
+        )
         label.setMinimumWidth(min(longest + 4, BUBBLE_MAX_WIDTH - 28))
 
 
@@ -64,8 +66,8 @@ class AssistantBlock(QFrame):
         layout.setSpacing(2)
         self.view = MarkdownView()
         layout.addWidget(self.view)
-        self.actions = QWidget()
-        row = QHBoxLayout(self.actions)
+        self.action_row = QWidget()
+        row = QHBoxLayout(self.action_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)
         self.copy_button = QToolButton()
@@ -80,8 +82,8 @@ class AssistantBlock(QFrame):
         row.addWidget(self.regenerate_button)
         row.addStretch(1)
         row.addWidget(self.perf)
-        self.actions.hide()
-        layout.addWidget(self.actions)
+        self.action_row.hide()
+        layout.addWidget(self.action_row)
         self._text = ""
 
     @property
@@ -99,7 +101,7 @@ class AssistantBlock(QFrame):
     def show_actions(self, perf_text: str = "", can_regenerate: bool = True) -> None:
         self.perf.setText(perf_text)
         self.regenerate_button.setVisible(can_regenerate)
-        self.actions.show()
+        self.action_row.show()
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self._text)

@@ -160,7 +160,9 @@ class Composer(QFrame):
         outer.addWidget(self.chip_row)
 
         self.edit = _InputEdit()
-        self.edit.setPlaceholderText(placeholder or "Ask anything…  (Enter sends, Shift+Enter new line, / for prompts and tools)")
+        self.edit.setPlaceholderText(
+            placeholder or "Ask anything…  (Enter sends, Shift+Enter new line, / for prompts and tools)"
+        )
         self.edit.setTabChangesFocus(True)
         self.edit.textChanged.connect(self._fit)
         self.edit.submitted.connect(self._submit)
@@ -240,8 +242,9 @@ class Composer(QFrame):
     def _rebuild_chips(self) -> None:
         while self.chips.count() > 1:
             item = self.chips.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         index = 0
         if self.pinned_tool:
             self.chips.insertWidget(index, self._chip(f"⚑ {self.pinned_tool}", lambda: self.pin_tool(None)))

@@ -34,7 +34,17 @@ from edgehost.ui.tool_card import status_tone
 
 __all__ = ["HistoryPanel"]
 
-STATUSES = ("any status", "ok", "error", "denied", "timeout", "cancelled", "invalid", "interrupted", "running")
+STATUSES = (
+    "any status",
+    "ok",
+    "error",
+    "denied",
+    "timeout",
+    "cancelled",
+    "invalid",
+    "interrupted",
+    "running",
+)
 COLUMNS = ("Time", "Conversation", "Server", "Tool", "Status", "Duration", "Decision")
 PAGE = 500
 
@@ -100,8 +110,8 @@ class HistoryPanel(QDialog):
         details_layout.addLayout(row)
         panes = QHBoxLayout()
         self.arguments = QPlainTextEdit()
-        self.result = QPlainTextEdit()
-        for caption, view in (("Arguments", self.arguments), ("Result", self.result)):
+        self.result_view = QPlainTextEdit()
+        for caption, view in (("Arguments", self.arguments), ("Result", self.result_view)):
             view.setReadOnly(True)
             view.setObjectName("Mono")
             column = QVBoxLayout()
@@ -151,8 +161,10 @@ class HistoryPanel(QDialog):
     def refresh(self) -> None:
         store = self.host.store
         self.rows = store.list_executions(limit=PAGE, **self.filters()) if store is not None else []
-        titles = {self.conversation_filter.itemData(i): self.conversation_filter.itemText(i)
-                  for i in range(1, self.conversation_filter.count())}
+        titles = {
+            self.conversation_filter.itemData(i): self.conversation_filter.itemText(i)
+            for i in range(1, self.conversation_filter.count())
+        }
         colors = current_colors()
         tone_colors = {"ok": colors.ok, "error": colors.error, "warn": colors.warn, "accent": colors.accent}
         self.table.setRowCount(len(self.rows))
@@ -189,7 +201,7 @@ class HistoryPanel(QDialog):
         if execution is None:
             self.details_title.clear()
             self.arguments.clear()
-            self.result.clear()
+            self.result_view.clear()
             return
         self.details_title.setText(f"{execution.tool} · {execution.status}")
         self.arguments.setPlainText(pretty_json(execution.arguments))
@@ -198,7 +210,7 @@ class HistoryPanel(QDialog):
             text = (text + "\n\n" if text else "") + execution.result
         if execution.result_truncated:
             text += f"\n\n… (cut; {execution.result_size} bytes in all)"
-        self.result.setPlainText(text)
+        self.result_view.setPlainText(text)
 
     def _jump(self) -> None:
         execution = self.selected()

@@ -85,8 +85,13 @@ def resource_text(result: types.ReadResourceResult) -> str:
 class MainWindow(QMainWindow):
     quit_requested = Signal()
 
-    def __init__(self, host: Any, bridge: HostBridge, icon: QIcon | None = None,
-                 can_hide_to_tray: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        host: Any,
+        bridge: HostBridge,
+        icon: QIcon | None = None,
+        can_hide_to_tray: Callable[[], bool] = lambda: False,
+    ) -> None:
         super().__init__()
         self.host = host
         self.bridge = bridge
@@ -117,8 +122,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
 
         self.approvals = ApprovalWindow(self._resolve_approval, host.settings.approval_timeout_s, self)
-        self.palette = Palette(self)
-        self.palette.chosen.connect(self._palette_chosen)
+        self.command_palette = Palette(self)
+        self.command_palette.chosen.connect(self._palette_chosen)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -129,8 +134,10 @@ class MainWindow(QMainWindow):
         self._catalog_timer.setInterval(CATALOG_REFRESH_DELAY_MS)
         self._catalog_timer.timeout.connect(self._refresh_catalog_views)
         self._connect_bridge()
-        self.chat.show_placeholder("Ask a question. EdgeHost answers with the local model and uses the tools "
-                                   "of your MCP servers when it needs them.")
+        self.chat.show_placeholder(
+            "Ask a question. EdgeHost answers with the local model and uses the tools "
+            "of your MCP servers when it needs them."
+        )
 
     # ------------------------------------------------------------------ layout
     def _build_sidebar(self) -> QWidget:
@@ -158,13 +165,19 @@ class MainWindow(QMainWindow):
         self.conversations.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.conversations.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.conversations.customContextMenuRequested.connect(self._conversation_menu)
-        self.conversations.itemClicked.connect(lambda item: self.open_conversation(item.data(Qt.ItemDataRole.UserRole)))
+        self.conversations.itemClicked.connect(
+            lambda item: self.open_conversation(item.data(Qt.ItemDataRole.UserRole))
+        )
         layout.addWidget(self.conversations, 1)
         nav = QVBoxLayout()
         nav.setSpacing(2)
         self.nav_buttons: dict[str, QPushButton] = {}
-        for key, label in (("servers", "⛁   Servers"), ("tools", "⚒   Tools"), ("history", "☰   Tool history"),
-                           ("settings", "⚙   Settings")):
+        for key, label in (
+            ("servers", "⛁   Servers"),
+            ("tools", "⚒   Tools"),
+            ("history", "☰   Tool history"),
+            ("settings", "⚙   Settings"),
+        ):
             button = QPushButton(label)
             button.setObjectName("Nav")
             button.clicked.connect(lambda _c=False, k=key: self.open_panel(k))
@@ -262,8 +275,11 @@ class MainWindow(QMainWindow):
         if store is None:
             return
         query = self.search.text().strip()
-        rows = store.search_conversations(query, include_archived=False, limit=LIST_LIMIT) if query \
+        rows = (
+            store.search_conversations(query, include_archived=False, limit=LIST_LIMIT)
+            if query
             else store.list_conversations(limit=LIST_LIMIT)
+        )
         self.conversations.blockSignals(True)
         self.conversations.clear()
         for conversation in rows:
@@ -280,8 +296,10 @@ class MainWindow(QMainWindow):
         self.current_id = None
         self.title.setText("New conversation")
         self.conversations.clearSelection()
-        self.chat.show_placeholder("Ask a question. EdgeHost answers with the local model and uses the tools "
-                                   "of your MCP servers when it needs them.")
+        self.chat.show_placeholder(
+            "Ask a question. EdgeHost answers with the local model and uses the tools "
+            "of your MCP servers when it needs them."
+        )
         self.composer.edit.setFocus()
 
     def open_conversation(self, conversation_id: int) -> None:
@@ -300,7 +318,9 @@ class MainWindow(QMainWindow):
         timeline.sort(key=lambda entry: (entry[0], entry[1]))
         for _when, kind, record in timeline:
             if kind == 1:
-                card = self.chat.tool_card(f"history-{record.id}", record.tool, record.arguments, record.server)
+                card = self.chat.tool_card(
+                    f"history-{record.id}", record.tool, record.arguments, record.server
+                )
                 card.finish(record.status, record.result or "", record.duration_ms, record.error)
             elif record.role == "user" and not _is_tool_result(record.content):
                 self.last_user_text[conversation_id] = record.content
@@ -342,11 +362,19 @@ class MainWindow(QMainWindow):
             self.refresh_conversations()
 
     def delete_conversation(self, conversation_id: int, title: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Delete conversation",
-                          f"Delete “{title}” and its tool history?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Delete conversation",
+            f"Delete “{title}” and its tool history?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.finished.connect(lambda answer: self._deleted(conversation_id) if answer == QMessageBox.StandardButton.Yes else None)
+        box.finished.connect(
+            lambda answer: (
+                self._deleted(conversation_id) if answer == QMessageBox.StandardButton.Yes else None
+            )
+        )
         box.open()
 
     def _deleted(self, conversation_id: int) -> None:
@@ -371,8 +399,9 @@ class MainWindow(QMainWindow):
         self.composer.clear_after_send()
         self.start_turn(self.current_id, text, pinned, attachments)
 
-    def start_turn(self, conversation_id: int, text: str, pinned: str | None = None,
-                   attachments: list[str] | None = None) -> asyncio.Task[Any]:
+    def start_turn(
+        self, conversation_id: int, text: str, pinned: str | None = None, attachments: list[str] | None = None
+    ) -> asyncio.Task[Any]:
         self.last_user_text[conversation_id] = text
         if conversation_id == self.current_id:
             self.chat.add_user(text)
@@ -483,7 +512,9 @@ class MainWindow(QMainWindow):
         if failed:
             text += f" · {len(failed)} failed"
         self.servers_button.setText(text)
-        self.servers_button.setToolTip("\n".join(f"{s.name}: {getattr(s.status, 'value', s.status)}" for s in states))
+        self.servers_button.setToolTip(
+            "\n".join(f"{s.name}: {getattr(s.status, 'value', s.status)}" for s in states)
+        )
         panel = self.panels.get("servers")
         if isinstance(panel, ServersPanel) and panel.isVisible():
             panel.refresh()
@@ -510,14 +541,16 @@ class MainWindow(QMainWindow):
         return items
 
     def show_palette(self) -> None:
-        self.palette.set_items(self.palette_items())
-        self._popup(self.palette)
+        self.command_palette.set_items(self.palette_items())
+        self._popup(self.command_palette)
 
     def show_resources(self) -> None:
         manager = getattr(self.host, "manager", None)
         resources = list(manager.catalog.resources) if manager is not None else []
-        self.palette.set_items([PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources])
-        self._popup(self.palette)
+        self.command_palette.set_items(
+            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources]
+        )
+        self._popup(self.command_palette)
 
     def _popup(self, palette: Palette) -> None:
         palette.adjustSize()
@@ -540,8 +573,10 @@ class MainWindow(QMainWindow):
         if entry is not None and entry.arguments and arguments is None:
             schema = {
                 "type": "object",
-                "properties": {a["name"]: {"type": "string", "description": a.get("description", "")}
-                               for a in entry.arguments},
+                "properties": {
+                    a["name"]: {"type": "string", "description": a.get("description", "")}
+                    for a in entry.arguments
+                },
                 "required": [a["name"] for a in entry.arguments if a.get("required")],
             }
             params = types.ElicitRequestFormParams(message=entry.description or name, requested_schema=schema)
@@ -563,7 +598,9 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # shown to the user; the chat goes on
             self.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
             return
-        self.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{resource_text(result)}")
+        self.composer.add_attachment(
+            uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{resource_text(result)}"
+        )
 
     # --------------------------------------------------- approvals, server requests
     def _resolve_approval(self, request_id: str, decision: Any) -> bool:

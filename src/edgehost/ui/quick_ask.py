@@ -33,8 +33,9 @@ class QuickAsk(QWidget):
     continue_requested = Signal(int)  # conversation id
 
     def __init__(self, host: Any, bridge: HostBridge) -> None:
-        super().__init__(None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
-                         | Qt.WindowType.WindowStaysOnTopHint)
+        super().__init__(
+            None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint
+        )
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
         self.setWindowTitle("EdgeHost quick ask")
         self.host = host
@@ -65,12 +66,12 @@ class QuickAsk(QWidget):
         self.status.hide()
         layout.addWidget(self.status)
         self.answer = MarkdownView()
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self.answer)
-        self.scroll.setMaximumHeight(ANSWER_MAX_HEIGHT)
-        self.scroll.hide()
-        layout.addWidget(self.scroll)
+        self.answer_area = QScrollArea()
+        self.answer_area.setWidgetResizable(True)
+        self.answer_area.setWidget(self.answer)
+        self.answer_area.setMaximumHeight(ANSWER_MAX_HEIGHT)
+        self.answer_area.hide()
+        layout.addWidget(self.answer_area)
         buttons = QHBoxLayout()
         self.hint = QLabel("Answers use your MCP tools; dangerous calls still ask first.")
         self.hint.setObjectName("Caption")
@@ -121,7 +122,7 @@ class QuickAsk(QWidget):
         self.conversation_id = self.host.new_conversation(question[:60])
         self._text = ""
         self.answer.set_markdown("")
-        self.scroll.show()
+        self.answer_area.show()
         self.status.setText("Thinking…")
         self.status.show()
         self.continue_button.setEnabled(True)
@@ -142,7 +143,7 @@ class QuickAsk(QWidget):
         if self._mine(conversation_id):
             self._text += text
             self.answer.set_markdown(self._text)
-            self.scroll.verticalScrollBar().setValue(self.scroll.verticalScrollBar().maximum())
+            self.answer_area.verticalScrollBar().setValue(self.answer_area.verticalScrollBar().maximum())
             self.adjustSize()
 
     def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
@@ -158,7 +159,9 @@ class QuickAsk(QWidget):
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
         if self._mine(event.conversation_id):
             done = "Stopped." if event.cancelled else "Done."
-            self.status.setText(f"{done} {self.status.text() if self.status.text().startswith('⚙') else ''}".strip())
+            self.status.setText(
+                f"{done} {self.status.text() if self.status.text().startswith('⚙') else ''}".strip()
+            )
 
     def _on_turn_failed(self, event: ev.TurnFailed) -> None:
         if self._mine(event.conversation_id):

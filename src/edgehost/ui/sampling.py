@@ -24,8 +24,12 @@ def sampling_messages(params: types.CreateMessageRequestParams) -> list[ChatMess
     for message in params.messages:
         content = message.content
         blocks = content if isinstance(content, list) else [content]
-        role = "assistant" if message.role == "assistant" else "user"
-        messages.append(ChatMessage(role, "\n".join(block_text(b) for b in blocks)))
+        messages.append(
+            ChatMessage(
+                "assistant" if message.role == "assistant" else "user",
+                "\n".join(block_text(b) for b in blocks),
+            )
+        )
     return messages
 
 
@@ -49,8 +53,14 @@ def draft_with_backend(backend: Callable[[], Backend | None]) -> DraftFnT:
 
 
 class SamplingDialog(QDialog):
-    def __init__(self, server: str, params: types.CreateMessageRequestParams, draft: DraftFnT,
-                 model_name: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        server: str,
+        params: types.CreateMessageRequestParams,
+        draft: DraftFnT,
+        model_name: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setModal(False)
         self.setMinimumSize(560, 480)
@@ -61,8 +71,10 @@ class SamplingDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 18, 18, 18)
         layout.setSpacing(8)
-        intro = QLabel(f"The server “{server}” asks the local model to answer this. Check the draft before "
-                       "it is sent back.")
+        intro = QLabel(
+            f"The server “{server}” asks the local model to answer this. Check the draft before "
+            "it is sent back."
+        )
         intro.setWordWrap(True)
         intro.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(intro)
@@ -113,16 +125,22 @@ class SamplingDialog(QDialog):
         if self.result_future.done():
             return
         self._draft_task.cancel()
-        self.result_future.set_result(types.CreateMessageResult(
-            role="assistant", content=types.TextContent(type="text", text=self.draft.toPlainText()),
-            model=self.model_name, stop_reason="endTurn",
-        ))
+        self.result_future.set_result(
+            types.CreateMessageResult(
+                role="assistant",
+                content=types.TextContent(type="text", text=self.draft.toPlainText()),
+                model=self.model_name,
+                stop_reason="endTurn",
+            )
+        )
         self.hide()
         self.deleteLater()
 
     def reject(self) -> None:
         if not self.result_future.done():
             self._draft_task.cancel()
-            self.result_future.set_result(types.ErrorData(code=-1, message="The user rejected the sampling request"))
+            self.result_future.set_result(
+                types.ErrorData(code=-1, message="The user rejected the sampling request")
+            )
         self.hide()
         self.deleteLater()

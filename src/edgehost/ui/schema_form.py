@@ -53,7 +53,9 @@ class SchemaForm(QWidget):
     def _enum_values(prop: Mapping[str, Any]) -> list[tuple[str, Any]]:
         if isinstance(prop.get("enum"), list):
             names = prop.get("enumNames") if isinstance(prop.get("enumNames"), list) else None
-            return [(str(names[i]) if names and i < len(names) else str(v), v) for i, v in enumerate(prop["enum"])]
+            return [
+                (str(names[i]) if names and i < len(names) else str(v), v) for i, v in enumerate(prop["enum"])
+            ]
         options = prop.get("oneOf") or prop.get("anyOf")
         if isinstance(options, list) and all(isinstance(o, Mapping) and "const" in o for o in options):
             return [(str(o.get("title") or o["const"]), o["const"]) for o in options]
@@ -115,6 +117,7 @@ class SchemaForm(QWidget):
     def missing(self) -> list[str]:
         """Required text fields still empty."""
         return [
-            name for name, widget in self.fields.items()
+            name
+            for name, widget in self.fields.items()
             if name in self.required and isinstance(widget, QLineEdit) and not widget.text().strip()
         ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,9 @@ def _pairs(text: str, separator: str) -> dict[str, str]:
     return pairs
 
 
-def entry_from_form(transport: str, command: str, args: str, env: str, url: str, headers: str) -> dict[str, Any]:
+def entry_from_form(
+    transport: str, command: str, args: str, env: str, url: str, headers: str
+) -> dict[str, Any]:
     """The Claude Desktop / VS Code entry the form describes. Raises ConfigError for a malformed line."""
     if transport == "stdio":
         entry: dict[str, Any] = {"command": command.strip(), "args": shlex.split(args)}
@@ -93,8 +96,13 @@ class ServerForm(QDialog):
 
     saved = Signal(object)
 
-    def __init__(self, builtins: dict[str, ServerConfig], existing: ServerConfig | None = None,
-                 taken: set[str] = frozenset(), parent: QWidget | None = None) -> None:  # type: ignore[assignment]
+    def __init__(
+        self,
+        builtins: dict[str, ServerConfig],
+        existing: ServerConfig | None = None,
+        taken: Collection[str] = (),
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit server" if existing else "Add server")
         self.setMinimumWidth(520)
@@ -109,7 +117,7 @@ class ServerForm(QDialog):
         self.command = QLineEdit()
         self.command.setPlaceholderText("npx, uvx, /usr/bin/python3 …")
         self.args = QLineEdit()
-        self.args.setPlaceholderText('-y @modelcontextprotocol/server-memory   (quoted like a shell)')
+        self.args.setPlaceholderText("-y @modelcontextprotocol/server-memory   (quoted like a shell)")
         self.env = QPlainTextEdit()
         self.env.setPlaceholderText("KEY=value   one per line; ${VAR} takes it from your environment")
         self.env.setMaximumHeight(80)
@@ -157,8 +165,13 @@ class ServerForm(QDialog):
 
     def _show_fields(self, transport: str) -> None:
         stdio = transport == "stdio"
-        for widget, visible in ((self.command, stdio), (self.args, stdio), (self.env, stdio),
-                                (self.url, not stdio), (self.headers, not stdio)):
+        for widget, visible in (
+            (self.command, stdio),
+            (self.args, stdio),
+            (self.env, stdio),
+            (self.url, not stdio),
+            (self.headers, not stdio),
+        ):
             self._rows.setRowVisible(widget, visible)
 
     def save(self) -> None:
@@ -168,8 +181,14 @@ class ServerForm(QDialog):
                 raise ConfigError("the server needs a name")
             if name in self._taken:
                 raise ConfigError(f"there is already a server named “{name}”")
-            entry = entry_from_form(self.transport.currentText(), self.command.text(), self.args.text(),
-                                    self.env.toPlainText(), self.url.text(), self.headers.toPlainText())
+            entry = entry_from_form(
+                self.transport.currentText(),
+                self.command.text(),
+                self.args.text(),
+                self.env.toPlainText(),
+                self.url.text(),
+                self.headers.toPlainText(),
+            )
             server = validate_entry(name, entry, self._builtins)
         except ConfigError as exc:
             self.problem.setText(str(exc))
@@ -200,7 +219,13 @@ class ServersPanel(QDialog):
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
         self.restart_button = QPushButton("Restart")
-        for button in (self.add_button, self.edit_button, self.remove_button, self.import_button, self.restart_button):
+        for button in (
+            self.add_button,
+            self.edit_button,
+            self.remove_button,
+            self.import_button,
+            self.restart_button,
+        ):
             top.addWidget(button)
         layout.addLayout(top)
         self.notice = QLabel()
@@ -275,7 +300,13 @@ class ServersPanel(QDialog):
         selected = self.selected_name()
         states = self.statuses()
         colors = current_colors()
-        tones = {"ok": colors.ok, "error": colors.error, "warn": colors.warn, "accent": colors.accent, "": colors.muted}
+        tones = {
+            "ok": colors.ok,
+            "error": colors.error,
+            "warn": colors.warn,
+            "accent": colors.accent,
+            "": colors.muted,
+        }
         self.table.setRowCount(len(states))
         for row, state in enumerate(states):
             status = getattr(state.status, "value", str(state.status))
@@ -325,7 +356,9 @@ class ServersPanel(QDialog):
         if state.instructions:
             info += ["", "instructions:", state.instructions]
         self.info.setPlainText("\n".join(info))
-        self.stderr.setPlainText("\n".join(self.host.manager.stderr_tail(state.name)) or "(nothing on stderr)")
+        self.stderr.setPlainText(
+            "\n".join(self.host.manager.stderr_tail(state.name)) or "(nothing on stderr)"
+        )
         self.log.setPlainText("\n".join(self.host.manager.log_tail(state.name)) or "(no log messages)")
 
     # -- commands ------------------------------------------------------------------------------
@@ -345,7 +378,11 @@ class ServersPanel(QDialog):
         """The servers file as written (no ${VAR} expanded), ready to change and save."""
         path: Path = self.host.paths.servers_file
         builtins = self._builtins()
-        config = parse_servers_file(path, expand_variables=False, builtins=builtins) if path.exists() else ServersConfig(path=path)
+        config = (
+            parse_servers_file(path, expand_variables=False, builtins=builtins)
+            if path.exists()
+            else ServersConfig(path=path)
+        )
         config.builtin_defaults = builtins
         return config
 
@@ -370,10 +407,19 @@ class ServersPanel(QDialog):
         config = self.selected_config()
         if config is None or config.builtin:
             return
-        box = QMessageBox(QMessageBox.Icon.Warning, "Remove server", f"Remove the server “{config.name}” from "
-                          "the config?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Remove server",
+            f"Remove the server “{config.name}” from the config?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.finished.connect(lambda answer: self._remove_confirmed(config.name) if answer == QMessageBox.StandardButton.Yes else None)
+        box.finished.connect(
+            lambda answer: (
+                self._remove_confirmed(config.name) if answer == QMessageBox.StandardButton.Yes else None
+            )
+        )
         box.open()
 
     def _remove_confirmed(self, name: str) -> None:
@@ -403,7 +449,11 @@ class ServersPanel(QDialog):
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
-        parts = [f"{len(plan.added)} added", f"{len(plan.replaced)} replaced", f"{len(plan.unchanged)} unchanged"]
+        parts = [
+            f"{len(plan.added)} added",
+            f"{len(plan.replaced)} replaced",
+            f"{len(plan.unchanged)} unchanged",
+        ]
         message = "Imported: " + ", ".join(parts) + "."
         if plan.skipped:
             message += " Skipped: " + "; ".join(f"{n}: {e}" for n, e in plan.skipped)
@@ -429,4 +479,3 @@ def _centered(widget: QWidget) -> QWidget:
     layout.setContentsMargins(6, 0, 6, 0)
     layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignCenter)
     return holder
-

@@ -30,19 +30,41 @@ class Colors:
 
 
 LIGHT = Colors(
-    name="light", window="#f4f5f7", surface="#ffffff", surface_alt="#eef0f3", border="#dde1e6",
-    text="#1f2328", muted="#6b7280", accent="#2f6fed", accent_text="#ffffff", user_bubble="#e3ecff",
-    ok="#1a8f4c", warn="#b7791f", error="#d1242f", code_bg="#e8ebef",
+    name="light",
+    window="#f4f5f7",
+    surface="#ffffff",
+    surface_alt="#eef0f3",
+    border="#dde1e6",
+    text="#1f2328",
+    muted="#6b7280",
+    accent="#2f6fed",
+    accent_text="#ffffff",
+    user_bubble="#e3ecff",
+    ok="#1a8f4c",
+    warn="#b7791f",
+    error="#d1242f",
+    code_bg="#e8ebef",
 )
 DARK = Colors(
-    name="dark", window="#17181b", surface="#202226", surface_alt="#2a2d32", border="#34373d",
-    text="#e6e7e9", muted="#9aa0a8", accent="#5b8cff", accent_text="#ffffff", user_bubble="#263352",
-    ok="#3fb873", warn="#e0a23a", error="#ff6b6b", code_bg="#2a2d32",
+    name="dark",
+    window="#17181b",
+    surface="#202226",
+    surface_alt="#2a2d32",
+    border="#34373d",
+    text="#e6e7e9",
+    muted="#9aa0a8",
+    accent="#5b8cff",
+    accent_text="#ffffff",
+    user_bubble="#263352",
+    ok="#3fb873",
+    warn="#e0a23a",
+    error="#ff6b6b",
+    code_bg="#2a2d32",
 )
 
 
 def resolve_theme(setting: str) -> Colors:
-    """"dark" / "light", or the desktop's colour scheme for "system" (light when it does not say)."""
+    """ "dark" / "light", or the desktop's colour scheme for "system" (light when it does not say)."""
     if setting == "dark":
         return DARK
     if setting == "light":

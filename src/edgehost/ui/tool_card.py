@@ -55,8 +55,9 @@ def _compact(arguments: Any) -> str:
 
 
 class ToolCard(QFrame):
-    def __init__(self, call_id: str, name: str, arguments: Any, server: str = "",
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, call_id: str, name: str, arguments: Any, server: str = "", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ToolCard")
         self.call_id = call_id
@@ -158,7 +159,9 @@ class ToolCard(QFrame):
         self.progress.hide()
         self.progress_message.hide()
         if duration_ms is not None:
-            self.duration.setText(f"{duration_ms / 1000:.2f} s" if duration_ms >= 1000 else f"{duration_ms:.0f} ms")
+            self.duration.setText(
+                f"{duration_ms / 1000:.2f} s" if duration_ms >= 1000 else f"{duration_ms:.0f} ms"
+            )
         if error:
             self.error.setText(error)
             self.error.show()

@@ -25,8 +25,7 @@ from PySide6.QtWidgets import (
 from edgehost.agent.approval import ApprovalPolicy, parse_rules, tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
-from edgehost.mcp.config import builtin_servers, parse_servers_file, save_servers_config
-from edgehost.mcp.config import ServersConfig
+from edgehost.mcp.config import ServersConfig, builtin_servers, parse_servers_file, save_servers_config
 from edgehost.ui._widgets import pretty_json
 from edgehost.ui.theme import current_colors
 
@@ -121,9 +120,9 @@ class ToolsPanel(QDialog):
 
     def refresh(self) -> None:
         self._filling = True
-        expanded = {self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())
-                    if self.tree.topLevelItem(i).isExpanded()}
-        current = self.tree.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.tree.currentItem() else None
+        expanded = {item.text(0) for item in self._server_items() if item.isExpanded()}
+        selected = self.tree.currentItem()
+        current = selected.data(0, Qt.ItemDataRole.UserRole) if selected is not None else None
         self.tree.clear()
         tools = list(self.host.tools())
         self._tools = {t.name: t for t in tools}
@@ -165,17 +164,21 @@ class ToolsPanel(QDialog):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.lower().strip()
-        for i in range(self.tree.topLevelItemCount()):
-            parent = self.tree.topLevelItem(i)
+        for parent in self._server_items():
             visible = 0
-            for j in range(parent.childCount()):
-                child = parent.child(j)
+            for child in (parent.child(j) for j in range(parent.childCount())):
+                if child is None:
+                    continue
                 name = str(child.data(0, Qt.ItemDataRole.UserRole))
                 tool = self._tools.get(name)
                 hay = f"{name} {tool.description if tool else ''}".lower()
                 child.setHidden(bool(needle) and needle not in hay)
                 visible += not child.isHidden()
             parent.setHidden(visible == 0 and bool(needle))
+
+    def _server_items(self) -> list[QTreeWidgetItem]:
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [item for item in items if item is not None]
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._filling or column != 0:
@@ -208,8 +211,11 @@ class ToolsPanel(QDialog):
         try:
             path = host.paths.servers_file
             builtins = {s.name: s for s in builtin_servers(host.paths)}
-            config = parse_servers_file(path, expand_variables=False, builtins=builtins) if path.exists() \
+            config = (
+                parse_servers_file(path, expand_variables=False, builtins=builtins)
+                if path.exists()
                 else ServersConfig(path=path)
+            )
             config.builtin_defaults = builtins
             config.approval = with_rule(list(config.approval), tool, action)
             policy = ApprovalPolicy.from_config(config.approval, store=_rule_store(host))

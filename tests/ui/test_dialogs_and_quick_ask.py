@@ -1,0 +1,141 @@
+"""Elicitation and sampling dialogs resolve their futures; quick-ask answers with tools; one instance."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
+from tests.ui.conftest import STEP_S, finished, opened_desktop
+
+from edgehost.paths import Paths
+from edgehost.ui._instance import InstanceServer, instance_name, send_to_running
+from edgehost.ui._waiting import expect
+from edgehost.ui.elicitation import ElicitationDialog
+from edgehost.ui.sampling import SamplingDialog
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "title": "City", "default": "Lyon"},
+        "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
+        "metric": {"type": "boolean", "default": True},
+        "detail": {"type": "string", "enum": ["short", "long"], "default": "long"},
+        "note": {"type": "string"},
+        "name": {"type": "string"},
+    },
+    "required": ["city", "name"],
+}
+
+
+def test_the_elicitation_form_has_defaults_marks_required_and_returns_the_answers(run: Any) -> None:
+    async def scenario() -> None:
+        dialog = ElicitationDialog(
+            "weather", types.ElicitRequestFormParams(message="Where?", requested_schema=SCHEMA)
+        )
+        form = dialog.form
+        assert form is not None
+        assert isinstance(form.fields["city"], QLineEdit) and form.fields["city"].text() == "Lyon"
+        assert isinstance(form.fields["days"], QSpinBox) and form.fields["days"].value() == 3
+        assert isinstance(form.fields["metric"], QCheckBox) and form.fields["metric"].isChecked()
+        assert isinstance(form.fields["detail"], QComboBox) and form.fields["detail"].currentText() == "long"
+        dialog.answer("accept")  # "name" is required and empty
+        assert not dialog.result_future.done() and "name" in dialog.problem.text()
+        form.fields["name"].setText("Ada")  # type: ignore[attr-defined]
+        dialog.accept_button.click()
+        result = await asyncio.wait_for(dialog.result_future, 5)
+        assert result.action == "accept"
+        assert result.content == {"city": "Lyon", "days": 3, "metric": True, "detail": "long", "name": "Ada"}
+
+    run(scenario())
+
+
+def test_url_elicitation_opens_the_address_only_on_consent(run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[QUrl] = []
+    monkeypatch.setattr("edgehost.ui.elicitation.QDesktopServices.openUrl", lambda url: opened.append(url))
+
+    async def scenario() -> None:
+        params = types.ElicitRequestURLParams(
+            message="Sign in", url="https://auth.example/x", elicitation_id="e1"
+        )
+        declined = ElicitationDialog("auth", params)
+        declined.decline_button.click()
+        assert (await declined.result_future).action == "decline" and opened == []
+        accepted = ElicitationDialog("auth", params)
+        accepted.accept_button.click()
+        assert (await accepted.result_future).action == "accept"
+        assert opened == [QUrl("https://auth.example/x")]
+
+    run(scenario())
+
+
+def test_sampling_shows_the_draft_and_sends_the_edited_answer(run: Any) -> None:
+    async def draft(params: types.CreateMessageRequestParams) -> str:
+        return "draft from the model"
+
+    async def scenario() -> None:
+        params = types.CreateMessageRequestParams(
+            messages=[
+                types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Summarise"))
+            ],
+            max_tokens=50,
+        )
+        dialog = SamplingDialog("summariser", params, draft, "smollm2")
+        assert "Summarise" in dialog.request.toPlainText()
+        await finished(dialog._draft_task)
+        assert dialog.approve_button.isEnabled()
+        assert dialog.draft.toPlainText() == "draft from the model"
+        dialog.draft.setPlainText("edited")
+        dialog.approve_button.click()
+        result = await dialog.result_future
+        assert isinstance(result, types.CreateMessageResult) and result.content.text == "edited"  # type: ignore[union-attr]
+        rejected = SamplingDialog("summariser", params, draft)
+        rejected.reject_button.click()
+        assert isinstance(await rejected.result_future, types.ErrorData)
+
+    run(scenario())
+
+
+def test_quick_ask_answers_with_a_tool_and_continues_in_the_main_window(data_dir: Path, run: Any) -> None:
+    call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [call, "Up **3 days**."]) as desktop:
+            quick = desktop.quick_ask
+            quick.present()
+            quick.input.setText("How long has the board been up?")
+            quick.input.returnPressed.emit()
+            await finished(quick.task)
+            assert "3 days" in quick.answer.toPlainText()
+            assert "uptime" in quick.status.text()
+            quick.continue_button.click()
+            assert not quick.isVisible()
+            window = desktop.window
+            assert window.current_id == quick.conversation_id and window.isVisible()
+            assert [c.status for c in window.chat.cards.values()] == ["ok"]
+
+    run(scenario())
+
+
+def test_a_second_start_reaches_the_running_instance(data_dir: Path, run: Any) -> None:
+    name = instance_name(Paths.resolve(None, data_dir))
+    assert not send_to_running(name, "show")
+    server = InstanceServer(name)
+    assert server.listen()
+    received: list[str] = []
+
+    async def scenario() -> None:
+        message = expect(server.message_received)
+        sent = await asyncio.to_thread(send_to_running, name, "quick-ask")
+        assert sent
+        received.extend(await message.wait(STEP_S))
+
+    try:
+        run(scenario())
+    finally:
+        server.close()
+    assert received == ["quick-ask"]
