@@ -64,6 +64,9 @@ def serve_command(ctx: CliContext) -> int:
     argv: list[str] = list(ctx.args.server_args)
     if name == "files" and not any(arg == "--root" or arg.startswith("--root=") for arg in argv):
         argv += ["--root", str(ctx.paths.files_root)]  # honours the global --data-dir
+    profile = ctx.profile_override or ctx.settings.profile
+    if name == "board" and profile and not any(a == "--profile" or a.startswith("--profile=") for a in argv):
+        argv += ["--profile", profile]  # honours the global --profile
     module = importlib.import_module(f"edgehost.servers.{name}")
     return int(module.main(argv))
 
