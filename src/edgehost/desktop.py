@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from edgehost.errors import EdgeHostError
+from edgehost.paths import shipped_dir
 
 __all__ = [
     "APP_ID",
@@ -40,23 +41,14 @@ _MARKER_LINE = f"{INSTALL_MARKER}=edgehost install-desktop"
 
 
 def resources_dir() -> Path:
-    """The folder holding icons, the .desktop template and prompts.
+    """The folder holding icons, the .desktop template and prompts (see edgehost.paths.shipped_dir).
 
-    In a PyInstaller bundle: ``sys._MEIPASS/resources``; in an installed wheel: the package data folder
-    ``edgehost/resources``; in a source checkout: ``<repo>/resources``.
-
-    Raises EdgeHostError when none of them exists (a broken install).
+    Raises EdgeHostError when it is missing (a broken install).
     """
-    candidates: list[Path] = []
-    bundle_root = getattr(sys, "_MEIPASS", None)
-    if getattr(sys, "frozen", False) and bundle_root:
-        candidates.append(Path(bundle_root) / "resources")
-    here = Path(__file__).resolve().parent
-    candidates += [here / "resources", here.parent.parent / "resources"]
-    for candidate in candidates:
-        if (candidate / "icons").is_dir():
-            return candidate
-    raise EdgeHostError("EdgeHost resources not found; looked in " + ", ".join(str(c) for c in candidates))
+    try:
+        return shipped_dir("resources")
+    except FileNotFoundError as exc:
+        raise EdgeHostError(str(exc)) from None
 
 
 @dataclass(frozen=True)

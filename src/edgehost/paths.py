@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,3 +80,23 @@ class Paths:
         for folder in (self.config_dir, self.data_dir, self.log_dir):
             folder.mkdir(parents=True, exist_ok=True)
         return self
+
+
+def shipped_dir(name: str) -> Path:
+    """A folder shipped with EdgeHost: ``resources`` or ``board_profiles``.
+
+    In a PyInstaller bundle it sits at the bundle's root; otherwise inside the package (in a source
+    checkout ``src/edgehost/<name>`` is a link to the repository's top-level folder, and a wheel
+    carries a copy). Raises FileNotFoundError naming where it looked when the folder is missing.
+    """
+    candidates = []
+    bundle = getattr(sys, "_MEIPASS", None)
+    if getattr(sys, "frozen", False) and bundle:
+        candidates.append(Path(bundle) / name)
+    candidates.append(Path(__file__).resolve().parent / name)
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate.resolve()
+    raise FileNotFoundError(
+        f"EdgeHost's {name} folder is missing (looked in {', '.join(map(str, candidates))})"
+    )

@@ -7,7 +7,6 @@ Everything here is a pure function of its arguments.
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +17,7 @@ from typing import Any
 from edgehost.agent.detector import dialect_example
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Capabilities, ChatMessage
+from edgehost.paths import shipped_dir
 
 __all__ = [
     "DEFAULT_DIALECT",
@@ -55,19 +55,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def prompts_dir() -> Path:
-    """The folder of the shipped prompt templates.
-
-    Looks for `edgehost/resources/prompts` inside the installed package first (a bundle or wheel),
-    then for `resources/prompts` at the root of a source checkout.
-    Raises FileNotFoundError when neither exists.
-    """
-    packaged = Path(str(importlib.resources.files("edgehost"))) / "resources" / "prompts"
-    if (packaged / "system.md").is_file():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "resources" / "prompts"
-    if (checkout / "system.md").is_file():
-        return checkout
-    raise FileNotFoundError(f"no prompt templates in {packaged} or {checkout}")
+    """The folder of the shipped prompt templates. Raises FileNotFoundError when it is missing."""
+    return shipped_dir("resources") / "prompts"
 
 
 def load_template(name: str, directory: Path | None = None) -> str:

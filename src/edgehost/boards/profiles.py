@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.errors import ConfigError, UsageError
+from edgehost.paths import shipped_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -94,21 +95,14 @@ class BoardProfile:
 
 
 def profiles_dir() -> Path:
-    """The folder holding the shipped profiles.
+    """The folder holding the shipped profiles (see edgehost.paths.shipped_dir).
 
-    The repository's ``board_profiles/`` in a development checkout, else a copy inside the installed
-    package (``edgehost/board_profiles``), else the PyInstaller bundle's. Raises ConfigError when
-    none exists.
+    Raises ConfigError when it is missing (a broken install).
     """
-    here = Path(__file__).resolve()
-    candidates = [here.parents[3] / "board_profiles", here.parents[1] / "board_profiles"]
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        candidates.append(Path(bundle) / "board_profiles")
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    raise ConfigError("no board_profiles folder found (looked in " + ", ".join(map(str, candidates)) + ")")
+    try:
+        return shipped_dir("board_profiles")
+    except FileNotFoundError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _strings(data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
