@@ -53,11 +53,10 @@ def run_app(ctx: CliContext) -> int:
         from edgehost.ui.self_test import run_self_test
 
         return run_self_test(ctx)
-    import qasync
     from PySide6.QtWidgets import QApplication
 
-    from edgehost.host.host import HostOptions
     from edgehost.ui._instance import instance_name, send_to_running
+    from edgehost.ui.main_window import MainWindow
     from edgehost.ui.theme import apply_theme
 
     settings = ctx.settings
@@ -72,11 +71,26 @@ def run_app(ctx: CliContext) -> int:
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
     apply_theme(app, settings.theme)
+    # The window first: the host, the MCP SDK and the model are imported and started after it is up.
+    window = MainWindow(settings, app_icon())
+    if not quick_ask:
+        window.show_window()
+    import qasync
+
+    from edgehost.host.host import HostOptions
+
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desktop = Desktop(ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name)
+
+    async def main() -> int:
+        await asyncio.sleep(0)  # let the window paint before the heavy imports
+        desktop = Desktop(
+            ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
+        )
+        return await desktop.run(quick_ask=quick_ask)
+
     with loop:
-        return int(loop.run_until_complete(desktop.run(quick_ask=quick_ask)))
+        return int(loop.run_until_complete(main()))
 
 
 def _qt_args() -> list[str]:
@@ -93,6 +107,7 @@ class Desktop:
         options: Any,
         profile_override: str | None = None,
         instance: str | None = None,
+        window: Any = None,
     ) -> None:
         from PySide6.QtCore import QTimer
 
@@ -108,9 +123,9 @@ class Desktop:
         self.host = Host(paths, settings, options, profile_override)
         self.bridge.attach(self.host.subscribe)
         self.tray = Tray(app_icon(tray=True))
-        self.window = MainWindow(
-            self.host, self.bridge, app_icon(), can_hide_to_tray=lambda: self.tray.available
-        )
+        self.window = window if window is not None else MainWindow(settings, app_icon())
+        self.window.can_hide_to_tray = lambda: self.tray.available
+        self.window.attach(self.host, self.bridge)
         self.quick_ask = QuickAsk(self.host, self.bridge)
         # Elicitation and sampling are answered by the user through the window's dialogs, where the
         # host lets the client features be injected.

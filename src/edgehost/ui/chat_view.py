@@ -17,8 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.agent._detector_events import ProseDelta
-from edgehost.agent.detector import detect_calls
 from edgehost.ui._widgets import MarkdownView
 from edgehost.ui.tool_card import ToolCard
 
@@ -31,6 +29,9 @@ STICK_TO_BOTTOM_PX = 48  # within this of the end the view follows new text; fur
 
 def visible_text(raw: str) -> str:
     """What the user saw of a stored assistant message: its prose without tool-call markers."""
+    from edgehost.agent._detector_events import ProseDelta  # the detector is imported after the first paint
+    from edgehost.agent.detector import detect_calls
+
     return "".join(e.text for e in detect_calls(raw) if isinstance(e, ProseDelta)).strip()
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
@@ -34,30 +33,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.agent.prompting import RESULT_OPEN
-from edgehost.host import events as ev
-from edgehost.llm.base import Perf
-from edgehost.mcp.results import block_text
+from edgehost.settings import Settings
 from edgehost.ui._widgets import TaskSet
-from edgehost.ui.approval import ApprovalWindow
-from edgehost.ui.bridge import HostBridge
 from edgehost.ui.chat_view import ChatView, visible_text
 from edgehost.ui.composer import Composer, Palette, PaletteItem
-from edgehost.ui.elicitation import ElicitationDialog
-from edgehost.ui.history_panel import HistoryPanel
-from edgehost.ui.sampling import SamplingDialog, draft_with_backend
-from edgehost.ui.servers_panel import ServersPanel
-from edgehost.ui.settings_dialog import BACKENDS, SettingsDialog
 from edgehost.ui.tool_card import split_tool_name
-from edgehost.ui.tools_panel import ToolsPanel
+
+if TYPE_CHECKING:
+    import mcp_types as types
+
+    from edgehost.host import events as ev
+    from edgehost.llm.base import Perf
+    from edgehost.ui.approval import ApprovalWindow
+    from edgehost.ui.bridge import HostBridge
+
+# Only what the first paint needs is imported above: the window is shown before the host, the MCP SDK
+# and the panels are imported (see ui/app.py); those come in where they are used.
+BACKENDS = ("auto", "llamacpp", "rkllm", "openai")
 
 __all__ = ["MainWindow", "perf_summary", "resource_text"]
 
 log = logging.getLogger(__name__)
 
 LIST_LIMIT = 200
-SEARCH_DELAY_MS = 200
-CATALOG_REFRESH_DELAY_MS = 50  # wait for a pause in typing before searching the history
+SEARCH_DELAY_MS = 200  # wait for a pause in typing before searching the history
+CATALOG_REFRESH_DELAY_MS = 50  # a burst of catalog changes (servers starting) becomes one rebuild
 
 
 def perf_summary(perf: Perf) -> str:
@@ -73,6 +73,8 @@ def perf_summary(perf: Perf) -> str:
 
 def resource_text(result: types.ReadResourceResult) -> str:
     """A read resource as attachment text: text contents as they are, binary ones described."""
+    import mcp_types as types
+
     parts = []
     for contents in result.contents:
         if isinstance(contents, types.TextResourceContents):
@@ -87,16 +89,18 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self,
-        host: Any,
-        bridge: HostBridge,
+        settings: Settings,
         icon: QIcon | None = None,
         can_hide_to_tray: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
-        self.host = host
-        self.bridge = bridge
+        self.settings = settings
+        self.host: Any = None  # attach() gives it, once the window is on screen
+        self.bridge: HostBridge | None = None
+        self.approvals: ApprovalWindow  # made by attach(), with the palette
+        self.command_palette: Palette
         self.tasks = TaskSet()
-        self._can_hide_to_tray = can_hide_to_tray
+        self.can_hide_to_tray = can_hide_to_tray
         self.current_id: int | None = None
         self.turn_conversation: int | None = None
         self.turn_task: asyncio.Task[Any] | None = None
@@ -121,9 +125,6 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_actions()
 
-        self.approvals = ApprovalWindow(self._resolve_approval, host.settings.approval_timeout_s, self)
-        self.command_palette = Palette(self)
-        self.command_palette.chosen.connect(self._palette_chosen)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -133,7 +134,6 @@ class MainWindow(QMainWindow):
         self._catalog_timer.setSingleShot(True)
         self._catalog_timer.setInterval(CATALOG_REFRESH_DELAY_MS)
         self._catalog_timer.timeout.connect(self._refresh_catalog_views)
-        self._connect_bridge()
         self.chat.show_placeholder(
             "Ask a question. EdgeHost answers with the local model and uses the tools "
             "of your MCP servers when it needs them."
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel("● Loading model…")
         self.backend_switch = QComboBox()
         self.backend_switch.addItems(BACKENDS)
-        self.backend_switch.setCurrentText(self.host.settings.backend)
+        self.backend_switch.setCurrentText(self.settings.backend)
         self.backend_switch.setToolTip("Inference backend (the model is loaded again)")
         self.backend_switch.currentTextChanged.connect(self.switch_backend)
         self.speed_label = QLabel("")
@@ -253,8 +253,15 @@ class MainWindow(QMainWindow):
             action.triggered.connect(slot)
             self.addAction(action)
 
-    def _connect_bridge(self) -> None:
-        b = self.bridge
+    def attach(self, host: Any, bridge: HostBridge) -> None:
+        """Drive ``host`` and follow its events (called once, after the window is shown)."""
+        from edgehost.ui.approval import ApprovalWindow
+
+        self.host = host
+        self.bridge = b = bridge
+        self.approvals = ApprovalWindow(self._resolve_approval, self.settings.approval_timeout_s, self)
+        self.command_palette = Palette(self)
+        self.command_palette.chosen.connect(self._palette_chosen)
         b.text_arrived.connect(self._on_text)
         b.tool_call_detected.connect(self._on_call_detected)
         b.tool_started.connect(self._on_tool_started)
@@ -271,7 +278,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ conversations
     def refresh_conversations(self) -> None:
-        store = self.host.store
+        store = self.host.store if self.host is not None else None
         if store is None:
             return
         query = self.search.text().strip()
@@ -387,7 +394,7 @@ class MainWindow(QMainWindow):
     def send(self, text: str) -> None:
         if self.turn_task is not None and not self.turn_task.done():
             return
-        if self.host.store is None:
+        if self.host is None or self.host.store is None:
             self.chat.add_notice("EdgeHost is still starting; try again in a moment.", error=True)
             return
         if self.current_id is None:
@@ -458,9 +465,7 @@ class MainWindow(QMainWindow):
         if event.conversation_id == self.current_id:
             card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
             card.finish(event.status, event.result_text, event.duration_ms, event.error)
-        panel = self.panels.get("history")
-        if isinstance(panel, HistoryPanel) and panel.isVisible():
-            panel.refresh()
+        self._refresh_panel("history")
 
     def _on_approval_resolved(self, event: ev.ApprovalResolved) -> None:
         self.approvals.drop_request(event.request_id)
@@ -515,9 +520,7 @@ class MainWindow(QMainWindow):
         self.servers_button.setToolTip(
             "\n".join(f"{s.name}: {getattr(s.status, 'value', s.status)}" for s in states)
         )
-        panel = self.panels.get("servers")
-        if isinstance(panel, ServersPanel) and panel.isVisible():
-            panel.refresh()
+        self._refresh_panel("servers")
 
     def _on_catalog_changed(self) -> None:
         # Later, not now: the change may come from a click inside the tools tree, which must not be
@@ -526,9 +529,12 @@ class MainWindow(QMainWindow):
 
     def _refresh_catalog_views(self) -> None:
         self.refresh_servers()
-        panel = self.panels.get("tools")
-        if isinstance(panel, ToolsPanel) and panel.isVisible():
-            panel.refresh()
+        self._refresh_panel("tools")
+
+    def _refresh_panel(self, key: str) -> None:
+        panel = self.panels.get(key)
+        if panel is not None and panel.isVisible():
+            panel.refresh()  # type: ignore[attr-defined]
 
     # ----------------------------------------------------------- palette, attach
     def palette_items(self) -> list[PaletteItem]:
@@ -568,6 +574,10 @@ class MainWindow(QMainWindow):
 
     async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
         """Put the prompt's text in the input (asking for its arguments first when it has any)."""
+        import mcp_types as types
+
+        from edgehost.mcp.results import block_text
+
         manager = self.host.manager
         entry = manager.catalog.prompt(name)
         if entry is not None and entry.arguments and arguments is None:
@@ -608,11 +618,15 @@ class MainWindow(QMainWindow):
 
     async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
         """Ask the user with a non-modal form; the answer comes when they press a button."""
+        from edgehost.ui.elicitation import ElicitationDialog
+
         dialog = ElicitationDialog(server, params, self)
         return await self._run_dialog(dialog, dialog.result_future)
 
     async def sample(self, server: str, params: types.CreateMessageRequestParams) -> Any:
         """Let the user review our model's draft for a server's sampling request."""
+        from edgehost.ui.sampling import SamplingDialog, draft_with_backend
+
         model = self.model_label.text().lstrip("● ").split(" · ")[0]
         dialog = SamplingDialog(server, params, draft_with_backend(lambda: self.host.backend), model, self)
         return await self._run_dialog(dialog, dialog.result_future)
@@ -634,6 +648,11 @@ class MainWindow(QMainWindow):
     def panel(self, key: str) -> QWidget:
         panel = self.panels.get(key)
         if panel is None:
+            from edgehost.ui.history_panel import HistoryPanel
+            from edgehost.ui.servers_panel import ServersPanel
+            from edgehost.ui.settings_dialog import SettingsDialog
+            from edgehost.ui.tools_panel import ToolsPanel
+
             if key == "servers":
                 panel = ServersPanel(self.host, self)
             elif key == "tools":
@@ -703,7 +722,7 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.host.settings.close_to_tray and self._can_hide_to_tray():
+        if self.settings.close_to_tray and self.can_hide_to_tray():
             event.ignore()
             self.hide()
             return
@@ -717,6 +736,8 @@ def _title(text: str) -> str:
 
 
 def _is_tool_result(content: str) -> bool:
+    from edgehost.agent.prompting import RESULT_OPEN
+
     return content.lstrip().startswith(RESULT_OPEN.split("{", 1)[0].rstrip())
 
 

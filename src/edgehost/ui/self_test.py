@@ -121,7 +121,7 @@ async def self_test(
         turn_started = time.monotonic()
         window.composer.pin_tool(PINNED_TOOL)
         # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it.
-        window.bridge.approval_requested.connect(lambda _event: window.approvals.allow("once"))
+        desktop.bridge.approval_requested.connect(lambda _event: window.approvals.allow("once"))
         window.send(QUESTION)
         if window.turn_task is None:
             raise SelfTestFailed("the window did not start a turn")

@@ -24,10 +24,10 @@ from edgehost.boards import current_profile, load_profiles
 from edgehost.errors import EdgeHostError
 from edgehost.llm.models import find_models
 from edgehost.settings import Settings
+from edgehost.ui.main_window import BACKENDS
 
-__all__ = ["BACKENDS", "SettingsDialog"]
+__all__ = ["SettingsDialog"]
 
-BACKENDS = ("auto", "llamacpp", "rkllm", "openai")
 THEMES = ("system", "dark", "light")
 
 

@@ -1,0 +1,72 @@
+"""Time from process start to the main window shown (offscreen), against a bare PySide6 window.
+
+Both children create the QApplication, watch for the first Show event of a main window, print and
+exit there; the EdgeHost child then runs the real entry point (`edgehost --data-dir D`). Rounds
+alternate so machine noise hits both. Prints ``RESULT startup <edgehost / bare>`` (target <= 2.0),
+``RESULT startup_edgehost_ms`` and ``RESULT startup_bare_ms`` (medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD_TIMEOUT_S = 120.0
+
+WATCH = """
+import os, sys
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication([sys.argv[0]])
+class FirstShow(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow):
+            sys.stdout.write("shown\\n"); sys.stdout.flush(); os._exit(0)
+        return False
+watcher = FirstShow(); app.installEventFilter(watcher)
+"""
+BARE = WATCH + "w = QMainWindow(); w.setWindowTitle('bare'); w.resize(1180, 760); w.show(); app.exec()\n"
+EDGEHOST = WATCH + "from edgehost.cli.main import main; sys.exit(main(['--data-dir', sys.argv[1]]))\n"
+
+
+def time_child(code: str, *args: str) -> float:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_LOGGING_RULES": "qt.qpa.*=false"}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    elapsed = time.perf_counter() - started
+    process.wait(CHILD_TIMEOUT_S)
+    if line.strip() != "shown":
+        raise SystemExit(f"startup: the child never showed its window (exit {process.returncode})")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    bare: list[float] = []
+    edgehost: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="edgehost-startup-") as folder:
+        time_child(EDGEHOST, folder)  # warm the file cache and create the data folder once
+        for _ in range(args.rounds):
+            bare.append(time_child(BARE))
+            edgehost.append(time_child(EDGEHOST, folder))
+    bare_ms = statistics.median(bare) * 1000
+    edgehost_ms = statistics.median(edgehost) * 1000
+    print(f"RESULT startup {edgehost_ms / bare_ms:.2f}")
+    print(f"RESULT startup_edgehost_ms {edgehost_ms:.0f}")
+    print(f"RESULT startup_bare_ms {bare_ms:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
