@@ -52,11 +52,19 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
         description="EdgeHost: an MCP host with an on-device LLM. Without a command, starts the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"edgehost {__version__}")
-    parser.add_argument("--config", metavar="FILE", help="servers config (Claude Desktop / VS Code JSON, or TOML)")
-    parser.add_argument("--data-dir", metavar="DIR", help="keep all state (settings, history, models, logs) in DIR")
+    parser.add_argument(
+        "--config", metavar="FILE", help="servers config (Claude Desktop / VS Code JSON, or TOML)"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="keep all state (settings, history, models, logs) in DIR"
+    )
     parser.add_argument("--profile", metavar="NAME", help="board profile to use instead of the detected one")
-    parser.add_argument("--quick-ask", action="store_true", help="toggle the quick-ask window of the running app")
-    parser.add_argument("--self-test", action="store_true", help="start the app offscreen, run a scripted turn, exit")
+    parser.add_argument(
+        "--quick-ask", action="store_true", help="toggle the quick-ask window of the running app"
+    )
+    parser.add_argument(
+        "--self-test", action="store_true", help="start the app offscreen, run a scripted turn, exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in modules:
         importlib.import_module(name).register(sub)
@@ -65,10 +73,16 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    fast = FAST_COMMANDS.get(_command_word(argv) or "")
-    parser = build_parser((fast,) if fast else COMMAND_MODULES)
+    word = _command_word(argv)
+    fast = FAST_COMMANDS.get(word or "")
+    modules: Sequence[str] = (fast,) if fast else COMMAND_MODULES
+    if word is None and not {"-h", "--help"} & set(argv):
+        modules = ()  # the desktop app: its window must not wait for every command's imports
+    parser = build_parser(modules)
     args = parser.parse_args(argv)
-    ctx = CliContext(paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile)
+    ctx = CliContext(
+        paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile
+    )
     try:
         if args.command is None:
             from edgehost.ui.app import run_app  # Qt is imported only when the GUI starts
