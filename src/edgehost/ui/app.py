@@ -7,6 +7,7 @@ One instance per user and data folder; a second start raises the window or toggl
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import Any
 
 from edgehost.cli.context import CliContext
 
-__all__ = ["Desktop", "app_icon", "run_app"]
+__all__ = ["Desktop", "app_icon", "load_core", "run_app"]
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def run_app(ctx: CliContext) -> int:
     asyncio.set_event_loop(loop)
 
     async def main() -> int:
-        await asyncio.sleep(0)  # let the window paint before the heavy imports
+        await load_core()
         desktop = Desktop(
             ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
         )
@@ -91,6 +92,16 @@ def run_app(ctx: CliContext) -> int:
 
     with loop:
         return int(loop.run_until_complete(main()))
+
+
+# The core's imports (the MCP SDK builds hundreds of pydantic models) take about a second on a board.
+CORE_MODULES = ("edgehost.host.host", "edgehost.mcp.client_features", "edgehost.mcp.manager")
+
+
+async def load_core() -> None:
+    """Import the core in a thread while the window stays live (the GIL is handed back to the GUI
+    thread every few milliseconds, so it keeps painting and answering input)."""
+    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
 
 
 def _qt_args() -> list[str]:
