@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from edgehost.host.host import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.mcp.config import ServersConfig
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.ui.app import Desktop
@@ -25,6 +26,7 @@ Run = Callable[[Awaitable[T]], T]
 
 SERVERS_READY_S = 60.0  # two Python servers start on a loaded 2-core CI machine
 STEP_S = 30.0  # any single UI step (a scripted turn, a dialog answer)
+OPEN_REQUEST_TURNS = 100
 TEST_S = 150.0  # a whole test: servers start, a few turns, shutdown
 
 
@@ -55,6 +57,26 @@ async def finished(task: asyncio.Future[Any] | None, timeout: float = STEP_S) ->
     return await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
+def allow_every_approval(desktop: Desktop) -> None:
+    """Answer each approval "allow once" through the window, as soon as the host can take the answer.
+
+    The host emits ApprovalRequested a moment before the request is open (its approver starts in a
+    task), so the answer waits for the request to be open: a bounded number of loop turns.
+    """
+
+    async def allow(request_id: str) -> None:
+        for _ in range(OPEN_REQUEST_TURNS):
+            if any(r.id == request_id for r in desktop.host.approvals.open_requests):
+                desktop.window.approvals.allow("once")
+                return
+            await asyncio.sleep(0)
+        raise AssertionError(f"the approval {request_id} never became open")
+
+    desktop.bridge.approval_requested.connect(
+        lambda event: desktop.window.tasks.spawn(allow(event.request.id), name="test-allow")
+    )
+
+
 @contextlib.asynccontextmanager
 async def opened_desktop(
     data_dir: Path,
@@ -63,12 +85,15 @@ async def opened_desktop(
     settings: Settings | None = None,
     delay_s: float = 0.0,
     wait_servers: bool = True,
+    servers: ServersConfig | None = None,
 ) -> AsyncIterator[Desktop]:
     """The whole app on a scripted model, started and closed inside one running loop (the servers'
     pipes are serviced only while the loop runs)."""
     backend = ScriptedBackend(replies or [], delay_s=delay_s)
     desktop = Desktop(
-        Paths.resolve(None, data_dir), settings or Settings(close_to_tray=False), HostOptions(backend=backend)
+        Paths.resolve(None, data_dir),
+        settings or Settings(close_to_tray=False),
+        HostOptions(backend=backend, servers=servers),
     )
     try:
         await desktop.start()

@@ -11,7 +11,6 @@ import importlib
 import logging
 import os
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -138,9 +137,8 @@ class Desktop:
         self.window.can_hide_to_tray = lambda: self.tray.available
         self.window.attach(self.host, self.bridge)
         self.quick_ask = QuickAsk(self.host, self.bridge)
-        # Elicitation and sampling are answered by the user through the window's dialogs, where the
-        # host lets the client features be injected.
-        if "features" in {f.name for f in fields(options)} and getattr(options, "features", None) is None:
+        # Elicitation and sampling are answered by the user in the window's dialogs.
+        if options.features is None:
             options.features = ClientFeatures(elicitation=self.window.elicit, sampling=self.window.sample)
         self.instance = InstanceServer(instance) if instance else None
         self._quit = asyncio.Event()

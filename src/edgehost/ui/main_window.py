@@ -86,6 +86,7 @@ def resource_text(result: types.ReadResourceResult) -> str:
 
 class MainWindow(QMainWindow):
     quit_requested = Signal()
+    dialog_opened = Signal(object)  # an elicitation or sampling dialog waiting for the user
 
     def __init__(
         self,
@@ -628,13 +629,14 @@ class MainWindow(QMainWindow):
         from edgehost.ui.sampling import SamplingDialog, draft_with_backend
 
         model = self.model_label.text().lstrip("● ").split(" · ")[0]
-        dialog = SamplingDialog(server, params, draft_with_backend(lambda: self.host.backend), model, self)
+        dialog = SamplingDialog(server, params, draft_with_backend(self.host.wait_model), model, self)
         return await self._run_dialog(dialog, dialog.result_future)
 
     async def _run_dialog(self, dialog: QWidget, future: asyncio.Future[Any]) -> Any:
         self.dialogs.append(dialog)
         dialog.show()
         dialog.raise_()
+        self.dialog_opened.emit(dialog)
         try:
             return await future
         finally:

@@ -10,44 +10,20 @@ import mcp_types as types
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from edgehost.llm.base import Backend, ChatMessage, GenerationRequest, TokenText
-from edgehost.mcp.results import block_text
+from edgehost.host.sampling import draft_answer, sampling_messages
+from edgehost.llm.base import Backend
 
-__all__ = ["DraftFnT", "SamplingDialog", "draft_with_backend", "sampling_messages"]
+__all__ = ["DraftFnT", "SamplingDialog", "draft_with_backend"]
 
 DraftFnT = Callable[[types.CreateMessageRequestParams], Awaitable[str]]
-DEFAULT_SAMPLING_TOKENS = 512  # a server that asks for more gets at most this from an edge model
 
 
-def sampling_messages(params: types.CreateMessageRequestParams) -> list[ChatMessage]:
-    messages = [ChatMessage("system", params.system_prompt)] if params.system_prompt else []
-    for message in params.messages:
-        content = message.content
-        blocks = content if isinstance(content, list) else [content]
-        messages.append(
-            ChatMessage(
-                "assistant" if message.role == "assistant" else "user",
-                "\n".join(block_text(b) for b in blocks),
-            )
-        )
-    return messages
-
-
-def draft_with_backend(backend: Callable[[], Backend | None]) -> DraftFnT:
-    """A draft function that asks our loaded model; raises RuntimeError when no model is loaded."""
+def draft_with_backend(backend: Callable[[], Awaitable[Backend]]) -> DraftFnT:
+    """A draft function on our model (the host's drafting); raises BackendError when it cannot load."""
 
     async def draft(params: types.CreateMessageRequestParams) -> str:
-        model = backend()
-        if model is None:
-            raise RuntimeError("no model is loaded")
-        request = GenerationRequest(
-            messages=sampling_messages(params),
-            max_tokens=min(params.max_tokens or DEFAULT_SAMPLING_TOKENS, DEFAULT_SAMPLING_TOKENS),
-            stop=list(params.stop_sequences or ()),
-            temperature=params.temperature,
-        )
-        parts = [event.text async for event in model.generate(request) if isinstance(event, TokenText)]
-        return "".join(parts).strip()
+        text, _stop_reason = await draft_answer(await backend(), params)
+        return text
 
     return draft
 

@@ -1,5 +1,5 @@
 """A form generated from a flat JSON schema (elicitation, prompt arguments): string, number, integer,
-boolean and enum fields, defaults filled in, required fields marked."""
+boolean, enum and multi-select fields, defaults filled in, required fields marked."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QSpinBox,
     QWidget,
 )
@@ -64,6 +66,18 @@ class SchemaForm(QWidget):
     def _field(self, prop: Mapping[str, Any]) -> tuple[QWidget, str]:
         kind = prop.get("type")
         default = prop.get("default")
+        items = prop.get("items")
+        if kind == "array" and isinstance(items, Mapping) and self._enum_values(items):
+            chosen = set(default) if isinstance(default, list) else set()
+            options = QListWidget()
+            for title, value in self._enum_values(items):
+                item = QListWidgetItem(title)
+                item.setData(Qt.ItemDataRole.UserRole, value)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(Qt.CheckState.Checked if value in chosen else Qt.CheckState.Unchecked)
+                options.addItem(item)
+            options.setMaximumHeight(min(6, options.count()) * 26 + 8)
+            return options, "multi"
         choices = self._enum_values(prop)
         if choices:
             combo = QComboBox()
@@ -100,8 +114,14 @@ class SchemaForm(QWidget):
         """The answers; an empty optional text field is left out."""
         result: dict[str, Any] = {}
         for name, widget in self.fields.items():
-            kind = self.kinds[name]
-            if isinstance(widget, QComboBox):
+            if isinstance(widget, QListWidget):
+                checked = (widget.item(i) for i in range(widget.count()))
+                result[name] = [
+                    item.data(Qt.ItemDataRole.UserRole)
+                    for item in checked
+                    if item is not None and item.checkState() == Qt.CheckState.Checked
+                ]
+            elif isinstance(widget, QComboBox):
                 result[name] = widget.currentData()
             elif isinstance(widget, QCheckBox):
                 result[name] = widget.isChecked()
@@ -111,7 +131,6 @@ class SchemaForm(QWidget):
                 text = widget.text()
                 if text or name in self.required:
                     result[name] = text
-            del kind
         return result
 
     def missing(self) -> list[str]:

@@ -1,0 +1,63 @@
+"""A real server (the reference server-everything) drives the GUI: its progress notifications fill the
+tool card's bar, its elicitation opens the form, its sampling request opens the draft dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QWidget
+from tests.mcp.mcp_support import everything_stdio
+from tests.ui.conftest import STEP_S, allow_every_approval, finished, opened_desktop
+
+from edgehost.mcp.config import ServersConfig
+from edgehost.ui.elicitation import ElicitationDialog
+from edgehost.ui.sampling import SamplingDialog
+
+pytestmark = pytest.mark.peers
+
+
+def _call(name: str, arguments: str = "{}") -> str:
+    return f'[TOOL_CALL]{{"name": "everything__{name}", "arguments": {arguments}}}[END_TOOL_CALL]'
+
+
+REPLIES = [
+    _call("trigger-long-running-operation", '{"duration": 1, "steps": 4}'),
+    _call("trigger-elicitation-request"),
+    _call("trigger-sampling-request", '{"prompt": "Say hi", "maxTokens": 10}'),
+    "Hi from the draft",  # what our (scripted) model drafts for the sampling request
+    "All three worked.",
+]
+
+
+def test_progress_elicitation_and_sampling_from_a_real_server_reach_the_window(
+    data_dir: Path, run: Any
+) -> None:
+    servers = ServersConfig([everything_stdio()])
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, REPLIES, servers=servers) as desktop:
+            window = desktop.window
+            progress: list[float] = []
+            desktop.bridge.tool_progressed.connect(lambda e: progress.append(e.progress))
+            allow_every_approval(desktop)  # the server is not trusted: every call asks
+
+            def answer(dialog: QWidget) -> None:
+                if isinstance(dialog, ElicitationDialog):
+                    assert dialog.form is not None and "name" in dialog.form.required
+                    dialog.form.fields["name"].setText("Ada")  # type: ignore[attr-defined]
+                    dialog.accept_button.click()
+                elif isinstance(dialog, SamplingDialog):
+                    dialog._draft_task.add_done_callback(lambda _t: dialog.approve_button.click())
+
+            window.dialog_opened.connect(answer)
+            window.send("Exercise the server")
+            await finished(window.turn_task, STEP_S * 3)
+            cards = list(window.chat.cards.values())
+            assert [c.status for c in cards] == ["ok", "ok", "ok"]
+            assert len(progress) >= 2 and cards[0].progress.isHidden()  # the bar moved, then the call ended
+            assert "Ada" in cards[1].result_text
+            assert "Hi from the draft" in cards[2].result_text
+
+    run(scenario())
