@@ -14,7 +14,7 @@ LLAMA_CMAKE_ARGS ?=
 endif
 PEERS := tests/peers/node_modules/.package-lock.json
 
-.PHONY: install run test lint format peers bench bundle screenshots clean
+.PHONY: install run test lint format peers bench bundle check-boards test-floor-qt screenshots ci clean
 
 install: $(VENV)/.installed
 
@@ -47,8 +47,26 @@ format: install
 test: install peers lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
 
+# The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test).
+bundle: install
+	packaging/build_bundle.sh $(if $(WITH_DEFAULT_MODEL),--with-default-model,)
+
+# The runtime dependencies resolve to aarch64 wheels for Python 3.10-3.12 on glibc 2.31 board images.
+check-boards: install
+	$(BIN)/python packaging/check_board_wheels.py
+
+# The Qt tests against the oldest PySide6 we admit (6.8.0.2), in .venv-floor.
+test-floor-qt: install
+	LLAMA_CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" packaging/test_floor_qt.sh
+
+screenshots: install
+	$(BIN)/python packaging/screenshots.py
+
+# Everything CI checks (.ci/run).
+ci: test check-boards test-floor-qt bundle
+
 bench: install peers
 	for f in bench/*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build dist tests/peers/node_modules
+	rm -rf $(VENV) .venv-floor build dist tests/peers/node_modules
