@@ -33,6 +33,7 @@ TEST_S = 150.0  # a whole test: servers start, a few turns, shutdown
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     apply_theme(qapp, "light")
+    qapp.setQuitOnLastWindowClosed(False)  # as run_app does: quitting is the app's decision
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop

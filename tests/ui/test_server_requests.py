@@ -61,3 +61,28 @@ def test_progress_elicitation_and_sampling_from_a_real_server_reach_the_window(
             assert "Hi from the draft" in cards[2].result_text
 
     run(scenario())
+
+
+def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir: Path, run: Any) -> None:
+    servers = ServersConfig([everything_stdio()])
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["Read it."], servers=servers) as desktop:
+            window = desktop.window
+            items = window.palette_items()
+            prompts = [i for i in items if i.kind == "prompt"]
+            assert prompts and any(i.kind == "tool" for i in items)
+            catalog = desktop.host.manager.catalog
+            simple = next(p for p in catalog.prompts if not any(a.get("required") for a in p.arguments))
+            await window.use_prompt(simple.name)
+            assert window.composer.text().strip()
+            resource = catalog.resources[0]
+            await window.attach_resource(resource.uri)
+            assert len(window.composer.attachments) == 1
+            window.composer.set_text("What does it say?")
+            window.composer.send_button.click()
+            await finished(window.turn_task)
+            sent = desktop.host.backend.requests[-1].messages[-1].content
+            assert resource.uri in sent and sent.endswith("What does it say?")
+
+    run(scenario())

@@ -7,10 +7,14 @@ One instance per user and data folder; a second start raises the window or toggl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
+import signal
+import socket
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +107,39 @@ async def load_core() -> None:
     await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
 
 
+@contextlib.contextmanager
+def quit_on_signals(quit_app: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT quit cleanly (servers and the model worker stopped, nothing lost).
+
+    Python runs signal handlers only between bytecodes, and an idle Qt loop runs none: the signal's
+    byte on a wakeup socket wakes a QSocketNotifier instead, at no idle cost.
+    """
+    from PySide6.QtCore import QSocketNotifier
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    previous_fd = signal.set_wakeup_fd(writer.fileno())
+    handlers = {sig: signal.signal(sig, lambda *_args: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
+
+    def woken() -> None:
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+        quit_app()
+
+    notifier.activated.connect(woken)
+    try:
+        yield
+    finally:
+        notifier.setEnabled(False)
+        signal.set_wakeup_fd(previous_fd)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        reader.close()
+        writer.close()
+
+
 def _qt_args() -> list[str]:
     return ["-platform", "offscreen"] if os.environ.get("EDGEHOST_OFFSCREEN") else []
 
@@ -176,9 +213,13 @@ class Desktop:
 
     async def run(self, quick_ask: bool = False) -> int:
         await self.start(quick_ask)
-        await self._quit.wait()
+        await self.until_quit()
         await self.aclose()
         return 0
+
+    async def until_quit(self) -> None:
+        """Return when the user quits (menu, tray, Ctrl+Q, last window closed without a tray, SIGTERM)."""
+        await self._quit.wait()
 
     def quit(self) -> None:
         self._quit.set()
@@ -203,8 +244,7 @@ class Desktop:
             self.quick_ask.deleteLater()
 
     def _servers_changed(self) -> None:
-        manager = getattr(self.host, "manager", None)
-        states = list(manager.statuses()) if manager is not None else []
+        states = self.host.server_states()
         self.tray.show_servers(states)
         self.window.refresh_servers()
         starting = any(getattr(s.status, "value", s.status) == "starting" for s in states)

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 # and the panels are imported (see ui/app.py); those come in where they are used.
 BACKENDS = ("auto", "llamacpp", "rkllm", "openai")
 
-__all__ = ["MainWindow", "perf_summary", "resource_text"]
+__all__ = ["MainWindow", "perf_summary"]
 
 log = logging.getLogger(__name__)
 
@@ -69,19 +69,6 @@ def perf_summary(perf: Perf) -> str:
     if perf.prefill_ms:
         parts.append(f"prefill {perf.prefill_ms / 1000:.1f} s")
     return " · ".join(parts)
-
-
-def resource_text(result: types.ReadResourceResult) -> str:
-    """A read resource as attachment text: text contents as they are, binary ones described."""
-    import mcp_types as types
-
-    parts = []
-    for contents in result.contents:
-        if isinstance(contents, types.TextResourceContents):
-            parts.append(contents.text)
-        else:
-            parts.append(f"[{contents.uri}: {contents.mime_type or 'binary'} content]")
-    return "\n\n".join(parts)
 
 
 class MainWindow(QMainWindow):
@@ -387,6 +374,7 @@ class MainWindow(QMainWindow):
 
     def _deleted(self, conversation_id: int) -> None:
         self.host.store.delete_conversation(conversation_id)
+        self.host.forget_conversation(conversation_id)
         if conversation_id == self.current_id:
             self.new_chat()
         self.refresh_conversations()
@@ -510,8 +498,7 @@ class MainWindow(QMainWindow):
         self.model_label.setToolTip(event.detail or text)
 
     def refresh_servers(self) -> None:
-        manager = getattr(self.host, "manager", None)
-        states = list(manager.statuses()) if manager is not None else []
+        states = self.host.server_states() if self.host is not None else []
         ready = sum(1 for s in states if getattr(s.status, "value", s.status) == "ready")
         failed = [s.name for s in states if getattr(s.status, "value", s.status) == "failed"]
         text = f"servers {ready}/{len(states)}"
@@ -577,8 +564,6 @@ class MainWindow(QMainWindow):
         """Put the prompt's text in the input (asking for its arguments first when it has any)."""
         import mcp_types as types
 
-        from edgehost.mcp.results import block_text
-
         manager = self.host.manager
         entry = manager.catalog.prompt(name)
         if entry is not None and entry.arguments and arguments is None:
@@ -596,22 +581,19 @@ class MainWindow(QMainWindow):
                 return
             arguments = {k: str(v) for k, v in (answer.content or {}).items()}
         try:
-            result = await manager.get_prompt(name, arguments)
+            text = await self.host.prompt_text(name, arguments or {})
         except Exception as exc:  # a server error is shown, not raised into the event loop
             self.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
             return
-        text = "\n\n".join(block_text(m.content) for m in result.messages)
         self.composer.set_text(text)
 
     async def attach_resource(self, uri: str) -> None:
         try:
-            result = await self.host.manager.read_resource(uri)
+            text = await self.host.read_resource_text(uri)
         except Exception as exc:  # shown to the user; the chat goes on
             self.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
             return
-        self.composer.add_attachment(
-            uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{resource_text(result)}"
-        )
+        self.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{text}")
 
     # --------------------------------------------------- approvals, server requests
     def _resolve_approval(self, request_id: str, decision: Any) -> bool:
@@ -709,11 +691,9 @@ class MainWindow(QMainWindow):
         self.reload_model()
 
     def reload_model(self) -> None:
-        reload = getattr(self.host, "reload_model", None)
-        if callable(reload):
-            self.tasks.spawn(reload(), name="reload-model")
-        else:
-            self.model_label.setText("● The new model settings apply at the next start")
+        """Load the model the settings name (after a turn in progress ends); the chat stays."""
+        settings = self.settings
+        self.tasks.spawn(self.host.switch_model(settings.backend, settings.model), name="switch-model")
 
     # ---------------------------------------------------------------- window
     def show_window(self) -> None:

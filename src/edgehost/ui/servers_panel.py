@@ -42,7 +42,7 @@ from edgehost.mcp.config import (
     parse_servers_file,
     save_servers_config,
 )
-from edgehost.ui._widgets import Chip, TaskSet
+from edgehost.ui._widgets import Chip
 from edgehost.ui.theme import current_colors
 
 __all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
@@ -199,7 +199,7 @@ class ServerForm(QDialog):
 
 
 class ServersPanel(QDialog):
-    """Lives as long as the main window; refreshes from ``host.manager.statuses()``."""
+    """Lives as long as the main window; refreshes from ``host.server_states()``."""
 
     def __init__(self, host: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -276,13 +276,11 @@ class ServersPanel(QDialog):
         self.import_button.clicked.connect(self._import)
         self.restart_button.clicked.connect(self._restart)
         self.form: ServerForm | None = None
-        self.tasks = TaskSet()
         self.refresh()
 
     # -- data ----------------------------------------------------------------------------------
     def statuses(self) -> list[Any]:
-        manager = getattr(self.host, "manager", None)
-        return list(manager.statuses()) if manager is not None else []
+        return list(self.host.server_states())
 
     def selected_name(self) -> str | None:
         rows = self.table.selectionModel().selectedRows()
@@ -369,7 +367,7 @@ class ServersPanel(QDialog):
         name = self.selected_name()
         if name is None:
             return
-        self.tasks.spawn(self.host.restart_server(name), name=f"restart-{name}")
+        self.host.restart_server(name)
 
     def _builtins(self) -> dict[str, ServerConfig]:
         return {s.name: s for s in builtin_servers(self.host.paths)}

@@ -1,0 +1,53 @@
+"""Quitting: closing the window without a tray quits; SIGTERM quits cleanly; servers are stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from tests.ui.conftest import STEP_S, opened_desktop
+
+from edgehost.ui.app import quit_on_signals
+
+
+def _stopped(desktop: Any) -> bool:
+    return all(
+        getattr(s.status, "value", s.status) in ("stopped", "disabled") for s in desktop.host.server_states()
+    )
+
+
+def test_sigterm_quits_the_app_and_stops_its_servers(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            with quit_on_signals(desktop.quit):
+                os.kill(os.getpid(), signal.SIGTERM)
+                await asyncio.wait_for(desktop.until_quit(), STEP_S)
+        assert _stopped(desktop)
+
+    run(scenario())
+
+
+def test_closing_the_window_without_a_tray_quits(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            desktop.window.can_hide_to_tray = lambda: False
+            desktop.window.close()
+            await asyncio.wait_for(desktop.until_quit(), STEP_S)
+
+    run(scenario())
+
+
+def test_closing_the_window_with_a_tray_keeps_the_app_running(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            desktop.window.settings.close_to_tray = True
+            desktop.window.can_hide_to_tray = lambda: True
+            desktop.window.close()
+            assert not desktop.window.isVisible() and not desktop._quit.is_set()
+            desktop.tray.show_requested.emit()
+            assert desktop.window.isVisible()
+
+    run(scenario())
