@@ -58,6 +58,15 @@ async def finished(task: asyncio.Future[Any] | None, timeout: float = STEP_S) ->
     return await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
+async def until_open(desktop: Desktop, request_id: str) -> None:
+    """Wait (a bounded number of loop turns) until the host can take the answer to ``request_id``."""
+    for _ in range(OPEN_REQUEST_TURNS):
+        if any(r.id == request_id for r in desktop.host.approvals.open_requests):
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"the approval {request_id} never became open")
+
+
 def allow_every_approval(desktop: Desktop) -> None:
     """Answer each approval "allow once" through the window, as soon as the host can take the answer.
 
@@ -66,12 +75,8 @@ def allow_every_approval(desktop: Desktop) -> None:
     """
 
     async def allow(request_id: str) -> None:
-        for _ in range(OPEN_REQUEST_TURNS):
-            if any(r.id == request_id for r in desktop.host.approvals.open_requests):
-                desktop.window.approvals.allow("once")
-                return
-            await asyncio.sleep(0)
-        raise AssertionError(f"the approval {request_id} never became open")
+        await until_open(desktop, request_id)
+        desktop.window.approvals.allow("once")
 
     desktop.bridge.approval_requested.connect(
         lambda event: desktop.window.tasks.spawn(allow(event.request.id), name="test-allow")

@@ -255,7 +255,7 @@ class MainWindow(QMainWindow):
         b.tool_started.connect(self._on_tool_started)
         b.tool_progressed.connect(self._on_tool_progressed)
         b.tool_finished.connect(self._on_tool_finished)
-        b.approval_requested.connect(lambda e: self.approvals.add_request(e.request))
+        b.approval_requested.connect(self._on_approval_requested)
         b.approval_resolved.connect(self._on_approval_resolved)
         b.turn_completed.connect(self._on_turn_completed)
         b.turn_failed.connect(self._on_turn_failed)
@@ -455,6 +455,14 @@ class MainWindow(QMainWindow):
             card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
             card.finish(event.status, event.result_text, event.duration_ms, event.error)
         self._refresh_panel("history")
+
+    def _on_approval_requested(self, event: ev.ApprovalRequested) -> None:
+        request = event.request
+        if request.conversation_id == self.current_id:
+            waiting = [c for c in self.chat.cards.values() if c.status == "detected"]
+            if waiting:
+                waiting[-1].set_status("awaiting approval")
+        self.approvals.add_request(request)
 
     def _on_approval_resolved(self, event: ev.ApprovalResolved) -> None:
         self.approvals.drop_request(event.request_id)
