@@ -103,7 +103,9 @@ async def capture(out: Path, theme: str) -> list[Path]:
         paths = Paths.resolve(None, folder)
         (paths.files_root / "notes").mkdir(parents=True)
         settings = Settings(close_to_tray=False, theme=theme)
-        desktop = Desktop(paths, settings, HostOptions(backend=ScriptedBackend(REPLIES, chunk_size=6)))
+        desktop = Desktop(
+            paths, settings, HostOptions(backend=ScriptedBackend(REPLIES, chunk_size=6, delay_s=0.04))
+        )
         window = desktop.window
         window.resize(1280, 820)
         try:

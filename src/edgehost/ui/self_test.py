@@ -54,9 +54,16 @@ class SelfTestReport:
 
 def run_self_test(ctx: CliContext) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")  # offscreen cannot raise windows; not news
     import qasync
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
+
+    def quiet(kind: QtMsgType, _context: object, message: str) -> None:
+        # The offscreen platform cannot raise or grab windows; saying so for every dialog is noise.
+        if "This plugin does not support" not in message and kind != QtMsgType.QtDebugMsg:
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(quiet)
 
     from edgehost.ui.theme import apply_theme
 
