@@ -1,0 +1,197 @@
+"""`edgehost ask` and `edgehost chat` run as a person runs them, with the real default model."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import Terminal, edgehost_command, run_edgehost
+
+pytestmark = pytest.mark.slow
+
+
+def test_ask_with_a_pinned_tool_prints_the_call_and_records_it_in_the_history(home: Path) -> None:
+    done = run_edgehost(
+        home,
+        "ask",
+        "How long has the board been up?",
+        "--tool",
+        "board__uptime",
+        "--yes",
+        "--json",
+        "--max-tokens",
+        "96",
+        "--temperature",
+        "0",
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert isinstance(answer["text"], str) and answer["text"].strip()
+    first = answer["executions"][0]
+    assert (first["tool"], first["status"]) == ("board__uptime", "ok")
+    assert answer["perf"]["generated_tokens"] > 0
+    assert "[MCP: calling board__uptime" in done.stderr  # --json keeps stdout for the JSON
+
+    history = run_edgehost(home, "history", "--json")
+    assert history.returncode == 0, history.stderr
+    assert [(e["tool"], e["status"]) for e in json.loads(history.stdout)] == [("board__uptime", "ok")]
+
+
+def test_a_destructive_call_without_yes_and_without_a_terminal_is_denied(home: Path) -> None:
+    done = run_edgehost(
+        home,
+        "ask",
+        "delete notes.txt",
+        "--tool",
+        "files__delete_file",
+        "--json",
+        "--max-tokens",
+        "96",
+        "--temperature",
+        "0",
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["executions"], done.stdout + done.stderr
+    first = answer["executions"][0]
+    assert (first["tool"], first["status"]) == ("files__delete_file", "denied")
+    assert (home / "files" / "notes.txt").read_text() == "keep me"
+
+
+SERVERS_READY_S = 60.0
+
+
+def wait_servers_ready(terminal: Terminal) -> None:
+    """Ask /servers until both built-in servers are ready (chat does not wait for them itself)."""
+    deadline = time.monotonic() + SERVERS_READY_S
+    while True:
+        screen = terminal.command("/servers")
+        last = screen[screen.rindex("> /servers") :]
+        # (also matches the enum's repr that /servers prints today; see the xfail test below)
+        if all(
+            re.search(rf"^ {name}: \S*ready$", last, re.MULTILINE | re.IGNORECASE)
+            for name in ("board", "files")
+        ):
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the servers were not ready within {SERVERS_READY_S:g} s:\n{screen}")
+
+
+def test_chat_lists_tools_calls_a_pinned_tool_shows_its_history_and_quits_cleanly(
+    home: Path, terminal: Terminal
+) -> None:
+    terminal.start(edgehost_command(home, "chat"))
+    terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
+    wait_servers_ready(terminal)
+    screen = terminal.command("/tools")
+    assert re.search(r"\[ \] board__uptime: ", screen)  # enabled
+    assert re.search(r"\[x\] board__cpu_status: ", screen)  # disabled in this test's settings
+    assert "(next turn calls board__uptime)" in terminal.command("/tool board__uptime")
+    screen = terminal.command("How long has the board been up?")
+    assert "[MCP: calling board__uptime …]" in screen
+    assert re.search(r"\[MCP: board__uptime ok in \d+ ms\]", screen)
+    screen = terminal.command("/history")
+    assert re.search(r"^ board__uptime ok \d+ ms$", screen[screen.rindex("> /history") :], re.MULTILINE)
+    terminal.type_line("/quit")
+    assert terminal.wait_exit() == 0, terminal.screen()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="chat reads its first line before the servers are ready (run_chat never calls "
+    "manager.wait_ready, unlike ask): piped or quickly typed input sees no tools, and a pinned tool "
+    "is silently dropped",
+)
+def test_chat_with_piped_input_sees_the_tools_from_its_first_line(home: Path) -> None:
+    done = run_edgehost(home, "chat", stdin="/tools\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "board__uptime" in done.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="chat_commands.py /servers prints the enum (`board: ServerStatus.READY`), not its value: "
+    "f-string of a str-mixin Enum on Python 3.11",
+)
+def test_chat_servers_shows_each_server_and_its_status(home: Path, terminal: Terminal) -> None:
+    terminal.start(edgehost_command(home, "chat"))
+    terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
+    wait_servers_ready(terminal)
+    screen = terminal.command("/servers")
+    last = screen[screen.rindex("> /servers") :]
+    assert re.search(r"^ board: ready$", last, re.MULTILINE)
+    assert re.search(r"^ files: ready$", last, re.MULTILINE)
+    terminal.type_line("/quit")
+    terminal.wait_exit()
+
+
+def test_ctrl_c_in_chat_stops_the_turn_and_the_chat_goes_on(home: Path, terminal: Terminal) -> None:
+    terminal.start(edgehost_command(home, "chat"))
+    terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
+    terminal.type_line("Write a very long story about a robot who learns to paint, in many chapters.")
+    terminal.wait_for(lambda s: bool(re.search(r"chapters\.\n\s*\S", s)), "the answer to start streaming")
+    terminal.press("C-c")
+    terminal.wait_for_text("(stopped)")
+    wait_servers_ready(terminal)
+    terminal.command("/tool board__uptime")
+    screen = terminal.command("How long has the board been up?")
+    assert re.search(r"\[MCP: board__uptime ok in \d+ ms\]", screen)
+    terminal.type_line("/quit")
+    assert terminal.wait_exit() == 0, terminal.screen()
+
+
+ASK_TO_DELETE = (
+    "ask",
+    "delete notes.txt",
+    "--tool",
+    "files__delete_file",
+    "--max-tokens",
+    "96",
+    "--temperature",
+    "0",
+)
+
+
+def test_the_approval_prompt_on_the_terminal_shows_server_tool_why_and_arguments(
+    home: Path, terminal: Terminal
+) -> None:
+    terminal.start(edgehost_command(home, *ASK_TO_DELETE))
+    screen = terminal.wait_for(
+        lambda s: bool(re.search(r"arguments: \{.*?\n\s*\}", s, re.DOTALL)), "the arguments"
+    )
+    assert "Approve a tool call (destructive)?" in screen
+    assert "server:    files" in screen
+    assert "tool:      files__delete_file" in screen
+    assert "why asked: the server says it may destroy or overwrite data (destructiveHint)" in screen
+    assert '"path": ' in screen
+    terminal.wait_exit()
+    assert (home / "files" / "notes.txt").read_text() == "keep me"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ask on a terminal never waits for the answer: cli/terminal.py LineReader.blocking_readline "
+    "raises RuntimeError ('readline() must run once on the event loop first') because ask never calls "
+    "readline on the loop, and with_timeout turns the failure into a denial",
+)
+def test_an_approval_answered_on_the_terminal_with_deny_and_a_reason_keeps_the_file(
+    home: Path, terminal: Terminal
+) -> None:
+    terminal.start(edgehost_command(home, *ASK_TO_DELETE))
+    screen = terminal.wait_for_text("[d]eny? ")
+    assert "[a]lways" not in screen  # never offered for a destructive tool without a user rule
+    terminal.type_line("d")
+    terminal.wait_for_text("Reason for the model (optional): ")
+    terminal.type_line("I still need it")
+    assert terminal.wait_exit() == 0, terminal.screen()
+    assert (home / "files" / "notes.txt").read_text() == "keep me"
+    history = run_edgehost(home, "history", "--json")
+    [execution] = json.loads(history.stdout)
+    assert (execution["tool"], execution["status"], execution["decided_by"]) == (
+        "files__delete_file",
+        "denied",
+        "user",
+    )
