@@ -9,9 +9,26 @@ the CLI parser sees it.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
+from collections.abc import MutableMapping
 
 WORKER_COMMAND = "__worker__"
+
+
+def restore_library_path(environ: MutableMapping[str, str]) -> None:
+    """Give child processes the library path the user had, not the bundle's.
+
+    The bootloader starts the app with LD_LIBRARY_PATH pointing into the bundle (the original value,
+    if any, in LD_LIBRARY_PATH_ORIG). This process's loader has already read it, and our own helpers
+    are the bundle's executable, which sets it again; but a browser opened for a link, an MCP server
+    on Node or another Python must not load the bundle's Qt, ICU or libstdc++.
+    """
+    original = environ.pop("LD_LIBRARY_PATH_ORIG", None)
+    if original is not None:
+        environ["LD_LIBRARY_PATH"] = original
+    else:
+        environ.pop("LD_LIBRARY_PATH", None)
 
 
 def run(argv: list[str]) -> int:
@@ -26,4 +43,6 @@ def run(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
+    if getattr(sys, "frozen", False):
+        restore_library_path(os.environ)
     sys.exit(run(sys.argv[1:]))

@@ -113,3 +113,21 @@ def test_the_floor_qt_constraints_match_the_board_check() -> None:
     pins = {line for line in lines if line and not line.startswith("#")}
     assert pins == {"PySide6-Essentials==6.8.0.2", "shiboken6==6.8.0.2"}
     assert check_board_wheels.FLOOR_PINS["pyside6-essentials"] in pins
+
+
+def _load_entry() -> Any:
+    spec = importlib.util.spec_from_file_location("bundle_entry", PACKAGING / "entry.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_children_of_the_bundle_get_the_users_library_path_back() -> None:
+    restore = _load_entry().restore_library_path
+    environ = {"LD_LIBRARY_PATH": "/opt/edgehost/_internal", "LD_LIBRARY_PATH_ORIG": "/usr/local/cuda/lib64"}
+    restore(environ)
+    assert environ == {"LD_LIBRARY_PATH": "/usr/local/cuda/lib64"}
+    environ = {"LD_LIBRARY_PATH": "/opt/edgehost/_internal", "HOME": "/home/me"}
+    restore(environ)
+    assert environ == {"HOME": "/home/me"}
