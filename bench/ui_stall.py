@@ -86,6 +86,7 @@ async def measure(data_dir: str) -> list[float]:
         await desktop.start()
         phase[0] = "answer while servers start"
         desktop.window.send("Tell me a long story")
+        assert desktop.window.turn_task is not None and desktop.host.manager is not None
         await asyncio.wait_for(asyncio.shield(desktop.window.turn_task), TURN_S)
         phase[0] = "servers settle"
         states = await desktop.host.manager.wait_ready(SERVERS_READY_S)

@@ -87,6 +87,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
     from edgehost.ui._waiting import expect
     from edgehost.ui.app import Desktop
     from edgehost.ui.theme import apply_theme
+    from edgehost.ui.tools_panel import ToolsPanel
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -110,6 +111,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
         window.resize(1280, 820)
         try:
             await desktop.start()
+            assert desktop.host.manager is not None and desktop.host.store is not None
             await desktop.host.manager.wait_ready(SERVERS_READY_S)
             assert desktop.host.tools(), "the built-in servers listed no tools"
             for title in (
@@ -136,11 +138,12 @@ async def capture(out: Path, theme: str) -> list[Path]:
 
             for key in ("servers", "tools", "history", "settings"):
                 panel = window.open_panel(key)
-                if key == "tools":
+                if isinstance(panel, ToolsPanel):
                     panel.tree.expandAll()
                     first = panel.tree.topLevelItem(0)
-                    if first is not None and first.childCount():
-                        panel.tree.setCurrentItem(first.child(0))
+                    tool = first.child(0) if first is not None else None
+                    if tool is not None:
+                        panel.tree.setCurrentItem(tool)
                 await settle(app, 0.4)
                 grab(panel, key)
                 panel.hide()

@@ -11,11 +11,12 @@ from typing import Any, TypeVar
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLayout, QWidget
 
 from edgehost.host.host import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.mcp.config import ServersConfig
+from edgehost.mcp.manager import ServerManager
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.ui.app import Desktop
@@ -56,6 +57,22 @@ async def finished(task: asyncio.Future[Any] | None, timeout: float = STEP_S) ->
     """The result of a turn (or any) task, bounded; the task is not cancelled by the bound."""
     assert task is not None
     return await asyncio.wait_for(asyncio.shield(task), timeout)
+
+
+def manager(desktop: Desktop) -> ServerManager:
+    assert desktop.host.manager is not None, "the host has not started"
+    return desktop.host.manager
+
+
+def scripted(desktop: Desktop) -> ScriptedBackend:
+    backend = desktop.host.backend
+    assert isinstance(backend, ScriptedBackend)
+    return backend
+
+
+def shown_widgets(layout: QLayout) -> list[QWidget]:
+    items = (layout.itemAt(i) for i in range(layout.count()))
+    return [w for w in (item.widget() for item in items if item is not None) if w is not None]
 
 
 async def until_open(desktop: Desktop, request_id: str) -> None:
@@ -104,7 +121,7 @@ async def opened_desktop(
     try:
         await desktop.start()
         if wait_servers:
-            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await manager(desktop).wait_ready(SERVERS_READY_S)
             assert desktop.host.tools(), "the built-in servers listed no tools"
         yield desktop
     finally:

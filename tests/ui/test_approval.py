@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import STEP_S, finished, opened_desktop, until_open
+from tests.ui.conftest import STEP_S, finished, opened_desktop, scripted, until_open
 
-from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, Scope
 from edgehost.ui._waiting import expect
 from edgehost.ui.approval import ApprovalWindow
 
@@ -18,7 +18,7 @@ WRITE_CALL = (
 
 
 def _request(
-    request_id: str, scopes: tuple[str, ...] = ("once", "conversation", "always")
+    request_id: str, scopes: tuple[Scope, ...] = ("once", "conversation", "always")
 ) -> ApprovalRequest:
     return ApprovalRequest(
         id=request_id,
@@ -29,12 +29,17 @@ def _request(
         risk="caution",
         reasons=("it writes files",),
         allowed_scopes=scopes,
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_several_pending_approvals_queue_and_are_answered_in_order(qtbot: Any) -> None:
     answers: list[tuple[str, ApprovalDecision]] = []
-    window = ApprovalWindow(lambda rid, decision: answers.append((rid, decision)) is None, 120)
+
+    def resolve(request_id: str, decision: ApprovalDecision) -> bool:
+        answers.append((request_id, decision))
+        return True
+
+    window = ApprovalWindow(resolve, 120)
     qtbot.addWidget(window)
     window.add_request(_request("first", ("once", "conversation")))
     window.add_request(_request("second"))
@@ -102,7 +107,6 @@ def test_a_denial_reaches_the_model_and_the_card_says_denied(data_dir: Path, run
             await finished(window.turn_task)
             assert not (desktop.host.paths.files_root / "note.txt").exists()
             assert [c.status for c in window.chat.cards.values()] == ["denied"]
-            backend = desktop.host.backend
-            assert "no files today" in backend.requests[-1].messages[-1].content
+            assert "no files today" in scripted(desktop).requests[-1].messages[-1].content
 
     run(scenario())

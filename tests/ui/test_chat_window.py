@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import STEP_S, finished, opened_desktop
+from tests.ui.conftest import STEP_S, finished, opened_desktop, shown_widgets
 
 from edgehost.ui._waiting import expect
 from edgehost.ui.app import Desktop
@@ -15,9 +15,7 @@ BOARD_CALL = 'Let me look. [TOOL_CALL]{"name": "board__board_info", "arguments":
 
 
 def answers(desktop: Desktop) -> list[str]:
-    chat = desktop.window.chat
-    blocks = [chat.items.itemAt(i).widget() for i in range(chat.items.count() - 1)]
-    return [b.text.strip() for b in blocks if isinstance(b, AssistantBlock)]
+    return [b.text.strip() for b in shown_widgets(desktop.window.chat.items) if isinstance(b, AssistantBlock)]
 
 
 async def turn_finished(desktop: Desktop) -> None:
@@ -50,12 +48,13 @@ def test_a_stored_conversation_reopens_with_its_tool_cards(data_dir: Path, run: 
             window.send("How is the board?")
             await turn_finished(desktop)
             conversation = window.current_id
+            assert conversation is not None
             window.new_chat()
             assert not window.chat.cards
             window.open_conversation(conversation)
             assert [c.status for c in window.chat.cards.values()] == ["ok"]
             assert answers(desktop) == ["Let me look.", "All good."]
-            bubbles = [window.chat.items.itemAt(i).widget() for i in range(window.chat.items.count() - 1)]
+            bubbles = shown_widgets(window.chat.items)
             assert [b.text for b in bubbles if isinstance(b, UserBubble)] == ["How is the board?"]
 
     run(scenario())

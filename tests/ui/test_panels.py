@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QLabel
+from PySide6.QtWidgets import QCheckBox, QLabel, QTableWidget
 from tests.ui.conftest import STEP_S, finished, opened_desktop
 
 from edgehost.ui._waiting import expect
@@ -18,6 +18,14 @@ from edgehost.ui.settings_dialog import SettingsDialog
 from edgehost.ui.tools_panel import ToolsPanel
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def cell(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    assert item is not None, f"no item at {row}, {column}"
+    return item.text()
+
+
 BOARD_CALL = 'Checking. [TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
 DELETE_CALL = '[TOOL_CALL]{"name": "files__delete_file", "arguments": {"path": "keep.txt"}}[END_TOOL_CALL]'
 
@@ -27,12 +35,13 @@ def test_servers_panel_shows_each_server_and_disables_one(data_dir: Path, run: A
         async with opened_desktop(data_dir) as desktop:
             panel = desktop.window.open_panel("servers")
             assert isinstance(panel, ServersPanel)
-            names = [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())]
+            names = [cell(panel.table, r, 1) for r in range(panel.table.rowCount())]
             assert names == ["board", "files"]
-            assert panel.table.item(0, 3).text() != "—"  # protocol version
-            assert int(panel.table.item(0, 4).text()) > 0  # tool count
+            assert cell(panel.table, 0, 3) != "—"  # protocol version
+            assert int(cell(panel.table, 0, 4)) > 0  # tool count
             assert "board" in panel.info.toPlainText()
             switch = panel.table.cellWidget(1, 5).findChild(QCheckBox)
+            assert switch is not None
             disabled = expect(
                 desktop.bridge.server_status_changed, lambda e: e.name == "files" and e.status == "disabled"
             )
@@ -40,10 +49,8 @@ def test_servers_panel_shows_each_server_and_disables_one(data_dir: Path, run: A
             await disabled.wait(STEP_S)
             assert "files" in desktop.host.settings.disabled_servers
             assert not any(t.server == "files" for t in desktop.host.tools())
-            assert (
-                panel.table.item(1, 2) is None
-                and "disabled" in panel.table.cellWidget(1, 2).findChild(QLabel).text()
-            )
+            chip = panel.table.cellWidget(1, 2).findChild(QLabel)
+            assert chip is not None and chip.text() == "disabled"
 
     run(scenario())
 
@@ -98,11 +105,12 @@ def test_tools_panel_unchecks_a_tool_and_a_deny_rule_refuses_its_calls(data_dir:
             window = desktop.window
             panel = window.open_panel("tools")
             assert isinstance(panel, ToolsPanel)
-            servers = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
-            assert servers == ["board", "files"]
-            board = panel.tree.topLevelItem(0)
-            board.child(0).setCheckState(0, Qt.CheckState.Unchecked)
-            name = board.child(0).data(0, Qt.ItemDataRole.UserRole)
+            servers = panel._server_items()
+            assert [item.text(0) for item in servers] == ["board", "files"]
+            first_tool = servers[0].child(0)
+            assert first_tool is not None
+            first_tool.setCheckState(0, Qt.CheckState.Unchecked)
+            name = first_tool.data(0, Qt.ItemDataRole.UserRole)
             assert not next(t for t in desktop.host.tools() if t.name == name).enabled
             panel.set_rule("files__delete_file", "deny")
             assert {"server": "files", "tool": "delete_file", "action": "deny"} in json.loads(
@@ -129,8 +137,8 @@ def test_history_lists_executions_exports_them_and_jumps_to_the_conversation(
             window.new_chat()
             panel = window.open_panel("history")
             assert isinstance(panel, HistoryPanel)
-            assert panel.table.rowCount() == 1 and panel.table.item(0, 3).text() == "board__uptime"
-            assert panel.table.item(0, 4).text() == "ok"
+            assert panel.table.rowCount() == 1 and cell(panel.table, 0, 3) == "board__uptime"
+            assert cell(panel.table, 0, 4) == "ok"
             assert panel.result_view.toPlainText().strip()
             assert await panel.export_to(tmp_path / "x.json", "json") == 1
             assert json.loads((tmp_path / "x.json").read_text())[0]["tool"] == "board__uptime"

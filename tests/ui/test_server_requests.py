@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QWidget
 from tests.mcp.mcp_support import everything_stdio
-from tests.ui.conftest import STEP_S, allow_every_approval, finished, opened_desktop
+from tests.ui.conftest import STEP_S, allow_every_approval, finished, manager, opened_desktop, scripted
 
 from edgehost.mcp.config import ServersConfig
 from edgehost.ui.elicitation import ElicitationDialog
@@ -72,7 +72,7 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             items = window.palette_items()
             prompts = [i for i in items if i.kind == "prompt"]
             assert prompts and any(i.kind == "tool" for i in items)
-            catalog = desktop.host.manager.catalog
+            catalog = manager(desktop).catalog
             simple = next(p for p in catalog.prompts if not any(a.get("required") for a in p.arguments))
             await window.use_prompt(simple.name)
             assert window.composer.text().strip()
@@ -82,7 +82,7 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             window.composer.set_text("What does it say?")
             window.composer.send_button.click()
             await finished(window.turn_task)
-            sent = desktop.host.backend.requests[-1].messages[-1].content
+            sent = scripted(desktop).requests[-1].messages[-1].content
             assert resource.uri in sent and sent.endswith("What does it say?")
 
     run(scenario())
