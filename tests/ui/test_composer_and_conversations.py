@@ -1,0 +1,82 @@
+"""The input (Enter sends, Shift+Enter breaks the line, "/" opens the palette, a pinned tool) and the
+conversation list (search, rename, delete, regenerate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from tests.ui.conftest import finished, opened_desktop, scripted
+
+from edgehost.ui.composer import PaletteItem
+
+BOARD_CALL = '[TOOL_CALL]{"name": "board__cpu_status", "arguments": {}}[END_TOOL_CALL]'
+
+
+def test_enter_sends_shift_enter_breaks_the_line_and_slash_opens_the_palette(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [BOARD_CALL, "Busy cores."]) as desktop:
+            window = desktop.window
+            edit = window.composer.edit
+            QTest.keyClick(edit, Qt.Key.Key_Slash)
+            assert window.command_palette.isVisible() and edit.toPlainText() == ""
+            tools = [i for i in window.palette_items() if i.kind == "tool"]
+            assert any(i.name == "board__cpu_status" for i in tools)
+            window.command_palette.chosen.emit(PaletteItem("tool", "board__cpu_status", "board__cpu_status"))
+            window.command_palette.hide()
+            assert (
+                window.composer.pinned_tool == "board__cpu_status"
+                and window.composer.chip_row.isVisibleTo(window)
+            )
+            QTest.keyClicks(edit, "How busy")
+            QTest.keyClick(edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+            QTest.keyClicks(edit, "is the CPU?")
+            assert edit.toPlainText() == "How busy\nis the CPU?" and window.turn_task is None
+            QTest.keyClick(edit, Qt.Key.Key_Return)
+            await finished(window.turn_task)
+            request = scripted(desktop).requests[0]
+            assert request.messages[-1].content == "How busy\nis the CPU?"
+            assert window.composer.pinned_tool is None and edit.toPlainText() == ""
+            assert [c.status for c in window.chat.cards.values()] == ["ok"]
+
+    run(scenario())
+
+
+def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["Paris.", "Lyon.", "Bordeaux."], wait_servers=False) as desktop:
+            window = desktop.window
+            window.send("Capital of France?")
+            await finished(window.turn_task)
+            first = window.current_id
+            assert first is not None
+            window.chat.last_answer.regenerate_button.click()  # type: ignore[union-attr]
+            await finished(window.turn_task)
+            assert [m.content for m in scripted(desktop).requests[-1].messages if m.role == "user"][-1] == (
+                "Capital of France?"
+            )
+            window.new_chat()
+            window.send("Where is the Fête des Lumières?")
+            await finished(window.turn_task)
+            assert window.conversations.count() == 2
+            window.search.setText("lumières")
+            window.refresh_conversations()  # the list also refreshes by itself after a pause in typing
+            assert [window.conversations.item(i).text() for i in range(window.conversations.count())] == [
+                "Where is the Fête des Lumières?"
+            ]
+            window.search.clear()
+            window._renamed(first, "France")
+            titles = {window.conversations.item(i).text() for i in range(window.conversations.count())}
+            assert "France" in titles
+            window._deleted(first)
+            store = desktop.host.store
+            assert store is not None and store.get_conversation(first) is None
+            assert window.conversations.count() == 1
+
+    run(scenario())
