@@ -10,7 +10,12 @@ from typing import Any
 
 from tests.ui.conftest import STEP_S, opened_desktop
 
-from edgehost.ui.app import quit_on_signals
+from edgehost.host.host import HostOptions
+from edgehost.llm.scripted import ScriptedBackend
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+from edgehost.ui.app import Desktop, quit_on_signals
+from edgehost.ui.main_window import MainWindow
 
 
 def _stopped(desktop: Any) -> bool:
@@ -49,5 +54,24 @@ def test_closing_the_window_with_a_tray_keeps_the_app_running(data_dir: Path, ru
             assert not desktop.window.isVisible() and not desktop._quit.is_set()
             desktop.tray.show_requested.emit()
             assert desktop.window.isVisible()
+
+    run(scenario())
+
+
+def test_closing_the_window_while_the_core_still_loads_quits_once_it_has_loaded(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        settings = Settings(close_to_tray=False)
+        window = MainWindow(settings)  # as run_app does: the window before the host exists
+        window.show_window()
+        window.close()
+        desktop = Desktop(
+            Paths.resolve(None, data_dir), settings, HostOptions(backend=ScriptedBackend()), window=window
+        )
+        try:
+            await asyncio.wait_for(desktop.until_quit(), STEP_S)
+        finally:
+            await desktop.aclose()
 
     run(scenario())

@@ -181,6 +181,8 @@ class Desktop:
         self._quit = asyncio.Event()
         self.start_error: str | None = None
         self.window.quit_requested.connect(self.quit)
+        if self.window.quit_was_requested:  # closed while the core was still loading
+            self.quit()
         self.tray.quit_requested.connect(self.quit)
         self.tray.show_requested.connect(self.window.show_window)
         self.tray.quick_ask_requested.connect(self.quick_ask.toggle)

@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.panels: dict[str, QWidget] = {}
         self.dialogs: list[QWidget] = []  # open elicitation / sampling dialogs
         self.model_ready = False
+        self.quit_was_requested = False
         self.setWindowTitle("EdgeHost")
         if icon is not None:
             self.setWindowIcon(icon)
@@ -717,6 +718,7 @@ class MainWindow(QMainWindow):
             self.hide()
             return
         event.accept()
+        self.quit_was_requested = True  # the app may still be starting: it checks this once it listens
         self.quit_requested.emit()
 
 
