@@ -98,7 +98,18 @@ def run_app(ctx: CliContext) -> int:
 
 
 # The core's imports (the MCP SDK builds hundreds of pydantic models) take about a second on a board.
-CORE_MODULES = ("edgehost.host.host", "edgehost.mcp.client_features", "edgehost.mcp.manager")
+CORE_MODULES = (
+    "edgehost.host.host",
+    "edgehost.mcp.client_features",
+    "edgehost.mcp.manager",
+    "edgehost.boards",
+    "edgehost.ui.quick_ask",
+    "edgehost.ui.tray",
+    # What the servers' first connections use (anyio's subprocess and stream support).
+    "anyio._backends._asyncio",
+    "anyio._core._subprocesses",
+    "anyio.streams.stapled",
+)
 
 
 async def load_core() -> None:
