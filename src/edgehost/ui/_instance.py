@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from edgehost.paths import Paths
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
 
 __all__ = ["InstanceServer", "instance_name", "send_to_running"]
 
@@ -18,22 +24,24 @@ MESSAGES = frozenset({"show", "quick-ask"})
 
 
 def instance_name(paths: Paths) -> str:
-    """The socket name of this user's instance for this data folder."""
+    """The socket path of this user's instance for this data folder (in the runtime folder)."""
     digest = hashlib.sha1(str(paths.data_dir.resolve()).encode()).hexdigest()[:12]
-    user = os.environ.get("USER") or str(os.getuid())
-    return f"edgehost-{user}-{digest}"
+    folder = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return str(Path(folder) / f"edgehost-{os.getuid()}-{digest}")
 
 
 def send_to_running(name: str, message: str) -> bool:
-    """Deliver ``message`` to the running instance; False when there is none."""
-    socket = QLocalSocket()
-    socket.connectToServer(name)
-    if not socket.waitForConnected(CONNECT_TIMEOUT_MS):
-        return False
-    socket.write(message.encode() + b"\n")
-    socket.flush()
-    socket.waitForBytesWritten(CONNECT_TIMEOUT_MS)
-    socket.disconnectFromServer()
+    """Deliver ``message`` to the running instance; False when there is none.
+
+    A plain Unix socket (QLocalServer's wire format on Linux), so a second start needs no QtNetwork.
+    """
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(CONNECT_TIMEOUT_MS / 1000)
+        try:
+            client.connect(name)
+            client.sendall(message.encode() + b"\n")
+        except OSError:  # no socket file, or a stale one left by a crash
+            return False
     return True
 
 
@@ -43,14 +51,18 @@ class InstanceServer(QObject):
     message_received = Signal(str)
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
+        from PySide6.QtNetwork import QLocalServer
+
         super().__init__(parent)
         self.name = name
         self.server = QLocalServer(self)
-        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)  # only this user may connect
         self.server.newConnection.connect(self._accept)
 
     def listen(self) -> bool:
         """Start listening, removing a socket file left by a crashed instance."""
+        from PySide6.QtNetwork import QLocalServer
+
         if self.server.listen(self.name):
             return True
         QLocalServer.removeServer(self.name)
@@ -61,12 +73,12 @@ class InstanceServer(QObject):
 
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
-            socket = self.server.nextPendingConnection()
-            socket.readyRead.connect(lambda s=socket: self._read(s))
-            socket.disconnected.connect(socket.deleteLater)
+            peer = self.server.nextPendingConnection()
+            peer.readyRead.connect(lambda p=peer: self._read(p))
+            peer.disconnected.connect(peer.deleteLater)
 
-    def _read(self, socket: QLocalSocket) -> None:
-        while socket.canReadLine():
-            message = bytes(socket.readLine().data()).decode(errors="replace").strip()
+    def _read(self, peer: QLocalSocket) -> None:
+        while peer.canReadLine():
+            message = bytes(peer.readLine().data()).decode(errors="replace").strip()
             if message in MESSAGES:
                 self.message_received.emit(message)
