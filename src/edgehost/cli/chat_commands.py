@@ -7,9 +7,10 @@ import asyncio
 import contextlib
 import signal
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
-from edgehost.cli.context import CliContext, print_json
+from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
     EventPrinter,
     LineReader,
@@ -17,8 +18,11 @@ from edgehost.cli.terminal import (
     add_model_options,
     host_for_cli,
 )
-from edgehost.errors import UsageError
+from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host import events as ev
+from edgehost.host.host import Host
+
+SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold the chat forever
 
 HELP = """commands:
   /tools               list the enabled tools
@@ -45,6 +49,8 @@ async def run_chat(ctx: CliContext) -> int:
     printer = EventPrinter(sys.stdout)
     host.subscribe(printer)
     await host.start()
+    assert host.manager is not None
+    await host.manager.wait_ready(SERVERS_READY_S)  # so the first line already sees every tool
     loop = asyncio.get_running_loop()
     turn: asyncio.Task[Any] | None = None
 
@@ -56,9 +62,7 @@ async def run_chat(ctx: CliContext) -> int:
 
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
-    conversation: int | None = ctx.args.conversation
-    pinned: str | None = None
-    attachments: list[str] = []
+    session = ChatSession(host, conversation=ctx.args.conversation)
     print("EdgeHost chat. /help for commands.", flush=True)
     try:
         while True:
@@ -72,55 +76,19 @@ async def run_chat(ctx: CliContext) -> int:
                 command, _, rest = line.partition(" ")
                 if command in ("/quit", "/exit"):
                     break
-                if command == "/help":
-                    print(HELP)
-                elif command == "/new":
-                    conversation = None
-                    print("(new conversation)")
-                elif command == "/tools":
-                    for tool in host.tools():
-                        mark = " " if tool.enabled else "x"
-                        print(
-                            f" [{mark}] {tool.name}: {tool.description.splitlines()[0] if tool.description else ''}"
-                        )
-                elif command == "/servers":
-                    for status in host.server_states():
-                        print(
-                            f" {status.name}: {status.status}"
-                            + (f" — {status.error}" if status.error else "")
-                        )
-                elif command == "/tool":
-                    pinned = rest.strip() or None
-                    print(f"(next turn calls {pinned})" if pinned else "(no tool pinned)")
-                elif command == "/resource":
-                    text = await host.read_resource_text(rest.strip())
-                    attachments.append(f"Attached resource {rest.strip()}:\n{text}")
-                    print(f"(attached {rest.strip()}, {len(text)} characters)")
-                elif command == "/prompt":
-                    name, _, args_text = rest.partition(" ")
-                    arguments = dict(part.split("=", 1) for part in args_text.split() if "=" in part)
-                    text = await host.prompt_text(name, arguments)
-                    print(f"(prompt {name}:)\n{text}")
-                    line = text
-                elif command == "/history":
-                    if conversation is None:
-                        print("(nothing yet)")
-                    for row in host.executions(conversation) if conversation else []:
-                        print(f" {row.tool} {row.status} {row.duration_ms or 0:.0f} ms")
-                else:
-                    print(f"unknown command {command}; /help lists them")
-                if command != "/prompt":
+                try:
+                    prompt = await session.slash(command, rest.strip())
+                except EdgeHostError as exc:
+                    print(f"error: {exc}", flush=True)
                     continue
-            turn = asyncio.create_task(
-                host.submit(line, conversation, pinned_tool=pinned, attachments=tuple(attachments))
-            )
-            pinned, attachments = None, []
-            result = await _await_turn(turn)
+                if prompt is None:
+                    continue
+                line = prompt
+            turn = asyncio.create_task(session.submit(line))
+            await _await_turn(turn)
             printer.end_turn()
-            if isinstance(result, ev.TurnCompleted):
-                conversation = result.conversation_id
-            elif printer.last_conversation is not None:
-                conversation = printer.last_conversation
+            if session.conversation is None:
+                session.conversation = printer.last_conversation
             turn = None
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -128,6 +96,71 @@ async def run_chat(ctx: CliContext) -> int:
         await host.aclose()
         reader.close()
     return 0
+
+
+@dataclass
+class ChatSession:
+    """The state of one terminal chat: the conversation, a pinned tool, attached resources."""
+
+    host: Host
+    conversation: int | None = None
+    pinned: str | None = None
+    attachments: list[str] = field(default_factory=list)
+
+    async def submit(self, text: str) -> ev.TurnCompleted | None:
+        pinned, attachments = self.pinned, tuple(self.attachments)
+        self.pinned, self.attachments = None, []
+        result = await self.host.submit(text, self.conversation, pinned_tool=pinned, attachments=attachments)
+        if result is not None:
+            self.conversation = result.conversation_id
+        return result
+
+    async def slash(self, command: str, rest: str) -> str | None:
+        """Run a /command; returns text to send as the next message (/prompt) or None.
+
+        Raises EdgeHostError (a missing prompt or resource, a bad argument): the chat goes on.
+        """
+        host = self.host
+        if command == "/help":
+            print(HELP)
+        elif command == "/new":
+            self.conversation = None
+            print("(new conversation)")
+        elif command == "/tools":
+            tools = host.tools()
+            if not tools:
+                print("(no tools: /servers shows why)")
+            for tool in tools:
+                mark = " " if tool.enabled else "x"
+                summary = tool.description.splitlines()[0] if tool.description else ""
+                print(f" [{mark}] {tool.name}: {summary}")
+        elif command == "/servers":
+            for state in host.server_states():
+                error = f" — {state.error.splitlines()[0]}" if state.error else ""
+                print(f" {state.name}: {state.status.value}{error}")
+        elif command == "/tool":
+            if rest and rest not in {t.name for t in host.tools()}:
+                raise UsageError(f"no tool named {rest!r}; /tools lists them")
+            self.pinned = rest or None
+            print(f"(next turn calls {rest})" if rest else "(no tool pinned)")
+        elif command == "/resource":
+            text = await host.read_resource_text(rest)
+            self.attachments.append(f"Attached resource {rest}:\n{text}")
+            print(f"(attached {rest}, {len(text)} characters)")
+        elif command == "/prompt":
+            name, _, pairs = rest.partition(" ")
+            text = await host.prompt_text(name, parse_pairs(pairs.split()))
+            print(f"(prompt {name}:)\n{text}")
+            return text
+        elif command == "/history":
+            rows = host.executions(self.conversation) if self.conversation is not None else []
+            if not rows:
+                print("(no tool calls yet)")
+            for row in rows:
+                print(f" {row.tool} {row.status} {row.duration_ms or 0:.0f} ms")
+        else:
+            print(f"unknown command {command}; /help lists them")
+        return None
 
 
 async def _await_turn(turn: asyncio.Task[Any]) -> Any:
@@ -139,9 +172,6 @@ async def _await_turn(turn: asyncio.Task[Any]) -> Any:
     if result is None or (isinstance(result, ev.TurnCompleted) and result.cancelled):
         print("\n(stopped)", flush=True)
     return result
-
-
-SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold a question forever
 
 
 async def ask_with_tools(ctx: CliContext) -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from edgehost.errors import UsageError
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 
@@ -33,3 +35,14 @@ def print_json(value: Any) -> None:
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
     sys.stdout.flush()
+
+
+def parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """KEY=VALUE words (prompt arguments) as a dict. Raises UsageError for a word without "="."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"arguments are KEY=VALUE, got {pair!r}")
+        values[key] = value
+    return values

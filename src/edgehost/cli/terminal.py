@@ -38,11 +38,12 @@ class LineReader:
     """Reads stdin lines in a daemon thread, so the event loop never blocks and Ctrl-C still works."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
+        """Create it on the event loop it serves (inside the command's coroutine)."""
         self._stream = stream or sys.stdin
-        self._queue: asyncio.Queue[str | None] | None = None
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._thread: threading.Thread | None = None
         self._wanted = threading.Semaphore(0)
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _run(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
         while True:
@@ -54,11 +55,9 @@ class LineReader:
 
     async def readline(self, prompt: str = "") -> str | None:
         """The next line, or None at end of input."""
-        if self._queue is None:
-            self._loop = asyncio.get_running_loop()
-            self._queue = asyncio.Queue()
+        if self._thread is None:
             self._thread = threading.Thread(
-                target=self._run, args=(asyncio.get_running_loop(), self._queue), daemon=True, name="stdin"
+                target=self._run, args=(self._loop, self._queue), daemon=True, name="stdin"
             )
             self._thread.start()
         if prompt:
@@ -69,13 +68,11 @@ class LineReader:
 
     def blocking_readline(self, prompt: str = "") -> str:
         """readline() for code running in another thread (the terminal approver); "" at end of input."""
-        if self._loop is None:
-            raise RuntimeError("LineReader.readline() must run once on the event loop first")
         line = asyncio.run_coroutine_threadsafe(self.readline(prompt), self._loop).result()
         return line or ""
 
     def close(self) -> None:
-        self._queue = None
+        """Nothing to release: the reading thread is a daemon blocked on stdin."""
 
 
 class EventPrinter:
