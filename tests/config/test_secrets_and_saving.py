@@ -12,11 +12,13 @@ from edgehost.errors import ConfigError
 from edgehost.mcp.config import (
     ServerConfig,
     load_servers_config,
+    looks_like_secret_name,
     redact,
     save_servers_config,
     stdio_environment,
 )
 from edgehost.paths import Paths
+from edgehost.redaction import REDACTED, redactor
 
 PARENT_ENV = {
     "PATH": "/usr/bin",
@@ -60,17 +62,82 @@ def test_a_servers_env_overrides_the_base() -> None:
 
 def test_redact_hides_every_secret_even_when_one_contains_another() -> None:
     text = "Authorization: Bearer abcd1234efgh, key=abcd1234, other=fine"
-    assert redact(text, {"abcd1234", "abcd1234efgh", ""}) == "Authorization: Bearer ***, key=***, other=fine"
+    assert redact(text, {"abcd1234", "abcd1234efgh", ""}) == (
+        f"Authorization: Bearer {REDACTED}, key={REDACTED}, other=fine"
+    )
 
 
-def test_secret_values_are_env_and_header_values(tmp_path: Path, data_dir: Path) -> None:
+def test_header_values_and_their_bearer_tokens_are_secrets(tmp_path: Path, data_dir: Path) -> None:
     path = write(
         tmp_path / "servers.json",
         {"mcpServers": {"r": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${T}"}}}},
     )
     config = load_servers_config(Paths.resolve(path, data_dir), environ={"T": "tok-123456"})
-    assert "Bearer tok-123456" in config.secret_values()
-    assert redact("sent Bearer tok-123456", config.secret_values()) == "sent ***"
+    assert {"Bearer tok-123456", "tok-123456"} <= config.secret_values()
+    assert redact("sent Bearer tok-123456, echoed tok-123456", config.secret_values()) == (
+        f"sent {REDACTED}, echoed {REDACTED}"
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["GITHUB_TOKEN", "OPENAI_API_KEY", "DB_PASSWORD", "aws_secret_access_key", "SESSION_ID", "Cookie"]
+)
+def test_a_variable_named_like_a_credential_looks_secret(name: str) -> None:
+    assert looks_like_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["DEBUG", "DATA", "LOG_LEVEL", "PORT", "HOME", "NODE_OPTIONS", "MODE"])
+def test_an_ordinary_variable_does_not_look_secret(name: str) -> None:
+    assert not looks_like_secret_name(name)
+
+
+def test_only_secret_named_env_values_and_references_of_eight_characters_or_more_are_secrets(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    path = write(
+        tmp_path / "servers.json",
+        {
+            "mcpServers": {
+                "s": {
+                    "command": "s",
+                    "args": ["--token", "${GH_TOKEN}", "--db=postgres://ada:${DB_PASS}@db/x", "${WORKDIR}"],
+                    "env": {
+                        "DEBUG": "true",
+                        "DATA": "/home/user/data",
+                        "LOG_LEVEL": "info",
+                        "PORT": "8080",
+                        "OPENAI_API_KEY": "sk-proj-0123456789",
+                        "PIN_CODE_KEY": "1234",
+                        "GH": "${env:GITHUB_TOKEN}",
+                        "BACKUP": "${BACKUP_AUTH:-default-auth-value}",
+                    },
+                }
+            }
+        },
+    )
+    environ = {
+        "GH_TOKEN": "ghp_args0123456789",
+        "DB_PASS": "hunter2hunter2",
+        "WORKDIR": "/home/user/projects",
+        "GITHUB_TOKEN": "ghp_env0123456789",
+    }
+    config = load_servers_config(Paths.resolve(path, data_dir), environ=environ)
+    server = config.get("s")
+    assert server is not None and server.error is None
+    assert server.secret_values() == {
+        "sk-proj-0123456789",
+        "ghp_args0123456789",
+        "hunter2hunter2",
+        "ghp_env0123456789",
+        "default-auth-value",
+    }
+    assert server.secret_values() <= config.secret_values()
+
+
+def test_ordinary_values_survive_redaction_with_the_configs_secrets() -> None:
+    server = ServerConfig(name="s", command="s", env={"DEBUG": "true", "DATA": "/home/user/data"})
+    text = '{"recursive": true} read /home/user/data/notes.txt'
+    assert redactor(server.secret_values())(text) == text
 
 
 def test_saving_writes_references_not_their_secret_values_and_no_built_ins(

@@ -95,7 +95,7 @@ def test_a_servers_secrets_never_reach_its_stderr_ring() -> None:
     ring = LineRing(3, secrets={"s3cret-token"})
     for line in ("one", "auth with s3cret-token failed", "three", "four"):
         ring.append(line)
-    assert ring.tail() == ("auth with *** failed", "three", "four")
+    assert ring.tail() == ("auth with [REDACTED] failed", "three", "four")
 
 
 def test_a_resource_uri_is_routed_to_the_server_listing_it_or_a_matching_template() -> None:

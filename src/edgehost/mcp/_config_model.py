@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["DEFAULT_CALL_TIMEOUT_S", "ServerConfig", "ServersConfig", "Transport"]
+from edgehost.mcp._config_expand import _REFERENCE
+
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT_S",
+    "MIN_SECRET_CHARS",
+    "ServerConfig",
+    "ServersConfig",
+    "Transport",
+    "looks_like_secret_name",
+]
 
 Transport = Literal["stdio", "http", "sse"]
 
 DEFAULT_CALL_TIMEOUT_S = 60.0  # per call; a server's progress notifications extend it
+
+# Shorter values ("true", "info", "8080") occur everywhere: replacing them would corrupt every text.
+MIN_SECRET_CHARS = 8
+
+# Variable names that hold credentials: GITHUB_TOKEN, OPENAI_API_KEY, DB_PASSWORD, SESSION_ID ...
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CRED|PRIVATE|SESSION|COOKIE", re.IGNORECASE)
+
+
+def looks_like_secret_name(name: str) -> bool:
+    """Whether a variable called ``name`` holds a credential by its name (case-insensitive)."""
+    return _SECRET_NAME.search(name) is not None
 
 
 @dataclass
@@ -43,8 +65,25 @@ class ServerConfig:
     unparsed: Any = field(default=None, repr=False, compare=False)
 
     def secret_values(self) -> set[str]:
-        """Values that must never reach a log or the history (env values and header values)."""
-        return {v for v in [*self.env.values(), *self.headers.values()] if v and len(v) >= 4}
+        """Values that must never reach a log, a stderr tail or the history.
+
+        A secret is, when it has at least MIN_SECRET_CHARS characters:
+
+        - every HTTP header value (``Authorization``, ``X-API-Key``, cookies ...), and the credentials
+          after the scheme of ``Bearer <token>`` / ``Basic <token>`` on their own;
+        - an env value whose name looks secret (contains KEY, TOKEN, SECRET, PASS, AUTH, CRED, PRIVATE,
+          SESSION or COOKIE in any case: GITHUB_TOKEN, OPENAI_API_KEY, DB_PASSWORD);
+        - whatever a ``${VAR}`` reference whose name looks so expanded to, in any setting
+          (``"args": ["--token", "${GH_TOKEN}"]``, ``"env": {"GH": "${GITHUB_TOKEN}"}``).
+
+        Ordinary values (``DEBUG=true``, ``DATA=/home/user/data``, ``LOG_LEVEL=info``) are not secrets.
+        Raises nothing.
+        """
+        candidates = [*self.headers.values(), *map(_credentials, self.headers.values())]
+        candidates += [value for name, value in self.env.items() if looks_like_secret_name(name)]
+        for written, loaded in self.as_written.values():
+            candidates += _referenced_secrets(written, loaded)
+        return {value for value in candidates if len(value) >= MIN_SECRET_CHARS}
 
 
 @dataclass
@@ -61,7 +100,53 @@ class ServersConfig:
         return next((s for s in self.servers if s.name == name), None)
 
     def secret_values(self) -> set[str]:
+        """The secrets of every server (see ``ServerConfig.secret_values``). Raises nothing."""
         values: set[str] = set()
         for server in self.servers:
             values |= server.secret_values()
         return values
+
+
+def _credentials(header_value: str) -> str:
+    """``xyz`` of ``Bearer xyz``: a server may echo the token without its scheme."""
+    scheme, _, credentials = header_value.partition(" ")
+    return credentials.strip() if scheme.isalpha() else ""
+
+
+def _referenced_secrets(written: Any, loaded: Any) -> Iterator[str]:
+    """What the secret-named ``${VAR}`` references in ``written`` became in ``loaded``."""
+    if isinstance(written, str) and isinstance(loaded, str):
+        yield from _secrets_in_string(written, loaded)
+    elif isinstance(written, list) and isinstance(loaded, list):
+        for written_item, loaded_item in zip(written, loaded, strict=False):
+            yield from _referenced_secrets(written_item, loaded_item)
+    elif isinstance(written, dict) and isinstance(loaded, dict):
+        for key, written_item in written.items():
+            if key in loaded:
+                yield from _referenced_secrets(written_item, loaded[key])
+
+
+def _secrets_in_string(written: str, loaded: str) -> Iterator[str]:
+    references = list(_REFERENCE.finditer(written))
+    secret = [looks_like_secret_name(_variable_name(match.group(1))) for match in references]
+    if not any(secret):
+        return
+    # The written text as a pattern: its literal parts, and a group where each reference was.
+    parts, start = [], 0
+    for match in references:
+        parts += [re.escape(written[start : match.start()]), "(.*?)"]
+        start = match.end()
+    parts.append(re.escape(written[start:]))
+    expanded = re.fullmatch("".join(parts), loaded, re.DOTALL)
+    if expanded is None:  # adjusted after expansion (a path made absolute): keep all of it secret
+        yield loaded
+        return
+    yield from (value for value, is_secret in zip(expanded.groups(), secret, strict=True) if is_secret)
+
+
+def _variable_name(reference: str) -> str:
+    """``GH_TOKEN`` of ``env:GH_TOKEN``, ``GH_TOKEN:-x`` or ``input:GH_TOKEN``."""
+    for prefix in ("env:", "input:"):
+        if reference.startswith(prefix):
+            reference = reference[len(prefix) :]
+    return reference.partition(":-")[0]

@@ -16,7 +16,7 @@ from typing import TextIO, cast
 
 import anyio
 
-from edgehost.mcp.config import redact
+from edgehost.redaction import redactor
 
 __all__ = ["LineRing", "StderrPipe"]
 
@@ -35,12 +35,11 @@ class LineRing:
 
     def __init__(self, size: int = 200, *, secrets: set[str] | None = None) -> None:
         self._lines: deque[str] = deque(maxlen=size)
-        self._secrets = secrets or set()
+        self._redact = redactor(secrets or ())
         self._lock = threading.Lock()
 
     def append(self, line: str) -> None:
-        if self._secrets:
-            line = redact(line, self._secrets)
+        line = self._redact(line)
         if len(line) > _MAX_LINE_CHARS:
             line = line[:_MAX_LINE_CHARS] + f"... ({len(line) - _MAX_LINE_CHARS} more characters)"
         with self._lock:

@@ -24,13 +24,22 @@ from typing import Any
 from edgehost.errors import ConfigError
 from edgehost.mcp._config_entry import EntryContext, builtin_fixed_args, server_from_entry
 from edgehost.mcp._config_expand import InputSpec, input_env_name
-from edgehost.mcp._config_model import DEFAULT_CALL_TIMEOUT_S, ServerConfig, ServersConfig, Transport
+from edgehost.mcp._config_model import (
+    DEFAULT_CALL_TIMEOUT_S,
+    MIN_SECRET_CHARS,
+    ServerConfig,
+    ServersConfig,
+    Transport,
+    looks_like_secret_name,
+)
 from edgehost.mcp._config_text import KeyPath, ParsedFile, read_servers_file
 from edgehost.paths import Paths
+from edgehost.redaction import redact
 
 __all__ = [
     "BUILTIN_SERVER_NAMES",
     "DEFAULT_CALL_TIMEOUT_S",
+    "MIN_SECRET_CHARS",
     "SAFE_ENV_VARS",
     "ServerConfig",
     "ServersConfig",
@@ -39,6 +48,7 @@ __all__ = [
     "edgehost_command",
     "input_env_name",
     "load_servers_config",
+    "looks_like_secret_name",
     "parse_servers_file",
     "redact",
     "save_servers_config",
@@ -259,13 +269,6 @@ def stdio_environment(server: ServerConfig, environ: Mapping[str, str] | None = 
     source = os.environ if environ is None else environ
     base = {key: source[key] for key in SAFE_ENV_VARS if key in source and not source[key].startswith("()")}
     return {**base, **server.env}
-
-
-def redact(text: str, secrets: set[str]) -> str:
-    """``text`` with every secret value replaced by ``***`` (longest first, so no fragment survives)."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
 
 
 # --- saving -------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Open it with ``Store.open(paths.history_db, redact=redactor(config.secret_values
 
 from __future__ import annotations
 
+from edgehost.redaction import REDACTED, RedactFnT, redactor
 from edgehost.store._export import CSV_COLUMNS, EXPORT_FORMATS
 from edgehost.store._migrations import MIGRATIONS, Migration
 from edgehost.store._records import (
@@ -18,7 +19,6 @@ from edgehost.store._records import (
     Role,
     iso_utc,
 )
-from edgehost.store._redact import REDACTED, RedactFnT, redactor
 from edgehost.store._store import (
     DEFAULT_BUSY_TIMEOUT_S,
     DEFAULT_RESULT_CAP,
