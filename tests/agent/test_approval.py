@@ -386,3 +386,25 @@ def test_an_always_grant_survives_a_restart_in_the_history_database(reference, t
         )
     finally:
         reopened.close()
+
+
+def test_rules_match_the_servers_own_tool_name_when_the_server_name_was_sanitised():
+    # Server "my.srv" is namespaced as "my_srv__…" in the catalog.
+    tool = ToolSpec(name="my_srv__delete_all", server="my.srv", original_name="delete_all")
+    policy = ApprovalPolicy(parse_rules([{"server": "my.srv", "tool": "delete_all", "action": "deny"}]))
+    verdict = policy.evaluate(tool, {}, 1)
+    assert verdict.action == "deny"
+
+
+def test_an_always_grant_for_a_sanitised_server_name_holds_again():
+    tool = ToolSpec(
+        name="my_srv__note",
+        server="my.srv",
+        original_name="note",
+        annotations={"readOnlyHint": False, "destructiveHint": False},
+    )
+    store = MemoryRuleStore()
+    policy = ApprovalPolicy(store=store)
+    request = ask(policy, tool)
+    policy.remember(request, ApprovalDecision(allow=True, scope="always"))
+    assert ApprovalPolicy(store=store).evaluate(tool, {}, 2).action == "allow"

@@ -90,6 +90,7 @@ class ApprovalRequest:
     reasons: tuple[str, ...]
     allowed_scopes: tuple[Scope, ...]
     description: str = ""
+    tool_name: str = ""  # the name the server knows the tool by (rules match it)
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,7 @@ class ApprovalPolicy:
             reasons=reasons,
             allowed_scopes=scopes,
             description=tool.description,
+            tool_name=tool.tool_name,
         )
         return PolicyVerdict("ask", risk, request=request, decided_by="policy")
 
@@ -315,8 +317,7 @@ class ApprovalPolicy:
         if not decision.allow or decision.decided_by != "user" or decision.scope in (None, "once"):
             return
         if decision.scope == "always" and "always" in request.allowed_scopes:
-            tool_name = request.tool.removeprefix(request.server + "__")
-            rule = ApprovalRule(request.server, tool_name, "allow", origin="saved")
+            rule = ApprovalRule(request.server, request.tool_name or request.tool, "allow", origin="saved")
             self._store.save(rule.as_dict())
             self._always.append(rule)
         elif request.conversation_id is not None:

@@ -29,10 +29,15 @@ class ToolSpec:
     title: str | None = None
     enabled: bool = True
     trusted_server: bool = False
+    # The name the server knows the tool by; the catalog's namespaced name may have been sanitised
+    # (server "my.srv" gives "my_srv__…"), so it is kept rather than derived.
+    original_name: str | None = None
 
     @property
     def tool_name(self) -> str:
         """The name the server knows the tool by (without the `server__` prefix)."""
+        if self.original_name is not None:
+            return self.original_name
         prefix = self.server + NAMESPACE_SEPARATOR
         return self.name[len(prefix) :] if self.name.startswith(prefix) else self.name
 
@@ -71,4 +76,5 @@ class ToolSpec:
             or (annotations.get("title") if isinstance(annotations, Mapping) else None),
             enabled=enabled,
             trusted_server=trusted_server,
+            original_name=str(tool["name"]),
         )

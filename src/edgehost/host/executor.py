@@ -50,6 +50,7 @@ def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
             title=entry.title,
             enabled=entry.enabled,
             trusted_server=entry.server in trusted,
+            original_name=entry.original_name,
         )
         for entry in manager.catalog.tools
     ]
