@@ -52,7 +52,7 @@ def test_importing_claude_desktop_then_cursor_adds_and_keeps_references(
     }
 
 
-def test_importing_again_reports_unchanged_and_a_changed_entry_as_replaced(
+def test_importing_again_with_replace_reports_unchanged_and_a_changed_entry_as_replaced(
     tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "mcp.json"
@@ -63,7 +63,9 @@ def test_importing_again_reports_unchanged_and_a_changed_entry_as_replaced(
     source.write_text(
         '{"servers": {"a": {"type": "stdio", "command": "two"}, "b": {"type": "sse", "url": "http://b"}}}'
     )
-    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "import", "--json", str(source))
+    code, out, _ = run(
+        capsys, "--data-dir", str(data_dir), "config", "import", "--replace", "--json", str(source)
+    )
     assert code == 0
     report = json.loads(out)
     assert (report["added"], report["replaced"], report["unchanged"], report["written"]) == (
@@ -72,7 +74,28 @@ def test_importing_again_reports_unchanged_and_a_changed_entry_as_replaced(
         ["b"],
         True,
     )
+    assert report["changedKeys"] == {"a": ["command"]}
     assert json.loads((data_dir / "servers.json").read_text())["mcpServers"]["a"] == {"command": "two"}
+
+
+def test_an_existing_server_is_kept_without_replace_and_the_differing_keys_are_named(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "mcp.json"
+    source.write_text('{"servers": {"a": {"type": "stdio", "command": "one", "env": {"TOKEN": "s3cret"}}}}')
+    assert run(capsys, "--data-dir", str(data_dir), "config", "import", str(source))[0] == 0
+    source.write_text(
+        '{"servers": {"a": {"type": "stdio", "command": "two", "env": {"TOKEN": "other"}}, '
+        '"c": {"type": "stdio", "command": "three"}}}'
+    )
+    code, out, err = run(capsys, "--data-dir", str(data_dir), "config", "import", str(source))
+    assert code == 1
+    assert "kept       a" in err and "command, env" in err and "--replace" in err
+    assert "s3cret" not in err + out and "other" not in err + out
+    assert "1 added, 0 replaced, 0 unchanged, 1 kept" in out
+    saved = json.loads((data_dir / "servers.json").read_text())["mcpServers"]
+    assert saved["a"] == {"command": "one", "env": {"TOKEN": "s3cret"}}
+    assert saved["c"] == {"command": "three"}
 
 
 def test_a_dry_run_reports_but_writes_nothing(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +137,7 @@ def test_bad_entries_are_skipped_with_their_reason(
     code, out, err = run(
         capsys, "--data-dir", str(data_dir), "config", "import", str(CONFIGS / "one_bad_entry.json")
     )
-    assert code == 0
+    assert code == 1
     assert "skipped    nothing" in err and "one_bad_entry.json:4" in err
     assert "skipped    pigeon" in err
     # Variables are not expanded on import, so an unset one is no reason to skip.

@@ -32,12 +32,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "import",
         help="merge a Claude Desktop / VS Code / Cursor servers config into ours",
         description="Merge the servers of FILE (Claude Desktop or Cursor 'mcpServers', VS Code 'servers', "
-        "or TOML) into EdgeHost's servers config. ${VAR} references are kept as written.",
+        "or TOML) into EdgeHost's servers config. ${VAR} references are kept as written. A server we "
+        "already have is replaced only with --replace. Exits 1 when an entry was skipped or kept.",
     )
     imp.add_argument(
         "file", metavar="FILE", help="e.g. ~/.config/Claude/claude_desktop_config.json, .vscode/mcp.json"
     )
     imp.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    imp.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace servers we already have under the same name (without it they are kept and the "
+        "keys that differ are listed)",
+    )
     imp.add_argument("--json", action="store_true", help="print the result as JSON")
     imp.set_defaults(handler=import_command)
 
@@ -82,10 +89,18 @@ class ImportPlan:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, error)
+    # Same name, different entry, not replaced (no --replace): name -> the keys that differ.
+    kept: dict[str, list[str]] = field(default_factory=dict)
+    # Replaced: name -> the keys that differ.
+    changes: dict[str, list[str]] = field(default_factory=dict)
 
 
-def merge_servers(ours: ServersConfig, incoming: ServersConfig) -> ImportPlan:
-    """Merge ``incoming`` into ``ours`` in place (same name: replaced); entries with an error are skipped."""
+def merge_servers(ours: ServersConfig, incoming: ServersConfig, *, replace: bool = True) -> ImportPlan:
+    """Merge ``incoming`` into ``ours`` in place; entries with an error are skipped.
+
+    A server of the same name with a different entry is replaced only when ``replace``; otherwise it is
+    kept and listed in ``kept`` with the keys that differ. Raises nothing.
+    """
     plan = ImportPlan()
     for server in incoming.servers:
         if server.error is not None:
@@ -95,17 +110,28 @@ def merge_servers(ours: ServersConfig, incoming: ServersConfig) -> ImportPlan:
         if existing is None:
             ours.servers.append(server)
             plan.added.append(server.name)
-        elif existing.error is None and _entry(ours, existing) == _entry(ours, server):
+            continue
+        differing = _differing_keys(_entry(ours, existing), _entry(ours, server))
+        if existing.error is None and not differing:
             plan.unchanged.append(server.name)
-        else:
+        elif replace:
             ours.servers[ours.servers.index(existing)] = server
             plan.replaced.append(server.name)
+            plan.changes[server.name] = differing
+        else:
+            plan.kept[server.name] = differing
     _merge_inputs(ours, incoming)
     return plan
 
 
-def _entry(config: ServersConfig, server: ServerConfig) -> Any:
-    return server_to_entry(server, config.builtin_defaults.get(server.name))
+def _entry(config: ServersConfig, server: ServerConfig) -> dict[str, Any]:
+    entry = server_to_entry(server, config.builtin_defaults.get(server.name))
+    return entry if isinstance(entry, dict) else {}
+
+
+def _differing_keys(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The names (never the values: they may be secrets) of the entry keys that differ."""
+    return sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
 
 
 def _merge_inputs(ours: ServersConfig, incoming: ServersConfig) -> None:
@@ -130,9 +156,10 @@ def import_command(ctx: CliContext) -> int:
     else:
         ours = ServersConfig(path=target)
     ours.builtin_defaults = defaults
-    plan = merge_servers(ours, incoming)
+    plan = merge_servers(ours, incoming, replace=ctx.args.replace)
     changed = bool(plan.added or plan.replaced)
     written = changed and not ctx.args.dry_run
+    exit_code = 1 if plan.skipped or plan.kept else 0
     if written:
         save_servers_config(ours, target)
     if ctx.args.json:
@@ -145,17 +172,28 @@ def import_command(ctx: CliContext) -> int:
                 "added": plan.added,
                 "replaced": plan.replaced,
                 "unchanged": plan.unchanged,
+                "changedKeys": plan.changes,
+                "kept": [{"name": name, "changedKeys": keys} for name, keys in plan.kept.items()],
                 "skipped": [{"name": name, "error": error} for name, error in plan.skipped],
             }
         )
-        return 0
+        return exit_code
     by_name = {server.name: server for server in incoming.servers}
     for label, names in (("added", plan.added), ("replaced", plan.replaced), ("unchanged", plan.unchanged)):
         for name in names:
-            print(f"{label:<10} {name:<24} {_describe(by_name[name])}")
+            changes = f" (changes {', '.join(plan.changes[name])})" if name in plan.changes else ""
+            print(f"{label:<10} {name:<24} {_describe(by_name[name])}{changes}")
+    for name, keys in plan.kept.items():
+        print(
+            f"{'kept':<10} {name:<24} ours differs in {', '.join(keys) or 'its entry'}; "
+            "not replaced without --replace",
+            file=sys.stderr,
+        )
     for name, error in plan.skipped:
         print(f"{'skipped':<10} {name:<24} {error}", file=sys.stderr)
     counts = f"{len(plan.added)} added, {len(plan.replaced)} replaced, {len(plan.unchanged)} unchanged"
+    if plan.kept:
+        counts += f", {len(plan.kept)} kept (see --replace)"
     if plan.skipped:
         counts += f", {len(plan.skipped)} skipped"
     if ctx.args.dry_run:
@@ -164,7 +202,7 @@ def import_command(ctx: CliContext) -> int:
         print(f"{counts}; wrote {target}")
     else:
         print(f"{counts}; {target} is already up to date")
-    return 0
+    return exit_code
 
 
 def _describe(server: ServerConfig) -> str:
