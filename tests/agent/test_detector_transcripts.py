@@ -30,7 +30,8 @@ def test_a_transcript_gives_the_same_calls_and_text_at_every_chunking(
     capsys: pytest.CaptureFixture[str], name: str, chunk_size: int
 ) -> None:
     expected = json.loads((TRANSCRIPTS / f"{name}.expected.json").read_text(encoding="utf-8"))
-    result = run_calls(capsys, "--chunk-size", str(chunk_size), str(TRANSCRIPTS / f"{name}.txt"))
+    chunking = ["--chunk-size", str(chunk_size)] if chunk_size else []
+    result = run_calls(capsys, *chunking, str(TRANSCRIPTS / f"{name}.txt"))
     assert result == expected
 
 
@@ -79,3 +80,24 @@ def test_the_readable_summary_names_calls_and_problems(capsys: pytest.CaptureFix
 def test_a_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["calls", str(tmp_path / "nope.txt")]) == 2
     assert "nope.txt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", ["0", "-3", "two"])
+def test_a_chunk_size_that_is_not_positive_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, size: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["calls", "--chunk-size", size, str(TRANSCRIPTS / "hermes_two_calls.txt")])
+    assert exited.value.code == 2
+    assert "--chunk-size" in capsys.readouterr().err
+
+
+def test_the_readable_summary_escapes_a_newline_of_the_text_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    transcript = tmp_path / "two_lines.txt"
+    transcript.write_text("first line\nsecond line", encoding="utf-8")
+    assert main(["calls", str(transcript)]) == 0
+    out = capsys.readouterr().out
+    assert "text: first line\\nsecond line" in out
+    assert "\\\\n" not in out

@@ -16,7 +16,7 @@ from edgehost.agent.detector import (
     ToolCallParsed,
     detect_calls,
 )
-from edgehost.cli.context import CliContext, print_json
+from edgehost.cli.context import CliContext, positive_int, print_json
 from edgehost.errors import UsageError
 
 _PREVIEW = 160
@@ -37,8 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--chunk-size",
-        type=int,
-        default=0,
+        type=positive_int,
         metavar="N",
         help="feed N characters at a time (default: all at once)",
     )
@@ -70,12 +69,10 @@ def calls_report(events: list[DetectorEvent]) -> dict[str, Any]:
 
 def run_calls(ctx: CliContext) -> int:
     args = ctx.args
-    if args.chunk_size < 0:
-        raise UsageError("--chunk-size must be 0 (all at once) or more")
     dialects = ALL_DIALECTS if args.dialect == "auto" else (args.dialect,)
     inputs = [(path, _read(path)) for path in args.files] if args.files else [("-", sys.stdin.read())]
     reports = {
-        name: calls_report(detect_calls(text, dialects=dialects, chunk_size=args.chunk_size))
+        name: calls_report(detect_calls(text, dialects=dialects, chunk_size=args.chunk_size or 0))
         for name, text in inputs
     }
     if args.json:
@@ -109,7 +106,7 @@ def _print_summary(report: dict[str, Any]) -> None:
     for item in report["errors"]:
         print(f"error ({item['dialect']}): {item['error']}\n    {_preview(item['raw'])}")
     text = report["text"].strip()
-    print(f"text: {_preview(text)!r}" if text else "text: (none)")
+    print(f"text: {_preview(text)}" if text else "text: (none)")
 
 
 def _preview(text: str) -> str:

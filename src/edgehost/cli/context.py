@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from edgehost.errors import UsageError
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+
+_N = TypeVar("_N", int, float)
 
 
 @dataclass
@@ -46,3 +49,28 @@ def parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
             raise UsageError(f"arguments are KEY=VALUE, got {pair!r}")
         values[key] = value
     return values
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer > 0. Raises argparse.ArgumentTypeError (a usage error, exit 2)."""
+    return _checked(int, text, lambda v: v > 0, "a whole number above 0")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0. Raises argparse.ArgumentTypeError (a usage error, exit 2)."""
+    return _checked(int, text, lambda v: v >= 0, "a whole number, 0 or more")
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0. Raises argparse.ArgumentTypeError (a usage error, exit 2)."""
+    return _checked(float, text, lambda v: 0 < v < math.inf, "a number above 0")
+
+
+def _checked(kind: Callable[[str], _N], text: str, valid: Callable[[_N], bool], expected: str) -> _N:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not valid(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value

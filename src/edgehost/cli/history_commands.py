@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any, get_args
 
-from edgehost.cli.context import CliContext, print_json
+from edgehost.cli.context import CliContext, non_negative_int, print_json
 from edgehost.store import EXPORT_FORMATS, Execution, ExecutionStatus, Store
 
 __all__ = ["export_history", "format_table", "list_history", "register"]
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_filters(history, keep_unset=False)
     history.add_argument(
         "--limit",
-        type=int,
+        type=non_negative_int,
         metavar="N",
         default=DEFAULT_LIST_LIMIT,
         help=f"at most N rows, 0 for all (default {DEFAULT_LIST_LIMIT})",
