@@ -144,3 +144,13 @@ def test_an_unknown_status_is_a_usage_error(data_dir: Path, capsys: pytest.Captu
         main(["--data-dir", str(data_dir), "history", "--status", "sideways"])
     assert exit_info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("limit", ["-5", "ten"])
+def test_a_negative_or_non_numeric_limit_is_a_usage_error(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], limit: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        _run(data_dir, capsys, "--limit", limit)
+    assert exited.value.code == 2
+    assert "--limit" in capsys.readouterr().err
