@@ -11,11 +11,16 @@ Prints ``RESULT decode_overhead <ratio>`` (worker tokens/s / direct tokens/s; ta
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import time
 
-import llama_cpp
-from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+# Same OpenMP wait policy as our worker (edgehost.llm.worker_backend.worker_environment), so both
+# sides of the ratio run llama.cpp alike; it is read when llama.cpp loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import llama_cpp  # noqa: E402
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # noqa: E402
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, TokenText
 from edgehost.llm.models import default_model_path
