@@ -3,11 +3,10 @@ and the set of background tasks a window owns."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
@@ -21,6 +20,9 @@ from PySide6.QtGui import (
     QTextTable,
 )
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QSizePolicy, QTextBrowser, QWidget
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "Chip",
@@ -87,6 +89,8 @@ class TaskSet:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
+        import asyncio  # imported once the loop runs; the window's first paint does not wait for it
+
         task = asyncio.ensure_future(coro)
         if name:
             task.set_name(name)

@@ -6,7 +6,6 @@ One instance per user and data folder; a second start raises the window or toggl
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
 import logging
@@ -23,6 +22,8 @@ from edgehost.cli.context import CliContext
 __all__ = ["Desktop", "app_icon", "load_core", "run_app"]
 
 log = logging.getLogger(__name__)
+# asyncio, qasync and the core are imported inside the functions that use them: `edgehost` shows its
+# window before any of them is loaded.
 
 SERVER_STATUS_REFRESH_MS = 1000
 
@@ -79,19 +80,22 @@ def run_app(ctx: CliContext) -> int:
     window = MainWindow(settings, app_icon())
     if not quick_ask:
         window.show_window()
-    import qasync
+    import asyncio
 
-    from edgehost.host.host import HostOptions
+    import qasync
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
 
     async def main() -> int:
         await load_core()
+        from edgehost.host.host import HostOptions
+
         desktop = Desktop(
             ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
         )
-        return await desktop.run(quick_ask=quick_ask)
+        with quit_on_signals(desktop.quit):
+            return await desktop.run(quick_ask=quick_ask)
 
     with loop:
         return int(loop.run_until_complete(main()))
@@ -115,6 +119,8 @@ CORE_MODULES = (
 async def load_core() -> None:
     """Import the core in a thread while the window stays live (the GIL is handed back to the GUI
     thread every few milliseconds, so it keeps painting and answering input)."""
+    import asyncio
+
     await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
 
 
@@ -134,10 +140,15 @@ def quit_on_signals(quit_app: Callable[[], None]) -> Iterator[None]:
     handlers = {sig: signal.signal(sig, lambda *_args: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
 
+    quitting = {signal.SIGTERM.value, signal.SIGINT.value}
+
     def woken() -> None:
+        # Every signal with a Python handler writes its number here (SIGCHLD from the servers too).
+        received = b""
         with contextlib.suppress(OSError):
-            reader.recv(64)
-        quit_app()
+            received = reader.recv(64)
+        if quitting & set(received):
+            quit_app()
 
     notifier.activated.connect(woken)
     try:
@@ -189,6 +200,8 @@ class Desktop:
         if options.features is None:
             options.features = ClientFeatures(elicitation=self.window.elicit, sampling=self.window.sample)
         self.instance = InstanceServer(instance) if instance else None
+        import asyncio
+
         self._quit = asyncio.Event()
         self.start_error: str | None = None
         self.window.quit_requested.connect(self.quit)
@@ -214,6 +227,8 @@ class Desktop:
             self.quick_ask.present()
         else:
             self.window.show_window()
+        import asyncio
+
         await asyncio.sleep(0)  # let the window paint before servers and the model start
         try:
             await self.host.start()

@@ -6,7 +6,6 @@ decided in the core.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,8 @@ from edgehost.ui.composer import Composer, Palette, PaletteItem
 from edgehost.ui.tool_card import split_tool_name
 
 if TYPE_CHECKING:
+    import asyncio
+
     import mcp_types as types
 
     from edgehost.host import events as ev
