@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
-import inspect
 import sys
 from collections.abc import Sequence
 
@@ -92,8 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is None:
             parser.parse_args([*argv, "--help"])
             return 2
+        import inspect  # here, not at the top: the desktop app's window must not wait for it
+
         result = handler(ctx)
         if inspect.iscoroutine(result):
+            import asyncio
+
             result = asyncio.run(result)
         return int(result or 0)
     except (ConfigError, UsageError) as exc:
