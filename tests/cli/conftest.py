@@ -1,9 +1,9 @@
 """The terminal commands as a person runs them: real subprocesses, the real default model, tmux for a tty.
 
 Two settings keep these tests within about two minutes on a loaded 2-core machine, and change nothing
-the tests look at: one inference thread (llama.cpp's threads wait on each other by spinning; when
-other processes hold the cores, a 2-thread prefill here ran 10 times slower than a 1-thread one),
-and only the tools the tests use enabled (a smaller tools section to prefill each turn).
+the tests look at: one inference thread (llama.cpp's threads wait on each other at every step; when
+other processes hold the cores, a 2-thread prefill here ran up to 10 times slower than a 1-thread
+one), and only the tools the tests use enabled (a smaller tools section to prefill each turn).
 """
 
 from __future__ import annotations
