@@ -18,10 +18,14 @@ import pytest
 from mcp_support import EVERYTHING, HOSTILE, node_binary, write_config
 from tests.conftest import peer_path
 
+from edgehost import __version__
 from edgehost.cli.main import main
 
 # A CLI run starts Python, connects, lists and closes; bounded well above what it needs.
 CLI_TIMEOUT_S = 120
+# Listings wait 10 s by default; node servers on this shared machine may need longer.
+WAIT_S = 60
+RISKY = Path(__file__).resolve().parent / "risky_server.py"
 
 
 @dataclass
@@ -54,12 +58,14 @@ def test_servers_json_in_a_real_process_shows_ready_and_failed_servers(data_dir:
             str(data_dir),
             "servers",
             "--json",
+            "--wait",
+            str(WAIT_S),
         ],
         capture_output=True,
         text=True,
         timeout=CLI_TIMEOUT_S,
     )
-    assert completed.returncode == 0, completed.stderr
+    assert completed.returncode == 1, completed.stderr  # a server failed
     servers = {s["name"]: s for s in json.loads(completed.stdout)}
     assert servers["hostile"]["status"] == "ready"
     assert servers["hostile"]["tools"] >= 5
@@ -86,7 +92,7 @@ def config(data_dir: Path) -> Path:
 def test_tools_json_lists_namespaced_tools_of_one_server(
     data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:
-    completed = edgehost(data_dir, config, "tools", "--server", "everything", "--json")
+    completed = edgehost(data_dir, config, "tools", "--server", "everything", "--json", "--wait", str(WAIT_S))
     assert completed.returncode == 0, completed.stderr
     tools = json.loads(completed.stdout)
     assert {t["server"] for t in tools} == {"everything"}
@@ -103,6 +109,8 @@ def test_tools_json_lists_namespaced_tools_of_one_server(
         "--top",
         "3",
         "--json",
+        "--wait",
+        str(WAIT_S),
     )
     assert ranked.returncode == 0, ranked.stderr
     top = [t["name"] for t in json.loads(ranked.stdout)]
@@ -148,14 +156,136 @@ def test_call_exit_codes_say_what_went_wrong(
 def test_resources_read_prompts_and_prompt(
     data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:
-    listed = edgehost(data_dir, config, "resources", "--server", "everything", "--json")
+    listed = edgehost(
+        data_dir, config, "resources", "--server", "everything", "--json", "--wait", str(WAIT_S)
+    )
     assert listed.returncode == 0, listed.stderr
     uri = next(r["uri"] for r in json.loads(listed.stdout) if r["kind"] == "resource")
     read = edgehost(data_dir, config, "read", uri, "--server", "everything", "--json")
     assert read.returncode == 0, read.stderr
     assert json.loads(read.stdout)["contents"][0]["uri"] == uri
-    prompts = edgehost(data_dir, config, "prompts", "--server", "everything", "--json")
+    prompts = edgehost(data_dir, config, "prompts", "--server", "everything", "--json", "--wait", str(WAIT_S))
     assert "everything__args-prompt" in {p["name"] for p in json.loads(prompts.stdout)}
     got = edgehost(data_dir, config, "prompt", "everything__args-prompt", "city=Lyon")
     assert got.returncode == 0, got.stderr
     assert "Lyon" in got.stdout
+
+
+def test_a_server_that_never_starts_is_listed_as_starting_after_wait(
+    data_dir: Path, edgehost: Callable[..., Run]
+) -> None:
+    config = write_config(
+        data_dir,
+        {
+            "slow": {"command": sys.executable, "args": [str(HOSTILE), "--slow-start", "600"]},
+            "board": {"enabled": False},
+            "files": {"enabled": False},
+        },
+    )
+    listed = edgehost(data_dir, config, "servers", "--json", "--wait", "2")
+    assert listed.returncode == 0, listed.stderr
+    statuses = {s["name"]: s["status"] for s in json.loads(listed.stdout)}
+    assert statuses == {"slow": "starting", "board": "disabled", "files": "disabled"}
+    text = edgehost(data_dir, config, "servers", "--wait", "1")
+    assert "slow: starting" in text.stdout and "--wait" in text.stdout
+
+
+def test_a_failed_server_makes_servers_exit_1_with_one_clear_error(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
+    listed = edgehost(data_dir, config, "servers", "--wait", str(WAIT_S))
+    assert listed.returncode == 1
+    assert "broken: failed" in listed.stdout
+    called = edgehost(data_dir, config, "call", "broken__echo", '{"text": "x"}')
+    first_line = called.stderr.strip().splitlines()[0]
+    assert called.returncode == 1 and "failed to start" in first_line
+    assert first_line.count("broken") == 1 and " is failed" not in first_line, first_line
+
+
+@pytest.fixture
+def risky(data_dir: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A config with the risky server (untrusted) and the built-in board server; and the marker folder."""
+    markers = tmp_path / "called"
+    markers.mkdir()
+    config = write_config(
+        data_dir,
+        {"risky": {"command": sys.executable, "args": [str(RISKY), str(markers)]}, "board": {}},
+    )
+    return config, markers
+
+
+def test_probe_of_a_configured_server_calls_only_safe_tools(
+    data_dir: Path, risky: tuple[Path, Path], edgehost: Callable[..., Run]
+) -> None:
+    config, markers = risky
+    probed = edgehost(data_dir, config, "probe", "--server", "risky", "--json")
+    assert probed.returncode == 0, probed.stderr
+    outcomes = {t["tool"]: (t["risk"], t["outcome"]) for t in json.loads(probed.stdout)["tools"]}
+    assert outcomes["read_note"] == ("safe", "ok")
+    assert outcomes["delete_everything"][0] == "destructive"
+    assert outcomes["delete_everything"][1].startswith("skipped (destructive")
+    assert outcomes["count_words"][1].startswith("skipped (caution")
+    assert sorted(p.name for p in markers.iterdir()) == ["read_note"]
+    risky_too = edgehost(data_dir, config, "probe", "--server", "risky", "--call-risky", "--json")
+    assert risky_too.returncode == 0, risky_too.stderr
+    assert sorted(p.name for p in markers.iterdir()) == ["count_words", "read_note"]
+    everything = edgehost(data_dir, config, "probe", "--server", "risky", "--call-destructive")
+    assert everything.returncode == 0, everything.stderr
+    assert (markers / "delete_everything").exists()
+
+
+def test_tools_listing_tags_risk_from_names_too(
+    data_dir: Path, risky: tuple[Path, Path], edgehost: Callable[..., Run]
+) -> None:
+    config, _ = risky
+    listed = edgehost(data_dir, config, "tools", "--server", "risky", "--wait", str(WAIT_S))
+    assert listed.returncode == 0, listed.stderr
+    line = next(line for line in listed.stdout.splitlines() if line.startswith("risky__delete_everything"))
+    assert line.endswith("[destructive]")
+    as_json = edgehost(data_dir, config, "tools", "--server", "risky", "--json", "--wait", str(WAIT_S))
+    risks = {t["name"]: t["risk"] for t in json.loads(as_json.stdout)}
+    assert risks["risky__delete_everything"] == "destructive"
+    assert risks["risky__read_note"] == "safe"
+
+
+def test_empty_listings_say_so_and_the_built_in_server_has_the_app_version(
+    data_dir: Path, risky: tuple[Path, Path], edgehost: Callable[..., Run]
+) -> None:
+    config, _ = risky
+    resources = edgehost(data_dir, config, "resources", "--server", "risky", "--wait", str(WAIT_S))
+    assert resources.returncode == 0 and "(no resources)" in resources.stdout
+    prompts = edgehost(data_dir, config, "prompts", "--server", "risky", "--wait", str(WAIT_S))
+    assert prompts.returncode == 0 and "(no prompts)" in prompts.stdout
+    servers = edgehost(data_dir, config, "servers", "--json", "--wait", str(WAIT_S))
+    assert servers.returncode == 0, servers.stdout
+    board = next(s for s in json.loads(servers.stdout) if s["name"] == "board")
+    assert board["serverInfo"] == {"name": "board", "version": __version__}
+
+
+def test_call_prints_structured_content_once(
+    data_dir: Path, risky: tuple[Path, Path], edgehost: Callable[..., Run]
+) -> None:
+    config, _ = risky
+    called = edgehost(data_dir, config, "call", "risky__summary")
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.count("notes.txt") == 1, called.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tools", "--query", "x", "--top", "-1"),
+        ("tools", "--query", "x", "--top", "0"),
+        ("call", "risky__summary", "--timeout", "-1"),
+        ("call", "risky__summary", "--timeout", "nan"),
+        ("servers", "--wait", "0"),
+    ],
+)
+def test_numbers_out_of_range_are_usage_errors(
+    data_dir: Path, risky: tuple[Path, Path], capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    config, _ = risky
+    with pytest.raises(SystemExit) as exited:
+        main(["--config", str(config), "--data-dir", str(data_dir), *args])
+    assert exited.value.code == 2
+    assert "expected" in capsys.readouterr().err

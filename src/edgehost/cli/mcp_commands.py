@@ -20,8 +20,12 @@ from typing import Any
 
 import mcp_types as types
 
-from edgehost.cli.context import CliContext, print_json
+from edgehost.agent.approval import Risk, tool_risk
+from edgehost.agent.selection import rank_tools
+from edgehost.agent.tools import ToolSpec
+from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.errors import UsageError
+from edgehost.host.executor import tool_specs
 from edgehost.mcp.catalog import SEPARATOR, ToolEntry, sanitize
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
@@ -30,34 +34,53 @@ from edgehost.mcp.results import block_text, content_json, result_json
 from edgehost.mcp.schema_values import example_arguments
 from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S, ServerState, ServerStatus
 
-# Waiting for servers to connect: the supervisor's own start bound, plus a little for the listing.
+# A command that needs one server waits as long as the supervisor's own start bound, plus a little.
 _CONNECT_WAIT_S = STARTUP_TIMEOUT_S + 5
+# A listing shows what is up by then; a server still starting (an npx download, a hung program) is
+# listed as starting rather than holding up the others for a minute.
+_LISTING_WAIT_S = 10.0
 _STDERR_LINES_SHOWN = 10
 _PROBE_CALL_TIMEOUT_S = 30.0
+
+
+def _add_wait(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--wait",
+        type=positive_float,
+        default=_LISTING_WAIT_S,
+        metavar="SECONDS",
+        help=f"wait at most this long for servers to start; slower ones are shown as starting "
+        f"(default {_LISTING_WAIT_S:g})",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("servers", help="connect to every enabled server and show its status")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    _add_wait(p)
     p.set_defaults(handler=servers_command)
 
     p = sub.add_parser("tools", help="list the tools of the connected servers (namespaced server__tool)")
     p.add_argument("--server", metavar="NAME", help="only this server")
     p.add_argument("--query", metavar="TEXT", help="rank the tools by relevance to TEXT")
-    p.add_argument("--top", metavar="K", type=int, help="with --query: show the K best")
+    p.add_argument("--top", metavar="K", type=positive_int, help="with --query: show the K best")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    _add_wait(p)
     p.set_defaults(handler=tools_command)
 
     p = sub.add_parser("call", help="call one tool: edgehost call server__tool '{\"arg\": 1}'")
     p.add_argument("name", metavar="NAME", help="namespaced tool name (see `edgehost tools`)")
     p.add_argument("arguments", metavar="JSON", nargs="?", default="{}", help="arguments as a JSON object")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="override the server's call timeout")
+    p.add_argument(
+        "--timeout", type=positive_float, metavar="SECONDS", help="override the server's call timeout"
+    )
     p.add_argument("--json", action="store_true", help='print {"content", "structuredContent", "isError"}')
     p.set_defaults(handler=call_command)
 
     p = sub.add_parser("resources", help="list the resources and resource templates of the connected servers")
     p.add_argument("--server", metavar="NAME", help="only this server")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    _add_wait(p)
     p.set_defaults(handler=resources_command)
 
     p = sub.add_parser("read", help="read a resource by URI")
@@ -69,6 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prompts", help="list the prompts of the connected servers")
     p.add_argument("--server", metavar="NAME", help="only this server")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    _add_wait(p)
     p.set_defaults(handler=prompts_command)
 
     p = sub.add_parser("prompt", help="get a prompt: edgehost prompt server__name key=value ...")
@@ -83,12 +107,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Connect to URL (Streamable HTTP, or legacy SSE with --sse) or a configured server, list "
         "its tools, resources and prompts, call each tool with arguments built from its schema (defaults, "
         "enums, minimal valid values), answer elicitation with the schema's defaults, and print a report. "
-        "Tools annotated destructive are skipped unless --call-destructive.",
+        "Which tools are called goes by their risk (annotations and name, as for approval): a URL probe "
+        "calls all but destructive ones; a --server probe, which runs against your real config, calls "
+        "only safe (read-only) ones. --call-risky widens that to every tool but destructive ones, "
+        "--call-destructive to every tool.",
     )
     p.add_argument("url", metavar="URL", nargs="?", help="server URL")
     p.add_argument("--server", metavar="NAME", help="a configured server instead of a URL")
     p.add_argument("--sse", action="store_true", help="URL is a legacy SSE endpoint")
-    p.add_argument("--call-destructive", action="store_true", help="also call tools annotated destructive")
+    p.add_argument(
+        "--call-risky",
+        action="store_true",
+        help="with --server: also call tools that may change things (risk caution), not destructive ones",
+    )
+    p.add_argument(
+        "--call-destructive",
+        action="store_true",
+        help="call every tool, including those whose annotations or name say destructive (delete_*, kill_*)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=probe_command)
 
@@ -130,20 +166,21 @@ def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
 
 @asynccontextmanager
 async def _connected(
-    ctx: CliContext, config: ServersConfig, only: Collection[str] | None
+    ctx: CliContext, config: ServersConfig, only: Collection[str] | None, wait: float = _CONNECT_WAIT_S
 ) -> AsyncIterator[ServerManager]:
-    """The servers ``only`` (all when None) connected, each settled (ready or failed); closed on exit."""
+    """The servers ``only`` (all when None) started, each settled (ready or failed) or still starting
+    after ``wait`` seconds; closed on exit."""
     with _quiet_sdk_logs():
         async with ServerManager(config, ctx.settings, only=only, auto_restart=False) as manager:
-            await manager.wait_ready(_CONNECT_WAIT_S)
+            await manager.wait_ready(wait)
             yield manager
 
 
 def _require_ready(state: ServerState) -> None:
     if state.status is not ServerStatus.READY:
-        reason = f": {state.error}" if state.error else ""
+        # The supervisor's error already names the server and says what happened.
         raise ServerUnavailable(
-            f"server {state.name!r} is {state.status.value}{reason}",
+            state.error or f"server {state.name!r} is {state.status.value}",
             server=state.name,
             stderr_tail=state.stderr_tail[-_STDERR_LINES_SHOWN:],
         )
@@ -173,16 +210,23 @@ def _print_block(ctx: CliContext, block: Any, stem: str) -> None:
         print(block_text(block))
 
 
-def _tool_table(tools: Sequence[ToolEntry]) -> None:
+def _tool_table(tools: Sequence[ToolSpec]) -> None:
+    if not tools:
+        print("(no tools)")
     width = max((len(t.name) for t in tools), default=4)
     for tool in tools:
         flags = "" if tool.enabled else " (disabled)"
-        if tool.annotations.get("destructiveHint"):
-            flags += " [destructive]"
-        elif tool.annotations.get("readOnlyHint"):
-            flags += " [read-only]"
+        flags += f" [{_RISK_TAGS[tool_risk(tool)[0]]}]"
         summary = (tool.description.strip().splitlines() or [""])[0][:100]
         print(f"{tool.name:<{width}}  {summary}{flags}")
+
+
+_RISK_TAGS: dict[Risk, str] = {
+    "safe": "read-only",
+    "caution": "may change things",
+    "destructive": "destructive",
+}
+_RISK_ORDER: tuple[Risk, ...] = ("safe", "caution", "destructive")
 
 
 # --- servers ------------------------------------------------------------------------------------
@@ -194,15 +238,20 @@ def _state_json(state: ServerState, tool_names: list[str]) -> dict[str, Any]:
     return data
 
 
+def _any_failed(states: Sequence[ServerState]) -> bool:
+    return any(s.status is ServerStatus.FAILED for s in states)
+
+
 async def servers_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, None) as manager:
+    async with _connected(ctx, config, None, ctx.args.wait) as manager:
         states = manager.statuses()
         catalog = manager.catalog
     names = {s.name: [t.name for t in catalog.tools if t.server == s.name] for s in states}
+    exit_code = 1 if _any_failed(states) else 0
     if ctx.args.json:
         print_json([_state_json(s, names[s.name]) for s in states])
-        return 0
+        return exit_code
     if not states:
         print(f"no servers configured ({config.path})")
     for state in states:
@@ -216,56 +265,46 @@ async def servers_command(ctx: CliContext) -> int:
         print(line)
         if state.error:
             print(f"  error: {state.error}")
+        if state.status is ServerStatus.STARTING:
+            print(f"  still starting after {ctx.args.wait:g} s (see --wait)")
         if state.status is ServerStatus.FAILED and state.stderr_tail:
             print("  stderr:")
             for text in state.stderr_tail[-_STDERR_LINES_SHOWN:]:
                 print(f"    {text}")
-    return 0
+    return exit_code
 
 
 # --- tools --------------------------------------------------------------------------------------
 
 
-def _ranked(query: str, tools: Sequence[ToolEntry], top: int | None) -> list[ToolEntry]:
-    try:
-        from edgehost.agent.selection import rank_tools
-        from edgehost.agent.tools import ToolSpec
-    except ImportError as exc:
-        raise UsageError(
-            f"--query needs the tool ranker (edgehost.agent.selection), which is unavailable: {exc}"
-        ) from None
-    by_name = {t.name: t for t in tools}
-    specs = [
-        ToolSpec(
-            name=t.name,
-            server=t.server,
-            description=t.description,
-            input_schema=t.input_schema,
-            annotations=t.annotations,
-            title=t.title,
-            enabled=t.enabled,
-        )
-        for t in tools
-    ]
-    return [by_name[spec.name] for spec in rank_tools(query, specs, top)]
+def _tool_json(entry: ToolEntry, spec: ToolSpec) -> dict[str, Any]:
+    risk, reasons = tool_risk(spec)
+    return {**entry.to_json(), "risk": risk, "riskReasons": list(reasons)}
+
+
+def _report_not_ready(states: Sequence[ServerState]) -> None:
+    for state in states:
+        if state.status is ServerStatus.FAILED:
+            print(f"(not connected: {state.error or state.name})", file=sys.stderr)
+        elif state.status is ServerStatus.STARTING:
+            print(f"({state.name} is still starting; see --wait)", file=sys.stderr)
 
 
 async def tools_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
     if ctx.args.top is not None and not ctx.args.query:
         raise UsageError("--top needs --query")
-    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
         states = manager.statuses()
-        tools: Sequence[ToolEntry] = manager.catalog.tools
+        entries = {t.name: t for t in manager.catalog.tools}
+        specs = tool_specs(manager, config)
     if ctx.args.query:
-        tools = _ranked(ctx.args.query, tools, ctx.args.top)
+        specs = rank_tools(ctx.args.query, specs, ctx.args.top)
     if ctx.args.json:
-        print_json([t.to_json() for t in tools])
+        print_json([_tool_json(entries[spec.name], spec) for spec in specs])
         return 0
-    _tool_table(tools)
-    for state in states:
-        if state.status is ServerStatus.FAILED:
-            print(f"({state.name} is not connected: {state.error})", file=sys.stderr)
+    _tool_table(specs)
+    _report_not_ready(states)
     return 0
 
 
@@ -301,11 +340,23 @@ async def call_command(ctx: CliContext) -> int:
         stem = sanitize(ctx.args.name)
         for block in result.content:
             _print_block(ctx, block, stem)
-        if result.structured_content is not None:
+        # A server usually repeats its structured result as a JSON text block; print it once.
+        if result.structured_content is not None and not _repeated_as_text(result):
             print("structuredContent: " + json.dumps(result.structured_content, ensure_ascii=False, indent=2))
         if result.is_error:
             print(f"edgehost: tool {ctx.args.name!r} returned an error (isError)", file=sys.stderr)
     return 1 if result.is_error else 0
+
+
+def _repeated_as_text(result: types.CallToolResult) -> bool:
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            try:
+                if json.loads(block.text) == result.structured_content:
+                    return True
+            except ValueError:
+                continue
+    return False
 
 
 # --- resources and prompts ------------------------------------------------------------------------
@@ -313,7 +364,8 @@ async def call_command(ctx: CliContext) -> int:
 
 async def resources_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
+        states = manager.statuses()
         catalog = manager.catalog
     if ctx.args.json:
         print_json(
@@ -321,6 +373,9 @@ async def resources_command(ctx: CliContext) -> int:
             + [{"kind": "template", **t.to_json()} for t in catalog.resource_templates]
         )
         return 0
+    if not catalog.resources and not catalog.resource_templates:
+        print("(no resources)")
+    _report_not_ready(states)
     for resource in catalog.resources:
         print(f"{resource.uri}  ({resource.server}) {resource.name} {resource.mime_type or ''}".rstrip())
     for template in catalog.resource_templates:
@@ -348,11 +403,15 @@ async def read_command(ctx: CliContext) -> int:
 
 async def prompts_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
+        states = manager.statuses()
         prompts = manager.catalog.prompts
     if ctx.args.json:
         print_json([p.to_json() for p in prompts])
         return 0
+    if not prompts:
+        print("(no prompts)")
+    _report_not_ready(states)
     for prompt in prompts:
         arguments = " ".join(
             f"{a['name']}=" + ("…" if a.get("required") else "[…]") for a in prompt.arguments
@@ -363,18 +422,8 @@ async def prompts_command(ctx: CliContext) -> int:
     return 0
 
 
-def _parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"prompt arguments are KEY=VALUE, got {pair!r}")
-        values[key] = value
-    return values
-
-
 async def prompt_command(ctx: CliContext) -> int:
-    arguments = _parse_pairs(ctx.args.pairs)
+    arguments = parse_pairs(ctx.args.pairs)
     config = load_servers_config(ctx.paths)
     server = _server_of(config, ctx.args.name)
     async with _connected(ctx, config, [server.name]) as manager:
@@ -420,17 +469,33 @@ def _probe_target(ctx: CliContext) -> ServersConfig:
     )
 
 
-def _destructive(tool: ToolEntry) -> bool:
-    return bool(tool.annotations.get("destructiveHint")) and not tool.annotations.get("readOnlyHint")
+def _probe_max_risk(ctx: CliContext) -> Risk:
+    """The riskiest tool a probe calls: a configured server is the user's real one (files, processes)."""
+    if ctx.args.call_destructive:
+        return "destructive"
+    if ctx.args.call_risky or not ctx.args.server:
+        return "caution"
+    return "safe"
 
 
-async def _probe_tools(ctx: CliContext, manager: ServerManager) -> list[dict[str, Any]]:
+async def _probe_tools(
+    ctx: CliContext, manager: ServerManager, config: ServersConfig
+) -> list[dict[str, Any]]:
     reports: list[dict[str, Any]] = []
-    for tool in manager.catalog.tools:
+    limit = _RISK_ORDER.index(_probe_max_risk(ctx))
+    entries = {t.name: t for t in manager.catalog.tools}
+    for spec in tool_specs(manager, config):
+        tool = entries[spec.name]
         arguments = example_arguments(tool.input_schema)
-        report: dict[str, Any] = {"tool": tool.original_name, "name": tool.name, "arguments": arguments}
-        if _destructive(tool) and not ctx.args.call_destructive:
-            report["outcome"] = "skipped (destructive)"
+        risk, reasons = tool_risk(spec)
+        report: dict[str, Any] = {
+            "tool": tool.original_name,
+            "name": tool.name,
+            "arguments": arguments,
+            "risk": risk,
+        }
+        if _RISK_ORDER.index(risk) > limit:
+            report["outcome"] = f"skipped ({risk}: {'; '.join(reasons)})"
             reports.append(report)
             continue
         started = time.perf_counter()
@@ -474,7 +539,7 @@ async def probe_command(ctx: CliContext) -> int:
     async with _connected(ctx, config, None) as manager:
         state = manager.status(name)
         _require_ready(state)
-        tools = await _probe_tools(ctx, manager)
+        tools = await _probe_tools(ctx, manager, config)
         resources, prompts = await _probe_resources_and_prompts(manager)
         state = manager.status(name)
     report = {"server": _state_json(state, []), "tools": tools, "resources": resources, "prompts": prompts}

@@ -470,8 +470,8 @@ class ServerSupervisor:
                 await self._status_changed.wait()
         client = self._client
         if client is None or self.status is not ServerStatus.READY:
-            reason = f": {self.error}" if self.error else ""
-            raise self._unavailable(f"server {self.name!r} is {self.status.value}{reason}")
+            # The error already names the server and says what happened to it.
+            raise self._unavailable(self.error or f"server {self.name!r} is {self.status.value}")
         return client
 
     def _ending(self) -> bool:
@@ -603,7 +603,7 @@ def _describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         if exc.code == CONNECTION_CLOSED:
-            return "it closed the connection (exited?)"
+            return "it closed the connection (did the program exit?)"
         return exc.error.message
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError | ValueError) else text

@@ -21,6 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from edgehost import __version__
 from edgehost.boards import (
     BoardProfile,
     big_cores,
@@ -141,6 +142,7 @@ class BoardReader:
 def build_server(reader: BoardReader) -> MCPServer:
     server = MCPServer(
         "board",
+        version=__version__,
         instructions="Read-only facts about the machine EdgeHost runs on: board, CPUs, temperatures, "
         "memory, disk, uptime and the NPU.",
     )

@@ -20,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from edgehost import __version__
 from edgehost.paths import Paths
 from edgehost.servers._common import run_stdio
 
@@ -273,7 +274,7 @@ def build_server(root: Path) -> MCPServer:
     server = MCPServer(
         name="files",
         title="EdgeHost files",
-        version="1.0",
+        version=__version__,
         instructions=(
             "Files in one folder chosen by the user. Paths are relative to that folder; paths outside it are refused."
         ),
