@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any, Protocol
 
+from edgehost.agent import events as ev
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import (
@@ -35,7 +36,6 @@ from edgehost.agent.prompting import (
 )
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
-from edgehost.host import events as ev
 from edgehost.llm.base import (
     Backend,
     ChatMessage,
