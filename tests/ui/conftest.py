@@ -27,7 +27,6 @@ Run = Callable[[Awaitable[T]], T]
 
 SERVERS_READY_S = 60.0  # two Python servers start on a loaded 2-core CI machine
 STEP_S = 30.0  # any single UI step (a scripted turn, a dialog answer)
-OPEN_REQUEST_TURNS = 100
 TEST_S = 150.0  # a whole test: servers start, a few turns, shutdown
 
 
@@ -75,29 +74,19 @@ def shown_widgets(layout: QLayout) -> list[QWidget]:
     return [w for w in (item.widget() for item in items if item is not None) if w is not None]
 
 
-async def until_open(desktop: Desktop, request_id: str) -> None:
-    """Wait (a bounded number of loop turns) until the host can take the answer to ``request_id``."""
-    for _ in range(OPEN_REQUEST_TURNS):
-        if any(r.id == request_id for r in desktop.host.approvals.open_requests):
-            return
-        await asyncio.sleep(0)
-    raise AssertionError(f"the approval {request_id} never became open")
+def assert_open(desktop: Desktop, request_id: str) -> None:
+    """The host opens a request before it announces it, so an answer given at once is taken."""
+    assert any(r.id == request_id for r in desktop.host.approvals.open_requests), request_id
 
 
 def allow_every_approval(desktop: Desktop) -> None:
-    """Answer each approval "allow once" through the window, as soon as the host can take the answer.
+    """Answer each approval "allow once" through the window, as soon as it is asked."""
 
-    The host emits ApprovalRequested a moment before the request is open (its approver starts in a
-    task), so the answer waits for the request to be open: a bounded number of loop turns.
-    """
-
-    async def allow(request_id: str) -> None:
-        await until_open(desktop, request_id)
+    def allow(request_id: str) -> None:
+        assert_open(desktop, request_id)
         desktop.window.approvals.allow("once")
 
-    desktop.bridge.approval_requested.connect(
-        lambda event: desktop.window.tasks.spawn(allow(event.request.id), name="test-allow")
-    )
+    desktop.bridge.approval_requested.connect(lambda event: allow(event.request.id))
 
 
 @contextlib.asynccontextmanager

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import STEP_S, finished, opened_desktop, scripted, until_open
+from tests.ui.conftest import STEP_S, assert_open, finished, opened_desktop, scripted
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, Scope
 from edgehost.ui._waiting import expect
@@ -82,7 +82,7 @@ def test_allowing_with_edited_arguments_runs_the_call_with_them(data_dir: Path, 
             asked = expect(desktop.bridge.approval_requested)
             window.send("Write a note")
             (event,) = await asked.wait(STEP_S)
-            await until_open(desktop, event.request.id)
+            assert_open(desktop, event.request.id)
             assert window.approvals.isVisible()
             assert [c.status for c in window.chat.cards.values()] == ["awaiting approval"]
             window.approvals.arguments.setPlainText('{"path": "note.txt", "content": "edited by the user"}')
@@ -101,7 +101,7 @@ def test_a_denial_reaches_the_model_and_the_card_says_denied(data_dir: Path, run
             asked = expect(desktop.bridge.approval_requested)
             window.send("Write a note")
             (event,) = await asked.wait(STEP_S)
-            await until_open(desktop, event.request.id)
+            assert_open(desktop, event.request.id)
             window.approvals.reason.setText("no files today")
             window.approvals.deny_button.click()
             await finished(window.turn_task)

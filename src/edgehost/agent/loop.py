@@ -426,7 +426,6 @@ class TurnRunner:
         else:
             assert verdict.request is not None  # an "ask" verdict always carries its request
             request = replace(verdict.request, id=f"{conv_id}:{call_id}")
-            self.emit(ev.ApprovalRequested(request))
             try:
                 decision = await self.approver(request)
             except asyncio.TimeoutError:

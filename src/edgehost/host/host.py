@@ -79,7 +79,8 @@ class Host:
         self._listeners: list[Listener] = []
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[Any] | None = None
-        self.approvals = PendingApprovals(on_request=None)
+        # The event goes out once the request can be answered (resolve_approval in the same tick works).
+        self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
         self._partial: dict[int, tuple[int, str, float]] = {}  # conversation -> (message id, text, saved)
         self._running: dict[str, int] = {}  # call id -> execution id
@@ -126,9 +127,17 @@ class Host:
         """
         from edgehost.boards import current_profile
 
-        self.board, self.profile = current_profile(self.profile_override or self.settings.profile)
-        self.servers_config = self.options.servers or load_servers_config(self.paths)
-        self.store = Store.open(self.paths.history_db, redact=redactor(self.servers_config.secret_values()))
+        # Reading sysfs and the profiles, parsing the config and opening SQLite take a while on a board:
+        # off the event loop, so a window that is already up stays responsive.
+        self.board, self.profile = await asyncio.to_thread(
+            current_profile, self.profile_override or self.settings.profile
+        )
+        servers = self.options.servers
+        if servers is None:
+            servers = await asyncio.to_thread(load_servers_config, self.paths)
+        self.servers_config = servers
+        secrets = self.servers_config.secret_values()
+        self.store = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
         self.policy = ApprovalPolicy.from_config(
             self.servers_config.approval, store=self.store.approval_rules
         )
@@ -151,9 +160,7 @@ class Host:
         features = self.options.features or ClientFeatures()
         if features.sampling is not decline_sampling:
             return features
-        handler = sampling_handler(
-            self.wait_model, self._approver, announce=lambda request: self.emit(ev.ApprovalRequested(request))
-        )
+        handler = sampling_handler(self.wait_model, self._approver)
         return dataclasses.replace(features, sampling=handler)
 
     def _approver(self) -> Approver:
@@ -178,27 +185,34 @@ class Host:
     def save_settings(self) -> None:
         self.settings.save(self.paths.settings_file)
 
+    async def _create_backend(self) -> Backend:
+        from edgehost.llm.factory import create_backend
+
+        # It may probe a network server or the RKLLM library: not on the event loop.
+        backend, _skipped = await asyncio.to_thread(
+            create_backend,
+            self.settings,
+            self.profile,
+            self.paths,
+            backend=self.options.backend_name or self.settings.backend,
+            model=self.options.model or self.settings.model,
+            rkllm_lib=self.options.rkllm_lib or self.settings.rkllm_lib,
+        )
+        return backend
+
     async def _load_model(self) -> None:
+        name = self.options.backend_name or self.settings.backend
         try:
             if self.backend is None:
-                from edgehost.llm.factory import create_backend
-
-                self.backend, _skipped = create_backend(
-                    self.settings,
-                    self.profile,
-                    self.paths,
-                    backend=self.options.backend_name or self.settings.backend,
-                    model=self.options.model or self.settings.model,
-                    rkllm_lib=self.options.rkllm_lib or self.settings.rkllm_lib,
-                )
-            name = self.backend.capabilities.backend
+                self.backend = await self._create_backend()
+            backend: Backend = self.backend
+            name = backend.capabilities.backend
             self.emit(ev.ModelStatusChanged("loading", name, ""))
-            info = await self.backend.load()
+            info = await backend.load()
         except BackendError as exc:
-            backend = self.backend.capabilities.backend if self.backend else (self.options.backend_name or "")
-            self.emit(ev.ModelStatusChanged("failed", backend, "", str(exc)))
+            self.emit(ev.ModelStatusChanged("failed", name, "", str(exc)))
             return
-        caps = self.backend.capabilities
+        caps = backend.capabilities
         self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, "", caps.max_context))
 
     async def wait_model(self, timeout: float = 600.0) -> Backend:  # noqa: ASYNC109 - a bound on a model load

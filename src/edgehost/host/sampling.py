@@ -64,14 +64,10 @@ async def draft_answer(backend: Backend, params: types.CreateMessageRequestParam
 def sampling_handler(
     model: Callable[[], Awaitable[Backend]],
     approver: Callable[[], Approver],
-    announce: Callable[[ApprovalRequest], None] | None = None,
 ) -> Callable[
     [str, types.CreateMessageRequestParams], Awaitable[types.CreateMessageResult | types.ErrorData]
 ]:
-    """The ClientFeatures.sampling handler: draft with our model, then ask the approver.
-
-    ``announce`` is told of the request before the approver waits (the host emits ApprovalRequested).
-    """
+    """The ClientFeatures.sampling handler: draft with our model, then ask the approver."""
 
     async def handle(
         server: str, params: types.CreateMessageRequestParams
@@ -97,8 +93,6 @@ def sampling_handler(
             allowed_scopes=("once",),
             description="A sampling request from an MCP server",
         )
-        if announce is not None:
-            announce(request)
         decision: ApprovalDecision = await approver()(request)
         if not decision.allow:
             reason = f": {decision.reason}" if decision.reason else ""

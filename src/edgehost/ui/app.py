@@ -14,10 +14,10 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from edgehost.cli.context import CliContext
+from edgehost.paths import shipped_dir
 
 __all__ = ["Desktop", "app_icon", "load_core", "run_app"]
 
@@ -28,17 +28,10 @@ log = logging.getLogger(__name__)
 SERVER_STATUS_REFRESH_MS = 1000
 
 
-def _resources_dir() -> Path:
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
-    return Path(__file__).resolve().parents[3] / "resources"
-
-
 def app_icon(tray: bool = False) -> Any:
     from PySide6.QtGui import QIcon
 
-    icons = _resources_dir() / "icons"
+    icons = shipped_dir("resources") / "icons"
     icon = QIcon()
     if tray:
         for size in (16, 22, 24, 32):

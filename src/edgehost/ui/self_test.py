@@ -19,7 +19,6 @@ __all__ = ["SelfTestFailed", "run_self_test", "self_test"]
 SERVERS_READY_S = 60.0  # two Python servers on a loaded board
 MODEL_LOAD_S = 300.0  # the first load of a model from an SD card is slow
 TURN_S = 300.0  # a forced call and a short answer from a 135M model, with margin for a slow board
-OPEN_REQUEST_TURNS = 100  # loop turns between the ApprovalRequested event and the open request
 ANSWER_TOKENS = 96  # enough to show the answer streams; the check is the call, not the prose
 PINNED_TOOL = "board__board_info"
 QUESTION = "What board is this?"
@@ -129,11 +128,7 @@ async def self_test(
         turn_started = time.monotonic()
         window.composer.pin_tool(PINNED_TOOL)
         # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it.
-        desktop.bridge.approval_requested.connect(
-            lambda event: window.tasks.spawn(
-                _allow_when_open(desktop, event.request.id), name="self-test-allow"
-            )
-        )
+        desktop.bridge.approval_requested.connect(lambda event: _allow(desktop, event.request.id))
         window.send(QUESTION)
         if window.turn_task is None:
             raise SelfTestFailed("the window did not start a turn")
@@ -247,10 +242,8 @@ async def _open_dialogs(desktop: Any, types: Any) -> list[str]:
     return opened
 
 
-async def _allow_when_open(desktop: Any, request_id: str) -> None:
-    """Allow once, as soon as the host has the request open (it emits the event a moment before)."""
-    for _ in range(OPEN_REQUEST_TURNS):
-        if any(r.id == request_id for r in desktop.host.approvals.open_requests):
-            desktop.window.approvals.allow("once")
-            return
-        await asyncio.sleep(0)
+def _allow(desktop: Any, request_id: str) -> None:
+    """Allow once through the approval panel (the host opens a request before announcing it)."""
+    if not any(r.id == request_id for r in desktop.host.approvals.open_requests):
+        raise SelfTestFailed(f"the approval {request_id} was announced but is not open")
+    desktop.window.approvals.allow("once")
