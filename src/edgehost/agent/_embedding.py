@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from edgehost.errors import EdgeHostError
 
@@ -184,7 +185,10 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, self._config.hidden), dtype=np.float32)
         ids, mask = _tokenize(self._tokenizer, texts)
-        return _mean_pool_normalised(self._forward(ids, mask), mask)
+        # The matrices are small: one BLAS thread is as fast, and a pool of them spinning beside the
+        # model process and the GUI made a query embedding 10x slower on a busy 2-core machine.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _mean_pool_normalised(self._forward(ids, mask), mask)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w, cfg = self._w, self._config

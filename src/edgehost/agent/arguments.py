@@ -7,6 +7,7 @@ All functions here are pure. The order the agent applies them in is
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -113,17 +114,28 @@ def validate_arguments(arguments: Mapping[str, Any], input_schema: Mapping[str, 
     A broken schema is reported as one message rather than raised: the tool's server is at fault,
     and the model (which receives these messages) can do nothing about it.
     """
-    schema = dict(input_schema) if input_schema else {"type": "object"}
-    validator_class = validators.validator_for(schema)
-    try:
-        validator_class.check_schema(schema)
-    except schema_exceptions.SchemaError as exc:
-        return [f"the tool's input schema is invalid: {exc.message}"]
-    validator = validator_class(schema)
+    validator = _validator(json.dumps(input_schema or {"type": "object"}, sort_keys=True, default=str))
+    if isinstance(validator, str):
+        return [validator]
     errors = sorted(
         validator.iter_errors(dict(arguments)), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
     return [_error_message(error) for error in errors]
+
+
+@functools.lru_cache(maxsize=512)
+def _validator(schema_json: str) -> Any:
+    """A checked validator for a schema (by its JSON text), or the message saying why it is invalid.
+
+    Checking a schema and building its validator costs about a millisecond: once per tool, not per call.
+    """
+    schema = json.loads(schema_json)
+    validator_class = validators.validator_for(schema)
+    try:
+        validator_class.check_schema(schema)
+    except schema_exceptions.SchemaError as exc:
+        return f"the tool's input schema is invalid: {exc.message}"
+    return validator_class(schema)
 
 
 def check_arguments(
