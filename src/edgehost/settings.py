@@ -59,6 +59,10 @@ class Settings:
             raise ConfigError("settings must be a JSON object", path=str(path), line=1)
         known = {f.name for f in fields(cls)} - {"extra", "openai"}
         kwargs: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        for key, value in kwargs.items():
+            problem = _problem(key, value)
+            if problem:
+                raise ConfigError(problem, path=str(path), line=_line_of(text, key), field=key)
         settings = cls(**kwargs)
         if isinstance(data.get("openai"), dict):
             settings.openai = OpenAISettings(
@@ -98,3 +102,58 @@ def _set_membership(items: list[str], item: str, *, present: bool) -> None:
         items.sort()
     elif not present and item in items:
         items.remove(item)
+
+
+_NONE = type(None)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "backend": (str,),
+    "model": (str, _NONE),
+    "profile": (str, _NONE),
+    "context_length": (int, _NONE),
+    "threads": (int, _NONE),
+    "rkllm_lib": (str, _NONE),
+    "rkllm_abi": (str, _NONE),
+    "disabled_servers": (list,),
+    "disabled_tools": (list,),
+    "approval_timeout_s": (int, float),
+    "tool_budget_fraction": (int, float),
+    "max_correction_rounds": (int,),
+    "max_calls_per_turn": (int,),
+    "close_to_tray": (bool,),
+    "theme": (str,),
+}
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "backend": ("auto", "llamacpp", "rkllm", "openai"),
+    "theme": ("system", "dark", "light"),
+    "rkllm_abi": (None, "1.2", "1.3"),
+}
+_TYPE_NAMES = {
+    str: "a string",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    _NONE: "null",
+}
+
+
+def _problem(key: str, value: Any) -> str | None:
+    """Why ``value`` is not acceptable for the setting ``key`` (None when it is)."""
+    wanted = _TYPES.get(key, (object,))
+    bool_for_number = isinstance(value, bool) and bool not in wanted
+    if bool_for_number or not isinstance(value, wanted):
+        names = [_TYPE_NAMES.get(t, t.__name__) for t in wanted if not (t is int and float in wanted)]
+        return f"must be {' or '.join(names)}, not {json.dumps(value)}"
+    if key in _CHOICES and value not in _CHOICES[key]:
+        return f"must be one of {', '.join(json.dumps(c) for c in _CHOICES[key])}, not {json.dumps(value)}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        return f"must not be negative, not {value}"
+    return None
+
+
+def _line_of(text: str, key: str) -> int | None:
+    needle = json.dumps(key) + ":"
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line.replace('" :', '":'):
+            return number
+    return None

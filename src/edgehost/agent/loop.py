@@ -74,9 +74,19 @@ class AgentConfig:
     max_correction_rounds: int = 2
     max_calls_per_turn: int = 8
     max_tokens_per_round: int = 512
+    temperature: float | None = None  # None: the backend's default
     tool_budget_fraction: float = 0.25  # of the context, for the tools section of the prompt
     tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
     extra_instructions: str = ""
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> AgentConfig:
+        """The limits the user can change in the settings (edgehost.settings.Settings)."""
+        return cls(
+            max_correction_rounds=settings.max_correction_rounds,
+            max_calls_per_turn=settings.max_calls_per_turn,
+            tool_budget_fraction=settings.tool_budget_fraction,
+        )
 
 
 @dataclass
@@ -280,6 +290,7 @@ class TurnRunner:
                 messages=messages,
                 continuation=continuation,
                 max_tokens=self.config.max_tokens_per_round,
+                temperature=self.config.temperature,
                 stop=[*closers, *openers, *RESULT_FRAMES],
                 grammar=grammar,
             )

@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgehost.agent.loop import AgentConfig
 from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
     EventPrinter,
@@ -179,7 +180,9 @@ async def ask_with_tools(ctx: CliContext) -> int:
     args = ctx.args
     reader = LineReader() if sys.stdin.isatty() else None
     host = host_for_cli(ctx, reader=reader)
-    host.options.agent.max_tokens_per_round = args.max_tokens
+    agent = AgentConfig.from_settings(ctx.settings)
+    agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
+    host.options.agent = agent
     printer = EventPrinter(sys.stderr if args.json else sys.stdout, show_text=not args.json)
     host.subscribe(printer)
     try:

@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import monotonic
 from typing import Any
 
@@ -61,7 +61,7 @@ class HostOptions:
     only_servers: Sequence[str] | None = None  # connect just these (CLI commands)
     with_servers: bool = True
     with_model: bool = True
-    agent: AgentConfig = field(default_factory=AgentConfig)
+    agent: AgentConfig | None = None  # None: from the settings
 
 
 class Host:
@@ -371,7 +371,7 @@ class Host:
                 self._approver(),
                 self.policy,
                 self.emit,
-                self.options.agent,
+                self.options.agent or AgentConfig.from_settings(self.settings),
                 grammar_builder=grammar,
             )
         return self.runner
