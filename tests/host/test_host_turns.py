@@ -260,3 +260,13 @@ async def test_a_declined_sampling_request_sends_nothing_back(make_host, everyth
     result = await asyncio.wait_for(call_task, WAIT_S)
     text = " ".join(getattr(block, "text", "") for block in result.content)
     assert "secret draft" not in text
+
+
+async def test_when_the_model_says_nothing_after_a_denied_call_the_user_sees_why(make_host):
+    backend = ScriptedBackend([call("files__delete_file", path="x.txt"), ""])
+    host, recorder = await make_host(backend)
+    turn = host.start_turn("delete x.txt")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="not today"))
+    result = await asyncio.wait_for(turn, WAIT_S)
+    assert "files__delete_file" in result.text and "not today" in result.text

@@ -189,6 +189,7 @@ class TurnRunner:
         pinned = by_name.get(pinned_tool) if pinned_tool else None
         cancelled = False
         round_: _Round | None = None
+        last_results: list[tuple[str, str]] = []
         try:
             while True:
                 round_ = _Round()
@@ -228,6 +229,7 @@ class TurnRunner:
                     all_failed = all_failed and not ok
                 for name, text in results:
                     self._append(conversation, tool_result_message(name, text, caps))
+                last_results = results
                 if all_failed:
                     corrections += 1
                     if corrections > self.config.max_correction_rounds:
@@ -246,10 +248,13 @@ class TurnRunner:
                 # Keep what the model said before the stop: the user saw it, the model should too.
                 shown.append(round_.prose)
                 self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
-        if not cancelled and not "".join(shown).strip() and earlier:
-            # A small model may have nothing to add after a tool ran: show the last result itself.
-            (name, _arguments), outcome = list(earlier.items())[-1]
-            summary = f"{name}:\n{format_tool_result(name, outcome.text, SUMMARY_TOKENS, _approx_tokens)}"
+        if not cancelled and not "".join(shown).strip() and last_results:
+            # A small model may have nothing to add after a tool ran (or was refused): show what the
+            # tool gave, or why it did not run, rather than an empty answer.
+            summary = "\n\n".join(
+                f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, _approx_tokens)}"
+                for name, text in last_results
+            )
             shown.append(summary)
             self.emit(ev.TextDelta(conv_id, summary))
         completed = ev.TurnCompleted(conv_id, "".join(shown).strip(), perf, tuple(executions), cancelled)
