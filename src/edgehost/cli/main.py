@@ -63,6 +63,12 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
     parser.add_argument(
         "--self-test", action="store_true", help="start the app offscreen, run a scripted turn, exit"
     )
+    parser.add_argument(
+        "--hidden", action="store_true", help="start the app in the tray without showing its window"
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="also print INFO log records (not only warnings)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in modules:
         importlib.import_module(name).register(sub)
@@ -81,6 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = CliContext(
         paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile
     )
+    # Built-in servers (`serve`) keep stderr for the host's capture of their output and log only there.
+    logs = None
+    if args.command != "serve":
+        from edgehost.logs import configure_logging
+
+        logs = configure_logging(ctx.paths, verbose=args.verbose)
     try:
         if args.command is None:
             from edgehost.ui.app import run_app  # Qt is imported only when the GUI starts
@@ -109,3 +121,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if logs is not None:
+            logs.close()

@@ -38,6 +38,7 @@ from edgehost.llm.base import (
     ModelInfo,
     TokenText,
 )
+from edgehost.logs import rotate_when_larger
 
 __all__ = ["WorkerBackend", "describe_exit", "worker_command"]
 
@@ -47,6 +48,8 @@ LOAD_TIMEOUT_S = 600.0
 CANCEL_GRACE_S = 3.0
 # Time for a worker to free the model and exit after ``close`` before it is killed.
 CLOSE_TIMEOUT_S = 5.0
+# llama.cpp prints a few KB per model load; past this worker.log is moved to worker.log.1 at a start.
+WORKER_LOG_MAX_BYTES = 1_000_000
 
 
 def worker_command(fds: tuple[int, int]) -> list[str]:
@@ -112,6 +115,7 @@ class _Process:
         stderr: Any = subprocess.DEVNULL
         if log_file is not None:
             log_file.parent.mkdir(parents=True, exist_ok=True)
+            rotate_when_larger(log_file, WORKER_LOG_MAX_BYTES)
             stderr = open(log_file, "ab")  # noqa: SIM115 - closed right after the child inherits it
             self._log_start = stderr.tell()
         try:
