@@ -21,6 +21,7 @@ __all__ = [
     "INSTALL_MARKER",
     "DesktopInstall",
     "DesktopUninstall",
+    "HIDDEN_OPTION",
     "XdgDirs",
     "desktop_exec_value",
     "install_desktop",
@@ -38,6 +39,8 @@ ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # Written into every .desktop file we install, so that --uninstall never deletes an entry it did not write.
 INSTALL_MARKER = "X-EdgeHost-Installed-By"
 _MARKER_LINE = f"{INSTALL_MARKER}=edgehost install-desktop"
+# The global option that starts the app in the tray without its window: what a login start wants.
+HIDDEN_OPTION = "--hidden"
 
 
 def resources_dir() -> Path:
@@ -146,9 +149,10 @@ def desktop_exec_value(command: Sequence[str]) -> str:
 def render_desktop_entry(template: str, command: Sequence[str], *, autostart: bool = False) -> str:
     """The template with each ``Exec=edgehost …`` pointing at ``command``, a TryExec, and our marker.
 
-    For autostart the desktop actions are dropped (they mean nothing there).
+    For autostart the desktop actions are dropped (they mean nothing there) and the app is started with
+    ``--hidden``, in the tray.
     """
-    exe = desktop_exec_value(command)
+    exe = desktop_exec_value([*command, HIDDEN_OPTION] if autostart else command)
     dropped_keys = {"TryExec", INSTALL_MARKER} | ({"Actions"} if autostart else set())
     lines: list[str] = []
     group = ""

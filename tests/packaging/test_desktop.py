@@ -123,6 +123,20 @@ def test_autostart_entry_has_no_desktop_actions() -> None:
     assert f"{INSTALL_MARKER}=" in entry and "X-GNOME-Autostart-enabled=true" in entry
 
 
+def test_the_autostart_entry_starts_the_app_hidden_in_the_tray_and_the_menu_entry_does_not(
+    xdg: XdgDirs,
+) -> None:
+    install_desktop(xdg, autostart=True, command=["/opt/edge host/edgehost"])
+    autostart_execs = exec_lines(xdg.autostart_entry)
+    menu_execs = exec_lines(xdg.menu_entry)
+    assert autostart_execs == ['Exec="/opt/edge host/edgehost" --hidden']
+    assert menu_execs == ['Exec="/opt/edge host/edgehost"', 'Exec="/opt/edge host/edgehost" --quick-ask']
+
+
+def exec_lines(entry: Path) -> list[str]:
+    return [line for line in entry.read_text(encoding="utf-8").splitlines() if line.startswith("Exec=")]
+
+
 def test_a_frozen_bundle_launches_its_own_executable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     exe = tmp_path / "dist" / "edgehost" / "edgehost"
     monkeypatch.setattr(sys, "frozen", True, raising=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from edgehost.cli.context import CliContext, print_json
-from edgehost.desktop import XdgDirs, desktop_exec_value, install_desktop, uninstall_desktop
+from edgehost.desktop import HIDDEN_OPTION, XdgDirs, desktop_exec_value, install_desktop, uninstall_desktop
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,4 +54,6 @@ def run_install_desktop(ctx: CliContext) -> int:
     for path in installed.written:
         print(f"wrote {path}")
     print(f"the menu entry runs: {desktop_exec_value(installed.command)}")
+    if ctx.args.autostart:
+        print(f"at login, in the tray: {desktop_exec_value([*installed.command, HIDDEN_OPTION])}")
     return 0

@@ -1,7 +1,8 @@
 """`edgehost` without a command: the desktop app on PySide6 + qasync.
 
-The window is shown first, then the host starts (servers concurrently, the model in the background).
-One instance per user and data folder; a second start raises the window or toggles quick-ask.
+The window is shown first (unless --hidden starts the app in the tray), then the host starts (servers
+concurrently, the model in the background). One instance per user and data folder; a second start raises
+the window or toggles quick-ask.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from edgehost.cli.context import CliContext
 from edgehost.paths import shipped_dir
 
-__all__ = ["Desktop", "app_icon", "load_core", "run_app"]
+__all__ = ["Desktop", "app_icon", "load_core", "run_app", "starts_in_tray"]
 
 log = logging.getLogger(__name__)
 # asyncio, qasync and the core are imported inside the functions that use them: `edgehost` shows its
@@ -42,6 +43,14 @@ def app_icon(tray: bool = False) -> Any:
     return icon
 
 
+def starts_in_tray(hidden: bool, tray_available: bool) -> bool:
+    """Whether a start asked to be ``hidden`` keeps the window closed: only with a system tray to
+    reopen it from (otherwise the app would run with nothing on screen). Logs why it does not."""
+    if hidden and not tray_available:
+        log.warning("started with --hidden, but there is no system tray: showing the window instead")
+    return hidden and tray_available
+
+
 def run_app(ctx: CliContext) -> int:
     """Run the desktop app until the user quits; returns the exit code.
 
@@ -51,7 +60,7 @@ def run_app(ctx: CliContext) -> int:
         from edgehost.ui.self_test import run_self_test
 
         return run_self_test(ctx)
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
     from edgehost.ui._instance import instance_name, send_to_running
     from edgehost.ui.main_window import MainWindow
@@ -62,6 +71,7 @@ def run_app(ctx: CliContext) -> int:
     assert isinstance(app, QApplication)
     name = instance_name(ctx.paths)
     quick_ask = bool(getattr(ctx.args, "quick_ask", False))
+    hidden = bool(getattr(ctx.args, "hidden", False)) and not quick_ask
     if send_to_running(name, "quick-ask" if quick_ask else "show"):
         return 0
     app.setApplicationName("EdgeHost")
@@ -71,7 +81,8 @@ def run_app(ctx: CliContext) -> int:
     apply_theme(app, settings.theme)
     # The window first: the host, the MCP SDK and the model are imported and started after it is up.
     window = MainWindow(settings, app_icon())
-    if not quick_ask:
+    hidden = starts_in_tray(hidden, QSystemTrayIcon.isSystemTrayAvailable())
+    if not quick_ask and not hidden:
         window.show_window()
     import asyncio
 
@@ -88,7 +99,7 @@ def run_app(ctx: CliContext) -> int:
             ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
         )
         with quit_on_signals(desktop.quit):
-            return await desktop.run(quick_ask=quick_ask)
+            return await desktop.run(quick_ask=quick_ask, hidden=hidden)
 
     with loop:
         return int(loop.run_until_complete(main()))
@@ -111,10 +122,24 @@ CORE_MODULES = (
 
 async def load_core() -> None:
     """Import the core in a thread while the window stays live (the GIL is handed back to the GUI
-    thread every few milliseconds, so it keeps painting and answering input)."""
-    import asyncio
+    thread every few milliseconds, so it keeps painting and answering input).
 
-    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
+    The cyclic garbage collector is paused meanwhile, and what the import made is then frozen
+    (gc.freeze) out of its view: a full collection holds the GIL throughout, and over the core's
+    ~80,000 long-lived objects one took 40-100 ms, a visible freeze of the window, during the import
+    and again later in the first answers.
+    """
+    import asyncio
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 @contextlib.contextmanager
@@ -212,13 +237,14 @@ class Desktop:
         self._status_timer.setInterval(SERVER_STATUS_REFRESH_MS)
         self._status_timer.timeout.connect(self._servers_changed)
 
-    async def start(self, quick_ask: bool = False) -> None:
-        """Show the window (or quick-ask), then start the host; a start error is shown, not raised."""
+    async def start(self, quick_ask: bool = False, hidden: bool = False) -> None:
+        """Show the window (or quick-ask; or nothing but the tray icon when ``hidden`` and there is a
+        tray), then start the host; a start error is shown, not raised."""
         if self.instance is not None:
             self.instance.listen()
         if quick_ask:
             self.quick_ask.present()
-        else:
+        elif not starts_in_tray(hidden, self.tray.available):
             self.window.show_window()
         import asyncio
 
@@ -229,11 +255,13 @@ class Desktop:
             log.exception("the host failed to start")
             self.start_error = str(exc)
             self.window.chat.add_notice(f"⚠ EdgeHost could not start: {exc}", error=True)
+            if hidden:  # in the tray, the notice would go unseen
+                self.window.show_window()
         self.window.refresh_conversations()
         self._servers_changed()
 
-    async def run(self, quick_ask: bool = False) -> int:
-        await self.start(quick_ask)
+    async def run(self, quick_ask: bool = False, hidden: bool = False) -> int:
+        await self.start(quick_ask, hidden)
         await self.until_quit()
         await self.aclose()
         return 0
