@@ -5,16 +5,24 @@ built-in). The window is offscreen; the model is the scripted fake streaming at 
 A heartbeat coroutine sleeps 5 ms at a time on the app's qasync loop and records how late it wakes:
 any paint, event handler or callback that blocks the loop shows as lateness. Prints
 ``RESULT ui_stall_ms`` (target <= 50) and ``RESULT ui_stall_p99_ms``.
+
+A watchdog thread samples the GUI thread's Python stack while the heartbeat is late; after the RESULT
+lines the longest stalls are printed with the stacks that were running during them (on stderr).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,6 +31,107 @@ TOKENS = 200
 TOKEN_DELAY_S = 0.01  # ~100 tokens/s, faster than any edge model, so painting is stressed
 SERVERS_READY_S = 90.0
 TURN_S = 120.0
+STALL_REPORT_MS = 20.0  # the watchdog samples the GUI thread once its heartbeat is this late
+SAMPLE_S = 0.002
+STALLS_SHOWN = 4
+FRAMES_SHOWN = 14
+
+
+@dataclass
+class Stall:
+    phase: str
+    late_s: float
+    beat_at: float = 0.0
+    stacks: Counter[tuple[str, ...]] = field(default_factory=Counter)
+    elsewhere: Counter[str] = field(default_factory=Counter)  # what other threads ran meanwhile
+
+
+class StallWatch:
+    """Samples the GUI thread's stack from a thread while the loop's heartbeat is overdue.
+
+    A stall whose GUI stack ends in the Qt loop (``run_forever``) was spent in C++ (painting, layout)
+    or waiting for the GIL that another thread held: ``elsewhere`` names what the other threads ran.
+    Garbage collections (which hold the GIL throughout) are timed and shown with the stall they fell in.
+    """
+
+    def __init__(self) -> None:
+        self.beat_at: float | None = None
+        self.samples: dict[float, Stall] = {}
+        self.stalls: list[Stall] = []
+        self.collections: list[tuple[float, float, int]] = []  # start, end, generation
+        self._gc_started = 0.0
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="stall-watch", daemon=True)
+
+    def beat(self) -> None:
+        self.beat_at = time.perf_counter()
+
+    def late(self, beat_at: float, phase: str, late_s: float) -> None:
+        """The heartbeat that started at ``beat_at`` woke ``late_s`` late."""
+        if late_s * 1000 >= STALL_REPORT_MS:
+            stall = self.samples.pop(beat_at, None) or Stall(phase, late_s)
+            stall.phase, stall.late_s, stall.beat_at = phase, late_s, beat_at
+            self.stalls.append(stall)
+        self.samples.pop(beat_at, None)
+
+    def __enter__(self) -> StallWatch:
+        gc.callbacks.append(self._collected)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        gc.callbacks.remove(self._collected)
+        self._stop.set()
+        self._thread.join()
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self.collections.append((self._gc_started, time.perf_counter(), info["generation"]))
+
+    def _run(self) -> None:
+        me = threading.get_ident()
+        while not self._stop.wait(SAMPLE_S):
+            beat_at = self.beat_at
+            if beat_at is None or (time.perf_counter() - beat_at - HEARTBEAT_S) * 1000 < STALL_REPORT_MS:
+                continue
+            stall = self.samples.setdefault(beat_at, Stall("", 0.0))
+            for ident, frame in sys._current_frames().items():
+                if ident == self._main:
+                    stack = traceback.extract_stack(frame)
+                    stall.stacks[tuple(f"{_short(f.filename)}:{f.lineno} {f.name}" for f in stack)] += 1
+                elif ident != me:
+                    inner = traceback.extract_stack(frame)[-3:]
+                    stall.elsewhere[
+                        " < ".join(f"{_short(f.filename)}:{f.lineno}" for f in reversed(inner))
+                    ] += 1
+
+    def report(self) -> None:
+        for stall in sorted(self.stalls, key=lambda s: s.late_s, reverse=True)[:STALLS_SHOWN]:
+            samples = sum(stall.stacks.values())
+            print(
+                f"stall {stall.late_s * 1000:.0f} ms while {stall.phase} ({samples} samples)", file=sys.stderr
+            )
+            for stack, count in stall.stacks.most_common(2):
+                print(f"  GUI thread {count} x, innermost last:", file=sys.stderr)
+                for line in stack[-FRAMES_SHOWN:]:
+                    print(f"    {line}", file=sys.stderr)
+            for where, count in stall.elsewhere.most_common(4):
+                print(f"  other thread {count} x: {where}", file=sys.stderr)
+            ends = stall.beat_at + HEARTBEAT_S + stall.late_s
+            for started, ended, generation in self.collections:
+                if started < ends and ended > stall.beat_at and ended - started > 0.002:
+                    took = (ended - started) * 1000
+                    print(f"  garbage collection of generation {generation}: {took:.0f} ms", file=sys.stderr)
+
+
+def _short(filename: str) -> str:
+    for marker in ("site-packages/", "src/", "lib/python3"):
+        if marker in filename:
+            return filename.split(marker, 1)[1]
+    return filename
 
 
 def third_server(paths: object) -> object:
@@ -45,7 +154,7 @@ def third_server(paths: object) -> object:
     return ServerConfig(name="board2", command=board.command, args=list(board.args), trusted=True)
 
 
-async def measure(data_dir: str) -> list[float]:
+async def measure(data_dir: str, watch: StallWatch) -> list[float]:
     from edgehost.paths import Paths
     from edgehost.settings import Settings
     from edgehost.ui.app import Desktop, load_core
@@ -62,11 +171,15 @@ async def measure(data_dir: str) -> list[float]:
 
     async def heartbeat() -> None:
         while not stop.is_set():
-            before = time.perf_counter()
+            watch.beat()
+            before = watch.beat_at
+            assert before is not None
             await asyncio.sleep(HEARTBEAT_S)
             late = time.perf_counter() - before - HEARTBEAT_S
+            watch.late(before, phase[0], late)
             lateness.append(late)
             worst[phase[0]] = max(worst.get(phase[0], 0.0), late)
+        watch.beat_at = None
 
     beat = asyncio.ensure_future(heartbeat())
     await load_core()
@@ -124,8 +237,8 @@ def main() -> int:
     apply_theme(app, "light")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with loop, tempfile.TemporaryDirectory(prefix="edgehost-stall-") as folder:
-        lateness = loop.run_until_complete(measure(folder))
+    with StallWatch() as watch, loop, tempfile.TemporaryDirectory(prefix="edgehost-stall-") as folder:
+        lateness = loop.run_until_complete(measure(folder, watch))
     ordered = sorted(lateness)
     p99 = ordered[int(len(ordered) * 0.99) - 1]
     print(f"RESULT ui_stall_ms {max(lateness) * 1000:.1f}")
@@ -134,6 +247,7 @@ def main() -> int:
         f"heartbeats: {len(lateness)}, median lateness {statistics.median(lateness) * 1000:.2f} ms",
         file=sys.stderr,
     )
+    watch.report()
     return 0
 
 
