@@ -58,9 +58,9 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             assert first is not None
             window.chat.last_answer.regenerate_button.click()  # type: ignore[union-attr]
             await finished(window.turn_task)
-            assert [m.content for m in scripted(desktop).requests[-1].messages if m.role == "user"][-1] == (
-                "Capital of France?"
-            )
+            regenerated = [(m.role, m.content) for m in scripted(desktop).requests[-1].messages]
+            assert regenerated[1:] == [("user", "Capital of France?")]  # the old answer is gone
+            assert window.chat.last_answer is not None and window.chat.last_answer.text == "Lyon."
             window.new_chat()
             window.send("Where is the Fête des Lumières?")
             await finished(window.turn_task)

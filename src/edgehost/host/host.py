@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
 from typing import Any
@@ -25,14 +25,22 @@ from edgehost.agent.approval import (
     with_timeout,
 )
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.prompting import RESULT_OPEN
 from edgehost.agent.tools import ToolSpec
+from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor, tool_specs
 from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
-from edgehost.mcp.config import ServersConfig, load_servers_config
+from edgehost.mcp.config import (
+    ServersConfig,
+    builtin_servers,
+    load_servers_config,
+    parse_servers_file,
+    save_servers_config,
+)
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.paths import Paths
@@ -45,6 +53,11 @@ Listener = Callable[[Any], None]
 
 CHECKPOINT_INTERVAL_S = 1.0  # a kill loses at most this much of the answer being generated
 CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this we stop waiting for it
+# What a TurnRunner takes from the settings when it is built (AgentConfig.from_settings, the approver).
+_RUNNER_SETTINGS = frozenset(
+    {"max_correction_rounds", "max_calls_per_turn", "tool_budget_fraction", "approval_timeout_s"}
+)
+RULE_ACTIONS = ("default", "allow", "ask", "deny")  # "default": no user rule, the tool's risk decides
 
 
 @dataclass
@@ -79,6 +92,7 @@ class Host:
         self._listeners: list[Listener] = []
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[Any] | None = None
+        self._turn_conversation: int | None = None
         # The event goes out once the request can be answered (resolve_approval in the same tick works).
         self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
@@ -185,6 +199,26 @@ class Host:
     def save_settings(self) -> None:
         self.settings.save(self.paths.settings_file)
 
+    def update_settings(self, values: Mapping[str, Any]) -> set[str]:
+        """Set the given settings fields, save the file when one changed and return the names that did.
+
+        What reads a setting when it is used (theme, limits) follows; a model, backend or profile
+        change takes effect through switch_model(). Raises KeyError for an unknown field (nothing
+        changes) and OSError when the file cannot be written.
+        """
+        known = {f.name for f in dataclasses.fields(self.settings)} - {"extra"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise KeyError(", ".join(unknown))
+        changed = {name for name, value in values.items() if getattr(self.settings, name) != value}
+        for name in changed:
+            setattr(self.settings, name, values[name])
+        if changed:
+            self.save_settings()
+        if changed & _RUNNER_SETTINGS:
+            self.runner = None  # the next turn builds its runner with the new limits
+        return changed
+
     async def _create_backend(self) -> Backend:
         from edgehost.llm.factory import create_backend
 
@@ -248,6 +282,33 @@ class Host:
     def set_tool_enabled(self, namespaced: str, enabled: bool) -> None:
         self._manager().set_tool_enabled(namespaced, enabled)
 
+    def set_approval_rule(self, namespaced: str, action: str) -> None:
+        """Save the user's rule for one tool (allow / ask / deny; "default" removes it) in the servers
+        file's ``approval`` list; it applies from the next call on.
+
+        Raises ValueError for an unknown action, KeyError for a tool not in the catalog and ConfigError
+        when the servers file cannot be read or written (then nothing changes).
+        """
+        if action not in RULE_ACTIONS:
+            raise ValueError(f"a rule's action is one of {', '.join(RULE_ACTIONS)}, got {action!r}")
+        tool = next((t for t in self.tools() if t.name == namespaced), None)
+        if tool is None:
+            raise KeyError(namespaced)
+        path = self.paths.servers_file
+        builtins = {s.name: s for s in builtin_servers(self.paths)}
+        config = (
+            parse_servers_file(path, expand_variables=False, builtins=builtins)
+            if path.exists()
+            else ServersConfig(path=path)
+        )
+        config.builtin_defaults = builtins
+        config.approval = with_rule(list(config.approval), tool, action)
+        policy = ApprovalPolicy.from_config(config.approval, store=self._store().approval_rules)
+        save_servers_config(config, path)
+        self.servers_config.approval = config.approval
+        self.policy = policy
+        self.runner = None  # the next turn builds its runner with the new policy
+
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)
 
@@ -304,6 +365,26 @@ class Host:
         self._conversations.pop(conv_id, None)
         self.policy.forget_conversation(conv_id)
 
+    def rename_conversation(self, conv_id: int, title: str) -> None:
+        """Set a conversation's title (trimmed). Raises ValueError for a blank title and
+        RecordNotFoundError for an unknown conversation."""
+        if not title.strip():
+            raise ValueError("a conversation's title cannot be blank")
+        self._store().rename_conversation(conv_id, title.strip())
+        self.emit(ev.ConversationsChanged())
+
+    def delete_conversation(self, conv_id: int) -> None:
+        """Delete a conversation with its messages, tool executions and conversation-scoped rules.
+
+        Raises EdgeHostError while a turn runs in it (cancel() first) and RecordNotFoundError for an
+        unknown conversation.
+        """
+        if self._turn_conversation == conv_id:
+            raise EdgeHostError("a turn is running in this conversation; stop it first")
+        self._store().delete_conversation(conv_id)
+        self.forget_conversation(conv_id)
+        self.emit(ev.ConversationsChanged())
+
     # ------------------------------------------------------------------ turns
     async def submit(
         self,
@@ -317,34 +398,61 @@ class Host:
         or was cancelled. Turns are serialised; cancel() ends the running one."""
         async with self._turn_lock:
             conv_id = conversation_id if conversation_id is not None else self.new_conversation(_title(text))
-            conversation = self.conversation(conv_id)
-            self._turn_task = asyncio.current_task()
-            try:
-                backend = await self.wait_model()
-                return await self._runner(backend).run(
-                    conversation,
-                    text,
-                    self.tools(),
-                    server_instructions=self.server_instructions(),
-                    pinned_tool=pinned_tool,
-                    attachments=attachments,
+            return await self._run_turn(conv_id, text, pinned_tool=pinned_tool, attachments=attachments)
+
+    async def regenerate(self, conversation_id: int) -> ev.TurnCompleted | None:
+        """Answer the conversation's last question again, in place of the previous answer.
+
+        The model stops seeing the previous answer and its tool calls and results. The history keeps
+        them (the store records what happened and cannot mark a message replaced) and records the
+        question asked again with its new answer. Returns like submit(). Raises LookupError when the
+        conversation has no question yet, RecordNotFoundError (from the store) for an unknown one.
+        """
+        async with self._turn_lock:
+            conversation = self.conversation(conversation_id)
+            index = last_question_index(conversation.messages)
+            if index is None:
+                raise LookupError(f"conversation {conversation_id} has no question to answer again")
+            question = conversation.messages[index].content
+            del conversation.messages[index:]
+            return await self._run_turn(conversation_id, question)
+
+    def start_regenerate(self, conversation_id: int) -> asyncio.Task[Any]:
+        """regenerate() as a task (the GUI's Regenerate): events report progress, cancel() stops it."""
+        return asyncio.create_task(self.regenerate(conversation_id), name="edgehost-turn")
+
+    async def _run_turn(
+        self, conv_id: int, text: str, *, pinned_tool: str | None = None, attachments: Sequence[str] = ()
+    ) -> ev.TurnCompleted | None:
+        """One turn under the turn lock (held by the caller)."""
+        conversation = self.conversation(conv_id)
+        self._turn_task = asyncio.current_task()
+        self._turn_conversation = conv_id
+        try:
+            backend = await self.wait_model()
+            return await self._runner(backend).run(
+                conversation,
+                text,
+                self.tools(),
+                server_instructions=self.server_instructions(),
+                pinned_tool=pinned_tool,
+                attachments=attachments,
+            )
+        except asyncio.CancelledError:
+            return None
+        except BackendError as exc:
+            self.emit(ev.TurnFailed(conv_id, str(exc)))
+            if isinstance(exc, BackendCrashed):
+                name = self.backend.capabilities.backend if self.backend else ""
+                self.emit(ev.ModelStatusChanged("crashed", name, "", str(exc)))
+                self.emit(
+                    ev.ModelStatusChanged("ready", name, self.model_status.model, "restarts on the next turn")
                 )
-            except asyncio.CancelledError:
-                return None
-            except BackendError as exc:
-                self.emit(ev.TurnFailed(conv_id, str(exc)))
-                if isinstance(exc, BackendCrashed):
-                    name = self.backend.capabilities.backend if self.backend else ""
-                    self.emit(ev.ModelStatusChanged("crashed", name, "", str(exc)))
-                    self.emit(
-                        ev.ModelStatusChanged(
-                            "ready", name, self.model_status.model, "restarts on the next turn"
-                        )
-                    )
-                return None
-            finally:
-                self._turn_task = None
-                self._finish_partial(conv_id)
+            return None
+        finally:
+            self._turn_task = None
+            self._turn_conversation = None
+            self._finish_partial(conv_id)
 
     def start_turn(self, text: str, conversation_id: int | None = None, **kwargs: Any) -> asyncio.Task[Any]:
         """submit() as a task (the GUI's way): events report progress, cancel() stops it."""
@@ -453,6 +561,25 @@ class Host:
             return
         message_id, streamed, _ = partial
         self.store.complete_message(message_id, text if text is not None else streamed, perf)
+
+
+def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
+    """``approval`` with the exact rule for ``tool`` set to ``action`` ("default" removes it)."""
+    kept = [r for r in approval if not (r.get("server") == tool.server and r.get("tool") == tool.tool_name)]
+    if action == "default":
+        return kept
+    return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
+
+
+def last_question_index(messages: Sequence[ChatMessage]) -> int | None:
+    """Where the user's last question is in a model's view (tool results framed as user turns are not
+    questions), or None when there is none."""
+    result_frame = RESULT_OPEN.split(" ", 1)[0]
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user" and not message.content.lstrip().startswith(result_frame):
+            return index
+    return None
 
 
 def _title(text: str) -> str:

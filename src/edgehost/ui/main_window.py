@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from edgehost.errors import EdgeHostError
 from edgehost.settings import Settings
 from edgehost.ui._widgets import TaskSet
 from edgehost.ui.chat_view import ChatView, visible_text
@@ -353,10 +354,9 @@ class MainWindow(QMainWindow):
 
     def _renamed(self, conversation_id: int, title: str) -> None:
         if title.strip():
-            self.host.store.rename_conversation(conversation_id, title.strip())
+            self.host.rename_conversation(conversation_id, title)
             if conversation_id == self.current_id:
                 self.title.setText(title.strip())
-            self.refresh_conversations()
 
     def delete_conversation(self, conversation_id: int, title: str) -> None:
         box = QMessageBox(
@@ -375,11 +375,13 @@ class MainWindow(QMainWindow):
         box.open()
 
     def _deleted(self, conversation_id: int) -> None:
-        self.host.store.delete_conversation(conversation_id)
-        self.host.forget_conversation(conversation_id)
+        try:
+            self.host.delete_conversation(conversation_id)
+        except EdgeHostError as exc:  # a turn is running in it
+            self.chat.add_notice(str(exc), error=True)
+            return
         if conversation_id == self.current_id:
             self.new_chat()
-        self.refresh_conversations()
 
     # -------------------------------------------------------------------- turns
     def send(self, text: str) -> None:
@@ -403,17 +405,20 @@ class MainWindow(QMainWindow):
         self.last_user_text[conversation_id] = text
         if conversation_id == self.current_id:
             self.chat.add_user(text)
-        self.turn_conversation = conversation_id
-        self.composer.set_busy(True)
         kwargs: dict[str, Any] = {}
         if pinned:
             kwargs["pinned_tool"] = pinned
         if attachments:
             kwargs["attachments"] = attachments
-        self.turn_task = self.host.start_turn(text, conversation_id, **kwargs)
-        self.turn_task.add_done_callback(self._turn_task_done)
+        return self._track_turn(conversation_id, self.host.start_turn(text, conversation_id, **kwargs))
+
+    def _track_turn(self, conversation_id: int, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+        self.turn_conversation = conversation_id
+        self.composer.set_busy(True)
+        self.turn_task = task
+        task.add_done_callback(self._turn_task_done)
         self.refresh_conversations()
-        return self.turn_task
+        return task
 
     def _turn_task_done(self, task: asyncio.Task[Any]) -> None:
         self.composer.set_busy(False)
@@ -425,12 +430,13 @@ class MainWindow(QMainWindow):
         self.tasks.spawn(self.host.cancel(), name="cancel-turn")
 
     def regenerate(self) -> None:
-        """Ask the last question of this conversation again."""
+        """Answer the last question of this conversation again, in place of the last answer."""
         if self.current_id is None or (self.turn_task is not None and not self.turn_task.done()):
             return
-        text = self.last_user_text.get(self.current_id)
-        if text:
-            self.start_turn(self.current_id, text)
+        if self.current_id not in self.last_user_text:
+            return
+        self.chat.add_notice("Answering again; the model no longer sees the answer above.")
+        self._track_turn(self.current_id, self.host.start_regenerate(self.current_id))
 
     # ---------------------------------------------------------------- events
     def _on_text(self, conversation_id: int, text: str) -> None:
@@ -696,8 +702,7 @@ class MainWindow(QMainWindow):
     def switch_backend(self, backend: str) -> None:
         if backend == self.host.settings.backend:
             return
-        self.host.settings.backend = backend
-        self.host.save_settings()
+        self.host.update_settings({"backend": backend})
         self.reload_model()
 
     def reload_model(self) -> None:

@@ -157,7 +157,6 @@ class SettingsDialog(QDialog):
         self.model.setCurrentIndex(index)
 
     def save(self) -> None:
-        settings: Settings = self.host.settings
         values = {
             "model": self.model.currentData(),
             "backend": self.backend.currentText(),
@@ -169,10 +168,7 @@ class SettingsDialog(QDialog):
             "close_to_tray": self.close_to_tray.isChecked(),
             "theme": self.theme.currentText(),
         }
-        changed = {name for name, value in values.items() if getattr(settings, name) != value}
-        for name in changed:
-            setattr(settings, name, values[name])
-        self.host.save_settings()
+        changed = self.host.update_settings(values)
         self.saved.emit(changed)
         self.accept()
 

@@ -22,14 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.agent.approval import ApprovalPolicy, parse_rules, tool_risk
+from edgehost.agent.approval import parse_rules, tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
-from edgehost.mcp.config import ServersConfig, builtin_servers, parse_servers_file, save_servers_config
 from edgehost.ui._widgets import pretty_json
 from edgehost.ui.theme import current_colors
 
-__all__ = ["ToolsPanel", "rule_for", "with_rule"]
+__all__ = ["ToolsPanel", "rule_for"]
 
 RULE_CHOICES = ("default", "allow", "ask", "deny")
 _RISK_BADGES = {"destructive": "⚠ destructive", "caution": "✎ changes things", "safe": "✓ read-only"}
@@ -43,14 +42,6 @@ def rule_for(approval: list[dict[str, Any]], tool: ToolSpec) -> str:
         return "default"
     rule = next((r for r in rules if r.matches(tool)), None)
     return rule.action if rule is not None else "default"
-
-
-def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
-    """``approval`` with the exact rule for ``tool`` set to ``action`` ("default" removes it)."""
-    kept = [r for r in approval if not (r.get("server") == tool.server and r.get("tool") == tool.tool_name)]
-    if action == "default":
-        return kept
-    return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
 
 
 class ToolsPanel(QDialog):
@@ -203,34 +194,13 @@ class ToolsPanel(QDialog):
         self.schema.setPlainText(pretty_json(dict(tool.input_schema)))
 
     def set_rule(self, name: str, action: str) -> None:
-        """Save the tool's rule in the servers config and use it from the next call on."""
-        tool = self._tools.get(name)
-        if tool is None:
-            return
-        host = self.host
+        """Save the tool's rule in the servers config; it is used from the next call on."""
         try:
-            path = host.paths.servers_file
-            builtins = {s.name: s for s in builtin_servers(host.paths)}
-            config = (
-                parse_servers_file(path, expand_variables=False, builtins=builtins)
-                if path.exists()
-                else ServersConfig(path=path)
-            )
-            config.builtin_defaults = builtins
-            config.approval = with_rule(list(config.approval), tool, action)
-            policy = ApprovalPolicy.from_config(config.approval, store=_rule_store(host))
-            save_servers_config(config, path)
+            self.host.set_approval_rule(name, action)
         except ConfigError as exc:
             self.notice.setText(str(exc))
             self.notice.show()
             return
+        except KeyError:  # the tool left the catalog since the panel was filled
+            return
         self.notice.hide()
-        host.servers_config.approval = config.approval
-        host.policy = policy
-        host.runner = None  # the next turn builds its runner with the new policy
-
-
-def _rule_store(host: Any) -> Any:
-    from edgehost.store import ApprovalRuleTable
-
-    return ApprovalRuleTable(host.store) if host.store is not None else None

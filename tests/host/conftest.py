@@ -1,0 +1,70 @@
+"""Fixtures for the Host's tests: a host on scripted model replies and the real built-in servers, and a
+recorder of its events that can wait for one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edgehost.host.host import Host, HostOptions
+from edgehost.llm.scripted import ScriptedBackend
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+
+WAIT_S = 30.0
+
+
+def call(name: str, **arguments: Any) -> str:
+    return "[TOOL_CALL]" + json.dumps({"name": name, "arguments": arguments}) + "[END_TOOL_CALL]"
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self._waiters: list[tuple[Callable[[Any], bool], asyncio.Future[Any]]] = []
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+        for predicate, future in list(self._waiters):
+            if not future.done() and predicate(event):
+                future.set_result(event)
+
+    async def wait_for(self, predicate: Callable[[Any], bool]) -> Any:
+        for event in self.events:
+            if predicate(event):
+                return event
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiters.append((predicate, future))
+        return await asyncio.wait_for(future, WAIT_S)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+@pytest.fixture
+async def make_host(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
+    hosts: list[Host] = []
+
+    async def make(
+        backend: ScriptedBackend, settings: Settings | None = None, **options: Any
+    ) -> tuple[Host, Recorder]:
+        host = Host(
+            Paths.resolve(None, data_dir), settings or Settings(), HostOptions(backend=backend, **options)
+        )
+        recorder = Recorder()
+        host.subscribe(recorder)
+        await host.start()
+        assert host.manager is not None
+        states = await host.manager.wait_ready(WAIT_S)
+        assert all(s.status.value == "ready" for s in states), [(s.name, s.error) for s in states]
+        hosts.append(host)
+        return host, recorder
+
+    yield make
+    for host in hosts:
+        await host.aclose()

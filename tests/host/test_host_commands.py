@@ -1,0 +1,129 @@
+"""The Host's commands that change conversations and approval rules: rename, delete, regenerate,
+set_approval_rule. Scripted model replies, the real built-in servers, a real history file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.host.conftest import WAIT_S, call
+
+from edgehost.agent.approval import ApprovalDecision
+from edgehost.errors import EdgeHostError
+from edgehost.host import events as ev
+from edgehost.llm.scripted import ScriptedBackend
+from edgehost.settings import Settings
+from edgehost.store import RecordNotFoundError
+
+
+async def test_renaming_a_conversation_stores_the_trimmed_title_and_announces_it(make_host: Any) -> None:
+    host, recorder = await make_host(ScriptedBackend([]))
+    conv_id = host.new_conversation("Capital of France?")
+    before = len(recorder.of(ev.ConversationsChanged))
+    host.rename_conversation(conv_id, "  France  ")
+    assert host.store.get_conversation(conv_id).title == "France"
+    assert len(recorder.of(ev.ConversationsChanged)) == before + 1
+    with pytest.raises(ValueError):
+        host.rename_conversation(conv_id, "   ")
+    with pytest.raises(RecordNotFoundError):
+        host.rename_conversation(conv_id + 1, "Nowhere")
+
+
+async def test_deleting_a_conversation_removes_its_history_and_the_models_view(make_host: Any) -> None:
+    host, recorder = await make_host(ScriptedBackend(["Paris."]))
+    result = await asyncio.wait_for(host.submit("Capital of France?"), WAIT_S)
+    conv_id = result.conversation_id
+    before = len(recorder.of(ev.ConversationsChanged))
+    host.delete_conversation(conv_id)
+    assert host.store.get_conversation(conv_id) is None and host.store.list_messages(conv_id) == []
+    assert conv_id not in host._conversations
+    assert len(recorder.of(ev.ConversationsChanged)) == before + 1
+    with pytest.raises(RecordNotFoundError):
+        host.delete_conversation(conv_id)
+
+
+async def test_a_conversation_cannot_be_deleted_while_its_turn_runs(make_host: Any, data_dir: Path) -> None:
+    backend = ScriptedBackend([call("files__delete_file", path="keep.txt"), "Kept."])
+    host, recorder = await make_host(backend)
+    turn = host.start_turn("delete keep.txt")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    with pytest.raises(EdgeHostError):
+        host.delete_conversation(request.conversation_id)
+    assert host.store.get_conversation(request.conversation_id) is not None
+    host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="no"))
+    await asyncio.wait_for(turn, WAIT_S)
+    host.delete_conversation(request.conversation_id)
+    assert host.store.get_conversation(request.conversation_id) is None
+
+
+async def test_regenerate_answers_the_last_question_again_without_the_old_answer_or_its_tool_calls(
+    make_host: Any,
+) -> None:
+    backend = ScriptedBackend([call("board__cpu_status"), "Busy cores.", "Calm cores."])
+    host, _recorder = await make_host(backend)
+    first = await asyncio.wait_for(host.submit("How busy is the CPU?"), WAIT_S)
+    conv_id = first.conversation_id
+    assert first.text == "Busy cores."
+    requests_before = len(backend.requests)
+    again = await asyncio.wait_for(host.regenerate(conv_id), WAIT_S)
+    assert again is not None and again.text == "Calm cores." and again.conversation_id == conv_id
+    regenerated_request = backend.requests[requests_before]
+    seen = [(m.role, m.content) for m in regenerated_request.messages if m.role != "system"]
+    assert seen == [("user", "How busy is the CPU?")]
+    view = [(m.role, m.content) for m in host.conversation(conv_id).messages]
+    assert view == [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
+    # The history keeps what happened: the first answer and its call, then the question asked again.
+    stored = [(m.role, m.content) for m in host.store.list_messages(conv_id) if m.role != "tool"]
+    assert stored[0] == ("user", "How busy is the CPU?") and stored[-2:] == [
+        ("user", "How busy is the CPU?"),
+        ("assistant", "Calm cores."),
+    ]
+    assert [e.tool for e in host.executions(conv_id)] == ["board__cpu_status"]
+
+
+async def test_regenerate_refuses_a_conversation_without_a_question(make_host: Any) -> None:
+    host, _recorder = await make_host(ScriptedBackend([]))
+    conv_id = host.new_conversation()
+    with pytest.raises(LookupError):
+        await asyncio.wait_for(host.regenerate(conv_id), WAIT_S)
+
+
+async def test_an_approval_rule_is_saved_and_applies_to_the_next_call(make_host: Any, data_dir: Path) -> None:
+    backend = ScriptedBackend([call("files__delete_file", path="keep.txt"), "Could not."])
+    host, recorder = await make_host(backend)
+    (data_dir / "files").mkdir(exist_ok=True)
+    (data_dir / "files" / "keep.txt").write_text("precious")
+    host.set_approval_rule("files__delete_file", "deny")
+    saved = json.loads(host.paths.servers_file.read_text())["approval"]
+    assert {"server": "files", "tool": "delete_file", "action": "deny"} in saved
+    assert {"server": "files", "tool": "delete_file", "action": "deny"} in host.servers_config.approval
+    await asyncio.wait_for(host.submit("delete keep.txt"), WAIT_S)
+    assert recorder.of(ev.ApprovalRequested) == []  # refused by the rule, never asked
+    assert (data_dir / "files" / "keep.txt").exists()
+    assert [e.status for e in host.store.list_executions()] == ["denied"]
+    host.set_approval_rule("files__delete_file", "default")
+    assert "approval" not in json.loads(host.paths.servers_file.read_text()) or not any(
+        r.get("tool") == "delete_file" for r in json.loads(host.paths.servers_file.read_text())["approval"]
+    )
+    with pytest.raises(ValueError):
+        host.set_approval_rule("files__delete_file", "sometimes")
+    with pytest.raises(KeyError):
+        host.set_approval_rule("files__no_such_tool", "deny")
+
+
+async def test_changed_settings_are_saved_and_the_next_turn_uses_the_new_limits(make_host: Any) -> None:
+    backend = ScriptedBackend(["Paris.", "Lyon."])
+    host, _recorder = await make_host(backend)
+    await asyncio.wait_for(host.submit("Capital of France?"), WAIT_S)
+    assert host.update_settings({"theme": host.settings.theme}) == set()
+    assert host.update_settings({"max_calls_per_turn": 1, "theme": "dark"}) == {"max_calls_per_turn", "theme"}
+    saved = Settings.load(host.paths.settings_file)
+    assert saved.max_calls_per_turn == 1 and saved.theme == "dark"
+    await asyncio.wait_for(host.submit("And of Italy?"), WAIT_S)
+    assert host.runner is not None and host.runner.config.max_calls_per_turn == 1
+    with pytest.raises(KeyError):
+        host.update_settings({"no_such_setting": 1, "theme": "light"})
+    assert host.settings.theme == "dark"
