@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import logging
 from logging.handlers import RotatingFileHandler
@@ -14,8 +15,12 @@ import pytest
 from edgehost.cli import board_commands, config_commands
 from edgehost.cli.context import CliContext
 from edgehost.cli.main import main
+from edgehost.llm.base import BackendError
+from edgehost.llm.worker_backend import WORKER_LOG_MAX_BYTES, WorkerBackend
 from edgehost.logs import LOG_FILE_NAME, MAX_BYTES, configure_logging, rotate_when_larger
 from edgehost.paths import Paths
+
+WORKER_START_S = 60.0  # a Python process starting on a loaded 2-core CI machine
 
 
 def test_a_warning_from_the_host_reaches_the_log_file_and_stderr(
@@ -133,3 +138,17 @@ def test_a_worker_log_past_its_size_is_moved_aside_once(tmp_path: Path) -> None:
     log.write_bytes(b"y" * 100)
     assert not rotate_when_larger(log, 100)
     assert not rotate_when_larger(tmp_path / "missing.log", 100)
+
+
+async def test_a_worker_start_moves_a_worker_log_past_its_size_aside(tmp_path: Path) -> None:
+    old = b"llama.cpp said something\n" * (WORKER_LOG_MAX_BYTES // 25 + 1)
+    (tmp_path / "worker.log").write_bytes(old)
+    # A real worker process: it starts, fails to import this engine and exits.
+    backend = WorkerBackend("edgehost_no_such_engine:create", {}, log_dir=tmp_path)
+    try:
+        with pytest.raises(BackendError, match="cannot import the engine module"):
+            await asyncio.wait_for(backend.load(), WORKER_START_S)
+    finally:
+        await backend.close()
+    assert (tmp_path / "worker.log.1").read_bytes() == old
+    assert (tmp_path / "worker.log").stat().st_size < len(old)
