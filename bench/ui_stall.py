@@ -42,6 +42,8 @@ class Stall:
     phase: str
     late_s: float
     beat_at: float = 0.0
+    on_cpu_s: float = 0.0  # the GUI thread ran (Python or Qt's C++)
+    runnable_s: float = 0.0  # the GUI thread was ready but the kernel ran other processes
     stacks: Counter[tuple[str, ...]] = field(default_factory=Counter)
     elsewhere: Counter[str] = field(default_factory=Counter)  # what other threads ran meanwhile
 
@@ -52,6 +54,8 @@ class StallWatch:
     A stall whose GUI stack ends in the Qt loop (``run_forever``) was spent in C++ (painting, layout)
     or waiting for the GIL that another thread held: ``elsewhere`` names what the other threads ran.
     Garbage collections (which hold the GIL throughout) are timed and shown with the stall they fell in.
+    The kernel's schedstat of the GUI thread splits each stall into time on a CPU, time ready but
+    waiting for a CPU (other processes ran), and the rest: blocked (on the GIL, a lock or I/O).
     """
 
     def __init__(self) -> None:
@@ -60,11 +64,13 @@ class StallWatch:
         self.stalls: list[Stall] = []
         self.collections: list[tuple[float, float, int]] = []  # start, end, generation
         self._gc_started = 0.0
+        self._sched = (0, 0)
         self._main = threading.main_thread().ident
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="stall-watch", daemon=True)
 
     def beat(self) -> None:
+        self._sched = _schedstat()
         self.beat_at = time.perf_counter()
 
     def late(self, beat_at: float, phase: str, late_s: float) -> None:
@@ -72,6 +78,9 @@ class StallWatch:
         if late_s * 1000 >= STALL_REPORT_MS:
             stall = self.samples.pop(beat_at, None) or Stall(phase, late_s)
             stall.phase, stall.late_s, stall.beat_at = phase, late_s, beat_at
+            on_cpu, runnable = _schedstat()
+            stall.on_cpu_s = (on_cpu - self._sched[0]) / 1e9
+            stall.runnable_s = (runnable - self._sched[1]) / 1e9
             self.stalls.append(stall)
         self.samples.pop(beat_at, None)
 
@@ -111,8 +120,12 @@ class StallWatch:
     def report(self) -> None:
         for stall in sorted(self.stalls, key=lambda s: s.late_s, reverse=True)[:STALLS_SHOWN]:
             samples = sum(stall.stacks.values())
+            spent = stall.late_s + HEARTBEAT_S
             print(
-                f"stall {stall.late_s * 1000:.0f} ms while {stall.phase} ({samples} samples)", file=sys.stderr
+                f"stall {stall.late_s * 1000:.0f} ms while {stall.phase} ({samples} samples): GUI thread on a"
+                f" CPU {stall.on_cpu_s * 1000:.0f} ms, waiting for a CPU {stall.runnable_s * 1000:.0f} ms,"
+                f" blocked {(spent - stall.on_cpu_s - stall.runnable_s) * 1000:.0f} ms",
+                file=sys.stderr,
             )
             for stack, count in stall.stacks.most_common(2):
                 print(f"  GUI thread {count} x, innermost last:", file=sys.stderr)
@@ -125,6 +138,15 @@ class StallWatch:
                 if started < ends and ended > stall.beat_at and ended - started > 0.002:
                     took = (ended - started) * 1000
                     print(f"  garbage collection of generation {generation}: {took:.0f} ms", file=sys.stderr)
+
+
+def _schedstat() -> tuple[int, int]:
+    """The calling thread's nanoseconds on a CPU and ready-but-waiting for one (Linux)."""
+    try:
+        fields = Path("/proc/thread-self/schedstat").read_text().split()
+    except OSError:
+        return 0, 0
+    return int(fields[0]), int(fields[1])
 
 
 def _short(filename: str) -> str:

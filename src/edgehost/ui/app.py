@@ -203,7 +203,6 @@ class Desktop:
         from edgehost.ui._instance import InstanceServer
         from edgehost.ui.bridge import HostBridge
         from edgehost.ui.main_window import MainWindow
-        from edgehost.ui.quick_ask import QuickAsk
         from edgehost.ui.tray import Tray
 
         self.bridge = HostBridge()
@@ -213,7 +212,7 @@ class Desktop:
         self.window = window if window is not None else MainWindow(settings, app_icon())
         self.window.can_hide_to_tray = lambda: self.tray.available
         self.window.attach(self.host, self.bridge)
-        self.quick_ask = QuickAsk(self.host, self.bridge)
+        self._quick_ask: Any = None
         # Elicitation and sampling are answered by the user in the window's dialogs.
         if options.features is None:
             options.features = ClientFeatures(elicitation=self.window.elicit, sampling=self.window.sample)
@@ -227,8 +226,7 @@ class Desktop:
             self.quit()
         self.tray.quit_requested.connect(self.quit)
         self.tray.show_requested.connect(self.window.show_window)
-        self.tray.quick_ask_requested.connect(self.quick_ask.toggle)
-        self.quick_ask.continue_requested.connect(self.window.open_conversation)
+        self.tray.quick_ask_requested.connect(lambda: self.quick_ask.toggle())
         self.bridge.server_status_changed.connect(lambda _e: self._servers_changed())
         if self.instance is not None:
             self.instance.message_received.connect(self._on_message)
@@ -236,6 +234,17 @@ class Desktop:
         self._status_timer = QTimer()
         self._status_timer.setInterval(SERVER_STATUS_REFRESH_MS)
         self._status_timer.timeout.connect(self._servers_changed)
+
+    @property
+    def quick_ask(self) -> Any:
+        """The quick-ask window, built when first asked for: building it at start-up held the event
+        loop ~10 ms longer while the main window came up, for a window many sessions never open."""
+        if self._quick_ask is None:
+            from edgehost.ui.quick_ask import QuickAsk
+
+            self._quick_ask = QuickAsk(self.host, self.bridge)
+            self._quick_ask.continue_requested.connect(self.window.open_conversation)
+        return self._quick_ask
 
     async def start(self, quick_ask: bool = False, hidden: bool = False) -> None:
         """Show the window (or quick-ask; or nothing but the tray icon when ``hidden`` and there is a
@@ -284,13 +293,14 @@ class Desktop:
         finally:
             self.bridge.detach()
             self.tray.hide()
-            self.quick_ask.close()
+            if self._quick_ask is not None:
+                self._quick_ask.close()
+                self._quick_ask.deleteLater()
             self.window.approvals.hide()
             for panel in self.window.panels.values():
                 panel.close()
             self.window.hide()
             self.window.deleteLater()
-            self.quick_ask.deleteLater()
 
     def _servers_changed(self) -> None:
         states = self.host.server_states()
