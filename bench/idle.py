@@ -77,19 +77,18 @@ async def run_idle(data_dir: str, with_model: bool) -> tuple[float, float, str]:
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from edgehost.llm.base import BackendError
     from edgehost.llm.models import default_model_path
+    from edgehost.ui.app import event_loop
 
     try:
         default_model_path()
     except BackendError as exc:
         sys.exit(f"idle: {exc}")
     app = QApplication([sys.argv[0]])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    loop = event_loop(app)  # as the app makes it
     with loop:
         with tempfile.TemporaryDirectory(prefix="edgehost-idle-") as folder:
             _cpu, rss, _what = loop.run_until_complete(run_idle(folder, with_model=False))

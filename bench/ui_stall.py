@@ -250,15 +250,14 @@ def _answers(desktop: object) -> list:
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
-    import qasync
     from PySide6.QtWidgets import QApplication
 
+    from edgehost.ui.app import event_loop
     from edgehost.ui.theme import apply_theme
 
     app = QApplication([sys.argv[0]])
     apply_theme(app, "light")
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    loop = event_loop(app)  # as the app makes it
     with StallWatch() as watch, loop, tempfile.TemporaryDirectory(prefix="edgehost-stall-") as folder:
         lateness = loop.run_until_complete(measure(folder, watch))
     ordered = sorted(lateness)
