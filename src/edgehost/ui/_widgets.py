@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
@@ -19,7 +19,17 @@ from PySide6.QtGui import (
     QTextFormat,
     QTextTable,
 )
-from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QSizePolicy, QTextBrowser, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     import asyncio
@@ -141,6 +151,36 @@ def ask_to_open_url(parent: QWidget | None, url: QUrl) -> QMessageBox:
     box.finished.connect(done)
     box.open()
     return box
+
+
+def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None]) -> QMessageBox:
+    """Ask a yes/cancel question (non-modal, plain text); ``on_yes`` runs only on Yes."""
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        title,
+        text,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        parent,
+    )
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.finished.connect(lambda answer: on_yes() if answer == QMessageBox.StandardButton.Yes else None)
+    box.open()
+    return box
+
+
+def cancel_save_row(dialog: QDialog, on_save: Callable[[], None]) -> QHBoxLayout:
+    """The Cancel / Save buttons at the bottom of a form dialog (Save is the primary action)."""
+    row = QHBoxLayout()
+    row.addStretch(1)
+    cancel = QPushButton("Cancel")
+    save = QPushButton("Save")
+    save.setObjectName("Primary")
+    cancel.clicked.connect(dialog.reject)
+    save.clicked.connect(on_save)
+    row.addWidget(cancel)
+    row.addWidget(save)
+    return row
 
 
 class MarkdownView(QTextBrowser):

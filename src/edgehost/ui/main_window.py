@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -34,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import EdgeHostError
 from edgehost.settings import Settings
-from edgehost.ui._widgets import TaskSet
+from edgehost.ui._widgets import TaskSet, confirm
 from edgehost.ui.chat_view import ChatView, visible_text
 from edgehost.ui.composer import Composer, Palette, PaletteItem
 from edgehost.ui.tool_card import split_tool_name
@@ -359,20 +358,12 @@ class MainWindow(QMainWindow):
                 self.title.setText(title.strip())
 
     def delete_conversation(self, conversation_id: int, title: str) -> None:
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
+        confirm(
+            self,
             "Delete conversation",
             f"Delete “{title}” and its tool history?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
+            lambda: self._deleted(conversation_id),
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.finished.connect(
-            lambda answer: (
-                self._deleted(conversation_id) if answer == QMessageBox.StandardButton.Yes else None
-            )
-        )
-        box.open()
 
     def _deleted(self, conversation_id: int) -> None:
         try:

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -42,7 +41,7 @@ from edgehost.mcp.config import (
     parse_servers_file,
     save_servers_config,
 )
-from edgehost.ui._widgets import Chip
+from edgehost.ui._widgets import Chip, cancel_save_row, confirm
 from edgehost.ui.theme import current_colors
 
 __all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
@@ -141,16 +140,7 @@ class ServerForm(QDialog):
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.hide()
         layout.addWidget(self.problem)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        cancel = QPushButton("Cancel")
-        save = QPushButton("Save")
-        save.setObjectName("Primary")
-        cancel.clicked.connect(self.reject)
-        save.clicked.connect(self.save)
-        buttons.addWidget(cancel)
-        buttons.addWidget(save)
-        layout.addLayout(buttons)
+        layout.addLayout(cancel_save_row(self, self.save))
         self.transport.currentTextChanged.connect(self._show_fields)
         if existing is not None:
             self.name.setReadOnly(existing.builtin)
@@ -405,20 +395,12 @@ class ServersPanel(QDialog):
         config = self.selected_config()
         if config is None or config.builtin:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
+        confirm(
+            self,
             "Remove server",
             f"Remove the server “{config.name}” from the config?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
+            lambda: self._remove_confirmed(config.name),
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.finished.connect(
-            lambda answer: (
-                self._remove_confirmed(config.name) if answer == QMessageBox.StandardButton.Yes else None
-            )
-        )
-        box.open()
 
     def _remove_confirmed(self, name: str) -> None:
         try:

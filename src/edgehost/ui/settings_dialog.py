@@ -24,6 +24,7 @@ from edgehost.boards import current_profile, load_profiles
 from edgehost.errors import EdgeHostError
 from edgehost.llm.models import find_models
 from edgehost.settings import Settings
+from edgehost.ui._widgets import cancel_save_row
 from edgehost.ui.main_window import BACKENDS
 
 __all__ = ["SettingsDialog"]
@@ -127,16 +128,7 @@ class SettingsDialog(QDialog):
         note.setObjectName("Caption")
         note.setWordWrap(True)
         layout.addWidget(note)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        cancel = QPushButton("Cancel")
-        save = QPushButton("Save")
-        save.setObjectName("Primary")
-        cancel.clicked.connect(self.reject)
-        save.clicked.connect(self.save)
-        buttons.addWidget(cancel)
-        buttons.addWidget(save)
-        layout.addLayout(buttons)
+        layout.addLayout(cancel_save_row(self, self.save))
 
     @staticmethod
     def _select(combo: QComboBox, value: Any) -> None:
