@@ -44,6 +44,7 @@ from edgehost.llm.base import (
     NativeToolCall,
     Perf,
     TokenText,
+    estimate_tokens,
 )
 
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
@@ -252,7 +253,7 @@ class TurnRunner:
             # A small model may have nothing to add after a tool ran (or was refused): show what the
             # tool gave, or why it did not run, rather than an empty answer.
             summary = "\n\n".join(
-                f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, _approx_tokens)}"
+                f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, estimate_tokens)}"
                 for name, text in last_results
             )
             shown.append(summary)
@@ -485,7 +486,7 @@ class TurnRunner:
         duration_ms = (perf_counter() - started) * 1000
         earlier[key] = outcome
         budget = int(max_context * self.config.tool_result_budget_fraction)
-        text = format_tool_result(tool.name, outcome.text, budget, _approx_tokens)
+        text = format_tool_result(tool.name, outcome.text, budget, estimate_tokens)
         status = outcome.status if outcome.is_error else "ok"
         record["result_chars"] = len(outcome.text)
         return finish(
@@ -496,10 +497,6 @@ class TurnRunner:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
-
-
-def _approx_tokens(text: str) -> int:
-    return len(text) // 4
 
 
 def _loads_or_raw(text: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from edgehost.agent.detector import dialect_example
 from edgehost.agent.tools import ToolSpec
-from edgehost.llm.base import Capabilities, ChatMessage
+from edgehost.llm.base import Capabilities, ChatMessage, estimate_tokens
 from edgehost.paths import shipped_dir
 
 __all__ = [
@@ -47,11 +47,6 @@ RESULT_OPEN = "[TOOL_RESULT name={name}]"
 RESULT_CLOSE = "[END_TOOL_RESULT]"
 
 CountTokensFn = Callable[[str], int]
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate (about 4 characters per token for English and JSON)."""
-    return (len(text) + 3) // 4
 
 
 def prompts_dir() -> Path:

@@ -15,6 +15,14 @@ from edgehost.errors import EdgeHostError
 Role = Literal["system", "user", "assistant", "tool"]
 
 
+CHARS_PER_TOKEN = 4  # English text and JSON average about 4 characters per token
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free token count, for budgets where no tokenizer is at hand."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role

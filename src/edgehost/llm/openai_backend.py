@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 import os
 import time
 from collections.abc import AsyncIterator
@@ -30,6 +29,7 @@ from edgehost.llm.base import (
     NativeToolCall,
     Perf,
     TokenText,
+    estimate_tokens,
 )
 from edgehost.llm.textstream import StopMatch, StopMatcher
 from edgehost.settings import OpenAISettings
@@ -40,8 +40,6 @@ __all__ = ["OpenAIBackend"]
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0
 DEFAULT_CONTEXT = 4096
-# Servers have no standard tokenizer endpoint; English text averages about 4 characters per token.
-CHARS_PER_TOKEN = 4.0
 
 
 @dataclass
@@ -172,7 +170,7 @@ class OpenAIBackend:
 
     async def count_tokens(self, text: str) -> int:
         """An estimate: OpenAI-compatible servers have no standard tokenizer endpoint."""
-        return math.ceil(len(text) / CHARS_PER_TOKEN)
+        return estimate_tokens(text)
 
     async def reset(self) -> None:
         """Nothing to do: the server keeps (or drops) its own cache."""

@@ -19,6 +19,7 @@ from edgehost.llm.base import (
     ModelInfo,
     Perf,
     TokenText,
+    estimate_tokens,
 )
 
 
@@ -62,7 +63,9 @@ class ScriptedBackend:
         self._cancelled.clear()
         reply = self._replies.popleft() if self._replies else self._default_reply
         start = perf_counter()
-        prompt_tokens = sum(len(m.content) for m in request.messages) // 4 + len(request.continuation) // 4
+        prompt_tokens = sum(estimate_tokens(m.content) for m in request.messages) + estimate_tokens(
+            request.continuation
+        )
         reason: str = "stop"
         # Like a real backend, end at the earliest stop sequence and never show any of it.
         hits = [(reply.index(s), s) for s in request.stop if s and s in reply]
@@ -97,7 +100,7 @@ class ScriptedBackend:
         self._cancelled.set()
 
     async def count_tokens(self, text: str) -> int:
-        return max(1, len(text) // 4) if text else 0
+        return estimate_tokens(text)
 
     async def reset(self) -> None:
         return None
