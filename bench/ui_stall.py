@@ -55,7 +55,7 @@ class StallWatch:
     or waiting for the GIL that another thread held: ``elsewhere`` names what the other threads ran.
     Garbage collections (which hold the GIL throughout) are timed and shown with the stall they fell in.
     The kernel's schedstat of the GUI thread splits each stall into time on a CPU, time ready but
-    waiting for a CPU (other processes ran), and the rest: blocked (on the GIL, a lock or I/O).
+    waiting for a CPU (other processes ran), and the rest, off a CPU: waiting for the GIL, a lock or I/O, or idle (a late timer).
     """
 
     def __init__(self) -> None:
@@ -124,7 +124,7 @@ class StallWatch:
             print(
                 f"stall {stall.late_s * 1000:.0f} ms while {stall.phase} ({samples} samples): GUI thread on a"
                 f" CPU {stall.on_cpu_s * 1000:.0f} ms, waiting for a CPU {stall.runnable_s * 1000:.0f} ms,"
-                f" blocked {(spent - stall.on_cpu_s - stall.runnable_s) * 1000:.0f} ms",
+                f" off a CPU {(spent - stall.on_cpu_s - stall.runnable_s) * 1000:.0f} ms",
                 file=sys.stderr,
             )
             for stack, count in stall.stacks.most_common(2):
