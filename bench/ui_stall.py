@@ -55,7 +55,8 @@ class StallWatch:
     or waiting for the GIL that another thread held: ``elsewhere`` names what the other threads ran.
     Garbage collections (which hold the GIL throughout) are timed and shown with the stall they fell in.
     The kernel's schedstat of the GUI thread splits each stall into time on a CPU, time ready but
-    waiting for a CPU (other processes ran), and the rest, off a CPU: waiting for the GIL, a lock or I/O, or idle (a late timer).
+    waiting for a CPU (other processes ran), and the rest, off a CPU: waiting for the GIL, a lock or
+    I/O, or idle (a late timer).
     """
 
     def __init__(self) -> None:
