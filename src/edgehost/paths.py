@@ -77,8 +77,10 @@ class Paths:
         return self.data_dir / "outputs"
 
     def ensure(self) -> Paths:
+        """Create the folders. New ones are private (0700): the history holds conversations and tool
+        results; a folder that already exists keeps the permissions its owner gave it."""
         for folder in (self.config_dir, self.data_dir, self.log_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         return self
 
 
