@@ -408,3 +408,12 @@ def test_an_always_grant_for_a_sanitised_server_name_holds_again():
     request = ask(policy, tool)
     policy.remember(request, ApprovalDecision(allow=True, scope="always"))
     assert ApprovalPolicy(store=store).evaluate(tool, {}, 2).action == "allow"
+
+
+def test_changing_the_rules_keeps_the_grants_given_for_a_conversation(reference):
+    policy = ApprovalPolicy()
+    tool = reference["memory__delete_entities"]
+    policy.remember(ask(policy, tool, 5), ApprovalDecision(allow=True, scope="conversation"))
+    policy.set_rules(parse_rules([{"server": "git", "tool": "*", "action": "deny"}]))
+    assert policy.evaluate(tool, {}, 5).action == "allow"
+    assert policy.evaluate(reference["git__git_commit"], {}, 5).action == "deny"

@@ -266,6 +266,10 @@ class ApprovalPolicy:
         """Raises ConfigError for an invalid rule (see parse_rules)."""
         return cls(parse_rules(raw_rules), store)
 
+    def set_rules(self, rules: Sequence[ApprovalRule]) -> None:
+        """Replace the user's rules; grants already given (conversation, always) are kept."""
+        self._rules = list(rules)
+
     def _user_rule(self, tool: ToolSpec) -> ApprovalRule | None:
         return next((r for r in self._rules if r.matches(tool)), None)
 

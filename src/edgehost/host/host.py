@@ -22,6 +22,7 @@ from edgehost.agent.approval import (
     ApprovalRequest,
     Approver,
     PendingApprovals,
+    parse_rules,
     with_timeout,
 )
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
@@ -303,11 +304,10 @@ class Host:
         )
         config.builtin_defaults = builtins
         config.approval = with_rule(list(config.approval), tool, action)
-        policy = ApprovalPolicy.from_config(config.approval, store=self._store().approval_rules)
+        rules = parse_rules(config.approval)  # checked before anything is saved
         save_servers_config(config, path)
         self.servers_config.approval = config.approval
-        self.policy = policy
-        self.runner = None  # the next turn builds its runner with the new policy
+        self.policy.set_rules(rules)  # the user's grants for open conversations stay
 
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)
