@@ -75,13 +75,42 @@ async def test_regenerate_answers_the_last_question_again_without_the_old_answer
     assert seen == [("user", "How busy is the CPU?")]
     view = [(m.role, m.content) for m in host.conversation(conv_id).messages]
     assert view == [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
-    # The history keeps what happened: the first answer and its call, then the question asked again.
-    stored = [(m.role, m.content) for m in host.store.list_messages(conv_id) if m.role != "tool"]
-    assert stored[0] == ("user", "How busy is the CPU?") and stored[-2:] == [
-        ("user", "How busy is the CPU?"),
-        ("assistant", "Calm cores."),
-    ]
+    # The history keeps what happened, the first answer and its call marked replaced, then the
+    # question asked again.
+    stored = host.store.list_messages(conv_id, include_superseded=True)
+    replaced = [(m.role, m.content) for m in stored if m.superseded is not None]
+    assert replaced[0] == ("user", "How busy is the CPU?") and replaced[-1] == ("assistant", "Busy cores.")
+    assert any("board__cpu_status" in content for _role, content in replaced[1:-1])
+    current = [(m.role, m.content) for m in stored if m.superseded is None]
+    assert current == [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
     assert [e.tool for e in host.executions(conv_id)] == ["board__cpu_status"]
+
+
+async def test_after_a_restart_the_model_sees_only_the_regenerated_answer(make_host: Any) -> None:
+    host, _recorder = await make_host(
+        ScriptedBackend([call("board__cpu_status"), "Busy cores.", "Calm cores."])
+    )
+    conv_id = (await asyncio.wait_for(host.submit("How busy is the CPU?"), WAIT_S)).conversation_id
+    await asyncio.wait_for(host.regenerate(conv_id), WAIT_S)
+
+    backend = ScriptedBackend(["Eight cores.", "Eight cores, four fast ones."])
+    restarted, _ = await make_host(backend)  # a new Host on the same data folder: nothing in memory
+    question = [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
+    assert [(m.role, m.content) for m in restarted.conversation(conv_id).messages] == question
+    await asyncio.wait_for(restarted.submit("How many cores?", conv_id), WAIT_S)
+    seen = [(m.role, m.content) for m in backend.requests[0].messages if m.role != "system"]
+    assert seen == [*question, ("user", "How many cores?")]
+
+    # Regenerating a reloaded conversation replaces its last answer only, in the history too.
+    restarted.forget_conversation(conv_id)
+    await asyncio.wait_for(restarted.regenerate(conv_id), WAIT_S)
+    restarted.forget_conversation(conv_id)
+    assert [(m.role, m.content) for m in restarted.conversation(conv_id).messages] == [
+        *question,
+        ("user", "How many cores?"),
+        ("assistant", "Eight cores, four fast ones."),
+    ]
+    assert [e.tool for e in restarted.executions(conv_id)] == ["board__cpu_status"]
 
 
 async def test_regenerate_refuses_a_conversation_without_a_question(make_host: Any) -> None:

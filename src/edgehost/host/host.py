@@ -353,6 +353,7 @@ class Host:
     def conversation(self, conv_id: int) -> Conversation:
         """The model's view of a conversation, reloaded from the history when not in memory."""
         if conv_id not in self._conversations:
+            # Without the messages a regenerate replaced (list_messages leaves them out).
             messages = [ChatMessage(m.role, m.content, m.name) for m in self._store().list_messages(conv_id)]
             self._conversations[conv_id] = Conversation(conv_id, messages)
         return self._conversations[conv_id]
@@ -403,9 +404,10 @@ class Host:
     async def regenerate(self, conversation_id: int) -> ev.TurnCompleted | None:
         """Answer the conversation's last question again, in place of the previous answer.
 
-        The model stops seeing the previous answer and its tool calls and results. The history keeps
-        them (the store records what happened and cannot mark a message replaced) and records the
-        question asked again with its new answer. Returns like submit(). Raises LookupError when the
+        The model stops seeing the previous answer and its tool calls and results, now and after the
+        conversation is reloaded from the history: the history marks the question, that answer and its
+        tool messages superseded (kept, with the executions, as what happened) and records the question
+        asked again with its new answer. Returns like submit(). Raises LookupError when the
         conversation has no question yet, RecordNotFoundError (from the store) for an unknown one.
         """
         async with self._turn_lock:
@@ -414,6 +416,11 @@ class Host:
             if index is None:
                 raise LookupError(f"conversation {conversation_id} has no question to answer again")
             question = conversation.messages[index].content
+            store = self._store()
+            stored = store.list_messages(conversation_id)
+            stored_index = last_question_index([ChatMessage(m.role, m.content, m.name) for m in stored])
+            if stored_index is not None:
+                store.supersede_messages(conversation_id, stored[stored_index].id)
             del conversation.messages[index:]
             return await self._run_turn(conversation_id, question)
 

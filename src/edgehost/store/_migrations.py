@@ -102,9 +102,17 @@ END;
 INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
 """
 
+# When a message was replaced by a regenerated answer (NULL: it is current). A column of its own rather
+# than a third ``status``: SQLite cannot change the CHECK on ``status`` without rebuilding the table
+# (and the search index on it), and a replaced message keeps whether it was complete or partial.
+_SUPERSEDED_MESSAGES = """
+ALTER TABLE messages ADD COLUMN superseded REAL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
+    Migration("0003_superseded_messages", _SUPERSEDED_MESSAGES),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

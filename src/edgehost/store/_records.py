@@ -59,6 +59,8 @@ class Message:
     perf: dict[str, Any] | None
     model: str | None
     backend: str | None
+    # Unix time the message was replaced by a regenerated answer (Store.supersede_messages); None: current
+    superseded: float | None = None
 
 
 @dataclass(frozen=True)

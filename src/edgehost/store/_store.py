@@ -51,7 +51,9 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # tool answered, small enough that a 10 MB file read does not bloat the history.
 DEFAULT_RESULT_CAP = 64 * 1024
 
-_MESSAGE_COLUMNS = "id, conversation_id, role, content, name, created, status, perf, model, backend"
+_MESSAGE_COLUMNS = (
+    "id, conversation_id, role, content, name, created, status, perf, model, backend, superseded"
+)
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
     " duration_ms, status, result_size, result, result_truncated, error"
@@ -240,12 +242,14 @@ class Store:
         if self._has_fts and words:
             fts_query = " ".join('"' + word.replace('"', '""') + '"*' for word in words)
             message_match = (
-                "SELECT conversation_id FROM messages WHERE id IN"
+                "SELECT conversation_id FROM messages WHERE superseded IS NULL AND id IN"
                 " (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)"
             )
             params: tuple[Any, ...] = (title_like, fts_query)
         else:
-            message_match = "SELECT conversation_id FROM messages WHERE content LIKE ? ESCAPE '\\'"
+            message_match = (
+                "SELECT conversation_id FROM messages WHERE superseded IS NULL AND content LIKE ? ESCAPE '\\'"
+            )
             params = (title_like, title_like)
         archived = "" if include_archived else "AND archived = 0"
         with self._reading() as conn:
@@ -318,11 +322,36 @@ class Store:
                 (self._clock(), message_id),
             )
 
-    def list_messages(self, conversation_id: int) -> list[Message]:
-        """The messages of a conversation in the order they were added."""
+    def supersede_messages(self, conversation_id: int, from_message_id: int) -> int:
+        """Mark ``from_message_id`` and every later current message of the conversation replaced (the
+        question being answered again, its old answer and that answer's tool messages); return how many.
+
+        They stay in the database but ``list_messages`` and ``search_conversations`` leave them out;
+        executions are not touched. Raises ``RecordNotFoundError`` unless ``from_message_id`` is a
+        current message of that conversation.
+        """
+        with self._transaction() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ? AND superseded IS NULL",
+                (from_message_id, conversation_id),
+            ).fetchone()
+            if found is None:
+                raise RecordNotFoundError(
+                    f"no current message {from_message_id} in conversation {conversation_id}"
+                )
+            cursor = conn.execute(
+                "UPDATE messages SET superseded = ? WHERE conversation_id = ? AND id >= ? AND superseded IS NULL",
+                (self._clock(), conversation_id, from_message_id),
+            )
+            return cursor.rowcount
+
+    def list_messages(self, conversation_id: int, *, include_superseded: bool = False) -> list[Message]:
+        """The messages of a conversation in the order they were added; with ``include_superseded``
+        also those replaced by a regenerated answer (``Message.superseded`` set)."""
+        current = "" if include_superseded else "AND superseded IS NULL"
         with self._reading() as conn:
             rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? {current} ORDER BY id",
                 (conversation_id,),
             ).fetchall()
         return [_message(row) for row in rows]
@@ -790,7 +819,7 @@ def _conversation(row: tuple[Any, ...]) -> Conversation:
 
 
 def _message(row: tuple[Any, ...]) -> Message:
-    id_, conversation_id, role, content, name, created, status, perf, model, backend = row
+    id_, conversation_id, role, content, name, created, status, perf, model, backend, superseded = row
     return Message(
         id=id_,
         conversation_id=conversation_id,
@@ -802,6 +831,7 @@ def _message(row: tuple[Any, ...]) -> Message:
         perf=json.loads(perf) if perf else None,
         model=model,
         backend=backend,
+        superseded=superseded,
     )
 
 
