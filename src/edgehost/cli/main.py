@@ -88,8 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile
     )
     # Built-in servers (`serve`) keep stderr for the host's capture of their output and log only there.
+    # The desktop app configures its logging itself, once its window is shown (logging.handlers is slow).
     logs = None
-    if args.command != "serve":
+    if args.command not in ("serve", None):
         from edgehost.logs import configure_logging
 
         logs = configure_logging(ctx.paths, verbose=args.verbose)

@@ -3,7 +3,6 @@ start sends it a message ("show" or "quick-ask") and exits."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import tempfile
@@ -19,13 +18,18 @@ if TYPE_CHECKING:
 
 __all__ = ["InstanceServer", "instance_name", "send_to_running"]
 
+try:  # as the standard library's random.py does: hashlib loads OpenSSL, ~5 ms before the window shows
+    from _sha1 import sha1
+except ImportError:
+    from hashlib import sha1
+
 CONNECT_TIMEOUT_MS = 500  # a live instance answers at once; a stale socket file fails fast
 MESSAGES = frozenset({"show", "quick-ask"})
 
 
 def instance_name(paths: Paths) -> str:
     """The socket path of this user's instance for this data folder (in the runtime folder)."""
-    digest = hashlib.sha1(str(paths.data_dir.resolve()).encode()).hexdigest()[:12]
+    digest = sha1(str(paths.data_dir.resolve()).encode()).hexdigest()[:12]
     folder = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     return str(Path(folder) / f"edgehost-{os.getuid()}-{digest}")
 

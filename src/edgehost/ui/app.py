@@ -59,7 +59,8 @@ def run_app(ctx: CliContext) -> int:
     if getattr(ctx.args, "self_test", False):
         from edgehost.ui.self_test import run_self_test
 
-        return run_self_test(ctx)
+        with app_logging(ctx):
+            return run_self_test(ctx)
     from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
     from edgehost.ui._instance import instance_name, send_to_running
@@ -81,23 +82,41 @@ def run_app(ctx: CliContext) -> int:
     apply_theme(app, settings.theme)
     # The window first: the host, the MCP SDK and the model are imported and started after it is up.
     window = MainWindow(settings, app_icon())
-    hidden = starts_in_tray(hidden, QSystemTrayIcon.isSystemTrayAvailable())
-    if not quick_ask and not hidden:
+    tray_available = QSystemTrayIcon.isSystemTrayAvailable()
+    if not quick_ask and not (hidden and tray_available):
         window.show_window()
-    loop = event_loop(app)
+    with app_logging(ctx):
+        hidden = starts_in_tray(hidden, tray_available)  # after the logging set-up: it may log why
+        loop = event_loop(app)
 
-    async def main() -> int:
-        await load_core()
-        from edgehost.host.host import HostOptions
+        async def main() -> int:
+            await load_core()
+            from edgehost.host.host import HostOptions
 
-        desktop = Desktop(
-            ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
-        )
-        with quit_on_signals(desktop.quit):
-            return await desktop.run(quick_ask=quick_ask, hidden=hidden)
+            desktop = Desktop(
+                ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
+            )
+            with quit_on_signals(desktop.quit):
+                return await desktop.run(quick_ask=quick_ask, hidden=hidden)
 
-    with loop:
-        return int(loop.run_until_complete(main()))
+        with loop:
+            return int(loop.run_until_complete(main()))
+
+
+@contextlib.contextmanager
+def app_logging(ctx: CliContext) -> Iterator[None]:
+    """The app's log file and terminal output (``edgehost.logs``) while the block runs.
+
+    Set up here rather than by the CLI, once the window is shown: logging.handlers and what it imports
+    held the window ~10 ms. Nothing run_app does before it logs a record. Raises nothing itself.
+    """
+    from edgehost.logs import configure_logging
+
+    logs = configure_logging(ctx.paths, verbose=bool(getattr(ctx.args, "verbose", False)))
+    try:
+        yield
+    finally:
+        logs.close()
 
 
 def event_loop(app: Any) -> Any:
