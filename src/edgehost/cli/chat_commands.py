@@ -175,11 +175,15 @@ async def _await_turn(turn: asyncio.Task[Any]) -> Any:
     return result
 
 
-async def ask_with_tools(ctx: CliContext) -> int:
-    """`edgehost ask` with tools: one turn, approvals on the terminal (or --yes / --yes-all)."""
+async def run_ask(ctx: CliContext) -> int:
+    """`edgehost ask`: one turn through the Host, recorded in the history like any other.
+
+    With tools, approvals are asked on the terminal (or --yes / --yes-all); --no-tools starts no
+    server, so the model answers alone.
+    """
     args = ctx.args
-    reader = LineReader() if sys.stdin.isatty() else None
-    host = host_for_cli(ctx, reader=reader)
+    reader = LineReader() if sys.stdin.isatty() and not args.no_tools else None
+    host = host_for_cli(ctx, reader=reader, with_servers=not args.no_tools)
     agent = AgentConfig.from_settings(ctx.settings)
     agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
     host.options.agent = agent
@@ -188,7 +192,8 @@ async def ask_with_tools(ctx: CliContext) -> int:
     try:
         await host.start()
         assert host.manager is not None
-        await host.manager.wait_ready(SERVERS_READY_S)
+        if not args.no_tools:
+            await host.manager.wait_ready(SERVERS_READY_S)
         if args.tool and args.tool not in {t.name for t in host.tools()}:
             raise UsageError(f"no tool named {args.tool!r}; `edgehost tools` lists them")
         failures: list[str] = []
@@ -214,6 +219,8 @@ async def ask_with_tools(ctx: CliContext) -> int:
                     }
                     for e in result.executions
                 ],
+                "backend": host.model_status.backend,
+                "model": host.model_status.model,
                 "perf": result.perf.as_dict(),
             }
         )

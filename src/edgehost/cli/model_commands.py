@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
-from edgehost.llm.base import (
-    Backend,
-    ChatMessage,
-    GenerationFinished,
-    GenerationRequest,
-    NativeToolCall,
-    Perf,
-    TokenText,
-)
-from edgehost.llm.factory import create_backend
 from edgehost.llm.models import ModelFile, find_models
 
 
@@ -66,76 +55,11 @@ async def ask(ctx: CliContext) -> int:
     """One question, one streamed answer. Raises UsageError for options that do not fit together."""
     if ctx.args.max_tokens < 1:
         raise UsageError("--max-tokens must be at least 1")
-    if not ctx.args.no_tools:
-        from edgehost.cli.chat_commands import ask_with_tools
-
-        return await ask_with_tools(ctx)
-    if ctx.args.tool:
+    if ctx.args.no_tools and ctx.args.tool:
         raise UsageError("--tool needs tools: drop --no-tools")
-    return await _ask_without_tools(ctx)
+    from edgehost.cli.chat_commands import run_ask
 
-
-async def _ask_without_tools(ctx: CliContext) -> int:
-    args = ctx.args
-    backend, skipped = _create_backend(ctx)
-    try:
-        info = await backend.load()
-        request = GenerationRequest(
-            messages=[ChatMessage(role="user", content=args.question)],
-            max_tokens=args.max_tokens,
-            temperature=args.temperature,
-        )
-        text, finished = await _stream_answer(backend, request, echo=not args.json)
-    finally:
-        await backend.close()
-    perf = finished.perf if finished is not None else Perf()
-    if args.json:
-        print_json(
-            {
-                "text": text,
-                "finish_reason": finished.reason if finished is not None else None,
-                "backend": backend.capabilities.backend,
-                "model": info.name,
-                "skipped_backends": skipped,
-                "perf": perf.as_dict(),
-            }
-        )
-    else:
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-    return 0
-
-
-def _create_backend(ctx: CliContext) -> tuple[Backend, dict[str, str]]:
-    from edgehost.boards import current_profile
-
-    _board, profile = current_profile(ctx.profile_override or ctx.settings.profile)
-    return create_backend(
-        ctx.settings,
-        profile,
-        ctx.paths,
-        backend=ctx.args.backend or ctx.settings.backend,
-        model=ctx.args.model,
-        rkllm_lib=ctx.args.rkllm_lib,
-    )
-
-
-async def _stream_answer(
-    backend: Backend, request: GenerationRequest, *, echo: bool
-) -> tuple[str, GenerationFinished | None]:
-    parts: list[str] = []
-    finished: GenerationFinished | None = None
-    async for event in backend.generate(request):
-        if isinstance(event, TokenText):
-            parts.append(event.text)
-            if echo:
-                sys.stdout.write(event.text)
-                sys.stdout.flush()
-        elif isinstance(event, NativeToolCall):
-            parts.append(f"[tool call {event.name}]")
-        elif isinstance(event, GenerationFinished):
-            finished = event
-    return "".join(parts), finished
+    return await run_ask(ctx)
 
 
 def _model_table(models: list[ModelFile]) -> list[str]:
