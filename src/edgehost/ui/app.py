@@ -11,8 +11,6 @@ import contextlib
 import importlib
 import logging
 import os
-import signal
-import socket
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -194,6 +192,9 @@ def quit_on_signals(quit_app: Callable[[], None]) -> Iterator[None]:
     Python runs signal handlers only between bytecodes, and an idle Qt loop runs none: the signal's
     byte on a wakeup socket wakes a QSocketNotifier instead, at no idle cost.
     """
+    import signal
+    import socket
+
     from PySide6.QtCore import QSocketNotifier
 
     reader, writer = socket.socketpair()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.ui._widgets import MarkdownView
-from edgehost.ui.tool_card import ToolCard
+
+if TYPE_CHECKING:
+    from edgehost.ui.tool_card import ToolCard
 
 __all__ = ["AssistantBlock", "ChatView", "visible_text"]
 
@@ -200,6 +202,9 @@ class ChatView(QScrollArea):
         """The card of ``call_id``, created (after the text so far) the first time."""
         card = self.cards.get(call_id)
         if card is None:
+            # Loaded with the core (ui/app.py), not before the window is shown.
+            from edgehost.ui.tool_card import ToolCard
+
             self.current = None  # text after the call goes below the card
             card = ToolCard(call_id, name, arguments, server)
             self.cards[call_id] = card

@@ -36,7 +36,6 @@ from edgehost.settings import Settings
 from edgehost.ui._widgets import TaskSet, confirm
 from edgehost.ui.chat_view import ChatView, visible_text
 from edgehost.ui.composer import Composer, Palette, PaletteItem
-from edgehost.ui.tool_card import split_tool_name
 
 if TYPE_CHECKING:
     import asyncio
@@ -309,7 +308,14 @@ class MainWindow(QMainWindow):
         self.title.setText(conversation.title)
         self.chat.clear()
         messages = store.list_messages(conversation_id)
-        executions = store.list_executions(conversation_id=conversation_id, limit=None)
+        replaced = {
+            m.id for m in store.list_messages(conversation_id, include_superseded=True) if m.superseded
+        }
+        executions = [
+            e
+            for e in store.list_executions(conversation_id=conversation_id, limit=None)
+            if e.message_id not in replaced  # the calls of an answer that was regenerated
+        ]
         timeline: list[tuple[float, int, Any]] = [(m.created, 0, m) for m in messages]
         timeline += [(e.started, 1, e) for e in executions]
         timeline.sort(key=lambda entry: (entry[0], entry[1]))
@@ -441,6 +447,8 @@ class MainWindow(QMainWindow):
     def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
         if event.conversation_id == self.current_id:
             card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
+            from edgehost.ui.tool_card import split_tool_name
+
             card.set_call(*split_tool_name(event.tool, event.server), event.arguments)
             card.set_status("running")
 
