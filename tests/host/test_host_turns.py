@@ -214,3 +214,12 @@ async def test_when_the_model_says_nothing_after_a_denied_call_the_user_sees_why
     host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="not today"))
     result = await asyncio.wait_for(turn, WAIT_S)
     assert "files__delete_file" in result.text and "not today" in result.text
+
+
+async def test_each_execution_points_at_the_answer_that_made_the_call(make_host):
+    backend = ScriptedBackend([call("board__uptime"), "Up."])
+    host, _recorder = await make_host(backend)
+    result = await asyncio.wait_for(host.submit("uptime?"), WAIT_S)
+    [execution] = host.store.list_executions(conversation_id=result.conversation_id)
+    message = host.store.get_message(execution.message_id)
+    assert message.role == "assistant" and "board__uptime" in message.content

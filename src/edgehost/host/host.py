@@ -99,6 +99,7 @@ class Host:
         self._conversations: dict[int, Conversation] = {}
         self._partial: dict[int, tuple[int, str, float]] = {}  # conversation -> (message id, text, saved)
         self._running: dict[str, int] = {}  # call id -> execution id
+        self._calling_message: dict[int, int] = {}  # conversation -> its last assistant message id
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
         self.model_status = ev.ModelStatusChanged(
@@ -509,12 +510,13 @@ class Host:
             return
         if isinstance(event, ev.MessageAppended):
             perf = event.perf.as_dict() if event.perf is not None else None
-            if event.role == "assistant" and event.conversation_id in self._partial:
-                self._finish_partial(event.conversation_id, event.content, perf)
+            conv_id = event.conversation_id
+            if event.role == "assistant" and conv_id in self._partial:
+                message_id = self._finish_partial(conv_id, event.content, perf)
             else:
-                store.add_message(
-                    event.conversation_id, event.role, event.content, name=event.name, perf=perf
-                )
+                message_id = store.add_message(conv_id, event.role, event.content, name=event.name, perf=perf)
+            if event.role == "assistant" and message_id is not None:
+                self._calling_message[conv_id] = message_id  # the message whose calls run next
         elif isinstance(event, ev.TextDelta):
             message_id, text, saved = self._partial.get(event.conversation_id, (0, "", 0.0))
             if not message_id:
@@ -530,6 +532,7 @@ class Host:
                 tool=event.tool,
                 arguments=event.arguments,
                 conversation_id=event.conversation_id,
+                message_id=self._calling_message.get(event.conversation_id),
                 dialect=event.dialect or None,
                 decision=event.decision,
                 decided_by=event.decided_by,
@@ -551,6 +554,7 @@ class Host:
                     arguments=event.arguments,
                     status=event.status,
                     conversation_id=event.conversation_id,
+                    message_id=self._calling_message.get(event.conversation_id),
                     dialect=event.dialect or None,
                     decision=event.decision,
                     decided_by=event.decided_by,
@@ -562,12 +566,14 @@ class Host:
 
     def _finish_partial(
         self, conv_id: int, text: str | None = None, perf: dict[str, Any] | None = None
-    ) -> None:
+    ) -> int | None:
+        """Complete the answer being streamed in ``conv_id``; returns its message id (None if none)."""
         partial = self._partial.pop(conv_id, None)
         if partial is None or self.store is None:
-            return
+            return None
         message_id, streamed, _ = partial
         self.store.complete_message(message_id, text if text is not None else streamed, perf)
+        return message_id
 
 
 def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
