@@ -36,3 +36,15 @@ def node() -> str:
     if not found:
         pytest.skip("node is not installed")
     return found
+
+
+@pytest.fixture(scope="session")
+def model_path() -> Path:
+    """The embedded default model; skips with the command that installs it when it is missing."""
+    from edgehost.errors import EdgeHostError
+    from edgehost.llm.models import default_model_path
+
+    try:
+        return default_model_path()
+    except EdgeHostError as exc:
+        pytest.skip(str(exc))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -30,14 +29,6 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def reference() -> dict[str, ToolSpec]:
-    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
-    return {
-        t.name: t for t in (ToolSpec.from_mcp(s, tool) for s, listed in servers.items() for tool in listed)
-    }
 
 
 def trusted(tool: ToolSpec) -> ToolSpec:
@@ -80,34 +71,34 @@ def test_an_invalid_rule_is_reported_with_its_index(raw, message):
         parse_rules(raw)
 
 
-def test_read_only_tools_of_a_trusted_server_run_without_asking(reference):
+def test_read_only_tools_of_a_trusted_server_run_without_asking(reference_tools):
     policy = ApprovalPolicy()
-    verdict = policy.evaluate(trusted(reference["filesystem__read_text_file"]), {"path": "a"}, 1)
+    verdict = policy.evaluate(trusted(reference_tools["filesystem__read_text_file"]), {"path": "a"}, 1)
     assert (verdict.action, verdict.decided_by, verdict.risk) == ("allow", "policy", "safe")
 
 
-def test_read_only_tools_of_an_untrusted_server_ask(reference):
-    request = ask(ApprovalPolicy(), reference["filesystem__read_text_file"])
+def test_read_only_tools_of_an_untrusted_server_ask(reference_tools):
+    request = ask(ApprovalPolicy(), reference_tools["filesystem__read_text_file"])
     assert request.risk == "safe"
     assert "the server is not trusted" in request.reasons
     assert request.allowed_scopes == ("once", "conversation", "always")
 
 
-def test_destructive_tools_ask_and_are_never_offered_always(reference):
-    request = ask(ApprovalPolicy(), trusted(reference["filesystem__write_file"]))
+def test_destructive_tools_ask_and_are_never_offered_always(reference_tools):
+    request = ask(ApprovalPolicy(), trusted(reference_tools["filesystem__write_file"]))
     assert request.risk == "destructive"
     assert request.allowed_scopes == ("once", "conversation")
     assert request.tool == "filesystem__write_file" and request.server == "filesystem"
 
 
-def test_a_user_rule_naming_a_destructive_tool_makes_always_available(reference):
+def test_a_user_rule_naming_a_destructive_tool_makes_always_available(reference_tools):
     policy = ApprovalPolicy(parse_rules([{"server": "memory", "tool": "delete_*", "action": "ask"}]))
-    request = ask(policy, reference["memory__delete_entities"])
+    request = ask(policy, reference_tools["memory__delete_entities"])
     assert "always" in request.allowed_scopes
     assert any("approval[0]" in r for r in request.reasons)
 
 
-def test_a_tool_without_annotations_asks(reference):
+def test_a_tool_without_annotations_asks(reference_tools):
     bare = ToolSpec(name="x__frobnicate", server="x", description="does things", trusted_server=True)
     request = ask(ApprovalPolicy(), bare)
     assert request.risk == "caution"
@@ -137,13 +128,13 @@ def test_names_are_matched_on_whole_words():
     )
 
 
-def test_open_world_tools_ask_even_when_read_only(reference):
-    request = ask(ApprovalPolicy(), trusted(reference["fetch__fetch"]))
+def test_open_world_tools_ask_even_when_read_only(reference_tools):
+    request = ask(ApprovalPolicy(), trusted(reference_tools["fetch__fetch"]))
     assert request.risk == "caution"
     assert any("openWorldHint" in r for r in request.reasons)
 
 
-def test_deny_rules_refuse_and_allow_rules_run(reference):
+def test_deny_rules_refuse_and_allow_rules_run(reference_tools):
     policy = ApprovalPolicy(
         parse_rules(
             [
@@ -152,16 +143,16 @@ def test_deny_rules_refuse_and_allow_rules_run(reference):
             ]
         )
     )
-    denied = policy.evaluate(reference["git__git_reset"], {}, 1)
+    denied = policy.evaluate(reference_tools["git__git_reset"], {}, 1)
     assert (denied.action, denied.decided_by) == ("deny", "rule")
     assert "approval[0]" in (denied.reason or "")
-    allowed = policy.evaluate(reference["git__git_commit"], {}, 1)
+    allowed = policy.evaluate(reference_tools["git__git_commit"], {}, 1)
     assert (allowed.action, allowed.decided_by) == ("allow", "rule")
 
 
-def test_a_conversation_grant_holds_in_that_conversation_only(reference):
+def test_a_conversation_grant_holds_in_that_conversation_only(reference_tools):
     policy = ApprovalPolicy()
-    tool = reference["memory__create_entities"]
+    tool = reference_tools["memory__create_entities"]
     request = ask(policy, tool, conversation=7)
     policy.remember(request, ApprovalDecision(allow=True, scope="conversation", decided_by="user"))
     assert policy.evaluate(tool, {}, 7).action == "allow"
@@ -170,35 +161,35 @@ def test_a_conversation_grant_holds_in_that_conversation_only(reference):
     assert policy.evaluate(tool, {}, 7).action == "ask"
 
 
-def test_an_always_grant_is_saved_and_holds_for_a_new_policy(reference):
+def test_an_always_grant_is_saved_and_holds_for_a_new_policy(reference_tools):
     store = MemoryRuleStore()
-    tool = reference["git__git_commit"]
+    tool = reference_tools["git__git_commit"]
     policy = ApprovalPolicy(store=store)
     policy.remember(ask(policy, tool), ApprovalDecision(allow=True, scope="always", decided_by="user"))
     assert store.rules == [{"server": "git", "tool": "git_commit", "action": "allow"}]
     assert ApprovalPolicy(store=store).evaluate(tool, {}, 99).action == "allow"
 
 
-def test_always_is_kept_for_the_conversation_only_when_it_was_not_offered(reference):
+def test_always_is_kept_for_the_conversation_only_when_it_was_not_offered(reference_tools):
     store = MemoryRuleStore()
     policy = ApprovalPolicy(store=store)
-    tool = reference["memory__delete_entities"]
+    tool = reference_tools["memory__delete_entities"]
     policy.remember(ask(policy, tool, 3), ApprovalDecision(allow=True, scope="always", decided_by="user"))
     assert store.rules == []
     assert policy.evaluate(tool, {}, 3).action == "allow"
     assert policy.evaluate(tool, {}, 4).action == "ask"
 
 
-def test_a_user_deny_rule_beats_an_earlier_always_grant(reference):
+def test_a_user_deny_rule_beats_an_earlier_always_grant(reference_tools):
     store = MemoryRuleStore([{"server": "git", "tool": "git_commit", "action": "allow"}])
     policy = ApprovalPolicy(parse_rules([{"server": "git", "tool": "*", "action": "deny"}]), store)
-    assert policy.evaluate(reference["git__git_commit"], {}, 1).action == "deny"
+    assert policy.evaluate(reference_tools["git__git_commit"], {}, 1).action == "deny"
 
 
-async def test_yes_approves_what_is_not_destructive_and_yes_all_everything(reference):
+async def test_yes_approves_what_is_not_destructive_and_yes_all_everything(reference_tools):
     policy = ApprovalPolicy()
-    careful = ask(policy, reference["git__git_commit"])
-    dangerous = ask(policy, reference["memory__delete_entities"])
+    careful = ask(policy, reference_tools["git__git_commit"])
+    dangerous = ask(policy, reference_tools["memory__delete_entities"])
     yes, yes_all, neither = (
         auto_approver(True, False),
         auto_approver(False, True),
@@ -211,9 +202,11 @@ async def test_yes_approves_what_is_not_destructive_and_yes_all_everything(refer
     assert not (await neither(careful)).allow
 
 
-async def test_no_answer_in_time_is_a_denial_by_timeout(reference):
+async def test_no_answer_in_time_is_a_denial_by_timeout(reference_tools):
     pending = PendingApprovals()
-    decision = await with_timeout(pending.approver, 0.05)(ask(ApprovalPolicy(), reference["git__git_commit"]))
+    decision = await with_timeout(pending.approver, 0.05)(
+        ask(ApprovalPolicy(), reference_tools["git__git_commit"])
+    )
     assert (decision.allow, decision.decided_by) == (False, "timeout")
     assert pending.open_requests == []
 
@@ -228,12 +221,12 @@ class Dialogs:
         return asyncio.wait_for(self.opened.get(), 5)
 
 
-async def test_a_cancelled_or_shut_down_approval_is_a_denial(reference):
+async def test_a_cancelled_or_shut_down_approval_is_a_denial(reference_tools):
     dialogs = Dialogs()
     pending = PendingApprovals(dialogs.opened.put_nowait)
     approver = with_timeout(pending.approver, 30)
-    first = asyncio.ensure_future(approver(ask(ApprovalPolicy(), reference["git__git_commit"])))
-    second = asyncio.ensure_future(approver(ask(ApprovalPolicy(), reference["git__git_add"])))
+    first = asyncio.ensure_future(approver(ask(ApprovalPolicy(), reference_tools["git__git_commit"])))
+    second = asyncio.ensure_future(approver(ask(ApprovalPolicy(), reference_tools["git__git_add"])))
     opened = [await dialogs.next(), await dialogs.next()]
     assert pending.cancel(opened[0].id)
     cancelled = await asyncio.wait_for(first, 5)
@@ -243,11 +236,11 @@ async def test_a_cancelled_or_shut_down_approval_is_a_denial(reference):
     assert (stopped.allow, stopped.decided_by) == (False, "shutdown")
 
 
-async def test_a_decision_from_the_dialog_comes_through(reference):
+async def test_a_decision_from_the_dialog_comes_through(reference_tools):
     dialogs = Dialogs()
     pending = PendingApprovals(dialogs.opened.put_nowait)
     waiting = asyncio.ensure_future(
-        with_timeout(pending.approver, 30)(ask(ApprovalPolicy(), reference["git__git_add"]))
+        with_timeout(pending.approver, 30)(ask(ApprovalPolicy(), reference_tools["git__git_add"]))
     )
     request = await dialogs.next()
     edited = {"repo_path": "/srv/repo", "files": ["a.py"]}
@@ -271,11 +264,11 @@ def scripted_terminal(answers: list[str]) -> tuple[Any, list[str]]:
     return read_line, shown
 
 
-async def test_the_terminal_shows_the_call_and_lets_the_user_edit_arguments(reference):
+async def test_the_terminal_shows_the_call_and_lets_the_user_edit_arguments(reference_tools):
     read_line, shown = scripted_terminal(
         ["maybe", "e", "{not json", "e", '{"path": "/tmp/y", "content": "hi"}', "o"]
     )
-    request = ask(ApprovalPolicy(), reference["filesystem__write_file"])
+    request = ask(ApprovalPolicy(), reference_tools["filesystem__write_file"])
     decision = await cli_approver(read_line, shown.append)(request)
     assert decision == ApprovalDecision(True, "once", {"path": "/tmp/y", "content": "hi"}, None, "user")
     screen = "".join(shown)
@@ -285,16 +278,16 @@ async def test_the_terminal_shows_the_call_and_lets_the_user_edit_arguments(refe
     assert "[a]lways" not in screen  # destructive: not offered
 
 
-async def test_always_cannot_be_typed_when_it_is_not_offered(reference):
+async def test_always_cannot_be_typed_when_it_is_not_offered(reference_tools):
     read_line, shown = scripted_terminal(["a", "c"])
     decision = await cli_approver(read_line, shown.append)(
-        ask(ApprovalPolicy(), reference["memory__delete_entities"])
+        ask(ApprovalPolicy(), reference_tools["memory__delete_entities"])
     )
     assert (decision.allow, decision.scope) == (True, "conversation")
 
 
-async def test_the_terminal_denies_with_a_reason_and_end_of_input_cancels(reference):
-    request = ask(ApprovalPolicy(), reference["git__git_commit"])
+async def test_the_terminal_denies_with_a_reason_and_end_of_input_cancels(reference_tools):
+    request = ask(ApprovalPolicy(), reference_tools["git__git_commit"])
     read_line, shown = scripted_terminal(["d", "wrong branch"])
     denied = await cli_approver(read_line, shown.append)(request)
     assert (denied.allow, denied.reason, denied.decided_by) == (False, "wrong branch", "user")
@@ -366,10 +359,10 @@ async def test_a_tool_result_claiming_approval_does_not_approve_the_next_destruc
     assert deleted == []
 
 
-def test_an_always_grant_survives_a_restart_in_the_history_database(reference, tmp_path):
+def test_an_always_grant_survives_a_restart_in_the_history_database(reference_tools, tmp_path):
     from edgehost.store import Store
 
-    tool = reference["git__git_add"]
+    tool = reference_tools["git__git_add"]
     store = Store(tmp_path / "history.db")
     try:
         policy = ApprovalPolicy(store=store.approval_rules)
@@ -381,7 +374,9 @@ def test_an_always_grant_survives_a_restart_in_the_history_database(reference, t
         verdict = ApprovalPolicy(store=reopened.approval_rules).evaluate(tool, {}, 5)
         assert (verdict.action, verdict.decided_by) == ("allow", "user")
         assert (
-            ApprovalPolicy(store=reopened.approval_rules).evaluate(reference["git__git_commit"], {}, 5).action
+            ApprovalPolicy(store=reopened.approval_rules)
+            .evaluate(reference_tools["git__git_commit"], {}, 5)
+            .action
             == "ask"
         )
     finally:
@@ -410,10 +405,10 @@ def test_an_always_grant_for_a_sanitised_server_name_holds_again():
     assert ApprovalPolicy(store=store).evaluate(tool, {}, 2).action == "allow"
 
 
-def test_changing_the_rules_keeps_the_grants_given_for_a_conversation(reference):
+def test_changing_the_rules_keeps_the_grants_given_for_a_conversation(reference_tools):
     policy = ApprovalPolicy()
-    tool = reference["memory__delete_entities"]
+    tool = reference_tools["memory__delete_entities"]
     policy.remember(ask(policy, tool, 5), ApprovalDecision(allow=True, scope="conversation"))
     policy.set_rules(parse_rules([{"server": "git", "tool": "*", "action": "deny"}]))
     assert policy.evaluate(tool, {}, 5).action == "allow"
-    assert policy.evaluate(reference["git__git_commit"], {}, 5).action == "deny"
+    assert policy.evaluate(reference_tools["git__git_commit"], {}, 5).action == "deny"

@@ -19,17 +19,9 @@ from edgehost.agent.prompting import (
     render_tools_section,
     tool_result_message,
 )
-from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Capabilities
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def reference_tools() -> dict[str, ToolSpec]:
-    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
-    tools = [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
-    return {t.name: t for t in tools}
 
 
 def calls_in(text: str) -> list[ToolCallParsed]:

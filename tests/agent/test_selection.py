@@ -31,9 +31,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture(scope="module")
-def tools() -> list[ToolSpec]:
-    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
-    return [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
+def tools(reference_tools: dict[str, ToolSpec]) -> list[ToolSpec]:
+    return list(reference_tools.values())
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +12,7 @@ from fake_sysfs import build, rk3588_board
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
-
-# Starting a Python server process on a loaded 2-core machine can take several seconds.
-CONNECT_TIMEOUT_S = 60
-
-
-@asynccontextmanager
-async def board_client(*args: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=sys.executable, args=list(args))
-    with anyio.fail_after(CONNECT_TIMEOUT_S):
-        async with Client(params) as client:
-            yield client
+from tests.support import CONNECT_TIMEOUT_S, python_server_client
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -39,7 +27,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any] | None = Non
 async def test_every_tool_answers_from_the_board_and_is_read_only(tmp_path: Path) -> None:
     root = build(tmp_path / "root", rk3588_board())
     code = "import sys; from edgehost.servers.board import main; sys.exit(main(sys.argv[1:]))"
-    async with board_client("-c", code, "--root", str(root)) as client:
+    async with python_server_client("-c", code, "--root", str(root)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == {
             "board_info",

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 from cli_helpers import Terminal
 
-from edgehost.errors import EdgeHostError
-
 OTHER_BUILTIN_TOOLS = [
     "board__board_info",
     "board__cpu_status",
@@ -31,17 +29,6 @@ OTHER_BUILTIN_TOOLS = [
     "files__search_files",
     "files__make_directory",
 ]
-
-
-@pytest.fixture
-def model_path() -> Path:
-    """The embedded default model; skips with the install command when it is missing."""
-    from edgehost.llm.models import default_model_path
-
-    try:
-        return default_model_path()
-    except EdgeHostError as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture

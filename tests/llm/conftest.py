@@ -13,21 +13,11 @@ from pathlib import Path
 import pytest
 from llm_helpers import free_port
 
-from edgehost.llm.base import BackendError
-from edgehost.llm.models import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
 ENGINES = Path(__file__).resolve().parent / "engines"
 # Bound on every wait for the model: generous for a loaded 2-core machine, never hit when healthy.
 MODEL_WAIT_S = 120.0
-
-
-@pytest.fixture(scope="session")
-def model_path() -> Path:
-    try:
-        return default_model_path()
-    except BackendError as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
+from tests.support import python_server_client
 
 from edgehost.servers.files import MAX_READ_BYTES, FilesRoot
-
-# Starting a Python server process on a loaded 2-core machine can take several seconds.
-CONNECT_TIMEOUT_S = 60
-
-
-@asynccontextmanager
-async def files_client(*command: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=sys.executable, args=list(command))
-    with anyio.fail_after(CONNECT_TIMEOUT_S):
-        async with Client(params) as client:
-            yield client
 
 
 def text_of(result: CallToolResult) -> str:
@@ -40,7 +25,7 @@ async def call_ok(client: Client, name: str, arguments: dict[str, object]) -> st
 
 async def test_every_tool_works_over_stdio_and_is_annotated(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    async with files_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
+    async with python_server_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == {
             "list_directory",
@@ -100,7 +85,7 @@ async def test_paths_outside_the_root_are_refused_with_a_tool_error(tmp_path: Pa
         ("list_directory", {"path": ".."}),
         ("make_directory", {"path": str(tmp_path / "made-outside")}),
     ]
-    async with files_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
+    async with python_server_client("-m", "edgehost.servers.files", "--root", str(root)) as client:
         for name, arguments in attempts:
             result = await client.call_tool(name, arguments)
             assert result.is_error, (name, arguments, text_of(result))
@@ -112,14 +97,14 @@ async def test_paths_outside_the_root_are_refused_with_a_tool_error(tmp_path: Pa
 
 async def test_edgehost_serve_files_dispatches_to_the_files_server(tmp_path: Path) -> None:
     root = tmp_path / "served"
-    async with files_client("-m", "edgehost", "serve", "files", "--root", str(root)) as client:
+    async with python_server_client("-m", "edgehost", "serve", "files", "--root", str(root)) as client:
         await call_ok(client, "write_file", {"path": "hello.txt", "content": "hi"})
     assert (root / "hello.txt").read_text() == "hi"
 
 
 async def test_serve_files_without_root_uses_the_data_dir(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    async with files_client("-m", "edgehost", "--data-dir", str(data), "serve", "files") as client:
+    async with python_server_client("-m", "edgehost", "--data-dir", str(data), "serve", "files") as client:
         await call_ok(client, "write_file", {"path": "a.txt", "content": "a"})
     assert (data / "files" / "a.txt").read_text() == "a"
 

@@ -1,0 +1,20 @@
+"""The reference servers' real tool lists (tests/fixtures/reference_tools.json), shared by the agent tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edgehost.agent.tools import ToolSpec
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def reference_tools() -> dict[str, ToolSpec]:
+    """Every tool of the reference servers, by namespaced name, in the file's order."""
+    servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
+    tools = [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
+    return {t.name: t for t in tools}
