@@ -1,0 +1,191 @@
+"""Grounded answers (decision 11): after a tool ran, an answer that ignores its result is not passed
+off as the answer; the user sees the result itself.
+
+The rule, kept simple enough to test and to explain to a user. An answer that follows a successful
+tool call is *ungrounded* when
+
+1. it is empty (the model had nothing to add), or
+2. it repeats itself (the backend stopped it for looping, or one sentence of it occurs three times), or
+3. it states a number that is in none of the turn's tool results, the arguments of its calls or the
+   user's question — a number "is in" a source when it is equal to one there, or is one there
+   rounded (45 or 45.2 for 45.23), or counts the items of a list there.
+
+Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
+the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+__all__ = [
+    "Grounding",
+    "check_answer",
+    "numbers_in",
+    "render_result",
+    "repeats_itself",
+    "ungrounded_answer_text",
+]
+
+# A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?")
+REPEATED_SENTENCE_TIMES = 3
+SUMMARY_MAX_LINES = 12
+SUMMARY_LINE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Grounding:
+    grounded: bool
+    reason: str = ""  # why not, in words a user can read ("it has numbers the result does not: 2307.2")
+    invented: tuple[str, ...] = ()  # the numbers that are in no source
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers written in ``text``, as written (thousands separators kept)."""
+    return _NUMBER.findall(text)
+
+
+def _list_lengths(value: Any) -> Iterable[int]:
+    if isinstance(value, list):
+        yield len(value)
+        for item in value:
+            yield from _list_lengths(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _list_lengths(item)
+
+
+def _source_numbers(sources: Iterable[str]) -> set[Decimal]:
+    found: set[Decimal] = set()
+    for text in sources:
+        found.update(d for d in map(_decimal, numbers_in(text)) if d is not None)
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        found.update(Decimal(n) for n in _list_lengths(value))
+    return found
+
+
+def _is_in(number: Decimal, sources: set[Decimal]) -> bool:
+    if number in sources:
+        return True
+    exponent = number.as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    quantum = Decimal(1).scaleb(-places)
+    return any(abs(source.quantize(quantum) - number) < quantum for source in sources if _finite(source))
+
+
+def _finite(value: Decimal) -> bool:
+    return value.is_finite() and abs(value) < Decimal(10) ** 30
+
+
+def repeats_itself(text: str, times: int = REPEATED_SENTENCE_TIMES) -> bool:
+    """True when one sentence (of at least three words) occurs ``times`` times or more."""
+    sentences = [" ".join(s.lower().split()) for s in re.split(r"(?<=[.!?])\s+|\n+", text)]
+    counts: dict[str, int] = {}
+    for sentence in sentences:
+        if len(sentence.split()) >= 3:
+            counts[sentence] = counts.get(sentence, 0) + 1
+            if counts[sentence] >= times:
+                return True
+    return False
+
+
+def check_answer(
+    answer: str,
+    *,
+    results: Sequence[str],
+    question: str = "",
+    arguments: Sequence[Mapping[str, Any]] = (),
+    stopped_for_repetition: bool = False,
+) -> Grounding:
+    """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring)."""
+    if not answer.strip():
+        return Grounding(False, "the model wrote nothing after the tool")
+    if stopped_for_repetition or repeats_itself(answer):
+        return Grounding(False, "the model's reply repeats itself")
+    sources = _source_numbers(
+        [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
+    )
+    invented = tuple(
+        dict.fromkeys(
+            written
+            for written in numbers_in(answer)
+            if (value := _decimal(written)) is not None and not _is_in(value, sources)
+        )
+    )
+    if invented:
+        return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
+    return Grounding(True)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _lines(value: Any, indent: str = "") -> Iterable[str]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(item, (Mapping, list)) and item:
+                yield f"{indent}- {key}:"
+                yield from _lines(item, indent + "  ")
+            else:
+                yield f"{indent}- {key}: {_scalar(item) if item not in ({}, []) else 'none'}"
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, Mapping) and all(not isinstance(v, (Mapping, list)) for v in item.values()):
+                yield f"{indent}- " + ", ".join(f"{k} {_scalar(v)}" for k, v in item.items())
+            elif isinstance(item, (Mapping, list)):
+                yield f"{indent}-"
+                yield from _lines(item, indent + "  ")
+            else:
+                yield f"{indent}- {_scalar(item)}"
+    else:
+        yield f"{indent}{_scalar(value)}"
+
+
+def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
+    """A short, readable form of a tool result: structured content (JSON) as an indented list of
+    ``key: value`` lines, other text as its first lines; at most ``max_lines`` lines."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        value = None
+    if isinstance(value, (Mapping, list)):
+        lines = list(_lines(value)) or ["(empty)"]
+    else:
+        lines = [line.rstrip() for line in text.strip().splitlines()] or ["(empty)"]
+    lines = [
+        line if len(line) <= SUMMARY_LINE_CHARS else line[: SUMMARY_LINE_CHARS - 1] + "…" for line in lines
+    ]
+    if len(lines) > max_lines:
+        lines = [*lines[:max_lines], f"… ({len(lines) - max_lines} more lines in the tool card)"]
+    return "\n".join(lines)
+
+
+def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, grounding: Grounding) -> str:
+    """What the user reads instead of an ungrounded answer: each result rendered, then the model's own
+    text marked as such (left out when empty). ``results`` are (tool name, result text) pairs."""
+    parts = [f"**{name}** returned:\n\n{render_result(text)}" for name, text in results]
+    if model_text.strip():
+        quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
+        parts.append(
+            f"*The model's reply, which does not match this result ({grounding.reason}):*\n\n{quoted}"
+        )
+    return "\n\n".join(parts)

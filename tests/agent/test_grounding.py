@@ -1,0 +1,78 @@
+"""Grounded answers (decision 11): which answers after a tool are passed off as answers, and what the
+user sees instead of one that ignores the result."""
+
+from __future__ import annotations
+
+import json
+
+from edgehost.agent.grounding import check_answer, numbers_in, render_result, ungrounded_answer_text
+
+TEMPERATURES = json.dumps({"zones": [{"name": "soc", "celsius": 45.23}, {"name": "gpu", "celsius": 41.0}]})
+
+
+def test_an_invented_temperature_is_not_grounded_and_names_the_number() -> None:
+    grounding = check_answer("Currently, the board is 2307.2 Celsius.", results=[TEMPERATURES])
+    assert not grounding.grounded
+    assert grounding.invented == ("2307.2",)
+    assert "2307.2" in grounding.reason
+
+
+def test_a_number_from_the_result_even_rounded_is_grounded() -> None:
+    for answer in ("The SoC is at 45.23 °C.", "The SoC is at 45.2 °C.", "About 45 degrees; the GPU 41."):
+        assert check_answer(answer, results=[TEMPERATURES]).grounded, answer
+
+
+def test_rounding_must_be_to_the_places_written() -> None:
+    # 46 is not 45.23 rounded to a whole number.
+    assert not check_answer("The SoC is at 46 °C.", results=[TEMPERATURES]).grounded
+
+
+def test_numbers_from_the_question_and_the_arguments_count_and_so_do_list_lengths() -> None:
+    assert check_answer("There are 2 zones.", results=[TEMPERATURES]).grounded
+    assert check_answer(
+        "12 plus 30 is 42.", results=["The sum of 12 and 30 is 42."], question="Add 12 and 30"
+    ).grounded
+    assert check_answer(
+        "Tokyo is 9 hours ahead.", results=['{"datetime": "2026-11-24T19:00"}'], arguments=[{"offset": 9}]
+    ).grounded
+
+
+def test_an_empty_or_looping_answer_is_not_grounded() -> None:
+    assert not check_answer("  ", results=[TEMPERATURES]).grounded
+    loop = "This is a server, which is why it's a web server. " * 3
+    assert "repeats itself" in check_answer(loop, results=[TEMPERATURES]).reason
+    assert not check_answer("45 °C.", results=[TEMPERATURES], stopped_for_repetition=True).grounded
+
+
+def test_a_list_of_three_items_is_not_mistaken_for_repetition() -> None:
+    answer = "The SoC is at 45 °C. The GPU is at 41 °C. Both are fine."
+    assert check_answer(answer, results=[TEMPERATURES]).grounded
+
+
+def test_an_answer_without_numbers_is_grounded() -> None:
+    assert check_answer("The board is cool.", results=[TEMPERATURES]).grounded
+
+
+def test_numbers_are_read_as_written_with_thousands_separators() -> None:
+    assert numbers_in("1,024 MB free of 8192.5, up 3 days") == ["1,024", "8192.5", "3"]
+    assert check_answer("1,024 MB are free.", results=['{"available_mb": 1024}']).grounded
+
+
+def test_structured_results_render_as_short_lines() -> None:
+    text = render_result(TEMPERATURES)
+    assert text.splitlines() == ["- zones:", "  - name soc, celsius 45.23", "  - name gpu, celsius 41.0"]
+    assert render_result(json.dumps({"zones": []})) == "- zones: none"
+    long = render_result("\n".join(f"line {i}" for i in range(40)), max_lines=5)
+    assert long.splitlines()[-1] == "… (35 more lines in the tool card)"
+
+
+def test_the_replacement_shows_the_result_and_marks_the_models_reply() -> None:
+    grounding = check_answer("It is 2307.2 Celsius.", results=[TEMPERATURES])
+    text = ungrounded_answer_text([("board__temperatures", TEMPERATURES)], "It is 2307.2 Celsius.", grounding)
+    assert text.startswith("**board__temperatures** returned:")
+    assert "celsius 45.23" in text
+    assert "> It is 2307.2 Celsius." in text
+    assert "does not match this result" in text
+    assert "The model's reply" not in ungrounded_answer_text(
+        [("board__temperatures", TEMPERATURES)], "", check_answer("", results=[TEMPERATURES])
+    )
