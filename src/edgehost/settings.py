@@ -38,6 +38,9 @@ class Settings:
     tool_budget_fraction: float = 0.25
     max_correction_rounds: int = 2
     max_calls_per_turn: int = 8
+    # Who decides whether and which tool a turn calls: auto (the host for models under 1.5B
+    # parameters, the model otherwise) | host | model. See agent/loop.py resolve_routing.
+    routing: str = "auto"
     close_to_tray: bool = True
     theme: str = "system"  # system | dark | light
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
@@ -119,12 +122,14 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "tool_budget_fraction": (int, float),
     "max_correction_rounds": (int,),
     "max_calls_per_turn": (int,),
+    "routing": (str,),
     "close_to_tray": (bool,),
     "theme": (str,),
 }
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "backend": ("auto", "llamacpp", "rkllm", "openai"),
     "theme": ("system", "dark", "light"),
+    "routing": ("auto", "host", "model"),
     "rkllm_abi": (None, "1.2", "1.3"),
 }
 _TYPE_NAMES = {

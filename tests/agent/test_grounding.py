@@ -76,3 +76,9 @@ def test_the_replacement_shows_the_result_and_marks_the_models_reply() -> None:
     assert "The model's reply" not in ungrounded_answer_text(
         [("board__temperatures", TEMPERATURES)], "", check_answer("", results=[TEMPERATURES])
     )
+
+
+def test_list_numbering_is_not_a_number_the_answer_states() -> None:
+    answer = "1. A note about the plumber.\n2. It is for Monday."
+    assert check_answer(answer, results=["Call the plumber on Monday."]).grounded
+    assert not check_answer("1. The plumber comes at 9.", results=["Call the plumber on Monday."]).grounded

@@ -30,6 +30,17 @@ class ToolCallDetected:
     name: str
     arguments: dict[str, Any]
     dialect: str
+    chosen_by: str = "model"  # model | host (routing chose it, decision 11) | user (a pinned tool)
+
+
+@dataclass(frozen=True)
+class TurnRouted:
+    """The host decided, for a model too small to (decision 11), whether the turn needs a tool."""
+
+    conversation_id: int
+    needs_tool: bool
+    candidates: tuple[str, ...]  # namespaced, best first; the model's call is limited to these
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,7 @@ class ToolExecutionStarted:
     dialect: str = ""
     decision: str | None = None  # allowed (asked) | auto (policy or rule)
     decided_by: str | None = None
+    chosen_by: str = "model"  # as on ToolCallDetected
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,17 @@ class ApprovalResolved:
 
 
 @dataclass(frozen=True)
+class AnswerUngrounded:
+    """The model's answer after a tool ignored its result (agent/grounding.py): the user is shown
+    ``text`` (the result, rendered, with the model's reply marked) instead of the streamed reply."""
+
+    conversation_id: int
+    reason: str
+    text: str
+    model_text: str
+
+
+@dataclass(frozen=True)
 class TurnCompleted:
     conversation_id: int
     text: str  # what the user saw of the final answer
@@ -106,6 +129,7 @@ class TurnCompleted:
 
 TurnEvent = (
     TurnStarted
+    | TurnRouted
     | TextDelta
     | ToolCallDetected
     | ToolExecutionStarted
@@ -114,5 +138,6 @@ TurnEvent = (
     | MessageAppended
     | ApprovalRequested
     | ApprovalResolved
+    | AnswerUngrounded
     | TurnCompleted
 )

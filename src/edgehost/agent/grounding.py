@@ -34,6 +34,8 @@ __all__ = [
 
 # A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?")
+# "1. ", "2) " at the start of a line number a list; they are not facts.
+_ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 REPEATED_SENTENCE_TIMES = 3
 SUMMARY_MAX_LINES = 12
 SUMMARY_LINE_CHARS = 160
@@ -124,7 +126,7 @@ def check_answer(
     invented = tuple(
         dict.fromkeys(
             written
-            for written in numbers_in(answer)
+            for written in numbers_in(_ENUMERATORS.sub("", answer))
             if (value := _decimal(written)) is not None and not _is_in(value, sources)
         )
     )

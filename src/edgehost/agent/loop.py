@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
@@ -25,8 +26,11 @@ from edgehost.agent.detector import (
     ToolCallMalformed,
     ToolCallParsed,
     closing_marker,
+    dialect_example,
     opening_marker,
 )
+from edgehost.agent.grammar import PROSE_GRAMMAR
+from edgehost.agent.grounding import check_answer, ungrounded_answer_text
 from edgehost.agent.prompting import (
     RESULT_OPEN,
     build_system_prompt,
@@ -34,6 +38,7 @@ from edgehost.agent.prompting import (
     format_tool_result,
     tool_result_message,
 )
+from edgehost.agent.routing import RouteDecision
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import (
@@ -57,6 +62,44 @@ GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 # to write, so its opening frame ends the reply.
 RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>")
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
+ROUTING_MODES = ("auto", "host", "model")
+# Decision 11's size rule for `auto` routing: below this many parameters a model does not decide
+# reliably whether and which tool to call (SmolLM2-135M/360M, Qwen2.5-0.5B, Qwen3-0.6B, Llama 3.2 1B),
+# so the host decides; Qwen2.5-1.5B, Qwen3-1.7B and larger choose their own tools.
+HOST_ROUTING_BELOW_PARAMETERS = 1_500_000_000
+# Earlier questions of the conversation the router reads with the new one ("and in Paris?").
+ROUTING_CONTEXT_QUESTIONS = 2
+
+
+_ARGUMENT_SENTINEL = "EDGEHOST_ARGUMENT"
+
+
+def call_prefix(dialect: str, name: str) -> str:
+    """The start of a call to ``name`` in ``dialect``, up to where its arguments begin
+    (``[TOOL_CALL]{"name": "x", "arguments": ``). Raises ValueError for an unknown dialect."""
+    example = dialect_example(dialect, name, {_ARGUMENT_SENTINEL: 0})
+    at = example.index(_ARGUMENT_SENTINEL)
+    return example[: example.rfind("<" if dialect in ("xml-args", "qwen-xml") else "{", 0, at)]
+
+
+def parameters_from_name(name: str) -> int | None:
+    """A parameter count from a model's name ("Qwen2.5-0.5B-Instruct", "SmolLM2 135M"), for runtimes
+    that do not report one (RKLLM, remote servers). None when the name has no size."""
+    match = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([MB])(?![a-z])", name, re.IGNORECASE)
+    if match is None:
+        return None
+    return int(float(match.group(1)) * (1e6 if match.group(2).upper() == "M" else 1e9))
+
+
+def resolve_routing(mode: str, parameters: int | None) -> str:
+    """`host` or `model` for a routing setting (`auto`, `host`, `model`) and the model's parameter
+    count (None when unknown: a remote model, which is left to decide). Raises ValueError for an
+    unknown mode."""
+    if mode not in ROUTING_MODES:
+        raise ValueError(f"routing is one of {', '.join(ROUTING_MODES)}, got {mode!r}")
+    if mode != "auto":
+        return mode
+    return "host" if parameters is not None and parameters < HOST_ROUTING_BELOW_PARAMETERS else "model"
 
 
 @dataclass(frozen=True)
@@ -79,6 +122,7 @@ class AgentConfig:
     tool_budget_fraction: float = 0.25  # of the context, for the tools section of the prompt
     tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
     extra_instructions: str = ""
+    routing: str = "auto"  # auto | host | model (decision 11); a conversation may override it
 
     @classmethod
     def from_settings(cls, settings: Any) -> AgentConfig:
@@ -87,6 +131,7 @@ class AgentConfig:
             max_correction_rounds=settings.max_correction_rounds,
             max_calls_per_turn=settings.max_calls_per_turn,
             tool_budget_fraction=settings.tool_budget_fraction,
+            routing=settings.routing,
         )
 
 
@@ -97,6 +142,7 @@ class Conversation:
     id: int
     messages: list[ChatMessage] = field(default_factory=list)
     selected_tools: list[str] | None = None
+    routing: str | None = None  # auto | host | model for this conversation; None: the setting
 
 
 @dataclass
@@ -108,6 +154,7 @@ class _Round:
     perf: Perf = field(default_factory=Perf)
     finished_reason: str = "stop"
     appended: bool = False  # already part of the conversation
+    chosen_by: str = "model"  # who chose the calls of this reply: model | host (routing) | user (pin)
 
 
 def _add_perf(a: Perf, b: Perf) -> Perf:
@@ -134,6 +181,7 @@ class TurnRunner:
         emit: Emit,
         config: AgentConfig | None = None,
         grammar_builder: Callable[..., str] | None = None,
+        selector: ToolSelector | None = None,
     ) -> None:
         self.backend = backend
         self.executor = executor
@@ -142,7 +190,8 @@ class TurnRunner:
         self.emit = emit
         self.config = config or AgentConfig()
         self._grammar_builder = grammar_builder
-        self._selector = ToolSelector()
+        # The host passes its own, which outlives a runner (model switch, settings change).
+        self._selector = selector or ToolSelector()
         self._call_ids = itertools.count(1)
 
     async def run(
@@ -164,6 +213,7 @@ class TurnRunner:
         conv_id = conversation.id
         content = "\n\n".join([*attachments, user_text]) if attachments else user_text
         self.emit(ev.TurnStarted(conv_id, user_text))
+        earlier_questions = _questions(conversation.messages)[-ROUTING_CONTEXT_QUESTIONS:]
         self._append(conversation, ChatMessage("user", content))
         caps = self.backend.capabilities
         dialect = choose_dialect(caps)
@@ -172,11 +222,25 @@ class TurnRunner:
         max_context = caps.max_context
         count = self.backend.count_tokens
         budget = int(max_context * self.config.tool_budget_fraction)
+        pinned = by_name.get(pinned_tool) if pinned_tool else None
+        routing = self.routing_for(conversation)
+        route: RouteDecision | None = None
+        if routing == "host" and pinned is None and enabled:
+            route = await self._selector.route(user_text, enabled, context=earlier_questions)
+            self.emit(
+                ev.TurnRouted(
+                    conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason
+                )
+            )
         selection = await self._selector.select(
             user_text, enabled, budget_tokens=budget, count_tokens=count, previous=conversation.selected_tools
         )
-        if pinned_tool and pinned_tool in by_name and all(t.name != pinned_tool for t in selection.tools):
-            selection.tools.insert(0, by_name[pinned_tool])
+        forced: list[ToolSpec] = [pinned] if pinned is not None else []
+        if route is not None and route.needs_tool:
+            forced = list(route.candidates)
+        for tool in reversed(forced):  # a forced tool is always described in the prompt
+            if all(t.name != tool.name for t in selection.tools):
+                selection.tools.insert(0, tool)
         conversation.selected_tools = [t.name for t in selection.tools]
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
@@ -187,28 +251,44 @@ class TurnRunner:
         earlier: dict[tuple[str, str], ToolOutcome] = {}
         calls_made = 0
         corrections = 0
-        pinned = by_name.get(pinned_tool) if pinned_tool else None
         cancelled = False
         round_: _Round | None = None
         last_results: list[tuple[str, str]] = []
+        grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
+        answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
             while True:
-                round_ = _Round()
+                round_ = _Round(
+                    chosen_by="host" if route is not None and forced else "user" if forced else "model"
+                )
                 await self._generate_round(
                     conv_id,
                     [ChatMessage("system", system), *conversation.messages],
                     selection.tools,
                     dialect,
-                    pinned,
+                    forced,
                     round_,
+                    model_may_call=routing == "model",
+                    grounded_in=content if round_.chosen_by == "host" else None,
                 )
-                pinned = None
                 perf = _add_perf(perf, round_.perf)
                 if round_.prose:
                     shown.append(round_.prose)
-                self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
+                if routing == "host" and not forced:
+                    # The host decides the calls: one the model writes on its own is not run.
+                    round_.calls.clear()
+                    round_.problems.clear()
+                final = not round_.calls and not round_.problems
+                message = round_.raw
+                if final and grounded_in:
+                    replacement = self._grounded(conv_id, content, grounded_in, shown[answer_from:], round_)
+                    if replacement is not None:
+                        shown[answer_from:] = [replacement]
+                        message = replacement  # what the user reads is what the model sees next turn
+                self._append(conversation, ChatMessage("assistant", message), round_.perf)
                 round_.appended = True
-                if not round_.calls and not round_.problems:
+                forced = []
+                if final:
                     break
                 results: list[tuple[str, str]] = [("error", p) for p in round_.problems]
                 all_failed = True
@@ -223,14 +303,18 @@ class TurnRunner:
                         continue
                     calls_made += 1
                     name, text, ok, record = await self._handle_call(
-                        conv_id, call, by_name, earlier, max_context
+                        conv_id, call, by_name, earlier, max_context, round_.chosen_by
                     )
                     executions.append(record)
                     results.append((name, text))
                     all_failed = all_failed and not ok
+                    if ok and record.get("status") == "ok":
+                        grounded_in.append((name, text, dict(record["arguments"])))
+                question = user_text if round_.chosen_by == "host" else None
                 for name, text in results:
-                    self._append(conversation, tool_result_message(name, text, caps))
+                    self._append(conversation, tool_result_message(name, text, caps, question=question))
                 last_results = results
+                answer_from = len(shown)
                 if all_failed:
                     corrections += 1
                     if corrections > self.config.max_correction_rounds:
@@ -249,9 +333,8 @@ class TurnRunner:
                 # Keep what the model said before the stop: the user saw it, the model should too.
                 shown.append(round_.prose)
                 self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
-        if not cancelled and not "".join(shown).strip() and last_results:
-            # A small model may have nothing to add after a tool ran (or was refused): show what the
-            # tool gave, or why it did not run, rather than an empty answer.
+        if not cancelled and not grounded_in and not "".join(shown[answer_from:]).strip() and last_results:
+            # The model had nothing to add after a tool that failed or was refused: say why it did not run.
             summary = "\n\n".join(
                 f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, estimate_tokens)}"
                 for name, text in last_results
@@ -264,6 +347,38 @@ class TurnRunner:
             raise asyncio.CancelledError
         return completed
 
+    def _grounded(
+        self,
+        conv_id: int,
+        question: str,
+        grounded_in: Sequence[tuple[str, str, dict[str, Any]]],
+        answer_parts: Sequence[str],
+        round_: _Round,
+    ) -> str | None:
+        """None when the answer after the turn's tools is grounded in their results; otherwise the
+        text the user is shown instead (decision 11), announced with AnswerUngrounded."""
+        answer = "".join(answer_parts)
+        grounding = check_answer(
+            answer,
+            results=[text for _name, text, _arguments in grounded_in],
+            question=question,
+            arguments=[arguments for _name, _text, arguments in grounded_in],
+            stopped_for_repetition=round_.finished_reason == "repetition",
+        )
+        if grounding.grounded:
+            return None
+        replacement = ungrounded_answer_text(
+            [(name, text) for name, text, _arguments in grounded_in], answer, grounding
+        )
+        self.emit(ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer))
+        return replacement
+
+    def routing_for(self, conversation: Conversation) -> str:
+        """`host` or `model`: who decides this conversation's tool calls (decision 11)."""
+        info = self.backend.model_info
+        parameters = (info.parameters or parameters_from_name(info.name)) if info is not None else None
+        return resolve_routing(conversation.routing or self.config.routing, parameters)
+
     def _append(self, conversation: Conversation, message: ChatMessage, perf: Perf | None = None) -> None:
         conversation.messages.append(message)
         self.emit(ev.MessageAppended(conversation.id, message.role, message.content, message.name, perf))
@@ -274,23 +389,41 @@ class TurnRunner:
         messages: list[ChatMessage],
         tools: Sequence[ToolSpec],
         dialect: str,
-        pinned: ToolSpec | None,
+        forced: Sequence[ToolSpec],
         round_: _Round,
+        *,
+        model_may_call: bool = True,
+        grounded_in: str | None = None,
     ) -> None:
-        """Stream one reply of the model into ``round_`` (filled as it goes, so a cancel keeps it)."""
+        """Stream one reply of the model into ``round_`` (filled as it goes, so a cancel keeps it).
+
+        ``forced``: the reply must be a call to one of these tools (best first), under a grammar
+        where the backend has one. Otherwise, with ``model_may_call``, a call the model starts is
+        finished under a grammar (decision 6); without it the reply ends where a call would begin.
+        """
         caps = self.backend.capabilities
         detector = ToolCallDetector()
         use_grammar = caps.supports_grammar and bool(tools) and self._grammar_builder is not None
         closers = sorted({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} - {""})
         grammar: str | None = None
-        if pinned is not None and use_grammar:
-            grammar = self._grammar_builder(dialect, [pinned], pinned=True)  # type: ignore[misc]
+        if not forced and not model_may_call and use_grammar:
+            grammar = PROSE_GRAMMAR  # the host decides the calls: the model answers in words
+        if forced and use_grammar:
+            # A call the host chose is filled in from the question only (decision 11).
+            grounded = {"grounded_in": grounded_in} if grounded_in is not None else {}
+            grammar = self._grammar_builder(dialect, list(forced), pinned=True, **grounded)  # type: ignore[misc]
         openers = (
             [opening_marker(dialect)]
-            if use_grammar and dialect in GRAMMAR_DIALECTS and grammar is None
+            if (use_grammar or not model_may_call) and dialect in GRAMMAR_DIALECTS and grammar is None
             else []
         )
         continuation = ""
+        if forced and grammar is None:
+            # No grammar to limit the choice: the host writes the call's start for its best candidate
+            # and the model continues with the arguments.
+            continuation = call_prefix(dialect, forced[0].name)
+            round_.raw = continuation
+            self._feed(conv_id, detector, continuation, round_)
         while True:
             request = GenerationRequest(
                 messages=messages,
@@ -323,7 +456,7 @@ class TurnRunner:
             if marker and marker not in RESULT_FRAMES:  # a tool marker is part of the call it ends
                 round_.raw += marker
                 self._feed(conv_id, detector, marker, round_)
-                if marker in openers and self._grammar_builder is not None:
+                if marker in openers and model_may_call and self._grammar_builder is not None:
                     # Decision 6: the model chose to call a tool; finish the call under a grammar.
                     continuation = round_.raw
                     grammar = self._grammar_builder(dialect, list(tools))
@@ -360,11 +493,19 @@ class TurnRunner:
         by_name: dict[str, ToolSpec],
         earlier: dict[tuple[str, str], ToolOutcome],
         max_context: int,
+        chosen_by: str = "model",
     ) -> tuple[str, str, bool, dict[str, Any]]:
         """Check, approve and execute one call. Returns (name, text for the model, ok, record)."""
         call_id = f"c{next(self._call_ids)}"
-        self.emit(ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect))
-        record: dict[str, Any] = {"tool": call.name, "arguments": call.arguments, "dialect": call.dialect}
+        self.emit(
+            ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect, chosen_by)
+        )
+        record: dict[str, Any] = {
+            "tool": call.name,
+            "arguments": call.arguments,
+            "dialect": call.dialect,
+            "chosen_by": chosen_by,
+        }
         tool = by_name.get(call.name) or _match_unqualified(call.name, by_name)
 
         def finish(
@@ -475,6 +616,7 @@ class TurnRunner:
                 call.dialect,
                 record["decision"],
                 record["decided_by"],
+                chosen_by,
             )
         )
 
@@ -511,3 +653,9 @@ def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | No
     """Small models often drop the server prefix: accept `read_file` for `files__read_file` when unique."""
     matches = [t for full, t in by_name.items() if full.split("__", 1)[-1] == name]
     return matches[0] if len(matches) == 1 else None
+
+
+def _questions(messages: Sequence[ChatMessage]) -> list[str]:
+    """The user's questions in a model's view (tool results framed as user turns are not questions)."""
+    frame = RESULT_FRAMES[0]
+    return [m.content for m in messages if m.role == "user" and not m.content.lstrip().startswith(frame)]

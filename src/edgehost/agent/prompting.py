@@ -223,15 +223,19 @@ def tool_result_message(
     *,
     tool_call_id: str | None = None,
     use_tool_role: bool | None = None,
+    question: str | None = None,
 ) -> ChatMessage:
     """The message that carries a tool result back to the model.
 
     Role "tool" when the chat template knows tools (the backend's template renders it, e.g. Qwen's
     <tool_response>); otherwise a user turn framed by RESULT_OPEN / RESULT_CLOSE, which every
-    template can render. `use_tool_role` overrides what `capabilities` say.
+    template can render. `use_tool_role` overrides what `capabilities` say. With `question` (the
+    user's, for a call the host chose), the framed result ends by asking for the answer to it: a very
+    small model then answers the question rather than commenting on the result.
     """
     if use_tool_role is None:
         use_tool_role = capabilities is None or capabilities.supports_native_tools
     if use_tool_role:
         return ChatMessage("tool", result_text, name=name, tool_call_id=tool_call_id)
-    return ChatMessage("user", f"{RESULT_OPEN.format(name=name)}\n{result_text}\n{RESULT_CLOSE}")
+    ask = f"\nAnswer with this result: {question}" if question else ""
+    return ChatMessage("user", f"{RESULT_OPEN.format(name=name)}\n{result_text}\n{RESULT_CLOSE}{ask}")

@@ -27,6 +27,7 @@ import numpy as np
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import Embedder, EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
+from edgehost.agent.routing import RouteDecision
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -54,6 +55,7 @@ DEFAULT_RESELECT_MIN_SCORE = 0.35
 # (a tool's own name in the question) tips the balance. Chosen a priori, checked on the question set.
 LEXICAL_SATURATION = 5.0
 LEXICAL_WEIGHT = 0.15
+ROUTE_MARGIN = 0.05
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 CountTokensFn = Callable[[str], int]
@@ -333,6 +335,7 @@ class ToolSelector:
         margin: float = DEFAULT_RESELECT_MARGIN,
         min_score: float = DEFAULT_RESELECT_MIN_SCORE,
         ranker_loader: Callable[[], RankerChoice] = load_ranker,
+        cache_dir: Path | None = None,
     ) -> None:
         self._ranker = ranker
         self._loader = ranker_loader
@@ -393,3 +396,28 @@ class ToolSelector:
             selection = await asyncio.to_thread(choose, lambda: ranker)
         self.last = selection
         return selection
+
+    async def route(
+        self,
+        query: str,
+        tools: Sequence[ToolSpec],
+        *,
+        context: Sequence[str] = (),
+        max_candidates: int = 3,
+    ) -> RouteDecision:
+        """Whether ``query`` needs one of ``tools`` (the enabled ones), and the plausible ones, best
+        first (decision 11). A first gate: the best blended score against DEFAULT_RESELECT_MIN_SCORE;
+        candidates within ROUTE_MARGIN of the best."""
+        enabled = [t for t in tools if t.enabled]
+        if not enabled:
+            return RouteDecision(False, (), 0.0, "no tools are enabled")
+        ranker = await self.ranker()
+        scores = await asyncio.to_thread(ranker.scores, query, enabled)
+        order = _ordered(enabled, scores)
+        best = scores[order[0]]
+        if best < self._min_score:
+            return RouteDecision(
+                False, (), best, f"no tool matches well enough (best {enabled[order[0]].name} {best:.2f})"
+            )
+        candidates = tuple(enabled[i] for i in order[:max_candidates] if scores[i] >= best - ROUTE_MARGIN)
+        return RouteDecision(True, candidates, best, f"{enabled[order[0]].name} scores {best:.2f}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from edgehost.agent.events import (
+    AnswerUngrounded,
     ApprovalRequested,
     ApprovalResolved,
     MessageAppended,
@@ -19,10 +20,12 @@ from edgehost.agent.events import (
     ToolExecutionStarted,
     TurnCompleted,
     TurnEvent,
+    TurnRouted,
     TurnStarted,
 )
 
 __all__ = [
+    "AnswerUngrounded",
     "ApprovalRequested",
     "ApprovalResolved",
     "CatalogChanged",
@@ -39,6 +42,7 @@ __all__ = [
     "TurnCompleted",
     "TurnEvent",
     "TurnFailed",
+    "TurnRouted",
     "TurnStarted",
 ]
 

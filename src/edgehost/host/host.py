@@ -25,8 +25,9 @@ from edgehost.agent.approval import (
     parse_rules,
     with_timeout,
 )
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner, resolve_routing
 from edgehost.agent.prompting import RESULT_OPEN
+from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
@@ -56,7 +57,7 @@ CHECKPOINT_INTERVAL_S = 1.0  # a kill loses at most this much of the answer bein
 CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this we stop waiting for it
 # What a TurnRunner takes from the settings when it is built (AgentConfig.from_settings, the approver).
 _RUNNER_SETTINGS = frozenset(
-    {"max_correction_rounds", "max_calls_per_turn", "tool_budget_fraction", "approval_timeout_s"}
+    {"max_correction_rounds", "max_calls_per_turn", "tool_budget_fraction", "approval_timeout_s", "routing"}
 )
 RULE_ACTIONS = ("default", "allow", "ask", "deny")  # "default": no user rule, the tool's risk decides
 
@@ -112,6 +113,11 @@ class Host:
         self.store: Store | None = None
         self.policy = ApprovalPolicy()
         self.runner: TurnRunner | None = None
+        # Ranking model and tool embeddings (cached on disk) outlive runners: a model switch or a
+        # settings change does not load or embed again.
+        self._selector = ToolSelector(cache_dir=self.paths.data_dir / "cache")
+        self._warm_task: asyncio.Task[Any] | None = None
+        self._closing = False
 
     # ----------------------------------------------------------------- events
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -184,8 +190,13 @@ class Host:
 
     async def aclose(self) -> None:
         """Stop the turn, deny pending approvals, stop the servers and the model process."""
+        self._closing = True
         self.approvals.shutdown()
         await self.cancel()
+        if self._warm_task is not None and not self._warm_task.done():
+            self._warm_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._warm_task
         if self._model_task is not None and not self._model_task.done():
             self._model_task.cancel()
             with contextlib.suppress(BaseException):
@@ -250,6 +261,7 @@ class Host:
             return
         caps = backend.capabilities
         self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, "", caps.max_context))
+        self._warm_selector()
 
     async def wait_model(self, timeout: float = 600.0) -> Backend:  # noqa: ASYNC109 - a bound on a model load
         """Wait until the model is loaded. Raises BackendError if it failed to load."""
@@ -338,6 +350,19 @@ class Host:
             self.emit(ev.ServerStatusChanged(event.name, event.status.value, event.error, state.tools))
         elif isinstance(event, mcp_manager.CatalogChanged):
             self.emit(ev.CatalogChanged())
+            self._warm_selector()
+
+    def _warm_selector(self) -> None:
+        """Load the ranker and embed new tools in the background (from the disk cache when it has
+        them), so the first turn that routes does not wait for it. Only where the host routes: otherwise
+        ranking is needed only when the tools outgrow the prompt's budget, and loads on that turn."""
+        if self._closing or self.manager is None or self.effective_routing(self.settings.routing) != "host":
+            return
+        if self._warm_task is not None and not self._warm_task.done():
+            return  # the running warm-up embeds what it finds; the next catalog change catches the rest
+        tools = [t for t in self.tools() if t.enabled]
+        if tools:
+            self._warm_task = asyncio.create_task(self._selector.prepare(tools), name="edgehost-rank-warm")
 
     # ---------------------------------------------------------- conversations
     def _store(self) -> Store:
@@ -355,9 +380,39 @@ class Host:
         """The model's view of a conversation, reloaded from the history when not in memory."""
         if conv_id not in self._conversations:
             # Without the messages a regenerate replaced (list_messages leaves them out).
-            messages = [ChatMessage(m.role, m.content, m.name) for m in self._store().list_messages(conv_id)]
-            self._conversations[conv_id] = Conversation(conv_id, messages)
+            store = self._store()
+            messages = [ChatMessage(m.role, m.content, m.name) for m in store.list_messages(conv_id)]
+            record = store.get_conversation(conv_id)
+            self._conversations[conv_id] = Conversation(
+                conv_id, messages, routing=record.routing if record is not None else None
+            )
         return self._conversations[conv_id]
+
+    def routing(self, conv_id: int | None = None) -> tuple[str, str]:
+        """(chosen, effective) for a conversation, or for a new one when ``conv_id`` is None: chosen is
+        auto | host | model (the conversation's choice, else the setting); effective is host | model,
+        by the rule of decision 11 for the loaded model (`model` while none is loaded)."""
+        chosen = (
+            self.conversation(conv_id).routing if conv_id is not None else None
+        ) or self.settings.routing
+        return chosen, self.effective_routing(chosen)
+
+    def effective_routing(self, chosen: str) -> str:
+        """`host` or `model` for a routing choice (auto | host | model) with the loaded model.
+        Raises ValueError for an unknown choice."""
+        if self.backend is None or self.model_status.status != "ready":
+            return resolve_routing(chosen, None)
+        return self._runner(self.backend).routing_for(Conversation(-1, routing=chosen))
+
+    def set_routing(self, conv_id: int, routing: str | None) -> None:
+        """Who decides this conversation's tool calls from its next turn on: auto | host | model, or
+        None for the setting. Raises ValueError for another value and RecordNotFoundError for an
+        unknown conversation."""
+        if routing is not None:
+            resolve_routing(routing, None)  # raises ValueError for an unknown mode
+        self._store().set_conversation_routing(conv_id, routing)
+        self.conversation(conv_id).routing = routing
+        self.emit(ev.ConversationsChanged())
 
     def executions(self, conversation_id: int | None = None) -> list[Any]:
         """Recorded tool executions, newest first (edgehost.store.Execution)."""
@@ -489,6 +544,7 @@ class Host:
                 self.emit,
                 self.options.agent or AgentConfig.from_settings(self.settings),
                 grammar_builder=grammar,
+                selector=self._selector,
             )
         return self.runner
 

@@ -121,6 +121,7 @@ class ModelInfo:
     format: str  # "gguf" | "rkllm" | "remote"
     context_length: int
     chat_template: bool
+    parameters: int | None = None  # the model's parameter count, when the runtime or file says
 
 
 @runtime_checkable

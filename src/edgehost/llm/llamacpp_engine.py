@@ -107,6 +107,7 @@ class LlamaCppEngine:
             format="gguf",
             context_length=self._llama.n_ctx(),
             chat_template=bool(template),
+            parameters=int(model.n_params()) or None,
         )
 
     def format_chat(

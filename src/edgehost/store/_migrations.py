@@ -109,10 +109,16 @@ _SUPERSEDED_MESSAGES = """
 ALTER TABLE messages ADD COLUMN superseded REAL;
 """
 
+# Who decides a conversation's tool calls when the user chose for it (NULL: the routing setting).
+_CONVERSATION_ROUTING = """
+ALTER TABLE conversations ADD COLUMN routing TEXT CHECK (routing IN ('auto', 'host', 'model'));
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
     Migration("0003_superseded_messages", _SUPERSEDED_MESSAGES),
+    Migration("0004_conversation_routing", _CONVERSATION_ROUTING),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

@@ -45,6 +45,7 @@ class Conversation:
     created: float  # Unix time
     updated: float  # last message or rename
     archived: bool
+    routing: str | None = None  # auto | host | model chosen for this conversation; None: the setting
 
 
 @dataclass(frozen=True)

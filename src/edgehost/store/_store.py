@@ -58,7 +58,7 @@ _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
     " duration_ms, status, result_size, result, result_truncated, error"
 )
-_CONVERSATION_COLUMNS = "id, title, created, updated, archived"
+_CONVERSATION_COLUMNS = "id, title, created, updated, archived, routing"
 _RULE_ACTIONS = ("allow", "ask", "deny")
 _ROLES = ("system", "user", "assistant", "tool")
 _DECISIONS = ("allowed", "denied", "auto")
@@ -194,6 +194,19 @@ class Store:
         with self._transaction() as conn:
             cursor = conn.execute(
                 "UPDATE conversations SET archived = ? WHERE id = ?", (int(archived), conversation_id)
+            )
+            _expect_one(cursor, f"no conversation {conversation_id}")
+
+    def set_conversation_routing(self, conversation_id: int, routing: str | None) -> None:
+        """Who decides the conversation's tool calls (auto | host | model; None: the setting).
+
+        Raises ValueError for another value, ``RecordNotFoundError`` for an unknown conversation.
+        """
+        if routing not in (None, "auto", "host", "model"):
+            raise ValueError(f"routing is auto, host, model or None, not {routing!r}")
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET routing = ? WHERE id = ?", (routing, conversation_id)
             )
             _expect_one(cursor, f"no conversation {conversation_id}")
 
@@ -814,8 +827,10 @@ def _identity(text: str) -> str:
 
 
 def _conversation(row: tuple[Any, ...]) -> Conversation:
-    id_, title, created, updated, archived = row
-    return Conversation(id=id_, title=title, created=created, updated=updated, archived=bool(archived))
+    id_, title, created, updated, archived, routing = row
+    return Conversation(
+        id=id_, title=title, created=created, updated=updated, archived=bool(archived), routing=routing
+    )
 
 
 def _message(row: tuple[Any, ...]) -> Message:

@@ -1,0 +1,131 @@
+"""Routing (decision 11) through the Host: the host decides whether a turn needs a tool and which, for a
+model too small to; a grounded answer or the result itself. Scripted model replies, the real built-in
+servers, the real ranker (all-MiniLM-L6-v2), a real history file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.host.conftest import call
+
+from edgehost.agent.loop import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
+from edgehost.host import events as ev
+from edgehost.host.host import Host, HostOptions
+from edgehost.llm.scripted import ScriptedBackend
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+
+HOST = Settings(routing="host")
+
+
+def test_auto_routing_lets_the_host_decide_for_models_under_the_size_rule() -> None:
+    assert resolve_routing("auto", 135_000_000) == "host"
+    assert resolve_routing("auto", HOST_ROUTING_BELOW_PARAMETERS - 1) == "host"
+    assert resolve_routing("auto", 3_000_000_000) == "model"
+    assert resolve_routing("auto", None) == "model"  # unknown size (a remote model): it decides
+    assert resolve_routing("host", 70_000_000_000) == "host"
+    assert resolve_routing("model", 135_000_000) == "model"
+    with pytest.raises(ValueError, match="routing is one of"):
+        resolve_routing("sometimes", None)
+
+
+def test_a_size_is_read_from_a_models_name_when_the_runtime_does_not_say() -> None:
+    assert parameters_from_name("Qwen2.5-0.5B-Instruct") == 500_000_000
+    assert parameters_from_name("SmolLM2 135M 8k Lc100K Mix1 Ep2") == 135_000_000
+    assert parameters_from_name("qwen2.5-1.5b-instruct-w8a8") == 1_500_000_000
+    assert parameters_from_name("gpt-4o") is None
+
+
+async def test_small_talk_calls_nothing_even_when_the_model_writes_a_call(make_host) -> None:
+    backend = ScriptedBackend([call("board__temperatures") + " Hello!"])
+    host, recorder = await make_host(backend, HOST)
+    result = await host.submit("Hi there! How are you?")
+    [routed] = recorder.of(ev.TurnRouted)
+    assert not routed.needs_tool and routed.candidates == ()
+    assert result.executions == ()
+    assert host.store.list_executions() == []
+    assert not backend.requests[0].grammar  # no call forced
+
+
+async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_as_the_hosts(
+    make_host,
+) -> None:
+    # The scripted backend has no grammar: the host writes the call's start, the model the arguments.
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "done"])
+    host, recorder = await make_host(backend, HOST)
+    result = await host.submit("How much memory is free?")
+    [routed] = recorder.of(ev.TurnRouted)
+    assert routed.needs_tool and routed.candidates[0] == "board__memory_usage"
+    assert backend.requests[0].continuation.startswith(
+        '[TOOL_CALL]{"name": "board__memory_usage", "arguments": '
+    )
+    [detected] = recorder.of(ev.ToolCallDetected)
+    assert (detected.name, detected.chosen_by) == ("board__memory_usage", "host")
+    [execution] = host.store.list_executions()
+    assert (execution.tool, execution.status) == ("board__memory_usage", "ok")
+    assert result.executions[0]["chosen_by"] == "host"
+    # The answer after the result is asked for the question, not left to comment on the result.
+    framed = backend.requests[1].messages[-1].content
+    assert framed.endswith("Answer with this result: How much memory is free?")
+
+
+async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_host) -> None:
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "You have 2307.2 MB free."])
+    host, recorder = await make_host(backend, HOST)
+    result = await host.submit("How much memory is free?")
+    [ungrounded] = recorder.of(ev.AnswerUngrounded)
+    assert "2307.2" in ungrounded.reason
+    measured = json.loads(host.store.list_executions()[0].result)
+    assert f"available_mb: {measured['available_mb']}" in result.text
+    assert "> You have 2307.2 MB free." in result.text  # the model's reply, marked as such
+    # What the user read is what the history keeps and what the model sees next.
+    assert host.store.list_messages(result.conversation_id)[-1].content == result.text
+    assert host.conversation(result.conversation_id).messages[-1].content == result.text
+
+
+async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]"])
+    host, recorder = await make_host(backend, HOST)
+
+    def answer_from_result(event: object) -> None:
+        if isinstance(event, ev.ToolExecutionFinished):
+            available = json.loads(event.full_result)["available_mb"]
+            backend.enqueue(f"About {available:.0f} MB are free.")
+
+    host.subscribe(answer_from_result)
+    result = await host.submit("How much memory is free?")
+    assert recorder.of(ev.AnswerUngrounded) == []
+    assert result.text.startswith("About ") and result.text.endswith(" MB are free.")
+
+
+async def test_model_routing_runs_the_call_the_model_chose(make_host) -> None:
+    backend = ScriptedBackend([call("board__uptime"), "Up a while."])
+    host, recorder = await make_host(backend, Settings(routing="model"))
+    await host.submit("Hi there!")
+    assert recorder.of(ev.TurnRouted) == []
+    [detected] = recorder.of(ev.ToolCallDetected)
+    assert (detected.name, detected.chosen_by) == ("board__uptime", "model")
+
+
+async def test_a_conversations_routing_overrides_the_setting_and_survives_a_restart(
+    make_host, data_dir
+) -> None:
+    backend = ScriptedBackend([call("board__uptime"), "Up a while."])
+    host, recorder = await make_host(backend, HOST)
+    conversation = host.new_conversation("mine")
+    host.set_routing(conversation, "model")
+    assert host.routing(conversation) == ("model", "model")
+    await host.submit("Hi there!", conversation)
+    assert [e.chosen_by for e in recorder.of(ev.ToolCallDetected)] == ["model"]
+    with pytest.raises(ValueError):
+        host.set_routing(conversation, "sometimes")
+    again = Host(
+        Paths.resolve(None, data_dir), HOST, HostOptions(backend=ScriptedBackend(), with_servers=False)
+    )
+    await again.start()
+    try:
+        assert again.routing(conversation) == ("model", "model")
+        assert again.routing(None) == ("host", "host")
+    finally:
+        await again.aclose()
