@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from edgehost.agent.loop import AgentConfig
+from edgehost.agent.loop import ROUTING_MODES, AgentConfig
 from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
     EventPrinter,
@@ -29,6 +29,7 @@ HELP = """commands:
   /tools               list the enabled tools
   /servers             show the servers and their status
   /tool NAME           pin a tool for the next turn (forces a call to it)
+  /routing [MODE]      who decides tool calls in this conversation: auto, host or model
   /prompt NAME k=v ... insert an MCP prompt
   /resource URI        attach a resource to the next message
   /new                 start a new conversation
@@ -107,10 +108,15 @@ class ChatSession:
     conversation: int | None = None
     pinned: str | None = None
     attachments: list[str] = field(default_factory=list)
+    routing: str | None = None  # chosen with /routing before the conversation existed
 
     async def submit(self, text: str) -> ev.TurnCompleted | None:
         pinned, attachments = self.pinned, tuple(self.attachments)
         self.pinned, self.attachments = None, []
+        if self.conversation is None and self.routing is not None:
+            self.conversation = self.host.new_conversation(text.strip().splitlines()[0][:60] or "Chat")
+            self.host.set_routing(self.conversation, self.routing)
+            self.routing = None
         result = await self.host.submit(text, self.conversation, pinned_tool=pinned, attachments=attachments)
         if result is not None:
             self.conversation = result.conversation_id
@@ -144,6 +150,20 @@ class ChatSession:
                 raise UsageError(f"no tool named {rest!r}; /tools lists them")
             self.pinned = rest or None
             print(f"(next turn calls {rest})" if rest else "(no tool pinned)")
+        elif command == "/routing":
+            if rest and rest not in ROUTING_MODES:
+                raise UsageError(f"routing is one of {', '.join(ROUTING_MODES)}, not {rest!r}")
+            if rest and self.conversation is not None:
+                host.set_routing(self.conversation, rest)
+            elif rest:
+                self.routing = rest
+            chosen, effective = (
+                (self.routing, host.effective_routing(self.routing))
+                if self.routing is not None
+                else host.routing(self.conversation)
+            )
+            who = "EdgeHost decides" if effective == "host" else "the model decides"
+            print(f"(routing {chosen}: {who} whether and which tool to call)")
         elif command == "/resource":
             text = await host.read_resource_text(rest)
             self.attachments.append(f"Attached resource {rest}:\n{text}")
@@ -186,6 +206,7 @@ async def run_ask(ctx: CliContext) -> int:
     host = host_for_cli(ctx, reader=reader, with_servers=not args.no_tools)
     agent = AgentConfig.from_settings(ctx.settings)
     agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
+    agent.routing = args.routing or agent.routing
     host.options.agent = agent
     printer = EventPrinter(sys.stderr if args.json else sys.stdout, show_text=not args.json)
     host.subscribe(printer)
@@ -215,7 +236,15 @@ async def run_ask(ctx: CliContext) -> int:
                 "executions": [
                     {
                         k: e.get(k)
-                        for k in ("tool", "status", "arguments", "duration_ms", "decision", "dialect")
+                        for k in (
+                            "tool",
+                            "status",
+                            "arguments",
+                            "duration_ms",
+                            "decision",
+                            "dialect",
+                            "chosen_by",
+                        )
                     }
                     for e in result.executions
                 ],

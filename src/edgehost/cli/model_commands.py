@@ -26,6 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_model_options(ask_parser)
     add_approval_options(ask_parser)
     ask_parser.add_argument("--tool", metavar="NAME", help="pin a tool: the first round must call it")
+    ask_parser.add_argument(
+        "--routing",
+        choices=("auto", "host", "model"),
+        help="who decides whether and which tool to call (default: the routing setting, auto)",
+    )
     ask_parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="default: 512")
     ask_parser.add_argument(
         "--temperature", type=float, metavar="T", help="sampling temperature (0 = greedy)"

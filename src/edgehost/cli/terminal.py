@@ -104,8 +104,16 @@ class EventPrinter:
                 self.out.write(event.text)
                 self.out.flush()
                 self._at_line_start = event.text.endswith("\n")
+        elif isinstance(event, ev.TurnRouted) and event.needs_tool:
+            self._line(f"[EdgeHost: choosing among {', '.join(event.candidates)}]")
+        elif isinstance(event, ev.AnswerUngrounded):
+            # The text streamed above ignored the tool's result: the result itself, then the reply marked.
+            if self.show_text:
+                self._line(f"\n[EdgeHost: that reply does not match the tool's result; {event.reason}]")
+                self._line(event.text)
         elif isinstance(event, ev.ToolExecutionStarted):
-            self._line(f"[MCP: calling {event.tool} …]")
+            chosen = " (chosen by EdgeHost)" if event.chosen_by == "host" else ""
+            self._line(f"[MCP: calling {event.tool} …{chosen}]")
         elif isinstance(event, ev.ToolExecutionProgressed):
             total = f"/{event.total:g}" if event.total else ""
             self._line(

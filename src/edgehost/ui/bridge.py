@@ -31,6 +31,7 @@ class HostBridge(QObject):
     approval_requested = Signal(object)  # ApprovalRequested
     approval_resolved = Signal(object)  # ApprovalResolved
     turn_completed = Signal(object)  # TurnCompleted
+    answer_ungrounded = Signal(object)  # AnswerUngrounded
     turn_failed = Signal(object)  # TurnFailed
     model_status_changed = Signal(object)  # ModelStatusChanged
     server_status_changed = Signal(object)  # ServerStatusChanged
@@ -55,6 +56,7 @@ class HostBridge(QObject):
             ev.ApprovalRequested: self.approval_requested.emit,
             ev.ApprovalResolved: self.approval_resolved.emit,
             ev.TurnCompleted: self.turn_completed.emit,
+            ev.AnswerUngrounded: self.answer_ungrounded.emit,
             ev.TurnFailed: self.turn_failed.emit,
             ev.ModelStatusChanged: self.model_status_changed.emit,
             ev.ServerStatusChanged: self.server_status_changed.emit,

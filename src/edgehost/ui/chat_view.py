@@ -198,6 +198,13 @@ class ChatView(QScrollArea):
         self.end_answer(perf_text)
         return block
 
+    def replace_answer(self, text: str) -> AssistantBlock:
+        """Show ``text`` in place of the answer being streamed (a new block when none is open)."""
+        if self.current is None:
+            return self.append_text(text)
+        self.current.set_text(text)
+        return self.current
+
     def tool_card(self, call_id: str, name: str, arguments: Any, server: str = "") -> ToolCard:
         """The card of ``call_id``, created (after the text so far) the first time."""
         card = self.cards.get(call_id)

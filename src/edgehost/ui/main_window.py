@@ -187,6 +187,10 @@ class MainWindow(QMainWindow):
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         header.addWidget(self.title)
         header.addStretch(1)
+        from edgehost.ui.routing_switch import RoutingSwitch
+
+        self.routing_switch = RoutingSwitch()
+        header.addWidget(self.routing_switch)
         layout.addLayout(header)
         self.chat = ChatView()
         self.chat.regenerate_requested.connect(self.regenerate)
@@ -259,11 +263,13 @@ class MainWindow(QMainWindow):
         b.approval_requested.connect(self._on_approval_requested)
         b.approval_resolved.connect(self._on_approval_resolved)
         b.turn_completed.connect(self._on_turn_completed)
+        b.answer_ungrounded.connect(self._on_answer_ungrounded)
         b.turn_failed.connect(self._on_turn_failed)
         b.model_status_changed.connect(self._on_model_status)
         b.server_status_changed.connect(lambda _e: self.refresh_servers())
         b.catalog_changed.connect(self._on_catalog_changed)
         b.conversations_changed.connect(self.refresh_conversations)
+        self.routing_switch.show_for(host, self.current_id)
 
     # ------------------------------------------------------------ conversations
     def refresh_conversations(self) -> None:
@@ -291,6 +297,7 @@ class MainWindow(QMainWindow):
     def new_chat(self) -> None:
         self.current_id = None
         self.title.setText("New conversation")
+        self.routing_switch.show_for(self.host, None)
         self.conversations.clearSelection()
         self.chat.show_placeholder(
             "Ask a question. EdgeHost answers with the local model and uses the tools "
@@ -306,6 +313,7 @@ class MainWindow(QMainWindow):
             return
         self.current_id = conversation_id
         self.title.setText(conversation.title)
+        self.routing_switch.show_for(self.host, conversation_id)
         self.chat.clear()
         messages = store.list_messages(conversation_id)
         replaced = {
@@ -389,6 +397,7 @@ class MainWindow(QMainWindow):
             return
         if self.current_id is None:
             self.current_id = self.host.new_conversation(_title(text))
+            self.routing_switch.apply_to(self.current_id)
             self.title.setText(_title(text))
             self.chat.clear()
         pinned = self.composer.pinned_tool
@@ -442,7 +451,7 @@ class MainWindow(QMainWindow):
 
     def _on_call_detected(self, event: ev.ToolCallDetected) -> None:
         if event.conversation_id == self.current_id:
-            self.chat.tool_card(event.call_id, event.name, event.arguments)
+            self.chat.tool_card(event.call_id, event.name, event.arguments).set_chosen_by(event.chosen_by)
 
     def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
         if event.conversation_id == self.current_id:
@@ -483,6 +492,16 @@ class MainWindow(QMainWindow):
         self._show_perf(event.perf)
         self.turn_conversation = None
 
+    def _on_answer_ungrounded(self, event: ev.AnswerUngrounded) -> None:
+        """The model's answer ignored the tool's result: show the result (the cards opened) and the
+        model's text marked as such, in place of what was streamed."""
+        if event.conversation_id != self.current_id:
+            return
+        for card in self.chat.cards.values():
+            if card.status == "ok":
+                card.toggle.setChecked(True)
+        self.chat.replace_answer(event.text)
+
     def _on_turn_failed(self, event: ev.TurnFailed) -> None:
         if event.conversation_id == self.current_id:
             self.chat.add_notice(f"⚠ {event.error}", error=True)
@@ -500,6 +519,8 @@ class MainWindow(QMainWindow):
 
     def _on_model_status(self, event: ev.ModelStatusChanged) -> None:
         self.model_ready = event.status == "ready"
+        if self.model_ready:  # `auto` now resolves by this model's size
+            self.routing_switch.show_for(self.host, self.current_id)
         if event.status == "ready":
             text = f"● {event.model or 'model'} · {event.backend}"
             if event.context_length:

@@ -115,6 +115,19 @@ class SettingsDialog(QDialog):
         self.max_calls.setValue(settings.max_calls_per_turn)
         form.addRow("Tool calls per answer (max)", self.max_calls)
 
+        from edgehost.ui.routing_switch import CHOICES
+
+        self.routing = QComboBox()
+        for routing, label in CHOICES:
+            self.routing.addItem(label.removeprefix("Tools: ").capitalize(), routing)
+        self._select(self.routing, settings.routing)
+        self.routing.setToolTip(
+            "Who decides whether a question needs a tool. Automatic: EdgeHost decides for models under"
+            " 1.5B parameters (too small to choose reliably), the model for larger ones. A conversation"
+            " can override it in its header."
+        )
+        form.addRow("Tool choice", self.routing)
+
         self.close_to_tray = QCheckBox("Keep running in the tray when the window is closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
         form.addRow("", self.close_to_tray)
@@ -157,6 +170,7 @@ class SettingsDialog(QDialog):
             "threads": self.threads.value() or None,
             "approval_timeout_s": float(self.approval_timeout.value()),
             "max_calls_per_turn": self.max_calls.value(),
+            "routing": self.routing.currentData(),
             "close_to_tray": self.close_to_tray.isChecked(),
             "theme": self.theme.currentText(),
         }

@@ -32,6 +32,7 @@ _TONES = {
     "interrupted": "warn",
 }
 ARGUMENTS_PREVIEW_CHARS = 160
+CHOSEN_BY = {"host": "· chosen by EdgeHost", "model": "· chosen by the model", "user": "· pinned by you"}
 
 
 def status_tone(status: str) -> str:
@@ -84,6 +85,10 @@ class ToolCard(QFrame):
         header.addWidget(icon)
         header.addWidget(self.title)
         header.addWidget(self.server_label)
+        self.chosen_label = QLabel()  # who chose this call (decision 11), quiet
+        self.chosen_label.setObjectName("Caption")
+        self.chosen_label.hide()
+        header.addWidget(self.chosen_label)
         header.addStretch(1)
         header.addWidget(self.duration)
         header.addWidget(self.status_chip)
@@ -134,6 +139,12 @@ class ToolCard(QFrame):
         self.title.setText(tool)
         self.server_label.setText(f"on {server}" if server else "")
         self.arguments.setText(_compact(arguments))
+
+    def set_chosen_by(self, chosen_by: str) -> None:
+        """Label who chose the call: the host's routing, the model, or the user's pin."""
+        text = CHOSEN_BY.get(chosen_by, "")
+        self.chosen_label.setText(text)
+        self.chosen_label.setVisible(bool(text))
 
     def set_status(self, status: str) -> None:
         self.status = status

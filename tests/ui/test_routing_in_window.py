@@ -1,0 +1,61 @@
+"""Routing in the window (decision 11): the card says who chose the call, the conversation's switch sets
+who decides, and an answer that ignores the tool's result gives way to the result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.ui.conftest import finished, opened_desktop, shown_widgets
+
+from edgehost.settings import Settings
+from edgehost.ui.chat_view import AssistantBlock
+
+HOST_ROUTED = Settings(close_to_tray=False, routing="host")
+
+
+def test_a_call_the_host_chose_says_so_and_an_invented_number_gives_way_to_the_result(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        # No grammar in the scripted backend: the host writes the call's start, the model the rest.
+        async with opened_desktop(
+            data_dir, ["{}}[END_TOOL_CALL]", "You have 2307.2 MB free."], settings=HOST_ROUTED
+        ) as desktop:
+            window = desktop.window
+            window.send("How much memory is free?")
+            await finished(window.turn_task)
+            [card] = window.chat.cards.values()
+            assert card.chosen_label.text() == "· chosen by EdgeHost" and card.chosen_label.isVisibleTo(
+                window
+            )
+            assert not card.result.isHidden()  # opened: the result is the answer now
+            [answer] = [b for b in shown_widgets(window.chat.items) if isinstance(b, AssistantBlock)]
+            available = json.loads(card.result_text)["available_mb"]
+            assert f"available_mb: {available}" in answer.text
+            assert "> You have 2307.2 MB free." in answer.text
+
+    run(scenario())
+
+
+def test_the_conversation_switch_hands_the_choice_to_the_model(data_dir: Path, run: Any) -> None:
+    call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [call, "Up a while."], settings=HOST_ROUTED) as desktop:
+            window = desktop.window
+            switch = window.routing_switch
+            assert switch.currentData() == "host"
+            switch.setCurrentIndex(switch.findData("model"))  # before the conversation exists
+            window.send("Hi there!")
+            await finished(window.turn_task)
+            [card] = window.chat.cards.values()
+            assert card.chosen_label.text() == "· chosen by the model"
+            assert desktop.host.routing(window.current_id) == ("model", "model")
+            window.new_chat()
+            assert switch.currentData() == "host"  # a new conversation follows the setting again
+            window.open_conversation(desktop.host.store.list_conversations()[0].id)
+            assert switch.currentData() == "model"
+
+    run(scenario())
