@@ -13,6 +13,8 @@ else
 LLAMA_CMAKE_ARGS ?=
 endif
 PEERS := tests/peers/node_modules/.package-lock.json
+# The Python reference servers (time, git) in a venv of their own: they pin an mcp of their own.
+PY_PEERS := tests/peers/pyvenv/.installed
 
 .PHONY: install run test lint format peers bench bundle check-boards test-floor-qt screenshots ci clean
 
@@ -28,9 +30,13 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 # Real MCP peers for the tests (reference servers, the conformance suite, Node 22 for it).
-peers: $(PEERS)
+peers: $(PEERS) $(PY_PEERS)
 $(PEERS): tests/peers/package.json tests/peers/package-lock.json
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+$(PY_PEERS): tests/peers/python-requirements.txt
+	test -x tests/peers/pyvenv/bin/python || $(PYTHON) -m venv tests/peers/pyvenv
+	tests/peers/pyvenv/bin/python -m pip install --quiet -r tests/peers/python-requirements.txt
+	touch $@
 
 run: install
 	$(BIN)/edgehost
@@ -69,4 +75,4 @@ bench: install peers
 	for f in bench/*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .venv-floor build dist tests/peers/node_modules
+	rm -rf $(VENV) .venv-floor build dist tests/peers/node_modules tests/peers/pyvenv
