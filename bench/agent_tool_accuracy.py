@@ -90,9 +90,15 @@ async def ask_all(
         (data / "servers.json").write_text(json.dumps(servers_config(data)), encoding="utf-8")
         host = Host(Paths.resolve(None, data), Settings(routing=routing), HostOptions(approver=allow))
         ungrounded: set[int] = set()
-        host.subscribe(
-            lambda e: ungrounded.add(e.conversation_id) if isinstance(e, ev.AnswerUngrounded) else None
-        )
+        routes: dict[int, tuple[str, ...]] = {}
+
+        def watch(event: object) -> None:
+            if isinstance(event, ev.AnswerUngrounded):
+                ungrounded.add(event.conversation_id)
+            elif isinstance(event, ev.TurnRouted):
+                routes[event.conversation_id] = event.candidates
+
+        host.subscribe(watch)
         await host.start()
         try:
             assert host.manager is not None
@@ -115,6 +121,7 @@ async def ask_all(
                         "ran": [(e["tool"], e.get("status"), e.get("arguments")) for e in executions],
                         "correct": verdict(question["tools"], executions),
                         "grounded": conversation not in ungrounded,
+                        "candidates": routes.get(conversation, ()),
                         "answer": completed.text if completed is not None else "(turn failed)",
                     }
                 )
@@ -150,7 +157,8 @@ def main() -> int:
             mark = "ok " if r["correct"] else "BAD"
             ran = ", ".join(f"{t}({json.dumps(a)})={s}" for t, s, a in r["ran"]) or "no tool"
             answer = " ".join(r["answer"].split())[:160]
-            print(f"{r['routing']:5} {mark} {r['question']!r} -> {ran} | {answer}")
+            offered = f" [{', '.join(r['candidates'])}]" if r["candidates"] else ""
+            print(f"{r['routing']:5} {mark} {r['question']!r}{offered} -> {ran} | {answer}")
     return 0
 
 

@@ -9,12 +9,12 @@ llama-cpp-python's ``SchemaConverter``; llama-cpp-python is imported only when a
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgehost.agent._dialects import DIALECTS, closing_marker, opening_marker
+from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.errors import EdgeHostError
 
 __all__ = [
@@ -22,9 +22,7 @@ __all__ = [
     "GrammarUnavailable",
     "ToolLike",
     "gbnf_literal",
-    "grounded_schema",
     "pinned_tool_grammar",
-    "question_spans",
     "tool_call_grammar",
 ]
 
@@ -70,71 +68,6 @@ def tool_call_grammar(
 class _Grounded:
     name: str
     input_schema: Mapping[str, Any]
-
-
-# Words a value does not start or end with: "the photos" is "photos".
-_EDGE_WORDS = frozenset(
-    ["a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at", "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what", "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it", "its", "i", "you", "is", "are", "was", "be", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list", "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat", "remember", "forget", "note", "convert"]
-)
-MAX_SPAN_WORDS = 4
-_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
-_WORD = re.compile(r"[\w][\w./:@+\-]*[\w]|[\w]")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_DESCRIBED = re.compile(
-    r"'([^'\s][^']{0,60})'"
-)  # 'America/New_York' in "IANA name (e.g. 'America/New_York')"
-
-
-def question_spans(text: str) -> list[str]:
-    """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
-    MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
-    spans: list[str] = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
-    words = _WORD.findall(text)
-    for length in range(1, MAX_SPAN_WORDS + 1):
-        for start in range(len(words) - length + 1):
-            run = words[start : start + length]
-            if run[0].lower() in _EDGE_WORDS or run[-1].lower() in _EDGE_WORDS:
-                continue
-            spans.append(" ".join(run))
-    return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
-
-
-def grounded_schema(schema: Mapping[str, Any], text: str) -> dict[str, Any]:
-    """``schema`` with each free text value limited to spans of ``text`` (question_spans), the
-    examples its description quotes and its default, and each number to the numbers ``text`` holds
-    (decision 11: a model too small to choose fills in only what it can see in the question).
-    Values with an enum, a const or no candidates keep their schema."""
-    spans = question_spans(text)
-    numbers = list(dict.fromkeys(_NUMBER.findall(text)))
-    return _ground(dict(schema), spans, numbers)
-
-
-def _ground(schema: dict[str, Any], spans: list[str], numbers: list[str]) -> dict[str, Any]:
-    kind = schema.get("type")
-    if "enum" in schema or "const" in schema:
-        return schema
-    if kind == "object" and isinstance(schema.get("properties"), Mapping):
-        properties = {
-            key: _ground(dict(value), spans, numbers) if isinstance(value, Mapping) else value
-            for key, value in schema["properties"].items()
-        }
-        return {**schema, "properties": properties}
-    if kind == "array" and isinstance(schema.get("items"), Mapping):
-        return {**schema, "items": _ground(dict(schema["items"]), spans, numbers)}
-    if kind == "string":
-        described = _DESCRIBED.findall(str(schema.get("description") or ""))
-        default = [schema["default"]] if isinstance(schema.get("default"), str) else []
-        values = list(dict.fromkeys([*spans, *described, *default]))
-        return (
-            {key: value for key, value in schema.items() if key not in ("format", "pattern")}
-            | {"enum": values}
-            if values
-            else schema
-        )
-    if kind in ("integer", "number") and numbers:
-        wanted = [n for n in numbers if kind == "number" or "." not in n]
-        return {**schema, "enum": [float(n) if "." in n else int(n) for n in wanted]} if wanted else schema
-    return schema
 
 
 def pinned_tool_grammar(dialect: str, tool: ToolLike) -> str:

@@ -1,0 +1,160 @@
+"""The values a call the host chose may take (decision 11): what the user's question holds.
+
+A model too small to decide which tool to call is also too small to invent good arguments: asked
+"What's in notes.txt?" it copies the prompt's example value. So when the host forces a call, each
+free text or number value of the tool's schema becomes an enum of what the question offers, and the
+grammar (agent/grammar.py) holds the model to one of them:
+
+- text: every run of one to four words of the question that does not begin or end with a filler or
+  command word, and quoted phrases whole; plus the examples the property's description quotes when
+  they share a word with the question;
+- paths (a property named or described as a path, file, folder, source or destination): names that
+  look like files (``notes.txt``, ``recipes/pasta.md``), the word before "folder" or after "called";
+  else, for an optional path, only its default;
+- IANA time zones (described as such): the zone whose city the question names (``Tokyo`` gives
+  ``Asia/Tokyo``), else the zones the description quotes;
+- clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
+- numbers: the numbers the question writes.
+
+A value with an enum or const keeps it; a value with no candidate keeps its schema. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+__all__ = ["grounded_schema", "question_spans"]
+
+MAX_SPAN_WORDS = 4
+# Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
+_EDGE_WORDS = frozenset(
+    "a an the my your our this that these those to in on at of for from into with and or is are be me "
+    "please what whats what's which who how when where show tell give find it its i you was do does did "
+    "have has much many save add list read delete remove rename create make write send echo repeat "
+    "remember forget note convert called named".split()
+)
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
+_WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
+_FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$")
+_PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
+_FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
+
+
+def question_spans(text: str) -> list[str]:
+    """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
+    MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
+    spans: list[str] = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    words = _WORD.findall(text)
+    for length in range(1, MAX_SPAN_WORDS + 1):
+        for start in range(len(words) - length + 1):
+            run = words[start : start + length]
+            if run[0].lower() in _EDGE_WORDS or run[-1].lower() in _EDGE_WORDS:
+                continue
+            spans.append(" ".join(run))
+    return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
+
+
+def grounded_schema(schema: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring)."""
+    return _ground(dict(schema), text, required=True)
+
+
+def _ground(schema: dict[str, Any], text: str, *, required: bool, name: str = "") -> dict[str, Any]:
+    kind = schema.get("type")
+    if "enum" in schema or "const" in schema:
+        return schema
+    if kind == "object" and isinstance(schema.get("properties"), Mapping):
+        needed = set(schema.get("required") or [])
+        properties = {
+            key: _ground(dict(value), text, required=key in needed, name=key)
+            if isinstance(value, Mapping)
+            else value
+            for key, value in schema["properties"].items()
+        }
+        return {**schema, "properties": properties}
+    if kind == "array" and isinstance(schema.get("items"), Mapping):
+        return {**schema, "items": _ground(dict(schema["items"]), text, required=True, name=name)}
+    if kind == "string":
+        values = _text_values(schema, text, required=required, name=name)
+        if not values:
+            return schema
+        kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
+        return kept | {"enum": values}
+    if kind in ("integer", "number"):
+        numbers = [n for n in dict.fromkeys(_NUMBER.findall(text)) if kind == "number" or "." not in n]
+        return {**schema, "enum": [float(n) if "." in n else int(n) for n in numbers]} if numbers else schema
+    return schema
+
+
+def _text_values(schema: Mapping[str, Any], text: str, *, required: bool, name: str) -> list[str]:
+    description = str(schema.get("description") or "")
+    described = _DESCRIBED.findall(description)
+    default = [schema["default"]] if isinstance(schema.get("default"), str) else []
+    if "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description:
+        return _timezones(text, described)
+    if "HH:MM" in description:
+        return _clock_times(text) or described
+    if _PATH_NAMES.search(name):
+        paths = _paths(text)
+        if paths:
+            return list(dict.fromkeys([*paths, *default]))
+        if default and not required:
+            return default
+    words = {w.lower() for w in _WORD.findall(text)}
+    related = [d for d in described if words & {w.lower() for w in _WORD.findall(d)}]
+    return list(dict.fromkeys([*question_spans(text), *related, *default]))
+
+
+def _paths(text: str) -> list[str]:
+    words = _WORD.findall(text)
+    found = [w for w in words if _FILE_LIKE.match(w)]
+    for index, word in enumerate(words):
+        before = words[index - 1] if index else ""
+        after = words[index + 1] if index + 1 < len(words) else ""
+        if after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named"):
+            if word.lower() not in _EDGE_WORDS and word.lower() not in _FOLDER_WORDS:
+                found.append(word)
+    return list(dict.fromkeys(found))
+
+
+@cache
+def _zones_by_city() -> dict[str, str]:
+    from zoneinfo import available_timezones
+
+    zones: dict[str, str] = {}
+    for zone in sorted(available_timezones()):
+        if "/" in zone and zone.split("/")[0] in {
+            "Africa",
+            "America",
+            "Asia",
+            "Atlantic",
+            "Australia",
+            "Europe",
+            "Pacific",
+            "Indian",
+        }:
+            zones.setdefault(zone.rsplit("/", 1)[-1].replace("_", " ").lower(), zone)
+    return zones
+
+
+def _timezones(text: str, described: list[str]) -> list[str]:
+    zones = _zones_by_city()
+    named = [zones[span.lower()] for span in question_spans(text) if span.lower() in zones]
+    return list(dict.fromkeys(named)) or described
+
+
+def _clock_times(text: str) -> list[str]:
+    times = []
+    for hour, minute, half in _CLOCK.findall(text):
+        if not minute and not half:
+            continue  # a bare number is not a time
+        value = int(hour) % 12 + (12 if half.lower() == "pm" else 0) if half else int(hour)
+        if value < 24:
+            times.append(f"{value:02d}:{minute or '00'}")
+    return list(dict.fromkeys(times))

@@ -1,0 +1,90 @@
+"""The values a call the host chose may take: what the question holds (agent/grounded_arguments.py),
+over the real reference servers' schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from edgehost.agent.grammar import tool_call_grammar
+from edgehost.agent.grounded_arguments import grounded_schema, question_spans
+from edgehost.agent.tools import ToolSpec
+
+PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."
+
+
+def enums(schema: dict[str, Any]) -> dict[str, Any]:
+    return {key: value.get("enum") for key, value in schema["properties"].items()}
+
+
+def test_spans_are_runs_of_words_without_filler_at_their_edges_and_quoted_phrases_whole() -> None:
+    spans = question_spans("Save the text 'buy milk' to shopping.txt")
+    assert spans[0] == "buy milk"
+    assert {"shopping.txt", "milk", "buy milk to shopping.txt"} <= set(spans)
+    assert not {"Save", "the", "to", "Save the text"} & set(spans)
+
+
+def test_a_path_is_a_file_name_of_the_question_or_the_folder_it_names() -> None:
+    optional = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": PATH, "default": ""}},
+    }
+    assert enums(grounded_schema(optional, "Delete old.log")) == {"path": ["old.log", ""]}
+    assert enums(grounded_schema(optional, "Read recipes/pasta.md for me.")) == {
+        "path": ["recipes/pasta.md", ""]
+    }
+    assert enums(grounded_schema(optional, "What's inside the recipes folder?")) == {"path": ["recipes", ""]}
+    assert enums(grounded_schema(optional, "Create a folder called photos.")) == {"path": ["photos", ""]}
+    # No name in the question: an optional path keeps to its default (the folder itself).
+    assert enums(grounded_schema(optional, "List the files in my folder.")) == {"path": [""]}
+
+
+def test_time_zones_come_from_the_cities_the_question_names(reference_tools: dict[str, ToolSpec]) -> None:
+    convert = dict(reference_tools["time__convert_time"].input_schema)
+    values = enums(grounded_schema(convert, "Convert 3pm Berlin time to Sydney time."))
+    assert values == {
+        "source_timezone": ["Europe/Berlin", "Australia/Sydney"],
+        "time": ["15:00"],
+        "target_timezone": ["Europe/Berlin", "Australia/Sydney"],
+    }
+    now = dict(reference_tools["time__get_current_time"].input_schema)
+    assert enums(grounded_schema(now, "What time is it in Tokyo?")) == {"timezone": ["Asia/Tokyo"]}
+    # No city named: the zones the description offers (its local-time fallback among them).
+    assert "UTC" in enums(grounded_schema(now, "What time is it?"))["timezone"]
+
+
+def test_numbers_are_the_questions_and_an_enum_is_kept(reference_tools: dict[str, ToolSpec]) -> None:
+    add = dict(reference_tools["everything__get-sum"].input_schema)
+    assert enums(grounded_schema(add, "What is 250 plus 175?")) == {"a": [250, 175], "b": [250, 175]}
+    annotated = dict(reference_tools["everything__get-annotated-message"].input_schema)
+    assert grounded_schema(annotated, "show an error")["properties"]["messageType"]["enum"] == [
+        "error",
+        "success",
+        "debug",
+    ]
+
+
+def test_nested_values_are_grounded_too(reference_tools: dict[str, ToolSpec]) -> None:
+    create = dict(reference_tools["memory__create_entities"].input_schema)
+    item = grounded_schema(create, "Remember that my sister Anna lives in Lyon.")["properties"]["entities"][
+        "items"
+    ]
+    assert {"Anna", "Lyon", "sister Anna"} <= set(item["properties"]["name"]["enum"])
+    assert item["properties"]["observations"]["items"]["enum"] == item["properties"]["name"]["enum"]
+
+
+def test_a_grounded_grammar_admits_only_the_questions_values() -> None:
+    pytest.importorskip("llama_cpp")
+    tool = ToolSpec(
+        "files__read_file",
+        "files",
+        input_schema={
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": PATH}},
+            "required": ["path"],
+        },
+    )
+    grammar = tool_call_grammar("bracket", [tool], pinned=True, grounded_in="What's in notes.txt?")
+    assert '\\"notes.txt\\"' in grammar
+    assert "notes/todo.txt" not in grammar  # the description's example is not in the question
