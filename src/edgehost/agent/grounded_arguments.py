@@ -26,15 +26,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-__all__ = ["grounded_schema", "question_spans"]
+__all__ = ["clock_times", "grounded_schema", "named_timezones", "path_values", "question_spans"]
 
 MAX_SPAN_WORDS = 4
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
 _EDGE_WORDS = frozenset(
-    "a an the my your our this that these those to in on at of for from into with and or is are be me "
-    "please what whats what's which who how when where show tell give find it its i you was do does did "
-    "have has much many save add list read delete remove rename create make write send echo repeat "
-    "remember forget note convert called named".split()
+    ["a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at", "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what", "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it", "its", "i", "you", "was", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list", "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat", "remember", "forget", "note", "convert", "called", "named"]
 )
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
@@ -99,9 +96,9 @@ def _text_values(schema: Mapping[str, Any], text: str, *, required: bool, name: 
     if "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description:
         return _timezones(text, described)
     if "HH:MM" in description:
-        return _clock_times(text) or described
+        return clock_times(text) or described
     if _PATH_NAMES.search(name):
-        paths = _paths(text)
+        paths = path_values(text)
         if paths:
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
@@ -111,15 +108,16 @@ def _text_values(schema: Mapping[str, Any], text: str, *, required: bool, name: 
     return list(dict.fromkeys([*question_spans(text), *related, *default]))
 
 
-def _paths(text: str) -> list[str]:
+def path_values(text: str) -> list[str]:
+    """File names the question writes, and the folder it names ("the recipes folder", "called photos")."""
     words = _WORD.findall(text)
     found = [w for w in words if _FILE_LIKE.match(w)]
     for index, word in enumerate(words):
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""
-        if after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named"):
-            if word.lower() not in _EDGE_WORDS and word.lower() not in _FOLDER_WORDS:
-                found.append(word)
+        names_a_folder = after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named")
+        if names_a_folder and word.lower() not in _EDGE_WORDS | _FOLDER_WORDS:
+            found.append(word)
     return list(dict.fromkeys(found))
 
 
@@ -143,13 +141,18 @@ def _zones_by_city() -> dict[str, str]:
     return zones
 
 
-def _timezones(text: str, described: list[str]) -> list[str]:
+def named_timezones(text: str) -> list[str]:
+    """The IANA zones of the cities the question names ("Tokyo" gives "Asia/Tokyo")."""
     zones = _zones_by_city()
-    named = [zones[span.lower()] for span in question_spans(text) if span.lower() in zones]
-    return list(dict.fromkeys(named)) or described
+    return list(dict.fromkeys(zones[span.lower()] for span in question_spans(text) if span.lower() in zones))
 
 
-def _clock_times(text: str) -> list[str]:
+def _timezones(text: str, described: list[str]) -> list[str]:
+    return named_timezones(text) or described
+
+
+def clock_times(text: str) -> list[str]:
+    """The clock times the question writes, as HH:MM ("3pm" gives "15:00")."""
     times = []
     for hour, minute, half in _CLOCK.findall(text):
         if not minute and not half:

@@ -32,6 +32,7 @@ from edgehost.agent.detector import (
 from edgehost.agent.grammar import PROSE_GRAMMAR
 from edgehost.agent.grounding import check_answer, ungrounded_answer_text
 from edgehost.agent.prompting import (
+    RESULT_CLOSE,
     RESULT_OPEN,
     build_system_prompt,
     choose_dialect,
@@ -60,7 +61,7 @@ ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
 GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 # A small model that has seen tool results tends to write one itself; a result is never the model's
 # to write, so its opening frame ends the reply.
-RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>")
+RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>", RESULT_CLOSE, "</tool_response>")
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 ROUTING_MODES = ("auto", "host", "model")
 # Decision 11's size rule for `auto` routing: below this many parameters a model does not decide

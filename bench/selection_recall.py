@@ -1,0 +1,178 @@
+"""How well the ranker finds a question's tool, and how well the router tells tool questions from chat
+(issue 9's ``selection_recall_at_1`` / ``_at_5``, decision 7 and 11).
+
+On the held-out evaluation set (tests/question_sets.py: 37 tool questions and 12 plain chat over the
+built-in board and files servers and the reference time, everything and memory servers), the same
+run, the same embedding model:
+
+  RESULT selection_recall_at_1 / _at_5          today's ranker
+  RESULT selection_recall_at_1_baseline / _at_5_baseline   the blend before issue 9 (one view of each
+                                                 tool, BM25 on the question's words, no cues)
+  RESULT routing_gate_accuracy                  needs_tool right on all 49 questions
+  RESULT routing_gate_accuracy_calibration      the same on the calibration questions (86)
+  RESULT routing_candidates_recall              the right tool among the candidates, tool questions
+  RESULT query_embedding_ms                     median of one question's embedding
+  RESULT ranking_ms                             median route() over the 39 tools, vectors warm,
+                                                 without the question's embedding
+
+``--calibrate`` searches SMALL_TALK_WEIGHT and ROUTE_THRESHOLD on the calibration questions only and
+prints the best pair (how agent/routing.py's constants were chosen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.question_sets import QuestionSet, calibration, evaluation  # noqa: E402
+
+from edgehost.agent._bm25 import Bm25Index, terms  # noqa: E402
+from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
+from edgehost.agent.routing import small_talk_examples  # noqa: E402
+from edgehost.agent.selection import (  # noqa: E402
+    LEXICAL_SATURATION,
+    LEXICAL_WEIGHT,
+    BlendedRanker,
+    EmbeddingRanker,
+    LexicalRanker,
+    ToolSelector,
+    lexical_document,
+    semantic_text,
+)
+from edgehost.agent.tools import ToolSpec  # noqa: E402
+
+REPEATS = 30
+
+
+class BaselineBlend:
+    """The ranker before issue 9: cosine with one view of each tool, plus the bounded BM25 bonus."""
+
+    name = "baseline"
+
+    def __init__(self, embedder: MiniLMEmbedder) -> None:
+        self.semantic = EmbeddingRanker(embedder)
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        vectors = self.semantic.text_vectors([semantic_text(t) for t in tools])
+        meaning = vectors @ self.semantic.query_vector(query)
+        raw = Bm25Index([lexical_document(t) for t in tools]).scores(terms(query))
+        return [
+            float(m) + LEXICAL_WEIGHT * s / (s + LEXICAL_SATURATION)
+            for m, s in zip(meaning, raw, strict=True)
+        ]
+
+
+def recall(ranker: object, questions: QuestionSet, k: int) -> float:
+    hits = 0
+    for question in questions.tool_questions:
+        scores = ranker.scores(question.text, questions.tools)  # type: ignore[attr-defined]
+        order = np.argsort(-np.asarray(scores), kind="stable")[:k]
+        hits += any(questions.tools[i].name in question.tools for i in order)
+    return hits / len(questions.tool_questions)
+
+
+def route_all(selector: ToolSelector, questions: QuestionSet) -> list[tuple[bool, tuple[str, ...]]]:
+    async def run() -> list[tuple[bool, tuple[str, ...]]]:
+        out = []
+        for question in questions.questions:
+            decision = await selector.route(question.text, questions.tools)
+            out.append((decision.needs_tool, tuple(t.name for t in decision.candidates)))
+        return out
+
+    return asyncio.run(run())
+
+
+def gate_accuracy(decisions: list[tuple[bool, tuple[str, ...]]], questions: QuestionSet) -> float:
+    right = sum(needs == bool(q.tools) for (needs, _c), q in zip(decisions, questions.questions, strict=True))
+    return right / len(questions.questions)
+
+
+def calibrate(ranker: BlendedRanker, questions: QuestionSet) -> None:
+    """Grid search of the gate's constants for the best accuracy on ``questions`` (the calibration set)."""
+    examples = ranker.semantic.text_vectors(small_talk_examples())
+    features = []
+    for question in questions.questions:
+        best = max(ranker.scores(question.text, questions.tools))
+        chat = float(np.max(examples @ ranker.semantic.query_vector(question.text)))
+        lexical = max(LexicalRanker().scores(question.text, questions.tools))
+        features.append((best, chat, lexical, bool(question.tools)))
+    found = (0.0, 0.0, 0.0, 0.0)
+    for floor in np.arange(0.0, 0.3, 0.02):
+        for weight in np.arange(0.0, 1.01, 0.1):
+            for threshold in np.arange(-0.4, 0.6, 0.01):
+                right = sum(
+                    (b >= floor and b - weight * c >= threshold) == needs for b, c, _l, needs in features
+                )
+                if right / len(features) > found[0] + 1e-9:
+                    found = (right / len(features), float(floor), float(weight), float(threshold))
+    print(
+        f"calibration: accuracy {found[0]:.3f} with MIN_TOOL_SCORE {found[1]:.2f},"
+        f" SMALL_TALK_WEIGHT {found[2]:.1f} and ROUTE_THRESHOLD {found[3]:.2f}"
+    )
+    lexical = max(
+        (sum((lx >= t) == needs for _b, _c, lx, needs in features) / len(features), float(t))
+        for t in np.arange(0.0, 1.0, 0.02)
+    )
+    print(f"calibration, BM25 alone: accuracy {lexical[0]:.3f} with LEXICAL_ROUTE_THRESHOLD {lexical[1]:.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--calibrate", action="store_true", help="search the gate's constants on the calibration set"
+    )
+    args = parser.parse_args()
+    embedder = MiniLMEmbedder.load()
+    ranker = BlendedRanker(EmbeddingRanker(embedder))
+    held, calib = evaluation(), calibration()
+    if args.calibrate:
+        calibrate(ranker, calib)
+        return 0
+    baseline = BaselineBlend(embedder)
+    print(f"RESULT selection_recall_at_1 {recall(ranker, held, 1):.3f}")
+    print(f"RESULT selection_recall_at_5 {recall(ranker, held, 5):.3f}")
+    print(f"RESULT selection_recall_at_1_baseline {recall(baseline, held, 1):.3f}")
+    print(f"RESULT selection_recall_at_5_baseline {recall(baseline, held, 5):.3f}")
+    print(f"RESULT selection_recall_at_1_calibration {recall(ranker, calib, 1):.3f}")
+    print(f"RESULT selection_recall_at_1_calibration_baseline {recall(baseline, calib, 1):.3f}")
+    selector = ToolSelector(ranker)
+    decisions = route_all(selector, held)
+    print(f"RESULT routing_gate_accuracy {gate_accuracy(decisions, held):.3f}")
+    print(f"RESULT routing_gate_accuracy_calibration {gate_accuracy(route_all(selector, calib), calib):.3f}")
+    found = [
+        any(name in q.tools for name in candidates)
+        for (_needs, candidates), q in zip(decisions, held.questions, strict=True)
+        if q.tools
+    ]
+    print(f"RESULT routing_candidates_recall {sum(found) / len(found):.3f}")
+
+    embeds, routes = [], []
+    for index in range(REPEATS):
+        text = f"{held.questions[index % len(held.questions)].text} ({index})"  # never the cached vector
+        started = time.perf_counter()
+        embedder.embed([text])
+        embeds.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        asyncio.run(selector.route(text, held.tools))
+        routes.append((time.perf_counter() - started) * 1000)
+    embed_ms = statistics.median(embeds)
+    print(f"RESULT query_embedding_ms {embed_ms:.2f}")
+    print(f"RESULT ranking_ms {max(statistics.median(routes) - embed_ms, 0.0):.2f}")
+    for (needs, candidates), q in zip(decisions, held.questions, strict=True):
+        right = needs == bool(q.tools) and (not q.tools or candidates[0] in q.tools)
+        print(f"{'ok ' if right else 'BAD'} {q.text!r} -> {', '.join(candidates) or 'no tool'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""What a question says besides its meaning, for ranking tools (decision 7) and routing (decision 11).
+
+Sentence embeddings blur verbs ("read notes.txt" sits as close to write_file as to read_file) and know
+nothing of argument types. Three small cues close most of that gap; each is measured by
+bench/selection_recall.py against the plain blend:
+
+- action words: a question's verbs folded onto the verbs tool names use ("forget" -> delete,
+  "remember" -> create/add, "rename" -> move, "what's in" -> read), added to its BM25 terms;
+- argument fit: a tool whose typed arguments (paths, URLs, time zones, clock times, numbers) the
+  question can fill gains, one whose *required* typed argument it cannot fill loses;
+- caution: a tool that may change something (not annotated read-only) loses a little against the
+  read-only ones unless the question asks for a change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from edgehost.agent._bm25 import terms
+from edgehost.agent.grounded_arguments import clock_times, named_timezones, path_values
+from edgehost.agent.tools import ToolSpec
+
+__all__ = ["argument_fit", "asks_for_change", "expanded_terms"]
+
+# The verbs of tool names, and the words people use for them.
+_ACTIONS: Mapping[str, str] = {
+    "read": "read show open view display see content inside look",
+    "write": "write save store put",
+    "edit": "edit replace change append modify update",
+    "move": "move rename put",
+    "delete": "delete remove forget drop erase unstage",
+    "create": "create make new add remember note keep",
+    "list": "list inside content folder directory",
+    "search": "find search look mention",
+    "get": "get show much many",
+    "sum": "add plus sum total",
+    "echo": "repeat echo back say",
+}
+# Actions that change something, and other words that ask for a change.
+_CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
+_CHANGING_WORDS = frozenset(
+    terms("commit stage checkout switch branch start turn toggle stop run compress download fetch send")
+)
+_URL = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|io|dev)\b")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+_NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
+
+
+@cache
+def _action_of() -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for action, words in _ACTIONS.items():
+        for word in terms(words):
+            found.setdefault(word, set()).add(action)
+    return {word: frozenset(actions) for word, actions in found.items()}
+
+
+def _plain_words(query: str) -> list[str]:
+    """The query's terms outside file names and addresses ("notes.txt" is not the verb "note")."""
+    return terms(_NAMES.sub(" ", query))
+
+
+def expanded_terms(query: str) -> list[str]:
+    """The query's BM25 terms followed by the tool verbs its words stand for."""
+    actions = _action_of()
+    return terms(query) + [a for word in _plain_words(query) for a in sorted(actions.get(word, ()))]
+
+
+def asks_for_change(query: str) -> bool:
+    """Whether the question asks to change something (write, delete, commit, start ...)."""
+    words = _plain_words(query)
+    actions = _action_of()
+    return any(actions.get(w, frozenset()) & _CHANGING_ACTIONS for w in words) or bool(
+        set(words) & _CHANGING_WORDS
+    )
+
+
+def _cues(query: str) -> dict[str, bool]:
+    return {
+        "path": bool(path_values(query)),
+        "url": bool(_URL.search(query)),
+        "zone": bool(named_timezones(query)),
+        "time": bool(clock_times(query)),
+        "number": bool(_NUMBER.search(query)),
+    }
+
+
+def _kind(name: str, schema: Any) -> str | None:
+    if not isinstance(schema, Mapping):
+        return None
+    description = str(schema.get("description") or "")
+    text = f"{name} {description}".lower()
+    if "url" in text or schema.get("format") == "uri":
+        return "url"
+    if "timezone" in text.replace(" ", "") or "IANA" in description:
+        return "zone"
+    if "HH:MM" in description:
+        return "time"
+    if re.search(r"path|file|folder|directory|source|destination", name, re.IGNORECASE):
+        return "path"
+    if schema.get("type") in ("number", "integer"):
+        return "number"
+    return None
+
+
+def argument_fit(query: str, tool: ToolSpec) -> int:
+    """+1 for each kind of typed argument of ``tool`` the question can fill, -1 for each required typed
+    argument it cannot."""
+    cues = _cues(query)
+    kinds = {name: _kind(name, schema) for name, schema in tool.properties.items()}
+    filled = sum(1 for kind in set(kinds.values()) if kind is not None and cues[kind])
+    missing = sum(
+        1 for name, kind in kinds.items() if kind is not None and name in tool.required and not cues[kind]
+    )
+    return filled - missing
