@@ -82,3 +82,26 @@ def test_a_broken_profile_names_its_file(tmp_path: Path) -> None:
     (folder / "broken.toml").write_text("name = \n")
     with pytest.raises(ConfigError, match=r"broken\.toml.*line 1"):
         load_profiles(folder)
+
+
+def test_a_profiles_sampling_reaches_the_engine_config_and_bad_values_name_the_field(tmp_path) -> None:
+    from edgehost.llm.factory import engine_config
+    from edgehost.settings import Settings
+
+    good = tmp_path / "good.toml"
+    good.write_text('name = "good"\n[sampling]\nrepeat_penalty = 1.3\nrepeat_last_n = 32\n', encoding="utf-8")
+    profile = load_profile(good)
+    config = engine_config("llamacpp", Settings(model=str(good)), profile)
+    assert (config["repeat_penalty"], config["repeat_last_n"], config["presence_penalty"]) == (1.3, 32, 0.0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n[sampling]\nrepeat_penalty = 0.5\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad\.toml: must be a number from 1 to 2 \(field 'sampling\.repeat_penalty'\)"):
+        load_profile(bad)
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('name = "unknown"\n[sampling]\ndry_multiplier = 0.8\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="sampling.dry_multiplier"):
+        load_profile(unknown)
+
+
+def test_every_shipped_profile_penalises_repetition() -> None:
+    assert all(p.sampling.repeat_penalty > 1.0 for p in load_profiles())

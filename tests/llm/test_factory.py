@@ -38,7 +38,16 @@ def test_without_an_npu_the_profile_order_falls_back_to_llama_cpp_and_says_why(
 
 def test_the_engine_config_comes_from_the_profile_and_settings(model_path: Path) -> None:
     config = engine_config("llamacpp", Settings(context_length=2048), ORANGE_PI_5)
-    assert config == {"model_path": str(model_path), "n_ctx": 2048, "threads": 4, "affinity": [4, 5, 6, 7]}
+    assert config == {
+        "model_path": str(model_path),
+        "n_ctx": 2048,
+        "threads": 4,
+        "affinity": [4, 5, 6, 7],
+        "repeat_penalty": 1.1,
+        "repeat_last_n": 64,
+        "frequency_penalty": 0.0,
+        "presence_penalty": 0.0,
+    }
     rkllm = engine_config("rkllm", Settings(model="/m/q.rkllm", rkllm_lib="/l.so"), ORANGE_PI_5)
     assert (rkllm["model_path"], rkllm["cpu_mask"], rkllm["cpu_count"], rkllm["rkllm_lib"]) == (
         "/m/q.rkllm",

@@ -159,6 +159,18 @@ async def test_stop_sequences_are_matched_for_every_engine(tmp_path) -> None:
         await backend.close()
 
 
+@pytest.mark.usefixtures("test_engines_on_path")
+async def test_a_reply_that_loops_is_stopped_and_says_so(tmp_path) -> None:
+    loop = ["This is a server, ", "which is why it's a web server. "] * 20
+    backend = WorkerBackend("scripted_engine:create_engine", {"pieces": loop}, log_dir=tmp_path)
+    try:
+        pieces, finished = await asyncio.wait_for(collect(backend, ask(QUESTION)), WAIT_S)
+        assert finished.reason == "repetition"
+        assert "".join(pieces).count("which is why it's a web server.") == 3  # not 20
+    finally:
+        await backend.close()
+
+
 async def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
     backend = WorkerBackend("llamacpp", {"model_path": str(tmp_path / "nope.gguf")}, log_dir=tmp_path)
     try:

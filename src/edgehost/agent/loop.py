@@ -433,6 +433,8 @@ class TurnRunner:
                 temperature=self.config.temperature,
                 stop=[*closers, *openers, *RESULT_FRAMES],
                 grammar=grammar,
+                # A call's values are copied from the question: no penalty for repeating them.
+                penalize_repetition=not forced and grammar in (None, PROSE_GRAMMAR),
             )
             finished: GenerationFinished | None = None
             async for item in self.backend.generate(request):

@@ -24,6 +24,7 @@ else:  # pragma: no cover - Python 3.10
 from edgehost.boards.detection import BoardInfo
 
 __all__ = [
+    "SamplingDefaults",
     "BoardProfile",
     "MatchRules",
     "RecommendedModel",
@@ -45,6 +46,25 @@ class MatchRules:
     armbian_board: tuple[str, ...] = ()  # BOARD= values of /etc/armbian-release
     soc: tuple[str, ...] = ()  # SoC families ("rk3588" also matches "rk3588s")
     arch: tuple[str, ...] = ()  # platform.machine() values
+
+
+@dataclass(frozen=True)
+class SamplingDefaults:
+    """Repetition controls for the model (the profile's ``[sampling]`` table): small models repeat
+    themselves without them. llama.cpp applies all four; RKLLM takes ``repeat_penalty`` at load."""
+
+    repeat_penalty: float = 1.1  # RKLLM's own default (rkllm_createDefaultParam)
+    repeat_last_n: int = 64  # tokens the penalties look back over
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "repeat_penalty": self.repeat_penalty,
+            "repeat_last_n": self.repeat_last_n,
+            "frequency_penalty": self.frequency_penalty,
+            "presence_penalty": self.presence_penalty,
+        }
 
 
 @dataclass(frozen=True)
@@ -70,6 +90,7 @@ class BoardProfile:
     rkllm_cpu_count: int = 0
     recommended_models: tuple[RecommendedModel, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    sampling: SamplingDefaults = field(default_factory=SamplingDefaults)
     source: str | None = None  # the TOML file it came from
 
     def as_dict(self) -> dict[str, Any]:
@@ -90,6 +111,7 @@ class BoardProfile:
                 for m in self.recommended_models
             ],
             "env": dict(self.env),
+            "sampling": self.sampling.as_dict(),
             "source": self.source,
         }
 
@@ -119,6 +141,34 @@ def _ints(data: dict[str, Any], key: str, where: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
         raise ConfigError("must be a list of integers", path=where, field=key)
     return tuple(value)
+
+
+# field: (smallest, largest) accepted
+_SAMPLING_RANGES: dict[str, tuple[float, float]] = {
+    "repeat_penalty": (1.0, 2.0),
+    "repeat_last_n": (0, 4096),
+    "frequency_penalty": (0.0, 2.0),
+    "presence_penalty": (0.0, 2.0),
+}
+
+
+def _sampling(table: Any, where: str) -> SamplingDefaults:
+    if not isinstance(table, dict):
+        raise ConfigError("must be a table", path=where, field="sampling")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _SAMPLING_RANGES:
+            raise ConfigError(
+                f"unknown key; known: {', '.join(_SAMPLING_RANGES)}", path=where, field=f"sampling.{key}"
+            )
+        low, high = _SAMPLING_RANGES[key]
+        wanted = int if key == "repeat_last_n" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, wanted) or not low <= value <= high:
+            raise ConfigError(
+                f"must be a number from {low:g} to {high:g}", path=where, field=f"sampling.{key}"
+            )
+        values[key] = value
+    return SamplingDefaults(**values)
 
 
 def load_profile(path: Path) -> BoardProfile:
@@ -152,6 +202,7 @@ def load_profile(path: Path) -> BoardProfile:
     env = data.get("env", {})
     if not isinstance(env, dict):
         raise ConfigError("must be a table of strings", path=where, field="env")
+    sampling = _sampling(data.get("sampling", {}), where)
     try:
         return BoardProfile(
             name=name,
@@ -174,6 +225,7 @@ def load_profile(path: Path) -> BoardProfile:
             rkllm_cpu_count=int(data.get("rkllm_cpu_count", 0)),
             recommended_models=tuple(sorted(models, key=lambda m: m.min_ram_gb)),
             env={str(k): str(v) for k, v in env.items()},
+            sampling=sampling,
             source=where,
         )
     except (TypeError, ValueError) as exc:

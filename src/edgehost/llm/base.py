@@ -53,6 +53,9 @@ class GenerationRequest:
     temperature: float | None = None
     # A tool the reply must call (the user pinned it); sent as tool_choice by native-tool backends.
     tool_choice: str | None = None
+    # The repetition penalty of the board profile's sampling; off for a call written under a grammar,
+    # whose values are copied from the question on purpose.
+    penalize_repetition: bool = True
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,8 @@ class NativeToolCall:
 
 @dataclass(frozen=True)
 class GenerationFinished:
-    reason: Literal["stop", "length", "stop_sequence", "cancelled"]
+    # repetition: the reply began to repeat itself and was stopped (llm.textstream.LoopDetector)
+    reason: Literal["stop", "length", "stop_sequence", "cancelled", "repetition"]
     perf: Perf = field(default_factory=Perf)
     stop_sequence: str | None = None  # which of request.stop ended the generation
 

@@ -55,8 +55,10 @@ class Engine(Protocol):
         stop: Sequence[str],
         grammar: str | None,
         temperature: float | None,
+        penalize_repetition: bool = True,
     ) -> Iterator[str]:
-        """Yield text pieces for ``prompt``, reusing the KV cache of the common prefix.
+        """Yield text pieces for ``prompt``, reusing the KV cache of the common prefix. Without
+        ``penalize_repetition`` the configured repetition penalties are not applied.
 
         Raises BackendError when the prompt does not fit the context or the grammar is invalid.
         """

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from edgehost.boards import BoardProfile
+from edgehost.boards.profiles import SamplingDefaults
 from edgehost.llm.base import Backend, BackendError
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths
@@ -95,6 +96,7 @@ def engine_config(name: str, settings: Settings, profile: BoardProfile | None) -
         "n_ctx": settings.context_length or (profile.context_length if profile else DEFAULT_CONTEXT),
         "threads": threads,
         "affinity": list(profile.affinity) if profile else [],
+        **(profile.sampling if profile else SamplingDefaults()).as_dict(),
     }
     if name == "rkllm":
         config.update(

@@ -73,6 +73,8 @@ class LlamaCppEngine:
                 n_threads=threads,
                 n_threads_batch=threads,
                 seed=int(self._config.get("seed", self._llama_cpp.LLAMA_DEFAULT_SEED)),
+                # How far back the repetition penalties look (the profile's sampling.repeat_last_n).
+                last_n_tokens_size=int(self._config.get("repeat_last_n", 64)),
                 verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
@@ -138,6 +140,7 @@ class LlamaCppEngine:
         stop: Sequence[str],
         grammar: str | None,
         temperature: float | None,
+        penalize_repetition: bool = True,
     ) -> Iterator[str]:
         llama = self._loaded()
         self._abort.clear()
@@ -152,7 +155,16 @@ class LlamaCppEngine:
             self._check_grammar(grammar)
             compiled = self._llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
         temp = self._config.get("temperature", DEFAULT_TEMPERATURE) if temperature is None else temperature
-        return self._run(tokens, min(max_tokens, n_ctx - len(tokens)), compiled, float(temp))
+        penalties = (
+            {
+                "repeat_penalty": float(self._config.get("repeat_penalty", 1.0)),
+                "frequency_penalty": float(self._config.get("frequency_penalty", 0.0)),
+                "presence_penalty": float(self._config.get("presence_penalty", 0.0)),
+            }
+            if penalize_repetition
+            else {}
+        )
+        return self._run(tokens, min(max_tokens, n_ctx - len(tokens)), compiled, float(temp), penalties)
 
     def abort(self) -> None:
         self._abort.set()
@@ -185,7 +197,9 @@ class LlamaCppEngine:
             raise BackendError("the model is not loaded")
         return self._llama
 
-    def _run(self, tokens: list[int], budget: int, grammar: Any, temperature: float) -> Iterator[str]:
+    def _run(
+        self, tokens: list[int], budget: int, grammar: Any, temperature: float, penalties: dict[str, float]
+    ) -> Iterator[str]:
         llama = self._llama
         started = time.perf_counter()
         cached = evaluated = generated = 0
@@ -203,8 +217,8 @@ class LlamaCppEngine:
                 top_k=int(self._config.get("top_k", 40)),
                 top_p=float(self._config.get("top_p", 0.95)),
                 min_p=float(self._config.get("min_p", 0.05)),
-                repeat_penalty=float(self._config.get("repeat_penalty", 1.0)),
                 grammar=grammar,
+                **penalties,
             ):
                 if self._llama_cpp.llama_vocab_is_eog(llama._model.vocab, token):
                     break

@@ -9,7 +9,7 @@ import codecs
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["StopMatch", "StopMatcher", "Utf8Assembler"]
+__all__ = ["LoopDetector", "StopMatch", "StopMatcher", "Utf8Assembler"]
 
 
 class Utf8Assembler:
@@ -73,3 +73,29 @@ class StopMatcher:
                     longest = length
                     break
         return longest
+
+
+class LoopDetector:
+    """Notices a reply that has started to repeat itself: the same span of at least ``min_unit``
+    characters (with a letter and a space in it, so table rules and indentation do not count) three
+    times back to back at the end of the text, as very small models do ("This is a server, which is
+    why it's a web server." again and again). ``feed`` returns True once that happened."""
+
+    def __init__(self, *, min_unit: int = 12, max_unit: int = 200, times: int = 3) -> None:
+        self._min, self._max, self._times = min_unit, max_unit, times
+        self._text = ""
+
+    def feed(self, text: str) -> bool:
+        self._text = (self._text + text)[-self._max * self._times :]
+        tail = self._text
+        for unit in range(self._min, min(self._max, len(tail) // self._times) + 1):
+            if tail[-1] != tail[-unit - 1]:
+                continue  # cheap test first: most lengths fail here
+            last = tail[-unit:]
+            if (
+                " " in last
+                and any(c.isalpha() for c in last)
+                and all(tail[-unit * (k + 1) : len(tail) - unit * k] == last for k in range(1, self._times))
+            ):
+                return True
+        return False

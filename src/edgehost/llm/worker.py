@@ -26,7 +26,7 @@ from edgehost.llm._framing import MessageWriter, read_message
 from edgehost.llm._wire import request_from_wire, to_wire
 from edgehost.llm.base import BackendError, GenerationRequest, Perf
 from edgehost.llm.engine import Engine, engine_from_registry
-from edgehost.llm.textstream import StopMatch, StopMatcher
+from edgehost.llm.textstream import LoopDetector, StopMatch, StopMatcher
 
 __all__ = ["main", "render_prompt", "run_worker"]
 
@@ -143,7 +143,9 @@ class _Worker:
                 return
             self._running = job_id
         matcher = StopMatcher(request.stop)
+        loops = LoopDetector()
         stop_sequence: str | None = None
+        looped = False
         try:
             pieces = engine.generate(
                 render_prompt(engine, request),
@@ -151,6 +153,7 @@ class _Worker:
                 stop=request.stop,
                 grammar=request.grammar,
                 temperature=request.temperature,
+                penalize_repetition=request.penalize_repetition,
             )
             try:
                 for piece in pieces:
@@ -162,6 +165,9 @@ class _Worker:
                         stop_sequence = shown.stop_sequence
                         break
                     self._send_text(job_id, shown)
+                    if shown and loops.feed(shown):
+                        looped = True  # the reply repeats itself: no use generating more
+                        break
             finally:
                 close = getattr(pieces, "close", None)
                 if close is not None:
@@ -176,6 +182,9 @@ class _Worker:
             self._finish(job_id, "stop_sequence", stop_sequence, perf)
         elif cancelled:
             self._finish(job_id, "cancelled", None, perf)
+        elif looped:
+            self._send_text(job_id, matcher.flush())
+            self._finish(job_id, "repetition", None, perf)
         else:
             self._send_text(job_id, matcher.flush())
             reason = "length" if perf.generated_tokens >= request.max_tokens else "stop"

@@ -47,6 +47,7 @@ class ScriptedEngine:
         stop: Sequence[str],
         grammar: str | None,
         temperature: float | None,
+        penalize_repetition: bool = True,
     ) -> Iterator[str]:
         if "CRASH" in prompt:
             sys.stderr.write("scripted engine: crashing on purpose\n")

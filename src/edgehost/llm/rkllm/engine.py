@@ -148,10 +148,12 @@ class RkllmEngine:
         stop: Sequence[str],
         grammar: str | None,
         temperature: float | None,
+        penalize_repetition: bool = True,
     ) -> Iterator[str]:
         """Stream the reply to ``prompt``. ``stop`` is matched by the worker; ``grammar`` is not
         supported by RKLLM and ignored; ``temperature`` applies per run on the 1.3 ABI only (1.2 takes
-        it at load). Raises BackendError when the runtime reports an error."""
+        it and the repeat penalty at load, so ``penalize_repetition`` cannot switch it off per run).
+        Raises BackendError when the runtime reports an error."""
         handle, _ = self._loaded()
         self._abort_requested.clear()
         if self._sent and self._context_known and prompt.startswith(self._sent):
