@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable
 
-from edgehost.agent.detector import ALL_DIALECTS, ToolCallDetector, ToolCallParsed, dialect_example
+from edgehost.agent.detector import PROMPT_DIALECTS, ToolCallDetector, ToolCallParsed, dialect_example
 
 SIZE = 1_000_000
 CHUNK = 4
@@ -31,7 +31,7 @@ def transcript(seed: int = 3) -> tuple[str, int]:
     parts: list[str] = []
     size = 0
     calls = 0
-    dialects = [d for d in ALL_DIALECTS if d != "bare-json"]
+    dialects = [d for d in PROMPT_DIALECTS if d != "bare-json"]
     while size < SIZE:
         paragraph = " ".join(rng.choice(WORDS) for _ in range(rng.randint(200, 400))) + "\n\n"
         call = dialect_example(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from edgehost.agent._dialects import PROMPT_DIALECTS
 from edgehost.agent.detector import (
     ALL_DIALECTS,
     DIALECTS,
@@ -33,7 +34,7 @@ def parsed(events: list[DetectorEvent]) -> list[ToolCallParsed]:
     return [e for e in events if isinstance(e, ToolCallParsed)]
 
 
-@pytest.mark.parametrize("dialect", ALL_DIALECTS)
+@pytest.mark.parametrize("dialect", PROMPT_DIALECTS)
 def test_every_dialect_example_is_detected_as_that_dialect(dialect: str) -> None:
     events = detect_calls(dialect_example(dialect, "weather__get_forecast", ARGUMENTS), chunk_size=1)
     [call] = parsed(events)
@@ -45,7 +46,7 @@ def test_every_dialect_example_is_detected_as_that_dialect(dialect: str) -> None
     assert prose(events) == ""
 
 
-@pytest.mark.parametrize("dialect", [d for d in ALL_DIALECTS if d != "bare-json"])
+@pytest.mark.parametrize("dialect", [d for d in PROMPT_DIALECTS if d != "bare-json"])
 def test_a_marker_split_at_every_position_is_still_found_and_never_shown(dialect: str) -> None:
     call = dialect_example(dialect, "everything__echo", {"message": "hi"})
     text = f"Before. {call} After."
@@ -217,7 +218,14 @@ def test_marker_tables_for_the_backend_and_the_grammar() -> None:
     assert stop_sequences("bracket") == ["[END_TOOL_CALL]"]
     assert stop_sequences("mistral") == [] and stop_sequences("bare-json") == []
     assert opening_marker("qwen-xml") == opening_marker("hermes") == "<tool_call>"
-    assert opening_markers() == ["[TOOL_CALL]", "<tool_call", "<tool_call>", "[TOOL_REQUEST]", "[TOOL_CALLS]"]
+    assert opening_markers(PROMPT_DIALECTS) == [
+        "[TOOL_CALL]",
+        "<tool_call",
+        "<tool_call>",
+        "[TOOL_REQUEST]",
+        "[TOOL_CALLS]",
+    ]
+    assert opening_markers() == [*opening_markers(PROMPT_DIALECTS), "<function=", "<|python_tag|>"]
 
 
 def test_a_long_call_body_is_collected_without_rescanning() -> None:
@@ -254,7 +262,7 @@ def test_random_mixes_of_markers_and_prose_give_the_same_events_at_every_chunkin
         *("Hi ", "[", "<", "`", "```", "\n", " ", "{", "}", '"', "'", ":", ",", "]", "a", "name", "[ARGS]"),
         *("[TOOL_CALL]", "[END_TOOL_CALL]", "<tool_call>", "</tool_call>", "<tool_call ", "[TOOL_CALLS]"),
         *("[TOOL_", "<tool", "<function=x>", "</function>", "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
-        *(dialect_example(d, "t", {"k": "v"}) for d in ALL_DIALECTS),
+        *(dialect_example(d, "t", {"k": "v"}) for d in PROMPT_DIALECTS),
     ]
     rng = random.Random(20261122)
     for _ in range(400):

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from edgehost.agent._dialects import PROMPT_DIALECTS
 from edgehost.agent.arguments import check_arguments
 from edgehost.agent.detector import (
-    ALL_DIALECTS,
     ToolCallParsed,
     ToolCallStarted,
     detect_calls,
@@ -51,7 +51,7 @@ TAGS = Tool(
     },
 )
 TOOLS = [FORECAST, ECHO, TAGS]
-MARKER_DIALECTS = [d for d in ALL_DIALECTS if opening_marker(d)]
+MARKER_DIALECTS = [d for d in PROMPT_DIALECTS if opening_marker(d)]
 
 
 def test_building_a_grammar_without_llama_cpp_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,6 +66,8 @@ def test_an_unknown_dialect_or_no_tools_is_refused() -> None:
         tool_call_grammar("yaml", TOOLS)
     with pytest.raises(ValueError, match="at least one tool"):
         tool_call_grammar("bracket", [])
+    with pytest.raises(ValueError, match="never prompted"):
+        tool_call_grammar("pythonic", TOOLS)
 
 
 def test_a_pinned_grammar_is_the_opening_marker_then_the_call() -> None:
@@ -115,7 +117,7 @@ def test_llama_cpp_refuses_a_broken_grammar(llama: Any) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dialect", ALL_DIALECTS)
+@pytest.mark.parametrize("dialect", PROMPT_DIALECTS)
 def test_every_dialect_grammar_parses_in_llama_cpp(llama: Any, dialect: str) -> None:
     assert grammar_parses(llama, tool_call_grammar(dialect, TOOLS))
     for tool in TOOLS:
@@ -138,7 +140,7 @@ def generate(llama: Any, prompt: str, grammar: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dialect", ALL_DIALECTS)
+@pytest.mark.parametrize("dialect", PROMPT_DIALECTS)
 def test_the_135m_model_under_a_pinned_grammar_emits_a_valid_call(llama: Any, dialect: str) -> None:
     reply = generate(
         llama,

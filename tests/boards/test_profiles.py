@@ -95,7 +95,9 @@ def test_a_profiles_sampling_reaches_the_engine_config_and_bad_values_name_the_f
     assert (config["repeat_penalty"], config["repeat_last_n"], config["presence_penalty"]) == (1.3, 32, 0.0)
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\n[sampling]\nrepeat_penalty = 0.5\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"bad\.toml: must be a number from 1 to 2 \(field 'sampling\.repeat_penalty'\)"):
+    with pytest.raises(
+        ConfigError, match=r"bad\.toml: must be a number from 1 to 2 \(field 'sampling\.repeat_penalty'\)"
+    ):
         load_profile(bad)
     unknown = tmp_path / "unknown.toml"
     unknown.write_text('name = "unknown"\n[sampling]\ndry_multiplier = 0.8\n', encoding="utf-8")

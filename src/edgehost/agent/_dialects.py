@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import html
 import json
 import re
 from collections.abc import Mapping
@@ -11,12 +13,15 @@ from typing import Any
 from edgehost.agent.arguments import MalformedJSON, arguments_object, load_json_lenient
 
 __all__ = [
+    "ACCEPTED_ONLY",
     "ALL_DIALECTS",
     "DIALECTS",
+    "DRIFTED_CLOSERS",
     "JSON_DIALECTS",
     "DialectMarkers",
     "JsonScanner",
     "MalformedCall",
+    "PROMPT_DIALECTS",
     "body_is_complete",
     "closing_marker",
     "dialect_example",
@@ -43,10 +48,27 @@ DIALECTS: Mapping[str, DialectMarkers] = {
     "tool-request": DialectMarkers("[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
     "mistral": DialectMarkers("[TOOL_CALLS]", ""),
     "bare-json": DialectMarkers("", ""),
+    # Accepted, never prompted: formats small models emit from their own training.
+    # Llama 3.1 custom tools: <function=name>{"arg": 1}</function>
+    "llama-function": DialectMarkers("<function=", "</function>"),
+    # Llama 3.x after <|python_tag|>: a built-in call (brave_search.call(query="...")), a pythonic
+    # list, or a JSON call, ended by <|eom_id|> (or the end of the reply, where <|eot_id|> stops it)
+    "python-tag": DialectMarkers("<|python_tag|>", "<|eom_id|>"),
+    # Llama 3.2 pythonic: a reply that is a list of calls, [get_weather(city="Paris"), ...]
+    "pythonic": DialectMarkers("", ""),
+}
+# Closing markers small models write instead of ours: [/TOOL_CALL], </TOOL_CALL>.
+DRIFTED_CLOSERS: Mapping[str, tuple[str, ...]] = {
+    "bracket": ("[/TOOL_CALL]", "</TOOL_CALL>"),
+    "tool-request": ("[/TOOL_REQUEST]", "</TOOL_REQUEST>"),
 }
 ALL_DIALECTS: tuple[str, ...] = tuple(DIALECTS)
 # Dialects whose body is one JSON value (object, or array for mistral).
 JSON_DIALECTS = frozenset({"bracket", "hermes", "tool-request", "mistral", "bare-json"})
+# Dialects the detector accepts but a prompt never asks for (no example, no grammar).
+ACCEPTED_ONLY = frozenset({"llama-function", "python-tag", "pythonic"})
+# The dialects a prompt can ask for: each has an example and a grammar.
+PROMPT_DIALECTS: tuple[str, ...] = tuple(d for d in DIALECTS if d not in ACCEPTED_ONLY)
 
 
 class MalformedCall(ValueError):
@@ -82,6 +104,8 @@ def dialect_example(dialect: str, name: str, arguments: Mapping[str, Any]) -> st
     Raises ValueError for an unknown dialect.
     """
     _known(dialect)
+    if dialect in ACCEPTED_ONLY:
+        raise ValueError(f"the {dialect} dialect is accepted from models, never prompted")
     call = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
     if dialect == "bracket":
         return f"[TOOL_CALL]{call}[END_TOOL_CALL]"
@@ -126,12 +150,19 @@ def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
         return [_parse_xml_args(body)]
     if dialect == "qwen-xml":
         return [_parse_qwen_xml(body)]
+    if dialect == "llama-function":
+        return [_parse_llama_function(body)]
+    if dialect == "pythonic":
+        return _parse_pythonic(body)
+    if dialect == "python-tag" and not body.lstrip().startswith("{"):
+        text = body.strip()
+        return _parse_pythonic(text if text.startswith("[") else f"[{text}]")
     if dialect == "mistral":
         named = _MISTRAL_NAMED.match(body)
         if named is not None:
             return [_call_from_object({"name": named.group(1), "arguments": body[named.end() :]})]
     try:
-        value = load_json_lenient(body)
+        value = load_json_lenient(_first_json_value(body))
     except MalformedJSON as exc:
         raise MalformedCall(str(exc)) from exc
     items = value if isinstance(value, list) else [value]
@@ -143,6 +174,15 @@ def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
         # Without markers only the full shape makes a call: {"name": "Ada", "born": 1815} is an answer.
         raise MalformedCall('a reply-wide call needs "name" and "arguments" or "parameters"')
     return [_call_from_object(item) for item in items]
+
+
+def _first_json_value(body: str) -> str:
+    """``body`` up to the end of its first JSON value: what follows it (a drifted closing marker such
+    as [/TOOL_CALL], or one cut off) is not part of the call. The whole body when the value does not
+    close (the lenient parser may still repair it)."""
+    fenced = body.lstrip().startswith("```")
+    end = None if fenced else JsonScanner().feed(body, 0)
+    return body[:end] if end is not None else body
 
 
 def _call_from_object(item: Any) -> tuple[str, dict[str, Any]]:
@@ -168,13 +208,13 @@ def _parse_xml_args(body: str) -> tuple[str, dict[str, Any]]:
         raise MalformedCall(
             'expected <tool_call name="TOOL"> followed by <argument name="KEY">VALUE</argument>'
         )
-    name = next(group for group in opening.groups() if group is not None).strip()
+    name = html.unescape(next(group for group in opening.groups() if group is not None).strip())
     if not name:
         raise MalformedCall("the call has an empty name")
     arguments: dict[str, Any] = {}
     for match in _XML_ARGUMENT.finditer(body, opening.end()):
-        key = next(group for group in match.groups()[:3] if group is not None)
-        arguments[key] = _xml_value(match.group(4))
+        key = html.unescape(next(group for group in match.groups()[:3] if group is not None))
+        arguments[key] = html.unescape(_xml_value(match.group(4)))  # it is XML: &amp; is &
     return name, arguments
 
 
@@ -184,6 +224,44 @@ def _parse_qwen_xml(body: str) -> tuple[str, dict[str, Any]]:
         raise MalformedCall("expected <function=TOOL> followed by <parameter=KEY>VALUE</parameter>")
     arguments = {match.group(1): _xml_value(match.group(2)) for match in _QWEN_PARAMETER.finditer(body)}
     return function.group(1), arguments
+
+
+_LLAMA_FUNCTION = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*>")
+
+
+def _parse_llama_function(body: str) -> tuple[str, dict[str, Any]]:
+    """Llama 3.1's custom tool format: ``<function=NAME>{JSON arguments}</function>``."""
+    head = _LLAMA_FUNCTION.match(body)
+    if head is None:
+        raise MalformedCall("expected <function=TOOL>{arguments as JSON}</function>")
+    try:
+        return head.group(1), arguments_object(body[head.end() :].strip() or None)
+    except MalformedJSON as exc:
+        raise MalformedCall(f"arguments of {head.group(1)!r}: {exc}") from exc
+
+
+def _parse_pythonic(body: str) -> list[tuple[str, dict[str, Any]]]:
+    """Llama 3.2's pythonic calls: ``[get_weather(city="Paris"), other(n=1)]``. Only literal keyword
+    arguments are read (``ast.literal_eval``); nothing is ever evaluated."""
+    try:
+        tree = ast.parse(body.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise MalformedCall(f"not a list of calls: {exc.msg}") from None
+    if not isinstance(tree, ast.List) or not tree.elts:
+        raise MalformedCall("expected [tool(name=value, ...), ...]")
+    calls = []
+    for node in tree.elts:
+        if not isinstance(node, ast.Call):
+            raise MalformedCall("each item must be a call: tool(name=value, ...)")
+        name = ast.unparse(node.func)
+        if node.args or any(k.arg is None for k in node.keywords):
+            raise MalformedCall(f"{name}: give every argument by name (name=value)")
+        try:
+            arguments = {str(k.arg): ast.literal_eval(k.value) for k in node.keywords}
+        except ValueError:
+            raise MalformedCall(f"{name}: argument values must be literals") from None
+        calls.append((name, arguments))
+    return calls
 
 
 def _xml_value(text: str) -> str:
@@ -197,6 +275,12 @@ def _xml_value(text: str) -> str:
 
 def body_is_complete(dialect: str, body: str) -> bool:
     """Whether a body that lost its closing marker (a stop sequence ate it) still holds a whole call."""
+    if dialect in ("python-tag", "llama-function") and not body.lstrip().startswith("{"):
+        try:
+            parse_body(dialect, body)
+        except MalformedCall:
+            return False
+        return True
     if dialect == "qwen-xml":
         return re.search(r"</function\s*>", body) is not None
     if dialect == "xml-args":

@@ -19,6 +19,7 @@ What counts as a call (and what is only a mention):
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ from edgehost.agent._detector_events import (
 from edgehost.agent._dialects import (
     ALL_DIALECTS,
     DIALECTS,
+    PROMPT_DIALECTS,
     DialectMarkers,
     JsonScanner,
     MalformedCall,
@@ -47,6 +49,7 @@ from edgehost.agent._dialects import (
 __all__ = [
     "ALL_DIALECTS",
     "DIALECTS",
+    "PROMPT_DIALECTS",
     "DetectorEvent",
     "DialectMarkers",
     "ProseDelta",
@@ -67,6 +70,9 @@ __all__ = [
 _MAX_GAP = 64
 _WHITESPACE = " \t\r\n"
 _BARE_CALL_HEAD = re.compile(r"""\{\s*["'](?:name|type)["']\s*:""")
+# A reply that starts as a list of calls: [get_weather(city="Paris"), ...]
+_PYTHONIC_HEAD = re.compile(r"\[\s*[A-Za-z_][\w.]*\(")
+_PYTHONIC_HEAD_PREFIX = re.compile(r"\[\s*(?:[A-Za-z_][\w.]*)?")
 _INLINE_CODE_STOP = re.compile(r"[`\n]")
 _FENCE_STOP = re.compile(r"`")
 
@@ -95,6 +101,8 @@ _BODY_STARTS = {
     "mistral": ("[", "{"),
     "qwen-xml": ("<function",),
     "xml-args": ("name",),
+    "llama-function": tuple(string.ascii_letters + "_"),  # <function=NAME>
+    "python-tag": ("{", "[", *string.ascii_letters),  # JSON, a pythonic list, brave_search.call(...)
 }
 
 
@@ -140,6 +148,7 @@ class ToolCallDetector:
         chars = "".join(re.escape(c) for c in self._by_first)
         self._prose_stop = re.compile(f"[{chars}`]")
         self._bare_json = "bare-json" in self.dialects
+        self._pythonic = "pythonic" in self.dialects
         self._state: int = _PROSE
         self._buf: str = ""
         self._closed: bool = False
@@ -199,7 +208,7 @@ class ToolCallDetector:
         elif state == _BARE:
             if self._started:
                 reason = "generation ended before the JSON object was complete"
-                events.append(ToolCallIncomplete(raw[self._body_offset :], "bare-json", reason))
+                events.append(ToolCallIncomplete(raw[self._body_offset :], self._dialect, reason))
                 self._index += 1
             elif raw:
                 events.append(ProseDelta(raw))
@@ -212,7 +221,7 @@ class ToolCallDetector:
     # -- the state machine ----------------------------------------------------------------------
 
     def _reset(self) -> None:
-        self._state = _START if self._bare_json else _PROSE
+        self._state = _START if self._bare_json or self._pythonic else _PROSE
         self._buf = ""  # unconsumed text; starts at absolute offset self._base
         self._base = 0
         self._code = 0  # backtick run that opened the current code span/fence (0: not in code)
@@ -241,7 +250,7 @@ class ToolCallDetector:
             elif state == _BODY:
                 new = self._body(buf, pos, events)
             elif state == _START:
-                new = self._start(buf, pos, final)
+                new = self._start(buf, pos, final, events)
             elif state == _BARE:
                 new = self._bare(buf, pos, events)
             else:
@@ -406,22 +415,35 @@ class ToolCallDetector:
 
     # -- bare-json: a whole reply that is one call object -----------------------------------------
 
-    def _start(self, buf: str, pos: int, final: bool) -> int:
+    def _hold_back(self, dialect: str, buf: str, pos: int, j: int) -> None:
+        """Hold the reply back from ``j``: it may be one whole-reply call (bare-json, pythonic)."""
+        self._state = _BARE
+        self._dialect = dialect
+        self._parts = [buf[pos:j]]
+        self._body_offset = j - pos
+        self._scanner = JsonScanner()
+        self._started = False
+        self._bare_head_open = dialect == "bare-json"
+        self._bare_at = self._base + j
+
+    def _start(self, buf: str, pos: int, final: bool, events: list[DetectorEvent]) -> int:
         n = len(buf)
         j = pos
         while j < n and buf[j] in _WHITESPACE:
             j += 1
         if j >= n and not final:
             return pos
-        if j < n and buf[j] == "{":
-            self._state = _BARE
-            self._dialect = "bare-json"
-            self._parts = [buf[pos:j]]
-            self._body_offset = j - pos
-            self._scanner = JsonScanner()
-            self._started = False
-            self._bare_head_open = True
-            self._bare_at = self._base + j
+        if self._pythonic and j < n and buf[j] == "[":
+            head = _PYTHONIC_HEAD.match(buf, j)
+            if head is None and not final and _PYTHONIC_HEAD_PREFIX.fullmatch(buf, j):
+                return pos  # "[get_wea": too early to tell a list of calls from prose
+            if head is not None:
+                self._hold_back("pythonic", buf, pos, j)
+                self._started = True
+                events.append(ToolCallStarted("pythonic", self._index, self._bare_at))
+                return j
+        if self._bare_json and j < n and buf[j] == "{":
+            self._hold_back("bare-json", buf, pos, j)
             return j
         self._state = _PROSE
         return pos
@@ -440,8 +462,11 @@ class ToolCallDetector:
             return len(buf)
         raw = "".join(self._parts)
         try:
-            parse_body("bare-json", raw[self._body_offset :])
+            parse_body(self._dialect, raw[self._body_offset :])
         except MalformedCall:
+            if self._dialect == "pythonic":  # it looked like calls from its first characters
+                self._end_call(events, raw, raw[self._body_offset :])
+                return end
             self._release_bare(events)
             return end
         self._state = _BARE_CLOSED

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from edgehost.agent._dialects import DIALECTS, closing_marker, opening_marker
+from edgehost.agent._dialects import ACCEPTED_ONLY, DIALECTS, closing_marker, opening_marker
 from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.errors import EdgeHostError
 
@@ -110,6 +110,8 @@ def _schema_of(tool: Any) -> dict[str, Any]:
 def _grammar(dialect: str, tools: Sequence[ToolLike], *, with_opening: bool) -> str:
     if dialect not in DIALECTS:
         raise ValueError(f"unknown tool-call dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+    if dialect in ACCEPTED_ONLY:
+        raise ValueError(f"the {dialect} dialect is accepted from models, never prompted: it has no grammar")
     if not tools:
         raise ValueError("a tool-call grammar needs at least one tool")
     converter = _converter()

@@ -30,9 +30,16 @@ __all__ = ["clock_times", "grounded_schema", "named_timezones", "path_values", "
 
 MAX_SPAN_WORDS = 4
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
-_EDGE_WORDS = frozenset(
-    ["a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at", "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what", "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it", "its", "i", "you", "was", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list", "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat", "remember", "forget", "note", "convert", "called", "named"]
-)
+# fmt: off
+_EDGE_WORDS = frozenset({
+    "a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at",
+    "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what",
+    "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it",
+    "its", "i", "you", "was", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list",
+    "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat",
+    "remember", "forget", "note", "convert", "called", "named",
+})
+# fmt: on
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

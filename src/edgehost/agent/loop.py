@@ -17,6 +17,7 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from edgehost.agent import events as ev
+from edgehost.agent._dialects import DRIFTED_CLOSERS
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import (
@@ -64,6 +65,7 @@ GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>", RESULT_CLOSE, "</tool_response>")
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 ROUTING_MODES = ("auto", "host", "model")
+END_OF_CALL = "<|eom_id|>"  # Llama 3.x ends a tool call (then waits for its result) with this token
 # Decision 11's size rule for `auto` routing: below this many parameters a model does not decide
 # reliably whether and which tool to call (SmolLM2-135M/360M, Qwen2.5-0.5B, Qwen3-0.6B, Llama 3.2 1B),
 # so the host decides; Qwen2.5-1.5B, Qwen3-1.7B and larger choose their own tools.
@@ -405,7 +407,11 @@ class TurnRunner:
         caps = self.backend.capabilities
         detector = ToolCallDetector()
         use_grammar = caps.supports_grammar and bool(tools) and self._grammar_builder is not None
-        closers = sorted({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} - {""})
+        # Our closing markers, the ones small models write instead ([/TOOL_CALL]) and Llama's end of call.
+        drifted = {c for d in GRAMMAR_DIALECTS for c in DRIFTED_CLOSERS.get(d, ())} | {END_OF_CALL}
+        closers = sorted(
+            ({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} | drifted) - {""}
+        )
         grammar: str | None = None
         if not forced and not model_may_call and use_grammar:
             grammar = PROSE_GRAMMAR  # the host decides the calls: the model answers in words
@@ -456,7 +462,8 @@ class TurnRunner:
             round_.perf = _add_perf(round_.perf, finished.perf)
             round_.finished_reason = finished.reason
             marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
-            if marker and marker not in RESULT_FRAMES:  # a tool marker is part of the call it ends
+            # A tool marker is part of the call it ends; Llama's end of call only when a call is open.
+            if marker and marker not in RESULT_FRAMES and (marker != END_OF_CALL or detector.in_call):
                 round_.raw += marker
                 self._feed(conv_id, detector, marker, round_)
                 if marker in openers and model_may_call and self._grammar_builder is not None:
