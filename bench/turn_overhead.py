@@ -13,6 +13,8 @@ ScriptedBackend subclass times its own steps) and minus the tool call (the loop'
   RESULT turn_overhead_ratio <turn_overhead_ms / turn_tool_ms> (the same run's baseline)
   RESULT turn_selection_ms <of the overhead: ToolSelector.select, whose ranking runs in a thread>
   RESULT turn_overhead_without_selection_ms <turn_overhead_ms minus the selection, per turn>
+  RESULT query_embedding_ms <one question's embedding>
+  RESULT turn_routing_ms <what host routing adds: route() over the 50 tools, less the embedding>
 
 then two cProfiles (top 15 by cumulative time): further whole turns on the event loop's thread, and
 the selection's ranking alone (cProfile cannot see the worker thread the host ranks in).
@@ -211,6 +213,26 @@ async def run(data_dir: Path) -> None:
         print(f"RESULT turn_selection_ms {statistics.median(selection_s) * 1000:.2f}")
         print(f"RESULT turn_overhead_without_selection_ms {statistics.median(without_selection) * 1000:.2f}")
         print(f"tool ranker: {type(await selector.ranker()).__name__} {selector.ranker_reasons}")
+
+        # What host routing (decision 11) adds to a turn: route() over the same 50 tools, vectors warm,
+        # with and without the question's embedding (which the selection of the turn then reuses).
+        ranker = await selector.ranker()
+        embedder = getattr(getattr(ranker, "semantic", None), "embedder", None)
+        routed, embedded = [], []
+        tools = host.tools()
+        await selector.route("warm up", tools)
+        for index in range(TURNS):
+            question = f"what does gauge {index % TOOLS} read on channel {index}?"
+            if embedder is not None:
+                began = time.perf_counter()
+                embedder.embed([question + " (timing)"])
+                embedded.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            await selector.route(question, tools)
+            routed.append(time.perf_counter() - began)
+        query_ms = statistics.median(embedded) * 1000 if embedded else 0.0
+        print(f"RESULT query_embedding_ms {query_ms:.2f}")
+        print(f"RESULT turn_routing_ms {statistics.median(routed) * 1000 - query_ms:.2f}")
 
         profiler = cProfile.Profile()
         profiler.enable()

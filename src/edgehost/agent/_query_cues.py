@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import clock_times, named_timezones, path_values
 from edgehost.agent.tools import ToolSpec
 
-__all__ = ["argument_fit", "asks_for_change", "expanded_terms"]
+__all__ = ["argument_fit", "asks_for_change", "expanded_terms", "question_cues"]
 
 # The verbs of tool names, and the words people use for them.
 _ACTIONS: Mapping[str, str] = {
@@ -39,6 +39,11 @@ _ACTIONS: Mapping[str, str] = {
     "sum": "add plus sum total",
     "echo": "repeat echo back say",
 }
+# In a question ("What do you remember about Anna?") these words ask to recall, not to store.
+_RECALLED = {"remember": ("search", "read"), "note": ("search", "read"), "know": ("search", "read")}
+_QUESTION = re.compile(
+    r"^\s*(?:what|who|whom|which|when|where|why|how|do|does|did|is|are|can|could)\b|\?\s*$", re.I
+)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -63,22 +68,32 @@ def _plain_words(query: str) -> list[str]:
     return terms(_NAMES.sub(" ", query))
 
 
+def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
+    """Each plain word of the query with the tool verbs it stands for (in a question, "remember"
+    stands for search and read)."""
+    table = _action_of()
+    asking = _QUESTION.search(query) is not None
+    return [
+        (word, frozenset(_RECALLED[word]) if asking and word in _RECALLED else table.get(word, frozenset()))
+        for word in _plain_words(query)
+    ]
+
+
 def expanded_terms(query: str) -> list[str]:
     """The query's BM25 terms followed by the tool verbs its words stand for."""
-    actions = _action_of()
-    return terms(query) + [a for word in _plain_words(query) for a in sorted(actions.get(word, ()))]
+    return terms(query) + [a for _word, actions in _actions(query) for a in sorted(actions)]
 
 
 def asks_for_change(query: str) -> bool:
     """Whether the question asks to change something (write, delete, commit, start ...)."""
-    words = _plain_words(query)
-    actions = _action_of()
-    return any(actions.get(w, frozenset()) & _CHANGING_ACTIONS for w in words) or bool(
-        set(words) & _CHANGING_WORDS
+    found = _actions(query)
+    return any(actions & _CHANGING_ACTIONS for _word, actions in found) or bool(
+        {word for word, _actions in found} & _CHANGING_WORDS
     )
 
 
-def _cues(query: str) -> dict[str, bool]:
+def question_cues(query: str) -> dict[str, bool]:
+    """Which kinds of typed value the question holds (for argument_fit; compute once per question)."""
     return {
         "path": bool(path_values(query)),
         "url": bool(_URL.search(query)),
@@ -86,6 +101,11 @@ def _cues(query: str) -> dict[str, bool]:
         "time": bool(clock_times(query)),
         "number": bool(_NUMBER.search(query)),
     }
+
+
+@lru_cache(maxsize=4096)
+def _argument_kinds(tool: ToolSpec) -> dict[str, str | None]:
+    return {name: _kind(name, schema) for name, schema in tool.properties.items()}
 
 
 def _kind(name: str, schema: Any) -> str | None:
@@ -106,11 +126,10 @@ def _kind(name: str, schema: Any) -> str | None:
     return None
 
 
-def argument_fit(query: str, tool: ToolSpec) -> int:
-    """+1 for each kind of typed argument of ``tool`` the question can fill, -1 for each required typed
-    argument it cannot."""
-    cues = _cues(query)
-    kinds = {name: _kind(name, schema) for name, schema in tool.properties.items()}
+def argument_fit(cues: Mapping[str, bool], tool: ToolSpec) -> int:
+    """+1 for each kind of typed argument of ``tool`` the question can fill (``cues``, from
+    question_cues), -1 for each required typed argument it cannot."""
+    kinds = _argument_kinds(tool)
     filled = sum(1 for kind in set(kinds.values()) if kind is not None and cues[kind])
     missing = sum(
         1 for name, kind in kinds.items() if kind is not None and name in tool.required and not cues[kind]

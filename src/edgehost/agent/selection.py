@@ -30,7 +30,7 @@ import numpy as np
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import Embedder, EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
-from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms
+from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
 from edgehost.agent.tools import ToolSpec
@@ -121,8 +121,9 @@ def described_text(tool: ToolSpec) -> str:
 def cue_bonus(query: str, tools: Sequence[ToolSpec]) -> list[float]:
     """What the question's argument values and verbs add to each tool's score (agent/_query_cues.py)."""
     change = asks_for_change(query)
+    cues = question_cues(query)
     return [
-        ARGUMENT_WEIGHT * argument_fit(query, tool)
+        ARGUMENT_WEIGHT * argument_fit(cues, tool)
         - (CAUTION_WEIGHT if not change and tool.hint("readOnlyHint") is not True else 0.0)
         for tool in tools
     ]
