@@ -100,12 +100,14 @@ def lexical_document(tool: ToolSpec) -> list[str]:
     ]
 
 
+@functools.lru_cache(maxsize=4096)
 def semantic_text(tool: ToolSpec) -> str:
     """What the embedding model reads for a tool: its name as words, then its description."""
     words = " ".join(terms(tool.name.replace("__", " ")))
     return f"{words}: {tool.title + '. ' if tool.title else ''}{tool.description}"
 
 
+@functools.lru_cache(maxsize=4096)
 def described_text(tool: ToolSpec) -> str:
     """A second view of a tool for the embedding model: its server, name, description and arguments
     with their descriptions (what a question's details match)."""
@@ -159,6 +161,7 @@ class EmbeddingRanker:
         self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
         self._cache_file = cache_file
         self._last_query: tuple[str, np.ndarray] | None = None
+        self._keys: dict[str, str] = {}  # text -> its cache key
 
     def query_vector(self, query: str) -> np.ndarray:
         if self._last_query is None or self._last_query[0] != query:
@@ -167,7 +170,7 @@ class EmbeddingRanker:
 
     def text_vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts`` (embedding only those not cached)."""
-        keys = [hashlib.sha1(f"{self.embedder.name}\n{text}".encode()).hexdigest() for text in texts]
+        keys = [self._key(text) for text in texts]
         missing = sorted(
             {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
             key=lambda kt: len(kt[1]),
@@ -181,6 +184,12 @@ class EmbeddingRanker:
         if missing and self._cache_file is not None:
             _write_vectors(self._cache_file, self._cache)
         return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def _key(self, text: str) -> str:
+        key = self._keys.get(text)
+        if key is None:
+            key = self._keys[text] = hashlib.sha1(f"{self.embedder.name}\n{text}".encode()).hexdigest()
+        return key
 
     def tool_vectors(self, tools: Sequence[ToolSpec]) -> tuple[np.ndarray, np.ndarray]:
         return self.text_vectors([semantic_text(t) for t in tools]), self.text_vectors(
@@ -232,13 +241,18 @@ class BlendedRanker:
         self.lexical = lexical or LexicalRanker()
         self.lexical_weight = lexical_weight
         self.name = f"{semantic.name}+{self.lexical.name}"
+        # The last question's scores: routing and selecting a turn rank the same tools once.
+        self._last: tuple[str, tuple[ToolSpec, ...], list[float]] | None = None
 
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
         self.semantic.prepare(tools)
         self.lexical.prepare(tools)
 
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        return [
+        key = tuple(tools)
+        if self._last is not None and self._last[0] == query and self._last[1] == key:
+            return list(self._last[2])
+        scores = [
             s + self.lexical_weight * lex + bonus
             for s, lex, bonus in zip(
                 self.semantic.scores(query, tools),
@@ -247,6 +261,8 @@ class BlendedRanker:
                 strict=True,
             )
         ]
+        self._last = (query, key, scores)
+        return list(scores)
 
 
 @dataclass(frozen=True)
