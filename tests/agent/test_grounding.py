@@ -23,8 +23,10 @@ def test_a_number_from_the_result_even_rounded_is_grounded() -> None:
 
 
 def test_rounding_must_be_to_the_places_written() -> None:
-    # 46 is not 45.23 rounded to a whole number.
+    # 46 is not 45.23 rounded to a whole number; 978 is 978.8 cut to one.
     assert not check_answer("The SoC is at 46 °C.", results=[TEMPERATURES]).grounded
+    assert check_answer("978 MB are used.", results=['{"used_mb": 978.8}']).grounded
+    assert not check_answer("977 MB are used.", results=['{"used_mb": 978.8}']).grounded
 
 
 def test_numbers_from_the_question_and_the_arguments_count_and_so_do_list_lengths() -> None:

@@ -8,7 +8,8 @@ tool call is *ungrounded* when
 2. it repeats itself (the backend stopped it for looping, or one sentence of it occurs three times), or
 3. it states a number that is in none of the turn's tool results, the arguments of its calls or the
    user's question — a number "is in" a source when it is equal to one there, or is one there
-   rounded (45 or 45.2 for 45.23), or counts the items of a list there.
+   rounded or cut to fewer places (45 or 45.2 for 45.23, 978 for 978.8), or counts the items of a
+   list there.
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -20,7 +21,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = [
@@ -88,7 +89,12 @@ def _is_in(number: Decimal, sources: set[Decimal]) -> bool:
     exponent = number.as_tuple().exponent
     places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
     quantum = Decimal(1).scaleb(-places)
-    return any(abs(source.quantize(quantum) - number) < quantum for source in sources if _finite(source))
+    # Rounded or cut to the places written: 45 or 45.2 for 45.23, 978 for 978.8.
+    return any(
+        number in (source.quantize(quantum, ROUND_HALF_UP), source.quantize(quantum, ROUND_DOWN))
+        for source in sources
+        if _finite(source)
+    )
 
 
 def _finite(value: Decimal) -> bool:
