@@ -39,7 +39,7 @@ class Settings:
     max_correction_rounds: int = 2
     max_calls_per_turn: int = 8
     # Who decides whether and which tool a turn calls: auto (the host for models under 1.5B
-    # parameters, the model otherwise) | host | model. See agent/loop.py resolve_routing.
+    # parameters, the model otherwise) | host | model. See agent/routing.py resolve_routing.
     routing: str = "auto"
     close_to_tray: bool = True
     theme: str = "system"  # system | dark | light

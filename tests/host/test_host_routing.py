@@ -9,7 +9,7 @@ import json
 import pytest
 from tests.host.conftest import call
 
-from edgehost.agent.loop import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
+from edgehost.agent.routing import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
 from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.scripted import ScriptedBackend

@@ -23,6 +23,7 @@ __all__ = [
     "MalformedCall",
     "PROMPT_DIALECTS",
     "body_is_complete",
+    "call_prefix",
     "closing_marker",
     "dialect_example",
     "opening_marker",
@@ -126,6 +127,17 @@ def dialect_example(dialect: str, name: str, arguments: Mapping[str, Any]) -> st
         f"<parameter={key}>\n{_xml_text(value)}\n</parameter>\n" for key, value in arguments.items()
     )
     return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+_ARGUMENT_SENTINEL = "EDGEHOST_ARGUMENT"
+
+
+def call_prefix(dialect: str, name: str) -> str:
+    """The start of a call to ``name`` in ``dialect``, up to where its arguments begin
+    (``[TOOL_CALL]{"name": "x", "arguments": ``). Raises ValueError for an unknown dialect."""
+    example = dialect_example(dialect, name, {_ARGUMENT_SENTINEL: 0})
+    at = example.index(_ARGUMENT_SENTINEL)
+    return example[: example.rfind("<" if dialect in ("xml-args", "qwen-xml") else "{", 0, at)]
 
 
 def _xml_text(value: Any) -> str:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any, Protocol
 
 from edgehost.agent import events as ev
-from edgehost.agent._dialects import DRIFTED_CLOSERS
+from edgehost.agent._dialects import DRIFTED_CLOSERS, call_prefix
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import (
@@ -27,7 +26,6 @@ from edgehost.agent.detector import (
     ToolCallMalformed,
     ToolCallParsed,
     closing_marker,
-    dialect_example,
     opening_marker,
 )
 from edgehost.agent.grammar import PROSE_GRAMMAR
@@ -40,7 +38,7 @@ from edgehost.agent.prompting import (
     format_tool_result,
     tool_result_message,
 )
-from edgehost.agent.routing import RouteDecision
+from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import (
@@ -64,45 +62,9 @@ GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 # to write, so its opening frame ends the reply.
 RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>", RESULT_CLOSE, "</tool_response>")
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
-ROUTING_MODES = ("auto", "host", "model")
 END_OF_CALL = "<|eom_id|>"  # Llama 3.x ends a tool call (then waits for its result) with this token
-# Decision 11's size rule for `auto` routing: below this many parameters a model does not decide
-# reliably whether and which tool to call (SmolLM2-135M/360M, Qwen2.5-0.5B, Qwen3-0.6B, Llama 3.2 1B),
-# so the host decides; Qwen2.5-1.5B, Qwen3-1.7B and larger choose their own tools.
-HOST_ROUTING_BELOW_PARAMETERS = 1_500_000_000
 # Earlier questions of the conversation the router reads with the new one ("and in Paris?").
 ROUTING_CONTEXT_QUESTIONS = 2
-
-
-_ARGUMENT_SENTINEL = "EDGEHOST_ARGUMENT"
-
-
-def call_prefix(dialect: str, name: str) -> str:
-    """The start of a call to ``name`` in ``dialect``, up to where its arguments begin
-    (``[TOOL_CALL]{"name": "x", "arguments": ``). Raises ValueError for an unknown dialect."""
-    example = dialect_example(dialect, name, {_ARGUMENT_SENTINEL: 0})
-    at = example.index(_ARGUMENT_SENTINEL)
-    return example[: example.rfind("<" if dialect in ("xml-args", "qwen-xml") else "{", 0, at)]
-
-
-def parameters_from_name(name: str) -> int | None:
-    """A parameter count from a model's name ("Qwen2.5-0.5B-Instruct", "SmolLM2 135M"), for runtimes
-    that do not report one (RKLLM, remote servers). None when the name has no size."""
-    match = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([MB])(?![a-z])", name, re.IGNORECASE)
-    if match is None:
-        return None
-    return int(float(match.group(1)) * (1e6 if match.group(2).upper() == "M" else 1e9))
-
-
-def resolve_routing(mode: str, parameters: int | None) -> str:
-    """`host` or `model` for a routing setting (`auto`, `host`, `model`) and the model's parameter
-    count (None when unknown: a remote model, which is left to decide). Raises ValueError for an
-    unknown mode."""
-    if mode not in ROUTING_MODES:
-        raise ValueError(f"routing is one of {', '.join(ROUTING_MODES)}, got {mode!r}")
-    if mode != "auto":
-        return mode
-    return "host" if parameters is not None and parameters < HOST_ROUTING_BELOW_PARAMETERS else "model"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""Host routing (decision 11): whether a turn needs a tool at all, and which tools are plausible.
+"""Host routing (decision 11): who decides a turn's tool calls, whether it needs one, and which.
+
+Who decides (resolve_routing): the routing setting or the conversation's choice; `auto` lets the host
+decide for models under HOST_ROUTING_BELOW_PARAMETERS parameters (the count the runtime reports, or
+the one in the model's name), the model for larger or unknown ones.
 
 For a model too small to decide, the host decides from the ranker's scores (agent/selection.py):
 
@@ -32,6 +36,8 @@ from edgehost.paths import shipped_dir
 
 __all__ = [
     "CANDIDATE_MARGIN",
+    "HOST_ROUTING_BELOW_PARAMETERS",
+    "ROUTING_MODES",
     "LEXICAL_ROUTE_THRESHOLD",
     "MIN_TOOL_SCORE",
     "ROUTE_THRESHOLD",
@@ -39,8 +45,16 @@ __all__ = [
     "RouteDecision",
     "decide_route",
     "is_follow_up",
+    "parameters_from_name",
+    "resolve_routing",
     "small_talk_examples",
 ]
+
+ROUTING_MODES = ("auto", "host", "model")
+# Decision 11's size rule for `auto` routing: below this many parameters a model does not decide
+# reliably whether and which tool to call (SmolLM2-135M/360M, Qwen2.5-0.5B, Qwen3-0.6B, Llama 3.2 1B),
+# so the host decides; Qwen2.5-1.5B, Qwen3-1.7B and larger choose their own tools.
+HOST_ROUTING_BELOW_PARAMETERS = 1_500_000_000
 
 ROUTE_THRESHOLD = -0.06
 SMALL_TALK_WEIGHT = 0.7
@@ -52,6 +66,26 @@ CANDIDATE_MARGIN = 0.02
 FOLLOW_UP_MAX_WORDS = 5
 # A value a follow-up brings: a digit, a file name, or a capitalised word after the first.
 _NEW_VALUE = re.compile(r"\d|\w\.\w|(?<=\s)[A-Z]")
+
+
+def parameters_from_name(name: str) -> int | None:
+    """A parameter count from a model's name ("Qwen2.5-0.5B-Instruct", "SmolLM2 135M"), for runtimes
+    that do not report one (RKLLM, remote servers). None when the name has no size."""
+    match = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([MB])(?![a-z])", name, re.IGNORECASE)
+    if match is None:
+        return None
+    return int(float(match.group(1)) * (1e6 if match.group(2).upper() == "M" else 1e9))
+
+
+def resolve_routing(mode: str, parameters: int | None) -> str:
+    """`host` or `model` for a routing setting (`auto`, `host`, `model`) and the model's parameter
+    count (None when unknown: a remote model, which is left to decide). Raises ValueError for an
+    unknown mode."""
+    if mode not in ROUTING_MODES:
+        raise ValueError(f"routing is one of {', '.join(ROUTING_MODES)}, got {mode!r}")
+    if mode != "auto":
+        return mode
+    return "host" if parameters is not None and parameters < HOST_ROUTING_BELOW_PARAMETERS else "model"
 
 
 @dataclass(frozen=True)

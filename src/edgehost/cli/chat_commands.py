@@ -10,7 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from edgehost.agent.loop import ROUTING_MODES, AgentConfig
+from edgehost.agent.loop import AgentConfig
+from edgehost.agent.routing import ROUTING_MODES
 from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
     EventPrinter,

@@ -25,8 +25,9 @@ from edgehost.agent.approval import (
     parse_rules,
     with_timeout,
 )
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner, resolve_routing
+from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.prompting import RESULT_OPEN
+from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
