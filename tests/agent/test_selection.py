@@ -12,6 +12,7 @@ import pytest
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
+from edgehost.agent._query_cues import argument_fit, question_cues
 from edgehost.agent.prompting import estimate_tokens, render_tool_entry, render_tools_section
 from edgehost.agent.selection import (
     BlendedRanker,
@@ -126,6 +127,24 @@ def test_the_questions_verbs_find_the_memory_tool_bm25_alone_missed(tools):
     query = "keep in mind that my sister lives in Lyon"
     wanted = {"memory__create_entities", "memory__add_observations"}
     assert wanted & {t.name for t in rank_tools(query, tools, 5, ranker=LexicalRanker())}
+
+
+def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(tools):
+    by_name = {t.name: t for t in tools}
+    two = question_cues("Rename draft.txt to final.txt")
+    one = question_cues("Rename draft.txt")
+    # move_file's source and destination are both filled; edit_file has one path to fill.
+    assert argument_fit(two, by_name["filesystem__move_file"]) == 2
+    assert argument_fit(two, by_name["filesystem__edit_file"]) == 1
+    assert argument_fit(one, by_name["filesystem__move_file"]) == 1
+
+
+def test_two_cities_and_a_clock_time_fit_the_conversion_better_than_the_clock(tools):
+    by_name = {t.name: t for t in tools}
+    cues = question_cues("When it is 9:00 in London, what time is it in New York?")
+    convert = argument_fit(cues, by_name["time__convert_time"])
+    assert convert == 3  # both zones and the time
+    assert convert > argument_fit(cues, by_name["time__get_current_time"])
 
 
 def test_blended_ranking_has_a_better_recall_at_5_than_bm25_alone(tools, queries, blended):

@@ -6,8 +6,10 @@ bench/selection_recall.py against the plain blend:
 
 - action words: a question's verbs folded onto the verbs tool names use ("forget" -> delete,
   "remember" -> create/add, "rename" -> move, "what's in" -> read), added to its BM25 terms;
-- argument fit: a tool whose typed arguments (paths, URLs, time zones, clock times, numbers) the
-  question can fill gains, one whose *required* typed argument it cannot fill loses;
+- argument fit: a tool gains for each typed argument (path, URL, time zone, clock time, number) the
+  question has a value for, as many as it has values of that kind ("rename draft.txt to final.txt"
+  fills move_file's source and destination, edit_file's one path), and loses for each *required*
+  typed argument whose kind the question holds no value of;
 - caution: a tool that may change something (not annotated read-only) loses a little against the
   read-only ones unless the question asks for a change.
 """
@@ -15,6 +17,7 @@ bench/selection_recall.py against the plain blend:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any
@@ -92,14 +95,15 @@ def asks_for_change(query: str) -> bool:
     )
 
 
-def question_cues(query: str) -> dict[str, bool]:
-    """Which kinds of typed value the question holds (for argument_fit; compute once per question)."""
+def question_cues(query: str) -> dict[str, int]:
+    """How many values of each typed kind the question holds (for argument_fit; compute once per
+    question)."""
     return {
-        "path": bool(path_values(query)),
-        "url": bool(_URL.search(query)),
-        "zone": bool(named_timezones(query)),
-        "time": bool(clock_times(query)),
-        "number": bool(_NUMBER.search(query)),
+        "path": len(path_values(query)),
+        "url": len(_URL.findall(query)),
+        "zone": len(named_timezones(query)),
+        "time": len(clock_times(query)),
+        "number": len(_NUMBER.findall(query)),
     }
 
 
@@ -126,11 +130,13 @@ def _kind(name: str, schema: Any) -> str | None:
     return None
 
 
-def argument_fit(cues: Mapping[str, bool], tool: ToolSpec) -> int:
-    """+1 for each kind of typed argument of ``tool`` the question can fill (``cues``, from
-    question_cues), -1 for each required typed argument it cannot."""
+def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:
+    """+1 for each typed argument of ``tool`` the question has a value for (``cues``, from
+    question_cues: of each kind, as many arguments as the question has values), -1 for each required
+    typed argument whose kind the question holds no value of."""
     kinds = _argument_kinds(tool)
-    filled = sum(1 for kind in set(kinds.values()) if kind is not None and cues[kind])
+    counts = Counter(kind for kind in kinds.values() if kind is not None)
+    filled = sum(min(count, cues[kind]) for kind, count in counts.items())
     missing = sum(
         1 for name, kind in kinds.items() if kind is not None and name in tool.required and not cues[kind]
     )
