@@ -145,8 +145,8 @@ class Host:
     async def start(self) -> None:
         """Open the store, start the servers (concurrently) and load the model in the background.
 
-        Raises ConfigError when the servers config cannot be parsed at all (a bad server entry
-        only marks that server failed).
+        A servers file that cannot be read at all leaves the built-in servers running, its error in
+        ``servers_config.file_error``; a bad server entry only marks that server failed.
         """
         from edgehost.boards import current_profile
 
@@ -157,7 +157,9 @@ class Host:
         )
         servers = self.options.servers
         if servers is None:
-            servers = await asyncio.to_thread(load_servers_config, self.paths)
+            servers = await asyncio.to_thread(load_servers_config, self.paths, fall_back=True)
+        if servers.file_error:
+            log.warning("%s; only the built-in servers run until it is fixed", servers.file_error)
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
         self.store = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
@@ -309,6 +311,17 @@ class Host:
         tool = next((t for t in self.tools() if t.name == namespaced), None)
         if tool is None:
             raise KeyError(namespaced)
+        config = self.written_servers_config()
+        config.approval = with_rule(list(config.approval), tool, action)
+        rules = parse_rules(config.approval)  # checked before anything is saved
+        save_servers_config(config, self.paths.servers_file)
+        self.servers_config.approval = config.approval
+        self.policy.set_rules(rules)  # the user's grants for open conversations stay
+
+    def written_servers_config(self) -> ServersConfig:
+        """The servers file as written (no ${VAR} expanded), ready to change and save: re-read each
+        time, so a change never overwrites what the user wrote since. Raises ConfigError when the file
+        cannot be read (a broken file is never replaced by what the app could make of it)."""
         path = self.paths.servers_file
         builtins = {s.name: s for s in builtin_servers(self.paths)}
         config = (
@@ -317,11 +330,7 @@ class Host:
             else ServersConfig(path=path)
         )
         config.builtin_defaults = builtins
-        config.approval = with_rule(list(config.approval), tool, action)
-        rules = parse_rules(config.approval)  # checked before anything is saved
-        save_servers_config(config, path)
-        self.servers_config.approval = config.approval
-        self.policy.set_rules(rules)  # the user's grants for open conversations stay
+        return config
 
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)

@@ -95,6 +95,9 @@ class ServersConfig:
     builtin_defaults: dict[str, ServerConfig] = field(default_factory=dict, repr=False)
     # Other top-level keys of the file (e.g. VS Code "inputs"), written back on save.
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    # Why the servers file could not be read at all (file:line:column: problem), when the built-in
+    # servers run without it (load_servers_config(..., fall_back=True)); None when it was read.
+    file_error: str | None = None
 
     def get(self, name: str) -> ServerConfig | None:
         return next((s for s in self.servers if s.name == name), None)

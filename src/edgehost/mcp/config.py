@@ -108,19 +108,28 @@ def builtin_servers(paths: Paths) -> list[ServerConfig]:
 # --- loading ------------------------------------------------------------------------------------
 
 
-def load_servers_config(paths: Paths, *, environ: Mapping[str, str] | None = None) -> ServersConfig:
+def load_servers_config(
+    paths: Paths, *, environ: Mapping[str, str] | None = None, fall_back: bool = False
+) -> ServersConfig:
     """The servers to run: the built-in ones, overridden or adjusted by ``paths.servers_file`` (if it exists).
 
     ``environ`` (default os.environ) provides ``${VAR}`` values. Raises ConfigError (file, line,
-    column) when the file cannot be read or parsed or its structure is wrong. A bad server entry does
-    not raise: that server has ``error`` set (file, line, field) and the others load normally.
+    column) when the file cannot be read or parsed or its structure is wrong; with ``fall_back`` the
+    built-in servers are returned instead, with the error in ``file_error`` (what the app does: one
+    missing comma must not take the model, the built-in servers and the history with it). A bad server
+    entry does not raise: that server has ``error`` set (file, line, field) and the others load normally.
     """
     builtins = builtin_servers(paths)
     defaults = {server.name: server for server in builtins}
     path = paths.servers_file
     if not path.exists():
         return ServersConfig(servers=builtins, path=path, builtin_defaults=defaults)
-    config = parse_servers_file(path, environ=environ, builtins=defaults)
+    try:
+        config = parse_servers_file(path, environ=environ, builtins=defaults)
+    except ConfigError as exc:
+        if not fall_back:
+            raise
+        return ServersConfig(servers=builtins, path=path, builtin_defaults=defaults, file_error=str(exc))
     overridden = {server.name: server for server in config.servers if server.name in defaults}
     others = [server for server in config.servers if server.name not in defaults]
     config.servers = [overridden.get(server.name, server) for server in builtins] + others

@@ -312,6 +312,13 @@ class Desktop:
             self.window.chat.add_notice(f"⚠ EdgeHost could not start: {exc}", error=True)
             if hidden:  # in the tray, the notice would go unseen
                 self.window.show_window()
+        problem = self.host.servers_config.file_error
+        if problem:
+            self.window.chat.add_notice(
+                f"⚠ The servers file could not be read, so only the built-in servers run: {problem}."
+                " Open Servers to fix it.",
+                error=True,
+            )
         self.window.refresh_conversations()
         self._servers_changed()
 

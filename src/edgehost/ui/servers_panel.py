@@ -10,8 +10,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -223,6 +223,20 @@ class ServersPanel(QDialog):
         self.notice.setWordWrap(True)
         self.notice.hide()
         layout.addWidget(self.notice)
+        # A servers file that could not be read at all: why, and the way to fix it.
+        self.file_problem = QWidget()
+        problem_row = QHBoxLayout(self.file_problem)
+        problem_row.setContentsMargins(0, 0, 0, 0)
+        self.file_error = QLabel()
+        self.file_error.setObjectName("ErrorText")
+        self.file_error.setWordWrap(True)
+        self.file_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.open_file_button = QPushButton("Open the file")
+        self.open_file_button.setToolTip("Open the servers file in your text editor")
+        problem_row.addWidget(self.file_error, 1)
+        problem_row.addWidget(self.open_file_button)
+        self.file_problem.hide()
+        layout.addWidget(self.file_problem)
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, 6)
@@ -265,6 +279,7 @@ class ServersPanel(QDialog):
         self.remove_button.clicked.connect(self._remove)
         self.import_button.clicked.connect(self._import)
         self.restart_button.clicked.connect(self._restart)
+        self.open_file_button.clicked.connect(self._open_servers_file)
         self.form: ServerForm | None = None
         self.refresh()
 
@@ -285,6 +300,13 @@ class ServersPanel(QDialog):
         return config.get(name) if name else None
 
     def refresh(self) -> None:
+        problem = self.host.servers_config.file_error
+        self.file_problem.setVisible(bool(problem))
+        if problem:
+            self.file_error.setText(
+                f"The servers file could not be read, so only the built-in servers run: {problem}\n"
+                "Fix it and restart EdgeHost; nothing in it was changed."
+            )
         selected = self.selected_name()
         states = self.statuses()
         colors = current_colors()
@@ -350,6 +372,9 @@ class ServersPanel(QDialog):
         self.log.setPlainText("\n".join(self.host.manager.log_tail(state.name)) or "(no log messages)")
 
     # -- commands ------------------------------------------------------------------------------
+    def _open_servers_file(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.host.paths.servers_file)))
+
     def _set_enabled(self, name: str, enabled: bool) -> None:
         self.host.set_server_enabled(name, enabled)
 
@@ -363,15 +388,7 @@ class ServersPanel(QDialog):
         return {s.name: s for s in builtin_servers(self.host.paths)}
 
     def _file_config(self) -> ServersConfig:
-        """The servers file as written (no ${VAR} expanded), ready to change and save."""
-        path: Path = self.host.paths.servers_file
-        builtins = self._builtins()
-        config = (
-            parse_servers_file(path, expand_variables=False, builtins=builtins)
-            if path.exists()
-            else ServersConfig(path=path)
-        )
-        config.builtin_defaults = builtins
+        config: ServersConfig = self.host.written_servers_config()
         return config
 
     def _open_form(self, existing: ServerConfig | None) -> None:
