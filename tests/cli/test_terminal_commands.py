@@ -124,6 +124,17 @@ def test_chat_refuses_to_pin_a_tool_that_does_not_exist(home: Path, terminal: Te
     terminal.wait_exit()
 
 
+def test_chat_refuses_to_pin_a_disabled_tool(home: Path, terminal: Terminal) -> None:
+    terminal.start(edgehost_command(home, "chat"))
+    terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
+    wait_servers_ready(terminal)
+    screen = terminal.command("/tool board__board_info")  # disabled in the home's settings
+    assert "board__board_info is disabled" in screen
+    assert "(next turn calls board__board_info)" not in screen
+    terminal.type_line("/quit")
+    terminal.wait_exit()
+
+
 def test_ctrl_c_in_chat_stops_the_turn_and_the_chat_goes_on(home: Path, terminal: Terminal) -> None:
     terminal.start(edgehost_command(home, "chat"))
     terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")

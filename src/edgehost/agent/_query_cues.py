@@ -108,8 +108,12 @@ def question_cues(query: str) -> dict[str, int]:
 
 
 @lru_cache(maxsize=4096)
-def _argument_kinds(tool: ToolSpec) -> dict[str, str | None]:
-    return {name: _kind(name, schema) for name, schema in tool.properties.items()}
+def _argument_kinds(tool: ToolSpec) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """How many arguments of ``tool`` are of each typed kind, and the kinds of its required ones."""
+    kinds = {name: _kind(name, schema) for name, schema in tool.properties.items()}
+    counts = Counter(kind for kind in kinds.values() if kind is not None)
+    required = tuple(kind for name, kind in kinds.items() if kind is not None and name in tool.required)
+    return tuple(counts.items()), required
 
 
 def _kind(name: str, schema: Any) -> str | None:
@@ -134,10 +138,7 @@ def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:
     """+1 for each typed argument of ``tool`` the question has a value for (``cues``, from
     question_cues: of each kind, as many arguments as the question has values), -1 for each required
     typed argument whose kind the question holds no value of."""
-    kinds = _argument_kinds(tool)
-    counts = Counter(kind for kind in kinds.values() if kind is not None)
-    filled = sum(min(count, cues[kind]) for kind, count in counts.items())
-    missing = sum(
-        1 for name, kind in kinds.items() if kind is not None and name in tool.required and not cues[kind]
-    )
+    counts, required = _argument_kinds(tool)
+    filled = sum(min(count, cues[kind]) for kind, count in counts)
+    missing = sum(1 for kind in required if not cues[kind])
     return filled - missing

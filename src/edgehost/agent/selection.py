@@ -66,6 +66,7 @@ LEXICAL_WEIGHT = 0.15
 # questions (tests/fixtures/tool_queries/), for the best recall@1 there.
 ARGUMENT_WEIGHT = 0.05
 CAUTION_WEIGHT = 0.05
+STACKED_KEPT = 8  # tool sets' and the small-talk examples' matrices kept whole
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 log = logging.getLogger(__name__)
@@ -91,13 +92,15 @@ class ToolRanker(Protocol):
         ...
 
 
-def lexical_document(tool: ToolSpec) -> list[str]:
-    return [
+@functools.lru_cache(maxsize=4096)
+def lexical_document(tool: ToolSpec) -> tuple[str, ...]:
+    """What BM25 indexes of a tool: its name, title, description and argument names as terms."""
+    return (
         *terms(tool.name),
         *terms(tool.title or ""),
         *terms(tool.description),
         *(w for a in tool.properties for w in terms(a)),
-    ]
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -137,16 +140,26 @@ class LexicalRanker:
 
     name = "bm25"
 
+    def __init__(self) -> None:
+        self._index: tuple[tuple[ToolSpec, ...], Bm25Index] | None = None  # the last tool set's
+
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         return [s + bonus for s, bonus in zip(self.words(query, tools), cue_bonus(query, tools), strict=True)]
 
     def words(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         """BM25 alone, saturated: a question sharing no word (or verb) with a tool scores 0."""
-        raw = Bm25Index([lexical_document(t) for t in tools]).scores(expanded_terms(query))
+        raw = self.index(tools).scores(expanded_terms(query))
         return [s / (s + LEXICAL_SATURATION) for s in raw]
 
+    def index(self, tools: Sequence[ToolSpec]) -> Bm25Index:
+        """The BM25 index of ``tools``, built again only when the tool set changed."""
+        key = tuple(tools)
+        if self._index is None or self._index[0] != key:
+            self._index = (key, Bm25Index([lexical_document(t) for t in tools]))
+        return self._index[1]
+
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        return None  # indexing 100 tools takes about a millisecond: done per question
+        self.index(tools)
 
 
 class EmbeddingRanker:
@@ -162,6 +175,7 @@ class EmbeddingRanker:
         self._cache_file = cache_file
         self._last_query: tuple[str, np.ndarray] | None = None
         self._keys: dict[str, str] = {}  # text -> its cache key
+        self._stacked: dict[tuple[str, ...], np.ndarray] = {}  # texts -> their vectors, one row each
 
     def query_vector(self, query: str) -> np.ndarray:
         if self._last_query is None or self._last_query[0] != query:
@@ -169,7 +183,17 @@ class EmbeddingRanker:
         return self._last_query[1]
 
     def text_vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts`` (embedding only those not cached)."""
+        """Unit vectors of ``texts`` (embedding only those not cached), one row each. The last few
+        matrices are kept whole: a turn asks again for the same tools and small-talk examples."""
+        whole = tuple(texts)
+        stacked = self._stacked.get(whole)
+        if stacked is None:
+            if len(self._stacked) >= STACKED_KEPT:
+                self._stacked.clear()
+            stacked = self._stacked[whole] = self._vectors(texts)
+        return stacked
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         keys = [self._key(text) for text in texts]
         missing = sorted(
             {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),

@@ -147,8 +147,14 @@ class ChatSession:
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""
                 print(f" {state.name}: {state.status.value}{error}")
         elif command == "/tool":
-            if rest and rest not in {t.name for t in host.tools()}:
+            tool = next((t for t in host.tools() if t.name == rest), None)
+            if rest and tool is None:
                 raise UsageError(f"no tool named {rest!r}; /tools lists them")
+            if tool is not None and not tool.enabled:
+                raise UsageError(
+                    f"{rest} is disabled, so it would not be called: enable it in the Tools panel"
+                    " (or take it out of disabled_tools in settings.json)"
+                )
             self.pinned = rest or None
             print(f"(next turn calls {rest})" if rest else "(no tool pinned)")
         elif command == "/routing":
