@@ -213,7 +213,8 @@ async def test_when_the_model_says_nothing_after_a_denied_call_the_user_sees_why
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="not today"))
     result = await asyncio.wait_for(turn, WAIT_S)
-    assert "files__delete_file" in result.text and "not today" in result.text
+    assert "files__delete_file" in result.text and "you denied it (not today)" in result.text
+    assert "Do not retry" not in result.text  # the model's instruction is not what the user reads
 
 
 async def test_each_execution_points_at_the_answer_that_made_the_call(make_host):

@@ -256,6 +256,7 @@ class TurnRunner:
                 if final:
                     break
                 results: list[tuple[str, str]] = [("error", p) for p in round_.problems]
+                refused: dict[int, str] = {}  # index in results -> what the user reads instead
                 all_failed = True
                 for call in round_.calls:
                     if calls_made >= self.config.max_calls_per_turn:
@@ -272,13 +273,15 @@ class TurnRunner:
                     )
                     executions.append(record)
                     results.append((name, text))
+                    if record.get("status") == "denied":  # the user reads why, not the model's instruction
+                        refused[len(results) - 1] = f"Not run: you denied it{_reason(record.get('reason'))}."
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":
                         grounded_in.append((name, text, dict(record["arguments"])))
                 question = user_text if round_.chosen_by == "host" else None
                 for name, text in results:
                     self._append(conversation, tool_result_message(name, text, caps, question=question))
-                last_results = results
+                last_results = [(name, refused.get(i, text)) for i, (name, text) in enumerate(results)]
                 answer_from = len(shown)
                 if all_failed:
                     corrections += 1
@@ -569,6 +572,7 @@ class TurnRunner:
         )
         if not decision.allow:
             reason = f" Reason: {decision.reason}" if decision.reason else ""
+            record["reason"] = decision.reason or ""
             return finish(
                 "denied",
                 f"The user denied this call to {tool.name}.{reason} Do not retry it; answer without it.",
@@ -611,6 +615,11 @@ class TurnRunner:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
+
+
+def _reason(reason: str | None) -> str:
+    """' (wrong path)' for a denial's reason; empty without one."""
+    return f" ({reason.strip()})" if reason and reason.strip() else ""
 
 
 def _loads_or_raw(text: str) -> dict[str, Any]:
