@@ -80,3 +80,17 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             assert window.conversations.count() == 1
 
     run(scenario())
+
+
+def test_the_attach_button_says_no_connected_server_offers_resources(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:  # board and files offer tools, no resources
+            window = desktop.window
+            window.composer.attach_button.click()
+            palette = window.command_palette
+            texts = [palette.list.item(i).text() for i in range(palette.list.count())]
+            assert texts == ["No resources to attach: board and files offer none."]
+            assert palette.filter.placeholderText() == "Type to filter resources…"
+            palette.hide()
+
+    run(scenario())

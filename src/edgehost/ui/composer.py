@@ -56,8 +56,15 @@ class Palette(QFrame):
         self.list.itemClicked.connect(self._activate)
         self._items: list[PaletteItem] = []
 
-    def set_items(self, items: list[PaletteItem]) -> None:
+    def set_items(
+        self,
+        items: list[PaletteItem],
+        empty: str = "Nothing to show: no connected server offers prompts or tools yet.",
+        hint: str = "Type to filter prompts and tools…",
+    ) -> None:
+        """Show ``items``; ``empty`` says why there are none, ``hint`` what the filter filters."""
         self._items = items
+        self.filter.setPlaceholderText(hint)
         self.list.clear()
         labels = {"prompt": "Prompt", "tool": "Pin tool", "resource": "Attach"}
         for entry in items:
@@ -69,7 +76,7 @@ class Palette(QFrame):
             item.setToolTip(entry.detail)
             self.list.addItem(item)
         if not items:
-            placeholder = QListWidgetItem("Nothing to show: no connected server offers prompts or tools yet.")
+            placeholder = QListWidgetItem(empty)
             placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(placeholder)
         self._apply_filter(self.filter.text())

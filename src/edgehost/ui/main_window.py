@@ -577,8 +577,15 @@ class MainWindow(QMainWindow):
     def show_resources(self) -> None:
         manager = getattr(self.host, "manager", None)
         resources = list(manager.catalog.resources) if manager is not None else []
+        ready = [s.name for s in self.host.server_states() if getattr(s.status, "value", s.status) == "ready"]
         self.command_palette.set_items(
-            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources]
+            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources],
+            empty=(
+                f"No resources to attach: {_listed(ready)} {'offers' if len(ready) == 1 else 'offer'} none."
+                if ready
+                else "No resources to attach: no server is connected yet."
+            ),
+            hint="Type to filter resources…",
         )
         self._popup(self.command_palette)
 
@@ -761,3 +768,8 @@ def _is_tool_result(content: str) -> bool:
 
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def _listed(names: list[str]) -> str:
+    """'board', 'board and files', 'board, files and time'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
