@@ -134,9 +134,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--routing", default="auto,model", help="routings to run, comma-separated")
+    parser.add_argument(
+        "--only", metavar="TEXT", help="only the questions containing TEXT (to look into one)"
+    )
     args = parser.parse_args()
     document = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    questions = document["questions"][: args.limit]
+    questions = [
+        q for q in document["questions"] if not args.only or args.only.lower() in q["question"].lower()
+    ]
+    questions = questions[: args.limit]
     rows: dict[str, list[dict[str, Any]]] = {}
     for routing in args.routing.split(","):
         rows[routing] = asyncio.run(ask_all(routing, questions, document["files"]))

@@ -88,3 +88,24 @@ def test_a_grounded_grammar_admits_only_the_questions_values() -> None:
     grammar = tool_call_grammar("bracket", [tool], pinned=True, grounded_in="What's in notes.txt?")
     assert '\\"notes.txt\\"' in grammar
     assert "notes/todo.txt" not in grammar  # the description's example is not in the question
+
+
+SEARCH = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "File name to look for.", "default": ""},
+        "contains": {"type": "string", "description": "Only files whose text contains this.", "default": ""},
+    },
+}
+
+
+def test_an_empty_default_is_not_offered_as_a_text_value() -> None:
+    # Offered, "" let the model search for nothing; the argument may still be left out.
+    values = enums(grounded_schema(SEARCH, "Find the files that mention pasta.", "files__search_files"))
+    assert "" not in values["contains"] and "" not in values["pattern"]
+
+
+def test_a_word_of_the_tools_own_name_is_offered_last() -> None:
+    values = enums(grounded_schema(SEARCH, "Find the files that mention pasta.", "files__search_files"))
+    assert values["contains"][:3] == ["mention", "pasta", "mention pasta"]
+    assert values["contains"][-1] == "files"  # it names the tool, not what to look for

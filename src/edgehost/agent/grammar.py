@@ -60,7 +60,7 @@ def tool_call_grammar(
     llama-cpp-python is missing.
     """
     if grounded_in is not None:
-        tools = [_Grounded(t.name, grounded_schema(_schema_of(t), grounded_in)) for t in tools]
+        tools = [_Grounded(t.name, grounded_schema(_schema_of(t), grounded_in, t.name)) for t in tools]
     return _grammar(dialect, tools, with_opening=pinned)
 
 

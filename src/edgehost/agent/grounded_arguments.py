@@ -64,28 +64,36 @@ def question_spans(text: str) -> list[str]:
     return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
 
 
-def grounded_schema(schema: Mapping[str, Any], text: str) -> dict[str, Any]:
-    """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring)."""
-    return _ground(dict(schema), text, required=True)
+def grounded_schema(schema: Mapping[str, Any], text: str, tool: str = "") -> dict[str, Any]:
+    """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring).
+    A text value that is only words of the ``tool``'s name ("files" for search_files) is offered last:
+    the question names the tool with it, not the value."""
+    named = frozenset(re.findall(r"[a-z]+", tool.lower()))
+    return _ground(dict(schema), text, required=True, named=named)
 
 
-def _ground(schema: dict[str, Any], text: str, *, required: bool, name: str = "") -> dict[str, Any]:
+def _ground(
+    schema: dict[str, Any], text: str, *, required: bool, name: str = "", named: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     kind = schema.get("type")
     if "enum" in schema or "const" in schema:
         return schema
     if kind == "object" and isinstance(schema.get("properties"), Mapping):
         needed = set(schema.get("required") or [])
         properties = {
-            key: _ground(dict(value), text, required=key in needed, name=key)
+            key: _ground(dict(value), text, required=key in needed, name=key, named=named)
             if isinstance(value, Mapping)
             else value
             for key, value in schema["properties"].items()
         }
         return {**schema, "properties": properties}
     if kind == "array" and isinstance(schema.get("items"), Mapping):
-        return {**schema, "items": _ground(dict(schema["items"]), text, required=True, name=name)}
+        return {
+            **schema,
+            "items": _ground(dict(schema["items"]), text, required=True, name=name, named=named),
+        }
     if kind == "string":
-        values = _text_values(schema, text, required=required, name=name)
+        values = _text_values(schema, text, required=required, name=name, named=named)
         if not values:
             return schema
         kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
@@ -96,7 +104,9 @@ def _ground(schema: dict[str, Any], text: str, *, required: bool, name: str = ""
     return schema
 
 
-def _text_values(schema: Mapping[str, Any], text: str, *, required: bool, name: str) -> list[str]:
+def _text_values(
+    schema: Mapping[str, Any], text: str, *, required: bool, name: str, named: frozenset[str] = frozenset()
+) -> list[str]:
     description = str(schema.get("description") or "")
     described = _DESCRIBED.findall(description)
     default = [schema["default"]] if isinstance(schema.get("default"), str) else []
@@ -112,7 +122,13 @@ def _text_values(schema: Mapping[str, Any], text: str, *, required: bool, name: 
             return default
     words = {w.lower() for w in _WORD.findall(text)}
     related = [d for d in described if words & {w.lower() for w in _WORD.findall(d)}]
-    return list(dict.fromkeys([*question_spans(text), *related, *default]))
+    # An empty default means "not given": offered as a value, it lets a small model write a call that
+    # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.
+    given = [d for d in default if d.strip()]
+    spans = question_spans(text)
+    naming = [span for span in spans if {w.lower() for w in _WORD.findall(span)} <= named]
+    values = [span for span in spans if span not in naming]
+    return list(dict.fromkeys([*values, *related, *given, *naming]))
 
 
 def path_values(text: str) -> list[str]:

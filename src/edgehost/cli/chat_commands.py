@@ -147,10 +147,10 @@ class ChatSession:
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""
                 print(f" {state.name}: {state.status.value}{error}")
         elif command == "/tool":
-            tool = next((t for t in host.tools() if t.name == rest), None)
-            if rest and tool is None:
+            pinned = next((t for t in host.tools() if t.name == rest), None)
+            if rest and pinned is None:
                 raise UsageError(f"no tool named {rest!r}; /tools lists them")
-            if tool is not None and not tool.enabled:
+            if pinned is not None and not pinned.enabled:
                 raise UsageError(
                     f"{rest} is disabled, so it would not be called: enable it in the Tools panel"
                     " (or take it out of disabled_tools in settings.json)"
