@@ -172,3 +172,24 @@ def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: A
             assert isinstance(QApplication.instance(), QApplication) and current_colors() == DARK
 
     run(scenario())
+
+
+def test_server_details_show_the_whole_command_even_for_an_entry_that_did_not_load(
+    data_dir: Path, run: Any
+) -> None:
+    bad = {"mcpServers": {"clock": {"command": "uvx", "args": "mcp-server-time --local-timezone UTC"}}}
+    (data_dir / "servers.json").write_text(json.dumps(bad), encoding="utf-8")
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            names = [cell(panel.table, r, 1) for r in range(panel.table.rowCount())]
+            panel.table.selectRow(names.index("files"))
+            root = str(desktop.host.paths.files_root)
+            assert f"-m edgehost serve files --root {root}" in panel.info.toPlainText()
+            panel.table.selectRow(names.index("clock"))
+            assert "command:    uvx mcp-server-time --local-timezone UTC" in panel.info.toPlainText()
+            assert "args" in panel.error.text()  # why it did not load
+
+    run(scenario())

@@ -41,6 +41,7 @@ from edgehost.mcp.config import (
     parse_servers_file,
     save_servers_config,
 )
+from edgehost.redaction import redact
 from edgehost.ui._widgets import Chip, cancel_save_row, confirm
 from edgehost.ui.theme import current_colors
 
@@ -362,7 +363,7 @@ class ServersPanel(QDialog):
             f"prompts: {state.prompts}",
         ]
         if config is not None:
-            info.append(f"command:    {config.command or config.url or ''}")
+            info.append(f"{'address' if config.url else 'command'}:    {_command_line(config)}")
         if state.instructions:
             info += ["", "instructions:", state.instructions]
         self.info.setPlainText("\n".join(info))
@@ -464,6 +465,23 @@ class ServersPanel(QDialog):
         self.notice.style().polish(self.notice)
         self.notice.setText(text)
         self.notice.show()
+
+
+def _command_line(config: ServerConfig) -> str:
+    """The server's address, or its command with its arguments as a shell would take them; for an
+    entry that did not load, what the file says. Secrets (env values, headers) are hidden."""
+    if config.url:
+        line = config.url
+    elif config.command:
+        line = shlex.join([config.command, *config.args])
+    elif isinstance(config.unparsed, dict):
+        raw = config.unparsed
+        line = " ".join(
+            str(part) for part in (raw.get("command") or raw.get("url") or "", raw.get("args", ""))
+        )
+    else:
+        line = ""
+    return redact(line, config.secret_values()).strip() or "—"
 
 
 def _color(value: str) -> QColor:
