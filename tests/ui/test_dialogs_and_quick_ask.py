@@ -8,13 +8,18 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 from tests.ui.conftest import STEP_S, finished, opened_desktop
 
+from edgehost.host.host import HostOptions
+from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
+from edgehost.settings import Settings
 from edgehost.ui._instance import InstanceServer, instance_name, send_to_running
 from edgehost.ui._waiting import expect
+from edgehost.ui.app import Desktop
 from edgehost.ui.elicitation import ElicitationDialog
 from edgehost.ui.sampling import SamplingDialog
 
@@ -139,3 +144,32 @@ def test_a_second_start_reaches_the_running_instance(data_dir: Path, run: Any) -
     finally:
         server.close()
     assert received == ["quick-ask"]
+
+
+def test_escape_in_a_quick_ask_started_alone_without_a_tray_quits_the_app(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        backend = ScriptedBackend([])
+        desktop = Desktop(
+            Paths.resolve(None, data_dir), Settings(close_to_tray=False), HostOptions(backend=backend)
+        )
+        desktop.tray.available = False  # a desktop without a system tray
+        try:
+            await desktop.start(quick_ask=True)
+            assert desktop.quick_ask.isVisible() and not desktop.window.isVisible()
+            QTest.keyClick(desktop.quick_ask, Qt.Key.Key_Escape)
+            await asyncio.wait_for(desktop.until_quit(), STEP_S)
+        finally:
+            await desktop.aclose()
+
+    run(scenario())
+
+
+def test_escape_in_the_quick_ask_keeps_the_app_while_its_window_is_open(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            desktop.tray.available = False
+            desktop.quick_ask.present()
+            QTest.keyClick(desktop.quick_ask, Qt.Key.Key_Escape)
+            assert not desktop.quick_ask.isVisible() and not desktop._quit.is_set()
+
+    run(scenario())

@@ -290,7 +290,15 @@ class Desktop:
 
             self._quick_ask = QuickAsk(self.host, self.bridge)
             self._quick_ask.continue_requested.connect(self.window.open_conversation)
+            self._quick_ask.dismissed.connect(self._quick_ask_dismissed)
         return self._quick_ask
+
+    def _quick_ask_dismissed(self) -> None:
+        """Without a tray icon and the main window, a dismissed quick-ask would leave a process
+        nobody can reach: quit."""
+        if not self.window.isVisible() and not self.tray.available:
+            log.info("quick-ask dismissed with no window and no tray icon: quitting")
+            self.quit()
 
     async def start(self, quick_ask: bool = False, hidden: bool = False) -> None:
         """Show the window (or quick-ask; or nothing but the tray icon when ``hidden`` and there is a

@@ -31,6 +31,7 @@ ANSWER_MAX_HEIGHT = 360
 
 class QuickAsk(QWidget):
     continue_requested = Signal(int)  # conversation id
+    dismissed = Signal()  # Esc: the user is done with it
 
     def __init__(self, host: Any, bridge: HostBridge) -> None:
         super().__init__(
@@ -111,6 +112,7 @@ class QuickAsk(QWidget):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.hide()
+            self.dismissed.emit()
             return
         super().keyPressEvent(event)
 
