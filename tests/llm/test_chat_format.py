@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.llm.base import ChatMessage
+from edgehost.llm.base import ChatMessage, ModelInfo
 from edgehost.llm.chat_format import chatml, native_tool_dialect
 from edgehost.llm.llamacpp_engine import LlamaCppEngine
 
@@ -21,11 +21,23 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def engine(model_path: Path) -> Iterator[LlamaCppEngine]:
+def loaded(model_path: Path) -> Iterator[tuple[LlamaCppEngine, ModelInfo]]:
     engine = LlamaCppEngine({"model_path": str(model_path), "n_ctx": 512, "threads": 1})
-    engine.load()
-    yield engine
+    info = engine.load()
+    yield engine, info
     engine.close()
+
+
+@pytest.fixture(scope="module")
+def engine(loaded: tuple[LlamaCppEngine, ModelInfo]) -> LlamaCppEngine:
+    return loaded[0]
+
+
+def test_a_model_is_named_by_its_file_not_by_its_training_run(
+    loaded: tuple[LlamaCppEngine, ModelInfo], model_path: Path
+) -> None:
+    # The embedded model's general.name is "Smollm2 135M 8k Lc100K Mix1 Ep2".
+    assert loaded[1].name == model_path.stem == "SmolLM2-135M-Instruct.Q4_1"
 
 
 def test_the_gguf_template_renders_chatml_with_its_default_system_prompt(engine: LlamaCppEngine) -> None:

@@ -7,9 +7,11 @@ from typing import Any
 
 from tests.ui.conftest import STEP_S, finished, opened_desktop, shown_widgets
 
+from edgehost.host import events as ev
 from edgehost.ui._waiting import expect
 from edgehost.ui.app import Desktop
 from edgehost.ui.chat_view import AssistantBlock, UserBubble
+from edgehost.ui.theme import current_colors
 
 BOARD_CALL = 'Let me look. [TOOL_CALL]{"name": "board__board_info", "arguments": {}}[END_TOOL_CALL]'
 
@@ -71,5 +73,18 @@ def test_stop_ends_a_long_answer_and_keeps_what_was_said(data_dir: Path, run: An
             await turn_finished(desktop)
             said = answers(desktop)[0]
             assert 0 < len(said) < len(("word " * 400).strip())
+
+    run(scenario())
+
+
+def test_the_status_bar_says_which_model_is_ready_and_where_it_runs(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            await desktop.host.wait_model()
+            label = desktop.window.model_label
+            assert label.text() == "● scripted · ready · scripted"
+            assert current_colors().ok in label.styleSheet()
+            desktop.host.emit(ev.ModelStatusChanged("loading", "llamacpp", ""))
+            assert label.text() == "◌ Loading the model (llama.cpp on the CPU)…"
 
     run(scenario())

@@ -105,7 +105,9 @@ class LlamaCppEngine:
         )
         return ModelInfo(
             path=str(path),
-            name=str(metadata.get("general.name") or path.stem),
+            # The file's name, as the user downloaded it and as RKLLM names its models; a GGUF's
+            # general.name is often a training run's ("Smollm2 135M 8k Lc100K Mix1 Ep2").
+            name=path.stem,
             format="gguf",
             context_length=self._llama.n_ctx(),
             chat_template=bool(template),

@@ -36,6 +36,7 @@ from edgehost.settings import Settings
 from edgehost.ui._widgets import TaskSet, confirm
 from edgehost.ui.chat_view import ChatView, visible_text
 from edgehost.ui.composer import Composer, Palette, PaletteItem
+from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
     import asyncio
@@ -521,16 +522,19 @@ class MainWindow(QMainWindow):
         self.model_ready = event.status == "ready"
         if self.model_ready:  # `auto` now resolves by this model's size
             self.routing_switch.show_for(self.host, self.current_id)
+        colors = current_colors()
+        runtime = _RUNTIMES.get(event.backend, event.backend)
         if event.status == "ready":
-            text = f"● {event.model or 'model'} · {event.backend}"
+            text, color = f"● {event.model or 'Model'} · ready · {runtime}", colors.ok
             if event.context_length:
                 self.context_meter.setRange(0, event.context_length)
                 self.context_label.setText(f"context 0 / {_k(event.context_length)}")
         elif event.status == "loading":
-            text = f"◌ Loading model ({event.backend})…"
+            text, color = f"◌ Loading the model ({runtime})…", colors.warn
         else:
-            text = f"✕ Model {event.status}: {event.detail}"[:140]
+            text, color = f"✕ Model {event.status}: {event.detail}"[:140], colors.error
         self.model_label.setText(text)
+        self.model_label.setStyleSheet(f"color: {color};")
         self.model_label.setToolTip(event.detail or text)
 
     def refresh_servers(self) -> None:
@@ -653,7 +657,7 @@ class MainWindow(QMainWindow):
         """Let the user review our model's draft for a server's sampling request."""
         from edgehost.ui.sampling import SamplingDialog, draft_with_backend
 
-        model = self.model_label.text().lstrip("● ").split(" · ")[0]
+        model = self.host.model_status.model
         dialog = SamplingDialog(server, params, draft_with_backend(self.host.wait_model), model, self)
         return await self._run_dialog(dialog, dialog.result_future)
 
@@ -753,6 +757,15 @@ class MainWindow(QMainWindow):
         event.accept()
         self.quit_was_requested = True  # the app may still be starting: it checks this once it listens
         self.quit_requested.emit()
+
+
+# How the status bar names each backend's runtime.
+_RUNTIMES = {
+    "llamacpp": "llama.cpp on the CPU",
+    "rkllm": "RKLLM on the NPU",
+    "openai": "network server",
+    "scripted": "scripted",
+}
 
 
 def _title(text: str) -> str:
