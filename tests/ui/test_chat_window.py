@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtWidgets import QLabel
 from tests.ui.conftest import STEP_S, finished, opened_desktop, shown_widgets
 
 from edgehost.host import events as ev
@@ -86,5 +87,23 @@ def test_the_status_bar_says_which_model_is_ready_and_where_it_runs(data_dir: Pa
             assert current_colors().ok in label.styleSheet()
             desktop.host.emit(ev.ModelStatusChanged("loading", "llamacpp", ""))
             assert label.text() == "◌ Loading the model (llama.cpp on the CPU)…"
+
+    run(scenario())
+
+
+def test_thinking_shows_while_the_model_reads_the_prompt_and_gives_way_to_the_answer(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["Hello there."], delay_s=0.5, wait_servers=False) as desktop:
+            window = desktop.window
+            window.send("Hi")
+            thinking = window.chat.thinking
+            assert thinking is not None and thinking.text() == "Thinking…"
+            assert thinking in shown_widgets(window.chat.items)
+            await finished(window.turn_task)
+            assert window.chat.thinking is None
+            labels = [w.text() for w in shown_widgets(window.chat.items) if isinstance(w, QLabel)]
+            assert "Thinking…" not in labels
 
     run(scenario())

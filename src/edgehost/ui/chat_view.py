@@ -138,6 +138,7 @@ class ChatView(QScrollArea):
         self.current: AssistantBlock | None = None
         self.last_answer: AssistantBlock | None = None
         self.placeholder: QLabel | None = None
+        self.thinking: QLabel | None = None  # "Thinking…" until the model's first word or call
         self._follow = True
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
@@ -153,6 +154,7 @@ class ChatView(QScrollArea):
         self.current = None
         self.last_answer = None
         self.placeholder = None
+        self.thinking = None
         self._follow = True
 
     def _add(self, widget: QWidget, alignment: Qt.AlignmentFlag | None = None) -> None:
@@ -160,6 +162,7 @@ class ChatView(QScrollArea):
             self.placeholder.deleteLater()
             self.items.removeWidget(self.placeholder)
             self.placeholder = None
+        self.stop_thinking()
         index = self.items.count() - 1
         if alignment is None:
             self.items.insertWidget(index, widget)
@@ -175,6 +178,19 @@ class ChatView(QScrollArea):
         label.setStyleSheet("font-size: 12pt; padding-top: 80px;")
         self._add(label)
         self.placeholder = label
+
+    def show_thinking(self, text: str = "Thinking…") -> None:
+        """A quiet line below the question while the model reads the prompt; it gives way to the
+        answer, a tool card or a notice, and goes when the turn ends."""
+        label = _muted(text)
+        self._add(label)
+        self.thinking = label
+
+    def stop_thinking(self) -> None:
+        if self.thinking is not None:
+            self.items.removeWidget(self.thinking)
+            self.thinking.deleteLater()
+            self.thinking = None
 
     def add_user(self, text: str) -> UserBubble:
         self.end_answer()
@@ -220,6 +236,7 @@ class ChatView(QScrollArea):
 
     def end_answer(self, perf_text: str = "", can_regenerate: bool = True) -> None:
         """Close the block being streamed; its copy/regenerate row appears."""
+        self.stop_thinking()
         if self.current is not None:
             self.last_answer = self.current
             self.current = None
@@ -247,3 +264,10 @@ class ChatView(QScrollArea):
     def scroll_to_end(self) -> None:
         self._follow = True
         QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+
+
+def _muted(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("Muted")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label

@@ -412,6 +412,7 @@ class MainWindow(QMainWindow):
         self.last_user_text[conversation_id] = text
         if conversation_id == self.current_id:
             self.chat.add_user(text)
+            self.chat.show_thinking()
         kwargs: dict[str, Any] = {}
         if pinned:
             kwargs["pinned_tool"] = pinned
@@ -471,6 +472,7 @@ class MainWindow(QMainWindow):
         if event.conversation_id == self.current_id:
             card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
             card.finish(event.status, event.result_text, event.duration_ms, event.error)
+            self.chat.show_thinking()  # the model now reads the result
         self._refresh_panel("history")
 
     def _on_approval_requested(self, event: ev.ApprovalRequested) -> None:
