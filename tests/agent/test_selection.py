@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -279,3 +282,28 @@ def test_without_the_npu_the_ranker_falls_back_with_the_reason(tmp_path, minilm)
     assert choice.ranker.name.startswith("embedding:minilm-cpu")
     assert choice.reasons and choice.reasons[0].startswith("NPU ranker unavailable: ")
     assert load_ranker(embeddings=False).ranker.name == "bm25"
+
+
+class SlowRanker(LexicalRanker):
+    """BM25, taking its time in the worker thread and saying when it is done."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finished = threading.Event()
+
+    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        time.sleep(0.3)
+        self.finished.set()
+        return super().scores(query, tools)
+
+
+async def test_a_cancelled_routing_returns_only_once_its_thread_has_finished(tools):
+    # A thread cannot be stopped; one left running would call back into an event loop that may be
+    # closed by then (a window closed mid-turn).
+    ranker = SlowRanker()
+    route = asyncio.create_task(ToolSelector(ranker).route("what time is it", tools))
+    await asyncio.sleep(0.05)
+    route.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await route
+    assert ranker.finished.is_set()

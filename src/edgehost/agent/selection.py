@@ -24,7 +24,7 @@ import zipfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -70,9 +70,22 @@ STACKED_KEPT = 8  # tool sets' and the small-talk examples' matrices kept whole
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CountTokensFn = Callable[[str], int]
 AsyncCountTokensFn = Callable[[str], "int | Awaitable[int]"]
+
+
+async def _in_thread(function: Callable[..., T], *args: object) -> T:
+    """``function(*args)`` in a worker thread, as asyncio.to_thread, except that a cancelled caller
+    waits for the thread to finish before it sees the cancellation: a thread cannot be stopped, and
+    one still running when its event loop closes calls back into a closed loop."""
+    future = asyncio.get_running_loop().run_in_executor(None, functools.partial(function, *args))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        await asyncio.wait({future})
+        raise
 
 
 def default_tool_budget(max_context: int, fraction: float = DEFAULT_BUDGET_FRACTION) -> int:
@@ -480,7 +493,7 @@ class ToolSelector:
 
     async def ranker(self) -> ToolRanker:
         if self._ranker is None:
-            choice = await asyncio.to_thread(self._loader)
+            choice = await _in_thread(self._loader)
             self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
         return self._ranker
 
@@ -488,7 +501,7 @@ class ToolSelector:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
         does not wait for it. Call when the catalog changes; safe to skip."""
         ranker = await self.ranker()
-        await asyncio.to_thread(ranker.prepare, [t for t in tools if t.enabled])
+        await _in_thread(ranker.prepare, [t for t in tools if t.enabled])
 
     async def select(
         self,
@@ -526,7 +539,7 @@ class ToolSelector:
             selection = choose(LexicalRanker)  # everything is shown: no ranking happens
         else:
             ranker = await self.ranker()
-            selection = await asyncio.to_thread(choose, lambda: ranker)
+            selection = await _in_thread(choose, lambda: ranker)
         self.last = selection
         return selection
 
@@ -543,7 +556,7 @@ class ToolSelector:
         Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
         ranker = await self.ranker()
-        return await asyncio.to_thread(self._route, ranker, query, enabled, context, max_candidates)
+        return await _in_thread(self._route, ranker, query, enabled, context, max_candidates)
 
     @staticmethod
     def _route(

@@ -197,6 +197,8 @@ class Host:
         self.approvals.shutdown()
         await self.cancel()
         if self._warm_task is not None and not self._warm_task.done():
+            # Its embedding thread cannot be stopped: cancelled, the task waits for it (seconds at
+            # most), so nothing calls back into this event loop once it is closed.
             self._warm_task.cancel()
             with contextlib.suppress(BaseException):
                 await self._warm_task

@@ -353,7 +353,7 @@ class Desktop:
             await self.host.aclose()
         finally:
             self.bridge.detach()
-            self.tray.hide()
+            self.tray.close()
             if self._quick_ask is not None:
                 self._quick_ask.close()
                 self._quick_ask.deleteLater()

@@ -49,3 +49,9 @@ class Tray(QObject):
 
     def hide(self) -> None:
         self.icon.hide()
+
+    def close(self) -> None:
+        """Hide the icon and free its menu (a top-level widget Qt does not own) and itself."""
+        self.icon.hide()
+        self.menu.deleteLater()
+        self.deleteLater()
