@@ -84,3 +84,14 @@ def test_list_numbering_is_not_a_number_the_answer_states() -> None:
     answer = "1. A note about the plumber.\n2. It is for Monday."
     assert check_answer(answer, results=["Call the plumber on Monday."]).grounded
     assert not check_answer("1. The plumber comes at 9.", results=["Call the plumber on Monday."]).grounded
+
+
+def test_after_a_tool_that_found_nothing_no_answer_passes_for_one() -> None:
+    # A board without thermal sensors: whatever the model says, the user reads that nothing was found.
+    empty = json.dumps({"zones": []})
+    grounding = check_answer("The board is cool and quiet.", results=[empty])
+    assert not grounding.grounded and grounding.reason == "the tool found nothing"
+    text = ungrounded_answer_text([("board__temperatures", empty)], "The board is cool and quiet.", grounding)
+    assert "- zones: none" in text and "(the tool found nothing)" in text
+    assert not check_answer("None found.", results=["", "[]", '{"a": {"b": null}}']).grounded
+    assert check_answer("The board is cool.", results=[empty, TEMPERATURES]).grounded  # one has data

@@ -9,7 +9,9 @@ tool call is *ungrounded* when
 3. it states a number that is in none of the turn's tool results, the arguments of its calls or the
    user's question — a number "is in" a source when it is equal to one there, or is one there
    rounded or cut to fewer places (45 or 45.2 for 45.23, 978 for 978.8), or counts the items of a
-   list there.
+   list there; or
+4. every result is empty (``{"zones": []}``, ``[]``, no text): whatever the model says, the user reads
+   that the tool found nothing, with the model's text beside it.
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -27,6 +29,7 @@ from typing import Any
 __all__ = [
     "Grounding",
     "check_answer",
+    "is_empty_result",
     "numbers_in",
     "render_result",
     "repeats_itself",
@@ -126,6 +129,8 @@ def check_answer(
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
+    if results and all(is_empty_result(text) for text in results):
+        return Grounding(False, "the tool found nothing")
     sources = _source_numbers(
         [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
     )
@@ -139,6 +144,24 @@ def check_answer(
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
     return Grounding(True)
+
+
+def is_empty_result(text: str) -> bool:
+    """A result that holds no data: no text, or JSON whose every value is empty (``{"zones": []}``,
+    ``[]``, ``{}``, null or "")."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return not text.strip()
+    return _empty(value)
+
+
+def _empty(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return all(_empty(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_empty(item) for item in value)
+    return value is None or value == ""
 
 
 def _scalar(value: Any) -> str:
