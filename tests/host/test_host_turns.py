@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -45,6 +48,23 @@ async def test_edited_arguments_are_the_ones_executed(make_host, data_dir):
     host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="once", arguments=edited))
     await asyncio.wait_for(turn, WAIT_S)
     assert (data_dir / "files" / "a.txt").read_text() == "user text"
+
+
+async def test_an_edited_call_keeps_what_the_model_proposed_in_the_history_and_its_export(make_host):
+    backend = ScriptedBackend([call("files__write_file", path="a.txt", content="model text"), "Done."])
+    host, recorder = await make_host(backend)
+    turn = host.start_turn("write something")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    edited = {"path": "a.txt", "content": "user text"}
+    host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="once", arguments=edited))
+    await asyncio.wait_for(turn, WAIT_S)
+    [execution] = host.store.list_executions()
+    assert execution.arguments == edited
+    assert execution.proposed_arguments == {"path": "a.txt", "content": "model text"}
+    exported = io.StringIO()
+    host.store.export_executions("csv", exported)
+    [row] = csv.DictReader(io.StringIO(exported.getvalue()))
+    assert json.loads(row["proposed_arguments"]) == {"path": "a.txt", "content": "model text"}
 
 
 async def test_a_denial_goes_back_to_the_model_with_its_reason(make_host, data_dir):

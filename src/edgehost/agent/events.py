@@ -54,6 +54,8 @@ class ToolExecutionStarted:
     decision: str | None = None  # allowed (asked) | auto (policy or rule)
     decided_by: str | None = None
     chosen_by: str = "model"  # as on ToolCallDetected
+    # The model's arguments when the user edited them before allowing the call (None: not edited).
+    proposed_arguments: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

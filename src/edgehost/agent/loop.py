@@ -579,9 +579,12 @@ class TurnRunner:
                 True,
                 error="denied",
             )
-        if decision.arguments is not None:
+        proposed = None
+        if decision.arguments is not None and dict(decision.arguments) != arguments:
+            proposed = arguments
             arguments = dict(decision.arguments)
             record["arguments"] = arguments
+            record["proposed_arguments"] = proposed
         self.emit(
             ev.ToolExecutionStarted(
                 conv_id,
@@ -593,6 +596,7 @@ class TurnRunner:
                 record["decision"],
                 record["decided_by"],
                 chosen_by,
+                proposed,
             )
         )
 

@@ -604,6 +604,7 @@ class Host:
                 dialect=event.dialect or None,
                 decision=event.decision,
                 decided_by=event.decided_by,
+                proposed_arguments=event.proposed_arguments,
             )
         elif isinstance(event, ev.ToolExecutionFinished):
             execution_id = self._running.pop(event.call_id, None)

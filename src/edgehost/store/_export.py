@@ -13,7 +13,7 @@ __all__ = ["CSV_COLUMNS", "EXPORT_FORMATS", "write_executions"]
 
 EXPORT_FORMATS = ("json", "csv")
 
-# The keys of Execution.to_dict(), in that order; "arguments" is written as JSON text.
+# The keys of Execution.to_dict(), in that order; the arguments are written as JSON text.
 CSV_COLUMNS = (
     "id",
     "started",
@@ -22,6 +22,7 @@ CSV_COLUMNS = (
     "server",
     "tool",
     "arguments",
+    "proposed_arguments",
     "dialect",
     "decision",
     "decided_by",
@@ -61,6 +62,8 @@ def _write_csv(executions: Iterable[Execution], file: IO[str]) -> int:
     for execution in executions:
         row = execution.to_dict()
         row["arguments"] = json.dumps(row["arguments"], ensure_ascii=False)
+        if row["proposed_arguments"] is not None:
+            row["proposed_arguments"] = json.dumps(row["proposed_arguments"], ensure_ascii=False)
         row["result_truncated"] = "true" if row["result_truncated"] else "false"
         writer.writerow(row)
         count += 1

@@ -114,11 +114,18 @@ _CONVERSATION_ROUTING = """
 ALTER TABLE conversations ADD COLUMN routing TEXT CHECK (routing IN ('auto', 'host', 'model'));
 """
 
+# What the model proposed when the user edited a call's arguments before allowing it (NULL: not edited;
+# ``arguments`` is what ran).
+_PROPOSED_ARGUMENTS = """
+ALTER TABLE executions ADD COLUMN proposed_arguments TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
     Migration("0003_superseded_messages", _SUPERSEDED_MESSAGES),
     Migration("0004_conversation_routing", _CONVERSATION_ROUTING),
+    Migration("0005_proposed_arguments", _PROPOSED_ARGUMENTS),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

@@ -84,6 +84,9 @@ class Execution:
     result: str | None  # at most Store.result_cap bytes of it
     result_truncated: bool
     error: str | None
+    # What the model proposed when the user edited the arguments before allowing the call; None when
+    # the call ran as proposed.
+    proposed_arguments: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``started`` as ISO 8601 UTC), the shape of ``history --json`` and export."""
@@ -95,6 +98,7 @@ class Execution:
             "server": self.server,
             "tool": self.tool,
             "arguments": self.arguments,
+            "proposed_arguments": self.proposed_arguments,
             "dialect": self.dialect,
             "decision": self.decision,
             "decided_by": self.decided_by,

@@ -56,7 +56,7 @@ _MESSAGE_COLUMNS = (
 )
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
-    " duration_ms, status, result_size, result, result_truncated, error"
+    " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments"
 )
 _CONVERSATION_COLUMNS = "id, title, created, updated, archived, routing"
 _RULE_ACTIONS = ("allow", "ask", "deny")
@@ -389,8 +389,11 @@ class Store:
         dialect: str | None = None,
         decision: str | None = None,
         decided_by: str | None = None,
+        proposed_arguments: Any = None,
     ) -> int:
         """Record a call about to run (status "running", shown as such by the GUI); return its id.
+        ``proposed_arguments``: what the model proposed when the user edited ``arguments`` (None: not
+        edited).
 
         ``tool`` is the namespaced name (``server__tool``). Finish it with ``record_execution_finished``;
         if this process dies first, the next open marks it "interrupted". Raises ``ValueError`` for a
@@ -398,7 +401,16 @@ class Store:
         ``StoreError`` for an unknown message.
         """
         return self._insert_execution(
-            server, tool, arguments, conversation_id, message_id, dialect, decision, decided_by, "running"
+            server,
+            tool,
+            arguments,
+            conversation_id,
+            message_id,
+            dialect,
+            decision,
+            decided_by,
+            "running",
+            proposed_arguments=proposed_arguments,
         )
 
     def record_execution_finished(
@@ -631,18 +643,21 @@ class Store:
         decided_by: str | None,
         status: str,
         finished: tuple[float, str | None, int | None, bool, str | None] | None = None,
+        *,
+        proposed_arguments: Any = None,
     ) -> int:
         if decision is not None and decision not in _DECISIONS:
             raise ValueError(f"a decision is one of {', '.join(_DECISIONS)}, got {decision!r}")
         duration_ms, result, result_size, truncated, error = finished or (None, None, None, False, None)
         arguments_json = self._arguments_json(arguments)
+        proposed_json = self._arguments_json(proposed_arguments) if proposed_arguments is not None else None
         with self._transaction() as conn:
             if conversation_id is not None:
                 _expect_conversation(conn, conversation_id)
             cursor = conn.execute(
                 "INSERT INTO executions (conversation_id, message_id, server, tool, arguments, dialect,"
                 " decision, decided_by, started, duration_ms, status, result_size, result, result_truncated,"
-                " error, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " error, pid, proposed_arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     message_id,
@@ -660,6 +675,7 @@ class Store:
                     int(truncated),
                     error,
                     os.getpid(),
+                    proposed_json,
                 ),
             )
             return _rowid(cursor)
@@ -868,6 +884,7 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         result,
         result_truncated,
         error,
+        proposed_arguments,
     ) = row
     return Execution(
         id=id_,
@@ -886,4 +903,5 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         result=result,
         result_truncated=bool(result_truncated),
         error=error,
+        proposed_arguments=json.loads(proposed_arguments) if proposed_arguments is not None else None,
     )

@@ -204,7 +204,13 @@ class HistoryPanel(QDialog):
             self.result_view.clear()
             return
         self.details_title.setText(f"{execution.tool} · {execution.status}")
-        self.arguments.setPlainText(pretty_json(execution.arguments))
+        arguments = pretty_json(execution.arguments)
+        if execution.proposed_arguments is not None:
+            arguments = (
+                f"{arguments}\n\nEdited by you before it ran. The model proposed:\n"
+                f"{pretty_json(execution.proposed_arguments)}"
+            )
+        self.arguments.setPlainText(arguments)
         text = execution.error or ""
         if execution.result:
             text = (text + "\n\n" if text else "") + execution.result
