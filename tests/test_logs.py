@@ -152,3 +152,15 @@ async def test_a_worker_start_moves_a_worker_log_past_its_size_aside(tmp_path: P
         await backend.close()
     assert (tmp_path / "worker.log.1").read_bytes() == old
     assert (tmp_path / "worker.log").stat().st_size < len(old)
+
+
+async def test_worker_log_says_which_model_the_worker_loaded(tmp_path: Path, model_path: Path) -> None:
+    backend = WorkerBackend(
+        "llamacpp", {"model_path": str(model_path), "n_ctx": 256, "threads": 1}, log_dir=tmp_path
+    )
+    try:
+        await asyncio.wait_for(backend.load(), WORKER_START_S)
+    finally:
+        await backend.close()
+    text = (tmp_path / "worker.log").read_text(encoding="utf-8")
+    assert f"llamacpp loaded {model_path} (gguf, context 256" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import anyio
@@ -29,6 +30,17 @@ async def test_a_server_that_exits_at_start_is_failed_with_its_stderr_and_the_ot
         assert _text(await manager.call_tool("fine__echo", {"text": "hi"})) == "hi"
         with pytest.raises(UnknownTool):
             await manager.call_tool("broken__echo", {"text": "hi"})
+
+
+async def test_a_failed_server_is_logged_with_why(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="edgehost.mcp.supervisor")
+    async with running(hostile("broken", "--exit-at-start"), hostile("fine"), auto_restart=False):
+        pass
+    failed = [
+        r for r in caplog.records if r.levelno == logging.WARNING and "'broken' failed" in r.getMessage()
+    ]
+    assert failed and "broken" in failed[0].getMessage()
+    assert any("'fine' is ready" in r.getMessage() for r in caplog.records)
 
 
 async def test_a_dead_server_fails_its_pending_call_within_a_second_and_is_restarted() -> None:

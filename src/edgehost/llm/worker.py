@@ -18,6 +18,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Sequence
 from typing import Any, BinaryIO
@@ -125,8 +126,17 @@ class _Worker:
             self._engine.close()
             self._engine = None
         engine = engine_from_registry(engine_name, config)
+        started = time.monotonic()
         info = engine.load()
         self._engine = engine
+        # worker.log (this process's stderr) says what ran where, not only a crash's last words.
+        print(
+            f"{time.strftime('%Y-%m-%d %H:%M:%S')} worker {os.getpid()}: {engine_name} loaded {info.path}"
+            f" ({info.format}, context {info.context_length}, affinity {config.get('affinity') or 'any'})"
+            f" in {time.monotonic() - started:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
         return {"model_info": to_wire(info), "capabilities": to_wire(engine.capabilities)}
 
     def _loaded(self) -> Engine:

@@ -224,8 +224,13 @@ class ServerSupervisor:
         )
 
     def _set_status(self, status: ServerStatus, error: str | None = None) -> None:
+        changed = status is not self.status
         self.status = status
         self.error = redact(error, self._secrets) if error else error
+        if status is ServerStatus.FAILED:
+            logger.warning("server %r failed: %s", self.name, self.error)
+        elif changed and status is ServerStatus.READY:
+            logger.info("server %r is ready", self.name)
         if status is not ServerStatus.READY:
             self.listing = ServerListing()
         if status in (ServerStatus.READY, ServerStatus.FAILED, ServerStatus.DISABLED):
