@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +71,74 @@ def test_the_server_form_is_validated_by_the_config_loader_before_saving(data_di
             form.save()
             assert "already" in form.problem.text()
             form.name.setText("memory")
-            form.args.setText("-y @modelcontextprotocol/server-memory")
+            form.command.setText("edgehost-no-such-program")
+            form.save()
+            assert "was not found on the PATH" in form.problem.text()
+            assert not desktop.host.paths.servers_file.exists()
+            form.command.setText(sys.executable)
+            form.args.setText("-m edgehost serve board")
             form.env.setPlainText("MEMORY_FILE_PATH=/tmp/m.json")
             form.saved.connect(panel._save_server)
             form.save()
             saved = json.loads(desktop.host.paths.servers_file.read_text())
             assert saved["mcpServers"]["memory"] == {
-                "command": "npx",
-                "args": ["-y", "@modelcontextprotocol/server-memory"],
+                "command": sys.executable,
+                "args": ["-m", "edgehost", "serve", "board"],
                 "env": {"MEMORY_FILE_PATH": "/tmp/m.json"},
             }
 
     run(scenario())
+
+
+def _state(desktop: Any, name: str) -> str | None:
+    state = next((s for s in desktop.host.server_states() if s.name == name), None)
+    return None if state is None else getattr(state.status, "value", state.status)
+
+
+def test_a_server_added_in_the_panel_connects_at_once_and_a_removed_one_goes(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            form = ServerForm(panel._builtins(), None, {"board", "files"}, panel)
+            form.saved.connect(panel._save_server)
+            form.name.setText("sensors")
+            form.command.setText(sys.executable)
+            form.args.setText("-m edgehost serve board")
+            form.save()
+            await wait_until(lambda: _state(desktop, "sensors") == "ready")
+            assert any(t.name == "sensors__uptime" for t in desktop.host.tools())
+            rows = [cell(panel.table, r, 1) for r in range(panel.table.rowCount())]
+            assert rows == ["board", "files", "sensors"]
+            panel._remove_confirmed("sensors")
+            await wait_until(lambda: _state(desktop, "sensors") is None)
+            assert not any(t.server == "sensors" for t in desktop.host.tools())
+            await wait_until(lambda: panel.table.rowCount() == 2)
+
+    run(scenario())
+
+
+def test_a_server_whose_program_is_missing_fails_once_and_is_not_retried(data_dir: Path, run: Any) -> None:
+    missing = {"mcpServers": {"ghost": {"command": "edgehost-no-such-program"}}}
+    (data_dir / "servers.json").write_text(json.dumps(missing), encoding="utf-8")
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            await wait_until(lambda: _state(desktop, "ghost") == "failed")
+            [ghost] = [s for s in desktop.host.server_states() if s.name == "ghost"]
+            assert "was not found on the PATH" in (ghost.error or "")
+            assert "not retried" in (ghost.error or "")
+
+    run(scenario())
+
+
+async def wait_until(condition: Any, timeout: float = STEP_S) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
 
 
 def test_importing_a_claude_desktop_config_adds_its_servers(data_dir: Path, run: Any) -> None:

@@ -334,6 +334,17 @@ class Host:
         config.builtin_defaults = builtins
         return config
 
+    async def reload_server(self, name: str) -> None:
+        """Apply the servers file's entry for ``name`` now: start it (anew) when the file has it, stop
+        and forget it when the file no longer does. Raises ConfigError when the file cannot be read."""
+        config = await asyncio.to_thread(load_servers_config, self.paths)
+        server = config.get(name)
+        manager = self._manager()
+        if server is not None:
+            await manager.add_server(server)
+        elif any(state.name == name for state in manager.statuses()):
+            await manager.remove_server(name)
+
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +65,22 @@ class ServerConfig:
     as_written: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
     # The entry exactly as written when it failed to load (``error`` set): saved back unchanged.
     unparsed: Any = field(default=None, repr=False, compare=False)
+
+    def missing_program(self) -> str | None:
+        """Why this stdio server's program cannot be started (not found on its PATH, or not
+        executable), or None when it can or the server is remote. Raises nothing."""
+        if self.transport != "stdio" or not self.command:
+            return None
+        command = os.path.expanduser(self.command)
+        if os.sep in command:
+            where = command if os.path.isabs(command) or not self.cwd else os.path.join(self.cwd, command)
+            if os.path.isfile(where) and os.access(where, os.X_OK):
+                return None
+            return f"the program {self.command} does not exist or cannot be run"
+        search = self.env.get("PATH") or os.environ.get("PATH", os.defpath)
+        if shutil.which(command, path=search) is not None:
+            return None
+        return f"the program {self.command!r} was not found on the PATH (is it installed?)"
 
     def secret_values(self) -> set[str]:
         """Values that must never reach a log, a stderr tail or the history.

@@ -14,7 +14,7 @@ import mcp_types as types
 
 from edgehost.mcp.catalog import Catalog, build_catalog
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT
-from edgehost.mcp.config import ServersConfig
+from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.mcp.errors import ToolDisabled, UnknownPrompt, UnknownResource, UnknownServer, UnknownTool
 from edgehost.mcp.supervisor import ServerState, ServerStatus, ServerSupervisor
 from edgehost.settings import Settings
@@ -86,16 +86,20 @@ class ServerManager:
         self._catalog = Catalog()
         self._closing = anyio.Event()
         self._runner: asyncio.Task[None] | None = None
+        self._auto_restart = auto_restart
+        self._group: anyio.abc.TaskGroup | None = None  # where the supervisors run, once running
 
     # -- lifetime ----------------------------------------------------------------------------
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Run every supervisor until ``aclose()``; ``task_status.started()`` once they are launched."""
         async with anyio.create_task_group() as tg:
+            self._group = tg
             for supervisor in self._supervisors.values():
                 tg.start_soon(supervisor.run, name=f"mcp-supervisor-{supervisor.name}")
             task_status.started()
             await self._closing.wait()
+            self._group = None
             for supervisor in self._supervisors.values():
                 supervisor.shutdown()
             with anyio.move_on_after(SHUTDOWN_TIMEOUT_S, shield=True):
@@ -195,6 +199,36 @@ class ServerManager:
         self.settings.set_server_enabled(name, enabled)
         self._settings_changed()
         supervisor.set_enabled(enabled)
+
+    async def add_server(self, server: ServerConfig) -> None:
+        """Start a server added to the config while the manager runs; one of the same name is stopped
+        and replaced. Raises RuntimeError when the manager is not running."""
+        if self._group is None:
+            raise RuntimeError("the server manager is not running")
+        if server.name in self._supervisors:
+            await self.remove_server(server.name)
+        supervisor = ServerSupervisor(
+            server,
+            features=self._features,
+            enabled=server.enabled and self.settings.is_server_enabled(server.name),
+            on_change=self._on_supervisor_change,
+            auto_restart=self._auto_restart,
+        )
+        self._supervisors[server.name] = supervisor
+        self.config.servers = [*(s for s in self.config.servers if s.name != server.name), server]
+        self._group.start_soon(supervisor.run, name=f"mcp-supervisor-{server.name}")
+
+    async def remove_server(self, name: str) -> None:
+        """Stop a server removed from the config and forget it (its tools leave the catalog). Raises
+        UnknownServer."""
+        supervisor = self._supervisor(name)
+        supervisor.shutdown()
+        with anyio.move_on_after(SHUTDOWN_TIMEOUT_S, shield=True):
+            await supervisor.finished.wait()
+        del self._supervisors[name]
+        self.config.servers = [s for s in self.config.servers if s.name != name]
+        self._emit(ServerStatusChanged(name, ServerStatus.STOPPED, None))
+        self._rebuild_catalog()
 
     def restart(self, name: str) -> None:
         """Reconnect a server (its supervisor closes and reopens the connection). Raises UnknownServer."""

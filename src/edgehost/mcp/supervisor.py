@@ -227,8 +227,9 @@ class ServerSupervisor:
         changed = status is not self.status
         self.status = status
         self.error = redact(error, self._secrets) if error else error
+        # INFO: edgehost.log keeps them; a command's terminal already says it in its own words.
         if status is ServerStatus.FAILED:
-            logger.warning("server %r failed: %s", self.name, self.error)
+            logger.info("server %r failed: %s", self.name, self.error)
         elif changed and status is ServerStatus.READY:
             logger.info("server %r is ready", self.name)
         if status is not ServerStatus.READY:
@@ -262,6 +263,14 @@ class ServerSupervisor:
                     await self._wait_for_signal()
                     continue
                 self._restart_requested = False
+                missing = self.config.missing_program()
+                if missing is not None:
+                    # Retrying cannot help until the program is installed or the config changes.
+                    self._set_status(
+                        ServerStatus.FAILED, f"{missing}; not retried until Restart or a config change"
+                    )
+                    await self._wait_for_signal()
+                    continue
                 started = anyio.current_time()
                 error = await self._connect_and_serve()
                 if error is None or self._shutdown:

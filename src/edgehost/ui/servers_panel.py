@@ -42,7 +42,7 @@ from edgehost.mcp.config import (
     save_servers_config,
 )
 from edgehost.redaction import redact
-from edgehost.ui._widgets import Chip, cancel_save_row, confirm
+from edgehost.ui._widgets import Chip, TaskSet, cancel_save_row, confirm
 from edgehost.ui.theme import current_colors
 
 __all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
@@ -88,6 +88,9 @@ def validate_entry(name: str, entry: dict[str, Any], builtins: dict[str, ServerC
     server = parsed.servers[0]
     if server.error is not None:
         raise ConfigError(server.error.replace(str(path), "form"))
+    missing = None if "${" in (server.command or "") else server.missing_program()
+    if missing is not None:
+        raise ConfigError(f"{missing}: install it or give its full path")
     return server
 
 
@@ -282,6 +285,7 @@ class ServersPanel(QDialog):
         self.restart_button.clicked.connect(self._restart)
         self.open_file_button.clicked.connect(self._open_servers_file)
         self.form: ServerForm | None = None
+        self.tasks = TaskSet()
         self.refresh()
 
     # -- data ----------------------------------------------------------------------------------
@@ -407,7 +411,8 @@ class ServersPanel(QDialog):
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
-        self._say(f"Saved “{server.name}” to {self.host.paths.servers_file}. It connects at the next start.")
+        self._say(f"Saved “{server.name}” to {self.host.paths.servers_file}; connecting…")
+        self._apply(server.name)
 
     def _remove(self) -> None:
         config = self.selected_config()
@@ -428,8 +433,8 @@ class ServersPanel(QDialog):
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
-        self.host.set_server_enabled(name, False)
         self._say(f"Removed “{name}” from {self.host.paths.servers_file}.")
+        self._apply(name)
 
     def _import(self) -> None:
         dialog = QFileDialog(self, "Import a Claude Desktop or VS Code config")
@@ -455,9 +460,21 @@ class ServersPanel(QDialog):
         message = "Imported: " + ", ".join(parts) + "."
         if plan.skipped:
             message += " Skipped: " + "; ".join(f"{n}: {e}" for n, e in plan.skipped)
-        if plan.added or plan.replaced:
-            message += " New servers connect at the next start."
         self._say(message, error=bool(plan.skipped))
+        for name in [*plan.added, *plan.replaced]:
+            self._apply(name)
+
+    def _apply(self, name: str) -> None:
+        """Start, restart or stop ``name`` as the servers file now says (in the background)."""
+        task = self.tasks.spawn(self.host.reload_server(name), name=f"apply-server-{name}")
+        task.add_done_callback(lambda done: self._applied(name, done))
+
+    def _applied(self, name: str, task: Any) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            self._say(f"“{name}” could not be applied: {task.exception()}", error=True)
+        self.refresh()
 
     def _say(self, text: str, error: bool = False) -> None:
         self.notice.setObjectName("ErrorText" if error else "Caption")
