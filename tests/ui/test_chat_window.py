@@ -107,3 +107,41 @@ def test_thinking_shows_while_the_model_reads_the_prompt_and_gives_way_to_the_an
             assert "Thinking…" not in labels
 
     run(scenario())
+
+
+def test_the_context_meter_and_reply_stats_follow_the_conversation_on_screen(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(
+            data_dir, ["First answer.", "Quick answer."], wait_servers=False
+        ) as desktop:
+            await desktop.host.wait_model()
+            window = desktop.window
+            window.send("Hello")
+            await finished(window.turn_task)
+            first = window.current_id
+            assert first is not None
+            used = window.context_used[first]
+            maximum = desktop.host.backend.capabilities.max_context
+            assert used > 0 and window.context_meter.value() == used
+            assert not window.context_label.text().startswith("context 0 ")
+            stats = window.chat.last_answer.perf.text()
+            assert "tokens" in stats
+            window.new_chat()
+            assert window.context_meter.value() == 0 and window.speed_label.text() == ""
+            # A quick-ask answers in a conversation of its own: the meter of the one on screen stays.
+            window.open_conversation(first)
+            quick = desktop.quick_ask
+            quick.input.setText("Something quick")
+            quick.input.returnPressed.emit()
+            await finished(quick.task)
+            assert window.current_id == first and window.context_meter.value() == used
+            # Reopened, a conversation shows its last reply's stats and its context at once.
+            window.new_chat()
+            window.open_conversation(first)
+            assert window.context_meter.value() == used and window.context_meter.maximum() == maximum
+            reopened = window.chat.last_answer.perf.text()  # the stored timings are rounded
+            assert reopened.split(" · ")[0] == stats.split(" · ")[0] and "tok/s" in reopened
+
+    run(scenario())

@@ -49,7 +49,7 @@ def request_from_wire(data: dict[str, Any]) -> GenerationRequest:
 
 
 def perf_from_wire(data: dict[str, Any]) -> Perf:
-    return Perf(**_known_fields(Perf, data))
+    return Perf.from_dict(data)
 
 
 def model_info_from_wire(data: dict[str, Any]) -> ModelInfo:

@@ -6,7 +6,8 @@ of the previous turn stays valid), streams a generation as events, and can be ca
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import dataclasses
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -71,6 +72,12 @@ class Perf:
     @property
     def tokens_per_second(self) -> float:
         return self.generated_tokens / (self.decode_ms / 1000.0) if self.decode_ms > 0 else 0.0
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Perf:
+        """The Perf ``as_dict`` wrote (derived and unknown keys are ignored); empty for None."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.turn_conversation: int | None = None
         self.turn_task: asyncio.Task[Any] | None = None
         self.last_user_text: dict[int, str] = {}
+        self.context_used: dict[int, int] = {}  # conversation id -> tokens in context after its last reply
         self.panels: dict[str, QWidget] = {}
         self.dialogs: list[QWidget] = []  # open elicitation / sampling dialogs
         self.model_ready = False
@@ -299,6 +300,8 @@ class MainWindow(QMainWindow):
         self.current_id = None
         self.title.setText("New conversation")
         self.routing_switch.show_for(self.host, None)
+        self.show_context()
+        self.speed_label.setText("")
         self.conversations.clearSelection()
         self.chat.show_placeholder(
             "Ask a question. EdgeHost answers with the local model and uses the tools "
@@ -328,6 +331,9 @@ class MainWindow(QMainWindow):
         timeline: list[tuple[float, int, Any]] = [(m.created, 0, m) for m in messages]
         timeline += [(e.started, 1, e) for e in executions]
         timeline.sort(key=lambda entry: (entry[0], entry[1]))
+        from edgehost.llm.base import Perf
+
+        last = Perf()  # of the last answer: its stats under it, its context in the meter
         for _when, kind, record in timeline:
             if kind == 1:
                 card = self.chat.tool_card(
@@ -341,7 +347,13 @@ class MainWindow(QMainWindow):
                 text = visible_text(record.content)
                 if text:
                     self.chat.append_text(text)
-        self.chat.end_answer("", can_regenerate=True)
+                if record.perf:
+                    last = Perf.from_dict(record.perf)
+        self.chat.end_answer(perf_summary(last), can_regenerate=True)
+        if last.context_tokens:
+            self.context_used[conversation_id] = last.context_tokens
+        self.show_context()
+        self.speed_label.setText(f"{last.tokens_per_second:.1f} tok/s" if last.tokens_per_second else "")
         if self.turn_conversation == conversation_id:
             self.chat.end_answer("", can_regenerate=False)
         self.refresh_conversations()
@@ -413,6 +425,7 @@ class MainWindow(QMainWindow):
         if conversation_id == self.current_id:
             self.chat.add_user(text)
             self.chat.show_thinking()
+            self.speed_label.setText("")  # the last reply's speed is not this one's
         kwargs: dict[str, Any] = {}
         if pinned:
             kwargs["pinned_tool"] = pinned
@@ -487,12 +500,16 @@ class MainWindow(QMainWindow):
         self.approvals.drop_request(event.request_id)
 
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
+        if event.perf.context_tokens:
+            self.context_used[event.conversation_id] = event.perf.context_tokens
         if event.conversation_id == self.current_id:
             summary = perf_summary(event.perf)
             if event.cancelled:
                 summary = "stopped" + (f" · {summary}" if summary else "")
             self.chat.end_answer(summary)
-        self._show_perf(event.perf)
+            if event.perf.tokens_per_second:
+                self.speed_label.setText(f"{event.perf.tokens_per_second:.1f} tok/s")
+            self.show_context()
         self.turn_conversation = None
 
     def _on_answer_ungrounded(self, event: ev.AnswerUngrounded) -> None:
@@ -510,15 +527,20 @@ class MainWindow(QMainWindow):
             self.chat.add_notice(f"⚠ {event.error}", error=True)
         self.turn_conversation = None
 
-    def _show_perf(self, perf: Perf) -> None:
-        if perf.tokens_per_second:
-            self.speed_label.setText(f"{perf.tokens_per_second:.1f} tok/s")
+    def show_context(self) -> None:
+        """The meter: how much of the model's context the conversation on screen fills, as of its
+        last reply (0 for a new one); nothing while no model is loaded."""
         maximum = getattr(self.host.backend.capabilities, "max_context", 0) if self.host.backend else 0
-        if maximum and perf.context_tokens:
-            self.context_meter.setRange(0, maximum)
-            self.context_meter.setValue(min(perf.context_tokens, maximum))
-            self.context_label.setText(f"context {_k(perf.context_tokens)} / {_k(maximum)}")
-            self.context_meter.setToolTip(f"{perf.context_tokens} of {maximum} tokens of context used")
+        used = self.context_used.get(self.current_id, 0) if self.current_id is not None else 0
+        if not maximum:
+            self.context_meter.setRange(0, 1)
+            self.context_meter.setValue(0)
+            self.context_label.setText("context —")
+            return
+        self.context_meter.setRange(0, maximum)
+        self.context_meter.setValue(min(used, maximum))
+        self.context_label.setText(f"context {_k(used)} / {_k(maximum)}")
+        self.context_meter.setToolTip(f"{used} of {maximum} tokens of context used")
 
     def _on_model_status(self, event: ev.ModelStatusChanged) -> None:
         self.model_ready = event.status == "ready"
@@ -528,9 +550,7 @@ class MainWindow(QMainWindow):
         runtime = _RUNTIMES.get(event.backend, event.backend)
         if event.status == "ready":
             text, color = f"● {event.model or 'Model'} · ready · {runtime}", colors.ok
-            if event.context_length:
-                self.context_meter.setRange(0, event.context_length)
-                self.context_label.setText(f"context 0 / {_k(event.context_length)}")
+            self.show_context()
         elif event.status == "loading":
             text, color = f"◌ Loading the model ({runtime})…", colors.warn
         else:
