@@ -19,6 +19,7 @@ from edgehost.agent.prompting import (
     render_tools_section,
     tool_result_message,
 )
+from edgehost.agent.tools import summary
 from edgehost.llm.base import Capabilities
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -146,3 +147,14 @@ def test_a_user_copy_of_a_template_replaces_the_shipped_one(tmp_path, reference_
         [reference_tools["memory__read_graph"]], "bracket", {}, template_dir=tmp_path
     )
     assert prompt.startswith("Custom head.\n# Tools")
+
+
+def test_a_listing_summary_is_the_first_paragraph_without_markup_cut_at_a_word() -> None:
+    assert summary("Space of the file system holding ``path``.\n\nMore details.") == (
+        "Space of the file system holding path."
+    )
+    assert summary("The NPU: present or not,\ndriver version, clock and load.") == (
+        "The NPU: present or not, driver version, clock and load."
+    )
+    cut = summary("word " * 50, limit=30)
+    assert cut.endswith("…") and len(cut) <= 30 and not cut[:-1].endswith(" ")

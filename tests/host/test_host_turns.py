@@ -13,6 +13,7 @@ import pytest
 from tests.host.conftest import WAIT_S, call
 
 from edgehost.agent.approval import ApprovalDecision
+from edgehost.agent.loop import AgentConfig
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendCrashed, GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend
@@ -244,3 +245,15 @@ async def test_each_execution_points_at_the_answer_that_made_the_call(make_host)
     [execution] = host.store.list_executions(conversation_id=result.conversation_id)
     message = host.store.get_message(execution.message_id)
     assert message.role == "assistant" and "board__uptime" in message.content
+
+
+async def test_a_reply_cut_at_the_token_limit_says_so(make_host):
+    long_reply = " ".join(f"word{i}" for i in range(200))
+    backend = ScriptedBackend([long_reply])
+    host, _recorder = await make_host(backend, agent=AgentConfig(max_tokens_per_round=20))
+    result = await asyncio.wait_for(host.submit("Tell me a long story."), WAIT_S)
+    assert result.text.endswith("*(Cut off at the limit of 20 tokens per reply: ask it to go on.)*")
+    finished_normally = await asyncio.wait_for(
+        (await make_host(ScriptedBackend(["Short."])))[0].submit("Hi"), WAIT_S
+    )
+    assert "Cut off" not in finished_normally.text

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from tests.ui.conftest import finished, opened_desktop, scripted
 
-from edgehost.ui.composer import PaletteItem
+from edgehost.ui.composer import MAX_INPUT_LINES, Composer, Palette, PaletteItem
 
 BOARD_CALL = '[TOOL_CALL]{"name": "board__cpu_status", "arguments": {}}[END_TOOL_CALL]'
 
@@ -94,3 +94,21 @@ def test_the_attach_button_says_no_connected_server_offers_resources(data_dir: P
             palette.hide()
 
     run(scenario())
+
+
+def test_the_input_box_shows_a_scroll_bar_only_once_the_text_outgrows_it(qapp: Any) -> None:
+    composer = Composer()
+    assert composer.edit.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    composer.set_text("\n".join(f"line {i}" for i in range(MAX_INPUT_LINES + 3)))
+    assert composer.edit.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+    composer.deleteLater()
+
+
+def test_palette_descriptions_wrap_whole_instead_of_hiding_behind_a_scroll_bar(qapp: Any) -> None:
+    palette = Palette()
+    long = "Reads a file. " * 12
+    palette.set_items([PaletteItem("tool", "files__read_file", "files__read_file", long)])
+    assert palette.list.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert palette.list.wordWrap()
+    assert palette.list.item(0).text().endswith("Reads a file.")  # 168 characters: whole
+    palette.deleteLater()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QTableWidget
 from tests.ui.conftest import STEP_S, finished, opened_desktop
 
 from edgehost.ui._waiting import expect
-from edgehost.ui.history_panel import HistoryPanel
+from edgehost.ui.history_panel import HistoryPanel, export_folder
 from edgehost.ui.servers_panel import ServerForm, ServersPanel
 from edgehost.ui.settings_dialog import SettingsDialog
 from edgehost.ui.tools_panel import ToolsPanel
@@ -249,5 +249,20 @@ def test_server_details_show_the_whole_command_even_for_an_entry_that_did_not_lo
             panel.table.selectRow(names.index("clock"))
             assert "command:    uvx mcp-server-time --local-timezone UTC" in panel.info.toPlainText()
             assert "args" in panel.error.text()  # why it did not load
+
+    run(scenario())
+
+
+def test_the_export_dialog_offers_the_format_in_the_documents_folder(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            panel = desktop.window.open_panel("history")
+            assert isinstance(panel, HistoryPanel)
+            panel._export("csv")
+            dialog = panel.export_dialog
+            assert dialog is not None
+            assert dialog.nameFilters()[0] == "CSV files (*.csv)"
+            assert Path(dialog.directory().absolutePath()) == export_folder() != Path.cwd()
+            dialog.reject()
 
     run(scenario())

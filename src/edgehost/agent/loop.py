@@ -254,6 +254,13 @@ class TurnRunner:
                 round_.appended = True
                 forced = []
                 if final:
+                    if round_.finished_reason == "length":
+                        note = (
+                            f"\n\n*(Cut off at the limit of {self.config.max_tokens_per_round} tokens per"
+                            " reply: ask it to go on.)*"
+                        )
+                        shown.append(note)
+                        self.emit(ev.TextDelta(conv_id, note))
                     break
                 results: list[tuple[str, str]] = [("error", p) for p in round_.problems]
                 refused: dict[int, str] = {}  # index in results -> what the user reads instead

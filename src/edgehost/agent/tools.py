@@ -6,9 +6,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NAMESPACE_SEPARATOR", "ToolSpec", "namespaced"]
+__all__ = ["NAMESPACE_SEPARATOR", "ToolSpec", "namespaced", "summary"]
 
 NAMESPACE_SEPARATOR = "__"
+
+
+def summary(description: str, limit: int = 160) -> str:
+    """A description's first paragraph on one line, for a listing: reStructuredText/Markdown code marks
+    dropped (``path`` -> path), cut at the last word that fits with an ellipsis."""
+    paragraph = description.strip().split("\n\n", 1)[0]
+    text = " ".join(paragraph.replace("``", "").replace("`", "").split())
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def namespaced(server: str, tool: str) -> str:

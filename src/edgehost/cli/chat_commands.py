@@ -12,6 +12,7 @@ from typing import Any
 
 from edgehost.agent.loop import AgentConfig
 from edgehost.agent.routing import ROUTING_MODES
+from edgehost.agent.tools import summary
 from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
     EventPrinter,
@@ -140,8 +141,7 @@ class ChatSession:
                 print("(no tools: /servers shows why)")
             for tool in tools:
                 mark = " " if tool.enabled else "x"
-                summary = tool.description.splitlines()[0] if tool.description else ""
-                print(f" [{mark}] {tool.name}: {summary}")
+                print(f" [{mark}] {tool.name}: {summary(tool.description)}")
         elif command == "/servers":
             for state in host.server_states():
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""

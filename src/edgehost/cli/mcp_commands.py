@@ -22,7 +22,7 @@ import mcp_types as types
 
 from edgehost.agent.approval import Risk, tool_risk
 from edgehost.agent.selection import rank_tools
-from edgehost.agent.tools import ToolSpec
+from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.errors import UsageError
 from edgehost.host.executor import tool_specs
@@ -217,8 +217,7 @@ def _tool_table(tools: Sequence[ToolSpec]) -> None:
     for tool in tools:
         flags = "" if tool.enabled else " (disabled)"
         flags += f" [{_RISK_TAGS[tool_risk(tool)[0]]}]"
-        summary = (tool.description.strip().splitlines() or [""])[0][:100]
-        print(f"{tool.name:<{width}}  {summary}{flags}")
+        print(f"{tool.name:<{width}}  {summary(tool.description)}{flags}")
 
 
 _RISK_TAGS: dict[Risk, str] = {

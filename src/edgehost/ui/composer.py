@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from edgehost.agent.tools import summary
+
 __all__ = ["Composer", "Palette", "PaletteItem"]
 
 MAX_INPUT_LINES = 8
@@ -48,6 +50,10 @@ class Palette(QFrame):
         self.filter.setPlaceholderText("Type to filter prompts and tools…")
         self.list = QListWidget()
         self.list.setMinimumHeight(260)
+        # Long descriptions wrap instead of hiding behind a horizontal scroll bar.
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
         layout.addWidget(self.filter)
         layout.addWidget(self.list)
         self.filter.textChanged.connect(self._apply_filter)
@@ -70,7 +76,7 @@ class Palette(QFrame):
         for entry in items:
             text = f"{labels.get(entry.kind, entry.kind)}  ·  {entry.title}"
             if entry.detail:
-                text += f"\n      {entry.detail[:110]}"
+                text += f"\n      {summary(entry.detail, 200)}"
             item = QListWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, entry)
             item.setToolTip(entry.detail)
@@ -243,8 +249,15 @@ class Composer(QFrame):
 
     def _fit(self) -> None:
         metrics = self.edit.fontMetrics()
-        lines = max(1, min(MAX_INPUT_LINES, self.edit.document().lineCount()))
+        count = self.edit.document().lineCount()
+        lines = max(1, min(MAX_INPUT_LINES, count))
         self.edit.setFixedHeight(lines * metrics.lineSpacing() + 14)
+        # A scroll bar only once the text outgrows the box (a handle in an empty box is noise).
+        self.edit.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded
+            if count > MAX_INPUT_LINES
+            else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
 
     def _rebuild_chips(self) -> None:
         while self.chips.count() > 1:

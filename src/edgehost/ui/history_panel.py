@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -54,6 +54,7 @@ class HistoryPanel(QDialog):
 
     def __init__(self, host: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.export_dialog: QFileDialog | None = None
         self.host = host
         self.tasks = TaskSet()
         self.setWindowTitle("Tool history — EdgeHost")
@@ -227,7 +228,10 @@ class HistoryPanel(QDialog):
         dialog = QFileDialog(self, f"Export executions as {fmt.upper()}")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix(fmt)
+        dialog.setNameFilters([f"{fmt.upper()} files (*.{fmt})", "All files (*)"])
+        dialog.setDirectory(str(export_folder()))
         dialog.selectFile(f"edgehost-executions.{fmt}")
+        self.export_dialog = dialog
         dialog.fileSelected.connect(lambda name: self.tasks.spawn(self.export_to(Path(name), fmt)))
         dialog.open()
 
@@ -243,3 +247,10 @@ class HistoryPanel(QDialog):
         self.notice.setText(f"Exported {count} executions to {path}")
         self.notice.show()
         return count
+
+
+def export_folder() -> Path:
+    """Where an export is offered: the user's Documents folder, else their home (never the folder
+    the app happened to be started from)."""
+    documents = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation))
+    return documents if str(documents) and documents.is_dir() else Path.home()
