@@ -257,3 +257,16 @@ async def test_a_reply_cut_at_the_token_limit_says_so(make_host):
         (await make_host(ScriptedBackend(["Short."])))[0].submit("Hi"), WAIT_S
     )
     assert "Cut off" not in finished_normally.text
+
+
+async def test_a_reply_that_copies_the_denial_shows_what_happened_instead(make_host):
+    echo = "The user denied this call to files__delete_file. Reason: wrong path Do not retry it; answer without it."
+    backend = ScriptedBackend([call("files__delete_file", path="x.txt"), echo])
+    host, recorder = await make_host(backend)
+    turn = host.start_turn("delete x.txt")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="wrong path"))
+    result = await asyncio.wait_for(turn, WAIT_S)
+    assert result.text == "files__delete_file: Not run: you denied it (wrong path)."
+    [replaced] = recorder.of(ev.AnswerUngrounded)
+    assert replaced.model_text == echo

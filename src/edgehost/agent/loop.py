@@ -61,6 +61,7 @@ GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 # A small model that has seen tool results tends to write one itself; a result is never the model's
 # to write, so its opening frame ends the reply.
 RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>", RESULT_CLOSE, "</tool_response>")
+DENIAL_INSTRUCTION = "Do not retry it; answer without it."  # for the model, never shown to the user
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 END_OF_CALL = "<|eom_id|>"  # Llama 3.x ends a tool call (then waits for its result) with this token
 # Earlier questions of the conversation the router reads with the new one ("and in Paris?").
@@ -245,11 +246,18 @@ class TurnRunner:
                     round_.problems.clear()
                 final = not round_.calls and not round_.problems
                 message = round_.raw
+                replacement = None
                 if final and grounded_in:
                     replacement = self._grounded(conv_id, content, grounded_in, shown[answer_from:], round_)
-                    if replacement is not None:
-                        shown[answer_from:] = [replacement]
-                        message = replacement  # what the user reads is what the model sees next turn
+                elif final and DENIAL_INSTRUCTION in (echoed := "".join(shown[answer_from:])):
+                    # The model copied the denial meant for it: the user reads what happened instead.
+                    replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
+                    self.emit(
+                        ev.AnswerUngrounded(conv_id, "the reply repeats the denial", replacement, echoed)
+                    )
+                if replacement is not None:
+                    shown[answer_from:] = [replacement]
+                    message = replacement  # what the user reads is what the model sees next turn
                 self._append(conversation, ChatMessage("assistant", message), round_.perf)
                 round_.appended = True
                 forced = []
@@ -582,7 +590,7 @@ class TurnRunner:
             record["reason"] = decision.reason or ""
             return finish(
                 "denied",
-                f"The user denied this call to {tool.name}.{reason} Do not retry it; answer without it.",
+                f"The user denied this call to {tool.name}.{reason} {DENIAL_INSTRUCTION}",
                 True,
                 error="denied",
             )
