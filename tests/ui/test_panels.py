@@ -218,11 +218,14 @@ def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: A
             dialog = desktop.window.open_panel("settings")
             assert isinstance(dialog, SettingsDialog)
             assert dialog.profile.itemText(0).startswith("Detected:")
+            assert dialog.backend.currentText() == "Automatic (by board)"
+            dialog.backend.setCurrentText("llama.cpp on the CPU")  # backends are chosen by name
             dialog.theme.setCurrentText("dark")
             dialog.threads.setValue(3)
             dialog.save()
             saved = json.loads(desktop.host.paths.settings_file.read_text())
-            assert saved["theme"] == "dark" and saved["threads"] == 3
+            assert saved["theme"] == "dark" and saved["threads"] == 3 and saved["backend"] == "llamacpp"
+            assert desktop.window.backend_switch.currentText() == "llama.cpp on the CPU"
             from PySide6.QtWidgets import QApplication
 
             from edgehost.ui.theme import DARK, current_colors

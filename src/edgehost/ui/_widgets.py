@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     import asyncio
 
 __all__ = [
+    "BackendChoice",
     "Chip",
     "MARKDOWN_FEATURES",
     "MarkdownView",
@@ -45,6 +47,37 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# What each backend is called on screen: the settings' values are ids a user never has to read.
+BACKEND_NAMES = {
+    "auto": "Automatic (by board)",
+    "llamacpp": "llama.cpp on the CPU",
+    "rkllm": "RKLLM on the NPU",
+    "openai": "OpenAI-compatible server",
+}
+
+
+class BackendChoice(QComboBox):
+    """The backends by name; ``chosen`` carries the settings id of the one the user picks."""
+
+    chosen = Signal(str)
+
+    def __init__(self, current: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        for backend, name in BACKEND_NAMES.items():
+            self.addItem(name, backend)
+        self.set_backend(current)
+        self.currentIndexChanged.connect(lambda _index: self.chosen.emit(self.backend()))
+
+    def backend(self) -> str:
+        return str(self.currentData())
+
+    def set_backend(self, backend: str) -> None:
+        """Show ``backend`` without emitting ``chosen`` (the settings already say it)."""
+        self.blockSignals(True)
+        self.setCurrentIndex(max(self.findData(backend), 0))
+        self.blockSignals(False)
+
 
 # Raw HTML in model or tool text is shown as text, never interpreted (it could fake buttons or links).
 MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
     QHBoxLayout,
     QInputDialog,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import EdgeHostError
 from edgehost.settings import Settings
-from edgehost.ui._widgets import TaskSet, confirm
+from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet, confirm
 from edgehost.ui.chat_view import ChatView, visible_text
 from edgehost.ui.composer import Composer, Palette, PaletteItem
 from edgehost.ui.theme import current_colors
@@ -50,8 +49,6 @@ if TYPE_CHECKING:
 
 # Only what the first paint needs is imported above: the window is shown before the host, the MCP SDK
 # and the panels are imported (see ui/app.py); those come in where they are used.
-BACKENDS = ("auto", "llamacpp", "rkllm", "openai")
-
 __all__ = ["MainWindow", "perf_summary"]
 
 log = logging.getLogger(__name__)
@@ -213,11 +210,9 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
         self.model_label = QLabel("● Loading model…")
-        self.backend_switch = QComboBox()
-        self.backend_switch.addItems(BACKENDS)
-        self.backend_switch.setCurrentText(self.settings.backend)
-        self.backend_switch.setToolTip("Inference backend (the model is loaded again)")
-        self.backend_switch.currentTextChanged.connect(self.switch_backend)
+        self.backend_switch = BackendChoice(self.settings.backend)
+        self.backend_switch.setToolTip("Where the model runs (choosing another loads it again)")
+        self.backend_switch.chosen.connect(self.switch_backend)
         self.speed_label = QLabel("")
         self.context_meter = QProgressBar()
         self.context_meter.setObjectName("ContextMeter")
@@ -746,9 +741,7 @@ class MainWindow(QMainWindow):
         if "approval_timeout_s" in changed:
             self.approvals.set_timeout(self.host.settings.approval_timeout_s)
         if "backend" in changed:
-            self.backend_switch.blockSignals(True)
-            self.backend_switch.setCurrentText(self.host.settings.backend)
-            self.backend_switch.blockSignals(False)
+            self.backend_switch.set_backend(self.host.settings.backend)
         if changed & {"model", "backend", "profile", "context_length", "threads"}:
             self.reload_model()
 
@@ -782,12 +775,7 @@ class MainWindow(QMainWindow):
 
 
 # How the status bar names each backend's runtime.
-_RUNTIMES = {
-    "llamacpp": "llama.cpp on the CPU",
-    "rkllm": "RKLLM on the NPU",
-    "openai": "network server",
-    "scripted": "scripted",
-}
+_RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"}
 
 
 def _title(text: str) -> str:

@@ -24,8 +24,7 @@ from edgehost.boards import current_profile, load_profiles
 from edgehost.errors import EdgeHostError
 from edgehost.llm.models import find_models
 from edgehost.settings import Settings
-from edgehost.ui._widgets import cancel_save_row
-from edgehost.ui.main_window import BACKENDS
+from edgehost.ui._widgets import BackendChoice, cancel_save_row
 
 __all__ = ["SettingsDialog"]
 
@@ -68,9 +67,7 @@ class SettingsDialog(QDialog):
         model_row.addWidget(browse)
         form.addRow("Model", model_row)
 
-        self.backend = QComboBox()
-        self.backend.addItems(BACKENDS)
-        self.backend.setCurrentText(settings.backend)
+        self.backend = BackendChoice(settings.backend)
         form.addRow("Backend", self.backend)
 
         self.profile = QComboBox()
@@ -164,7 +161,7 @@ class SettingsDialog(QDialog):
     def save(self) -> None:
         values = {
             "model": self.model.currentData(),
-            "backend": self.backend.currentText(),
+            "backend": self.backend.backend(),
             "profile": self.profile.currentData(),
             "context_length": self.context.value() or None,
             "threads": self.threads.value() or None,
