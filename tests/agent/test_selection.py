@@ -142,6 +142,17 @@ def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(to
     assert argument_fit(one, by_name["filesystem__move_file"]) == 1
 
 
+def test_a_file_name_fits_a_file_tool_not_a_directory_tool_nor_one_without_paths(tools):
+    by_name = {t.name: t for t in tools}  # the reference filesystem server: undescribed path arguments
+    file_question = question_cues("Show me the todo list in todo.md")
+    assert argument_fit(file_question, by_name["filesystem__read_text_file"]) == 1
+    # todo.md is no directory: list_directory's required one is missing and the file name has no place.
+    assert argument_fit(file_question, by_name["filesystem__list_directory"]) == -2
+    assert argument_fit(file_question, by_name["memory__read_graph"]) == -1  # takes no path at all
+    folder_question = question_cues("What's inside the recipes folder?")
+    assert argument_fit(folder_question, by_name["filesystem__list_directory"]) == 1
+
+
 def test_two_cities_and_a_clock_time_fit_the_conversion_better_than_the_clock(tools):
     by_name = {t.name: t for t in tools}
     cues = question_cues("When it is 9:00 in London, what time is it in New York?")

@@ -6,8 +6,8 @@ bench/selection_recall.py against the plain blend:
 
 - action words: a question's verbs folded onto the verbs tool names use ("forget" -> delete,
   "remember" -> create/add, "rename" -> move, "what's in" -> read), added to its BM25 terms;
-- argument fit: a tool gains for each typed argument (path, URL, time zone, clock time, number) the
-  question has a value for, as many as it has values of that kind ("rename draft.txt to final.txt"
+- argument fit: a tool gains for each typed argument (path, directory, URL, time zone, clock time,
+  number) the question has a value for (a file name such as todo.md is no directory), as many as it has values of that kind ("rename draft.txt to final.txt"
   fills move_file's source and destination, edit_file's one path), and loses for each *required*
   typed argument whose kind the question holds no value of;
 - caution: a tool that may change something (not annotated read-only) loses a little against the
@@ -55,6 +55,12 @@ _CHANGING_WORDS = frozenset(
 _URL = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|io|dev)\b")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
+# The argument kinds that can take each naming value of a question.
+_PLACES = {"file": {"path"}, "directory": {"path", "directory"}, "url": {"url"}}
+_FILE_NAME = re.compile(r"\.\w{1,5}$")
+# A path argument is a directory when its description says so, or, undescribed, when its tool's name does.
+_DIRECTORY_DESCRIPTION = re.compile(r"^\s*(?:the\s+)?(?:new\s+)?(?:directory|folder)\b", re.I)
+_DIRECTORY_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)", re.I)
 
 
 @cache
@@ -98,8 +104,11 @@ def asks_for_change(query: str) -> bool:
 def question_cues(query: str) -> dict[str, int]:
     """How many values of each typed kind the question holds (for argument_fit; compute once per
     question)."""
+    paths = path_values(query)
     return {
-        "path": len(path_values(query)),
+        "path": len(paths),
+        "file": sum(1 for p in paths if _FILE_NAME.search(p)),
+        "directory": sum(1 for p in paths if not _FILE_NAME.search(p)),
         "url": len(_URL.findall(query)),
         "zone": len(named_timezones(query)),
         "time": len(clock_times(query)),
@@ -110,16 +119,20 @@ def question_cues(query: str) -> dict[str, int]:
 @lru_cache(maxsize=4096)
 def _argument_kinds(tool: ToolSpec) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
     """How many arguments of ``tool`` are of each typed kind, and the kinds of its required ones."""
-    kinds = {name: _kind(name, schema) for name, schema in tool.properties.items()}
+    kinds = {name: _kind(name, schema, tool.tool_name) for name, schema in tool.properties.items()}
     counts = Counter(kind for kind in kinds.values() if kind is not None)
     required = tuple(kind for name, kind in kinds.items() if kind is not None and name in tool.required)
     return tuple(counts.items()), required
 
 
-def _kind(name: str, schema: Any) -> str | None:
+def _kind(name: str, schema: Any, tool_name: str) -> str | None:
     if not isinstance(schema, Mapping):
         return None
     description = str(schema.get("description") or "")
+    if name == "path" and (
+        _DIRECTORY_DESCRIPTION.match(description) or (not description and _DIRECTORY_TOOL.search(tool_name))
+    ):
+        return "directory"
     text = f"{name} {description}".lower()
     if "url" in text or schema.get("format") == "uri":
         return "url"
@@ -141,4 +154,8 @@ def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:
     counts, required = _argument_kinds(tool)
     filled = sum(min(count, cues[kind]) for kind, count in counts)
     missing = sum(1 for kind in required if not cues[kind])
-    return filled - missing
+    # A file name, a folder or an address says what the question is about: a tool that cannot take
+    # it is off the point (a file name is no directory).
+    takes = {kind for kind, _count in counts}
+    unplaced = sum(1 for value, kinds in _PLACES.items() if cues[value] and not takes & kinds)
+    return filled - missing - unplaced

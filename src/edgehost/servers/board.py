@@ -178,7 +178,7 @@ def build_server(reader: BoardReader) -> MCPServer:
 
     @server.tool(annotations=_READ_ONLY)
     def uptime() -> dict[str, Any]:
-        """Seconds since boot and the 1, 5 and 15 minute load averages."""
+        """How long the board has been up since boot, in seconds, and the 1, 5 and 15 minute load averages."""
         return reader.uptime()
 
     @server.tool(annotations=_READ_ONLY)

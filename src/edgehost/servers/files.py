@@ -39,11 +39,20 @@ _CREATES = ToolAnnotations(
 )
 _DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
-RelativePath = Annotated[
+# Each tool says what kind of path it takes: a model (and the ranker) reads a directory tool's example.
+FilePath = Annotated[str, Field(description="File path relative to the files folder, e.g. 'notes/todo.txt'.")]
+DirectoryPath = Annotated[
     str,
     Field(
-        description="Path relative to the files folder, e.g. 'notes/todo.txt'. Use '' or '.' for the folder itself."
+        description="Directory relative to the files folder, e.g. 'notes'; '' or '.' for the files folder itself."
     ),
+]
+EntryPath = Annotated[
+    str,
+    Field(description="File or directory relative to the files folder, e.g. 'notes/todo.txt' or 'notes'."),
+]
+NewDirectoryPath = Annotated[
+    str, Field(description="The new directory, relative to the files folder, e.g. 'notes/2026'.")
 ]
 
 
@@ -282,18 +291,19 @@ def build_server(root: Path) -> MCPServer:
     )
 
     @server.tool(annotations=_READ_ONLY, structured_output=False)
-    def list_directory(path: RelativePath = "") -> str:
-        """List a directory of the files folder: sub-directories first, then files with their sizes."""
+    def list_directory(path: DirectoryPath = "") -> str:
+        """List what a directory (folder) of the files folder holds: sub-directories first, then files with
+        their sizes."""
         return files.list_directory(path)
 
     @server.tool(annotations=_READ_ONLY, structured_output=False)
-    def read_file(path: RelativePath) -> str:
+    def read_file(path: FilePath) -> str:
         """Read a text file (UTF-8). Files over 1 MB are cut to their first 1 MB, with a note saying so."""
         return files.read_file(path)
 
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
     def write_file(
-        path: RelativePath,
+        path: FilePath,
         content: Annotated[str, Field(description="The whole new text of the file.")],
         overwrite: Annotated[bool, Field(description="Replace the file if it exists (default true).")] = True,
     ) -> str:
@@ -302,7 +312,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
     def edit_file(
-        path: RelativePath,
+        path: FilePath,
         old_text: Annotated[str, Field(description="Exact text to replace, as it is in the file.")],
         new_text: Annotated[str, Field(description="Text to put in its place.")],
         replace_all: Annotated[
@@ -324,7 +334,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
     def delete_file(
-        path: RelativePath,
+        path: EntryPath,
         recursive: Annotated[bool, Field(description="Also delete a directory that is not empty.")] = False,
     ) -> str:
         """Delete a file, or a directory (an empty one unless recursive is true)."""
@@ -344,7 +354,7 @@ def build_server(root: Path) -> MCPServer:
         return files.search_files(pattern, path, contains)
 
     @server.tool(annotations=_CREATES, structured_output=False)
-    def make_directory(path: RelativePath) -> str:
+    def make_directory(path: NewDirectoryPath) -> str:
         """Create a directory (and its missing parents) inside the files folder."""
         return files.make_directory(path)
 
