@@ -1,5 +1,6 @@
 """Screenshots of the desktop app for docs/screenshots/: the main window with a conversation holding
-tool cards (light and dark), each panel, the approval dialog and the quick-ask window.
+tool cards (light and dark), each panel, the approval dialog and the quick-ask window; then the start
+with a servers file that has a syntax error (the window's notice and the servers panel).
 
 Runs the real app (real built-in servers, real history) on a scripted model so the pictures are the
 same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
@@ -159,6 +160,52 @@ async def capture(out: Path, theme: str) -> list[Path]:
     return saved
 
 
+BROKEN_SERVERS_FILE = """{
+  "mcpServers": {
+    "weather": {"command": "uvx", "args": ["mcp-weather"]},
+    "notes": {
+      "command": "npx"
+      "args": ["-y", "@modelcontextprotocol/server-memory"]
+    }
+  }
+}
+"""
+
+
+async def capture_broken_servers_file(out: Path) -> list[Path]:
+    """The app started on a servers file with a missing comma: built-in servers, model and history
+    load, and the window and the servers panel say which line to fix."""
+    from edgehost.host.host import HostOptions
+    from edgehost.llm.scripted import ScriptedBackend
+    from edgehost.paths import Paths
+    from edgehost.settings import Settings
+    from edgehost.ui.app import Desktop
+
+    saved = []
+    with tempfile.TemporaryDirectory(prefix="edgehost-shots-") as folder:
+        paths = Paths.resolve(None, folder)
+        paths.servers_file.parent.mkdir(parents=True, exist_ok=True)
+        paths.servers_file.write_text(BROKEN_SERVERS_FILE, encoding="utf-8")
+        desktop = Desktop(paths, Settings(close_to_tray=False), HostOptions(backend=ScriptedBackend([])))
+        desktop.window.resize(1280, 820)
+        try:
+            await desktop.start()
+            assert desktop.host.manager is not None
+            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await settle(None, 0.5)
+            for widget, name in (
+                (desktop.window, "broken-servers-file"),
+                (desktop.window.open_panel("servers"), "broken-servers-file-panel"),
+            ):
+                await settle(None, 0.4)
+                path = out / f"{name}.png"
+                widget.grab().save(str(path))
+                saved.append(path)
+        finally:
+            await desktop.aclose()
+    return saved
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
@@ -181,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         with loop:
             for theme in themes:
                 saved += loop.run_until_complete(capture(out, theme))
+            saved += loop.run_until_complete(capture_broken_servers_file(out))
         for path in saved:
             print(f"wrote {path}")
         return 0
