@@ -23,6 +23,7 @@ from edgehost.boards import (
     system_root,
 )
 from edgehost.cli.context import CliContext, print_json
+from edgehost.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm import render_group_hint
 from edgehost.llm.rkllm._library import locate_library
@@ -100,11 +101,18 @@ def _problems(
     profile: BoardProfile | None,
     backends: dict[str, dict[str, Any]],
     runtime: dict[str, Any],
+    gui: GuiPlatform,
 ) -> list[dict[str, str]]:
     problems: list[dict[str, str]] = []
 
     def add(problem: str, hint: str) -> None:
         problems.append({"problem": problem, "hint": hint})
+
+    if gui.missing:
+        add(
+            f"the window cannot open: Qt's X11 (xcb) plugin needs {', '.join(gui.missing)}",
+            f"{install_hint(gui.packages)} (the terminal chat, `edgehost chat`, works without them)",
+        )
 
     npu = info.npu
     expects_npu = profile is not None and profile.npu_cores > 0
@@ -155,6 +163,7 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
     memory = read_memory(root)
     backends = _backends(ctx, profile, rkllm_lib)
     runtime = _rkllm_runtime(ctx, rkllm_lib)
+    gui = check_gui_platform()
     recommended = [
         {"backend": m.backend, "model": m.model, "min_ram_gb": m.min_ram_gb}
         for backend in profile.backend_order
@@ -188,7 +197,14 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
         "models": _models(ctx),
         "recommended_models": recommended,
         "libraries": _library_versions(),
-        "problems": _problems(info, profile, backends, runtime),
+        "gui": {
+            "platform": gui.platform,
+            "display": gui.display,
+            "checked": gui.checked,
+            "missing_libraries": list(gui.missing),
+            "packages": gui.packages,
+        },
+        "problems": _problems(info, profile, backends, runtime, gui),
     }
 
 
@@ -225,6 +241,10 @@ def _print_text(report: dict[str, Any]) -> None:
         print(f"  {model['name']} {model.get('format', '')} {model.get('source', '')}".rstrip())
     for item in report["recommended_models"]:
         print(f"Suggested for this board and RAM ({item['backend']}): {item['model']}")
+    gui = report["gui"]
+    screen = gui["display"] or "no display: a headless machine uses `edgehost chat`"
+    state = "MISSING LIBRARIES" if gui["missing_libraries"] else "ok" if gui["checked"] else "not checked"
+    print(f"Window:   Qt {gui['platform']} on {screen} ({state})")
     versions = ", ".join(f"{k} {v}" for k, v in report["libraries"].items() if v)
     print(f"Libraries: {versions}")
     if report["problems"]:

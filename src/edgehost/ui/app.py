@@ -66,7 +66,8 @@ def run_app(ctx: CliContext) -> int:
     from edgehost.ui.theme import apply_theme
 
     settings = ctx.settings
-    app = QApplication.instance() or QApplication([sys.argv[0], *_qt_args()])
+    with explained_platform_failure():
+        app = QApplication.instance() or QApplication([sys.argv[0], *_qt_args()])
     assert isinstance(app, QApplication)
     name = instance_name(ctx.paths)
     quick_ask = bool(getattr(ctx.args, "quick_ask", False))
@@ -224,6 +225,46 @@ def quit_on_signals(quit_app: Callable[[], None]) -> Iterator[None]:
             signal.signal(sig, handler)
         reader.close()
         writer.close()
+
+
+@contextlib.contextmanager
+def explained_platform_failure() -> Iterator[None]:
+    """While the QApplication is made: when Qt cannot open a window it aborts with its own words
+    ("Could not load the Qt platform plugin "xcb""); say first what to install or do instead."""
+    from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+
+    def explain(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        category = context.category if context.category not in (None, "default") else None
+        sys.stderr.write(f"{category}: {message}\n" if category else f"{message}\n")
+        if kind == QtMsgType.QtFatalMsg:
+            sys.stderr.write(f"EdgeHost: {platform_failure_hint()}\n")
+            sys.stderr.flush()
+
+    previous = qInstallMessageHandler(explain)
+    try:
+        yield
+    finally:
+        qInstallMessageHandler(previous)
+
+
+def platform_failure_hint() -> str:
+    """What to do when Qt could not open a window here (missing X11 libraries, no display)."""
+    from edgehost.gui_platform import check_gui_platform, install_hint
+
+    gui = check_gui_platform()
+    if gui.missing:
+        return (
+            f"the window needs {', '.join(gui.missing)}: install them with `{install_hint(gui.packages)}`;"
+            " `edgehost chat` works in a terminal meanwhile"
+        )
+    if gui.display is None:
+        return (
+            "there is no display to open the window on (no DISPLAY or WAYLAND_DISPLAY): use `edgehost chat`"
+            " in a terminal, or start EdgeHost from the desktop session"
+        )
+    return (
+        "Qt could not open a window; `edgehost doctor` checks the platform, `edgehost chat` works meanwhile"
+    )
 
 
 def _qt_args() -> list[str]:
