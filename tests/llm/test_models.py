@@ -34,6 +34,9 @@ def test_the_models_folder_lists_gguf_and_rkllm_files_and_the_embedded_default(
         8192,
         True,
     )
+    assert (
+        default.name == "SmolLM2-135M-Instruct.Q4_1"
+    )  # the file's name, not general.name (a training run's)
     rkllm = models["Qwen2.5-1.5B-Instruct_W8A8_RK3588.rkllm"]
     assert (rkllm.format, rkllm.size_bytes, rkllm.context_length) == ("rkllm", 1000, None)
     assert models["broken.gguf"].error is not None

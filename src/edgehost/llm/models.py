@@ -82,7 +82,7 @@ def describe_model(path: Path, *, source: str = "models folder") -> ModelFile:
         return ModelFile(str(path), path.name, fmt, size, None, None, source=source, error=str(exc))
     return ModelFile(
         path=str(path),
-        name=str(metadata.get("general.name") or path.stem),
+        name=path.stem,  # the file's name, as the status bar says it: a GGUF's general.name is a training run's
         format=fmt,
         size_bytes=size,
         context_length=gguf_context_length(metadata),
