@@ -36,8 +36,9 @@ def test_a_path_is_a_file_name_of_the_question_or_the_folder_it_names() -> None:
     }
     assert enums(grounded_schema(optional, "What's inside the recipes folder?")) == {"path": ["recipes", ""]}
     assert enums(grounded_schema(optional, "Create a folder called photos.")) == {"path": ["photos", ""]}
-    # No name in the question: an optional path keeps to its default (the folder itself).
-    assert enums(grounded_schema(optional, "List the files in my folder.")) == {"path": [""]}
+    # No name in the question: an optional path is left out, so the server's default (the folder itself)
+    # holds and the model cannot fill it with "" or a word of its own.
+    assert enums(grounded_schema(optional, "List the files in my folder.")) == {}
 
 
 def test_time_zones_come_from_the_cities_the_question_names(reference_tools: dict[str, ToolSpec]) -> None:
@@ -63,6 +64,16 @@ def test_numbers_are_the_questions_and_an_enum_is_kept(reference_tools: dict[str
         "success",
         "debug",
     ]
+
+
+def test_an_optional_number_the_question_does_not_give_is_left_out() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "default": 10}},
+        "required": ["query"],
+    }
+    assert enums(grounded_schema(schema, "Search the notes for pasta")).keys() == {"query"}
+    assert enums(grounded_schema(schema, "Show 3 notes about pasta"))["limit"] == [3]
 
 
 def test_nested_values_are_grounded_too(reference_tools: dict[str, ToolSpec]) -> None:
@@ -105,7 +116,15 @@ def test_an_empty_default_is_not_offered_as_a_text_value() -> None:
     assert "" not in values["contains"] and "" not in values["pattern"]
 
 
-def test_a_word_of_the_tools_own_name_is_offered_last() -> None:
+def test_a_word_of_the_tools_own_name_is_offered_last_and_only_where_a_value_must_be_given() -> None:
     values = enums(grounded_schema(SEARCH, "Find the files that mention pasta.", "files__search_files"))
     assert values["contains"][:3] == ["mention", "pasta", "mention pasta"]
+    assert "files" not in values["contains"]  # optional: "files" would narrow the search to nothing
+    required = {**SEARCH, "required": ["contains"]}
+    values = enums(grounded_schema(required, "Find the files that mention pasta.", "files__search_files"))
     assert values["contains"][-1] == "files"  # it names the tool, not what to look for
+
+
+def test_an_optional_argument_the_question_gives_no_value_for_is_left_out() -> None:
+    none_named = enums(grounded_schema(SEARCH, "files", "files__search_files"))
+    assert none_named == {}  # the call is search_files({}), not search_files({"pattern": ""})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.gui_platform import debian_package, missing_libraries
+from edgehost.boards.gui_platform import debian_package, missing_libraries
 
 APP_TIMEOUT_S = 120
 
@@ -76,7 +76,7 @@ def test_doctor_names_the_packages_the_window_lacks(
 ) -> None:
     from test_doctor import run_doctor_json
 
-    from edgehost import gui_platform
+    from edgehost.boards import gui_platform
 
     plugin = build_library_needing_a_gone_one(tmp_path)  # stands in for Qt's libqxcb.so
     monkeypatch.setattr(gui_platform, "_xcb_plugin_files", lambda: [plugin])

@@ -86,6 +86,14 @@ def _ground(
             else value
             for key, value in schema["properties"].items()
         }
+        # An optional argument the question gives no value for, or only its default, says nothing the
+        # server would not assume: left out, it cannot be a small model's whole call (search_files
+        # with path "", or with a pattern the model made up).
+        properties = {
+            key: value
+            for key, value in properties.items()
+            if key in needed or not (isinstance(value, Mapping) and _only_default(value))
+        }
         return {**schema, "properties": properties}
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         return {
@@ -94,14 +102,21 @@ def _ground(
         }
     if kind == "string":
         values = _text_values(schema, text, required=required, name=name, named=named)
-        if not values:
-            return schema
+        if not values and required:
+            return schema  # the question holds no value: the model must still give one
         kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
         return kept | {"enum": values}
     if kind in ("integer", "number"):
         numbers = [n for n in dict.fromkeys(_NUMBER.findall(text)) if kind == "number" or "." not in n]
-        return {**schema, "enum": [float(n) if "." in n else int(n) for n in numbers]} if numbers else schema
+        if not numbers and required:
+            return schema
+        return {**schema, "enum": [float(n) if "." in n else int(n) for n in numbers]}
     return schema
+
+
+def _only_default(schema: Mapping[str, Any]) -> bool:
+    offered = schema.get("enum")
+    return offered == [] or ("default" in schema and offered == [schema["default"]])
 
 
 def _text_values(
@@ -128,7 +143,9 @@ def _text_values(
     spans = question_spans(text)
     naming = [span for span in spans if {w.lower() for w in _WORD.findall(span)} <= named]
     values = [span for span in spans if span not in naming]
-    return list(dict.fromkeys([*values, *related, *given, *naming]))
+    # A word of the tool's own name is a value only where one must be given: an optional argument
+    # filled with it narrows the call to nothing (search_files with pattern "files").
+    return list(dict.fromkeys([*values, *related, *given, *(naming if required else [])]))
 
 
 def path_values(text: str) -> list[str]:

@@ -22,8 +22,8 @@ from edgehost.boards import (
     select_profile,
     system_root,
 )
+from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.cli.context import CliContext, print_json
-from edgehost.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm import render_group_hint
 from edgehost.llm.rkllm._library import locate_library

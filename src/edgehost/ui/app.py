@@ -249,7 +249,7 @@ def explained_platform_failure() -> Iterator[None]:
 
 def platform_failure_hint() -> str:
     """What to do when Qt could not open a window here (missing X11 libraries, no display)."""
-    from edgehost.gui_platform import check_gui_platform, install_hint
+    from edgehost.boards.gui_platform import check_gui_platform, install_hint
 
     gui = check_gui_platform()
     if gui.missing:
