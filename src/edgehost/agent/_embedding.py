@@ -11,6 +11,7 @@ rknn-toolkit-lite2; tokenisation and pooling stay here.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from edgehost.errors import EdgeHostError
 
@@ -148,6 +149,12 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x * _INV_SQRT2))
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_pool() -> ThreadpoolController:
+    """The process's BLAS libraries, found once: finding them reads /proc/self/maps (~1 ms a query)."""
+    return ThreadpoolController()
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on the CPU in numpy. Load once (about a second), then embed many times."""
 
@@ -187,7 +194,7 @@ class MiniLMEmbedder:
         ids, mask = _tokenize(self._tokenizer, texts)
         # The matrices are small: one BLAS thread is as fast, and a pool of them spinning beside the
         # model process and the GUI made a query embedding 10x slower on a busy 2-core machine.
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _blas_pool().limit(limits=1, user_api="blas"):
             return _mean_pool_normalised(self._forward(ids, mask), mask)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ Everything here is a pure function of its arguments.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,6 +50,7 @@ RESULT_CLOSE = "[END_TOOL_RESULT]"
 CountTokensFn = Callable[[str], int]
 
 
+@functools.lru_cache(maxsize=1)
 def prompts_dir() -> Path:
     """The folder of the shipped prompt templates. Raises FileNotFoundError when it is missing."""
     return shipped_dir("resources") / "prompts"
@@ -56,10 +58,16 @@ def prompts_dir() -> Path:
 
 def load_template(name: str, directory: Path | None = None) -> str:
     """The text of template `name` ("system.md", "tools.md"): the user's copy in `directory` when it
-    has one, else the shipped one. Raises FileNotFoundError when neither exists."""
-    if directory is not None and (directory / name).is_file():
-        return (directory / name).read_text(encoding="utf-8")
-    return (prompts_dir() / name).read_text(encoding="utf-8")
+    has one, else the shipped one. Raises FileNotFoundError when neither exists. Read again only when
+    the file changed (every turn renders the prompt)."""
+    user = directory / name if directory is not None else None
+    path = user if user is not None and user.is_file() else prompts_dir() / name
+    return _read_template(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_template(path: Path, mtime_ns: int) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def choose_dialect(capabilities: Capabilities) -> str:
@@ -98,6 +106,7 @@ def _type_of(schema: Any) -> str:
     return str(kind) if kind else "any"
 
 
+@functools.lru_cache(maxsize=2048)
 def render_tool_entry(tool: ToolSpec) -> str:
     """One line per tool: `- name(arg: type, optional?: type): first sentence of the description`."""
     arguments = ", ".join(
