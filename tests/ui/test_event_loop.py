@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from PySide6.QtWidgets import QApplication
 
@@ -26,3 +27,42 @@ def test_a_child_process_started_on_the_apps_loop_is_reaped_with_its_exit_code(q
         asyncio.set_event_loop(None)
         if sys.version_info < (3, 12):  # later tests' loops get asyncio's default watcher again
             asyncio.set_child_watcher(asyncio.ThreadedChildWatcher())
+
+
+def test_garbage_is_collected_on_the_gui_thread_not_in_a_worker(qapp: Any) -> None:
+    """A cycle holding a Qt object with a running timer, dropped while a worker thread allocates,
+    is freed by the GUI thread's collector, not by the worker (a worker's collection left the timer
+    registered: the segfaults in QTimerInfoList::activateTimers)."""
+    import gc
+    import threading
+    import weakref
+
+    from PySide6.QtCore import QTimer
+
+    from edgehost.ui._gc import GuiThreadCollector
+
+    was_enabled = gc.isenabled()
+    collector = GuiThreadCollector(interval_ms=60_000)  # the test calls it instead of the timer
+    try:
+        assert not gc.isenabled()
+
+        class Holder:
+            timer: QTimer
+
+        holder = Holder()
+        holder.cycle = holder  # type: ignore[attr-defined]
+        holder.timer = QTimer()
+        holder.timer.start(60_000)
+        gone = weakref.ref(holder)
+        del holder
+        kept: list[list[object]] = []  # what the worker makes stays alive, as a ranking's results do
+        worker = threading.Thread(target=lambda: kept.extend([] for _ in range(2 * gc.get_threshold()[0])))
+        worker.start()
+        worker.join()
+        assert gone() is not None  # the worker's allocations passed the threshold and freed nothing
+        assert gc.get_count()[0] > gc.get_threshold()[0]
+        assert collector.collect_due() > 0
+        assert gone() is None
+    finally:
+        collector.stop()
+    assert gc.isenabled() == was_enabled

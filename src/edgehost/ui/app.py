@@ -98,8 +98,14 @@ def run_app(ctx: CliContext) -> int:
             with quit_on_signals(desktop.quit):
                 return await desktop.run(quick_ask=quick_ask, hidden=hidden)
 
-        with loop:
-            return int(loop.run_until_complete(main()))
+        from edgehost.ui._gc import GuiThreadCollector
+
+        collector = GuiThreadCollector(app)
+        try:
+            with loop:
+                return int(loop.run_until_complete(main()))
+        finally:
+            collector.stop()
 
 
 @contextlib.contextmanager
