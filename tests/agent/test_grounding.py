@@ -51,8 +51,19 @@ def test_a_list_of_three_items_is_not_mistaken_for_repetition() -> None:
     assert check_answer(answer, results=[TEMPERATURES]).grounded
 
 
-def test_an_answer_without_numbers_is_grounded() -> None:
+def test_an_answer_without_numbers_is_grounded_unless_the_question_asks_for_an_amount() -> None:
     assert check_answer("The board is cool.", results=[TEMPERATURES]).grounded
+    assert check_answer("The board is cool.", results=[TEMPERATURES], question="Is the board OK?").grounded
+    memory = '{"total_mb": 23944, "available_mb": 21702}'
+    vague = check_answer("The RAM is nearly full.", results=[memory], question="How much memory is free?")
+    assert not vague.grounded and "amount without the result's numbers" in vague.reason
+    assert check_answer("21702 MB are free.", results=[memory], question="How much memory is free?").grounded
+    # The question's own number is not the amount asked for.
+    assert not check_answer(
+        "Gauge 3 reads fine.", results=['{"value": 7.5}'], question="What's the temperature on gauge 3?"
+    ).grounded
+    # Nothing measured: nothing to hold the answer to.
+    assert check_answer("It is fine.", results=["ok"], question="How hot is it?").grounded
 
 
 def test_numbers_are_read_as_written_with_thousands_separators() -> None:

@@ -64,7 +64,7 @@ async def test_regenerate_answers_the_last_question_again_without_the_old_answer
 ) -> None:
     backend = ScriptedBackend([call("board__cpu_status"), "Busy cores.", "Calm cores."])
     host, _recorder = await make_host(backend)
-    first = await asyncio.wait_for(host.submit("How busy is the CPU?"), WAIT_S)
+    first = await asyncio.wait_for(host.submit("Is the CPU busy?"), WAIT_S)
     conv_id = first.conversation_id
     assert first.text == "Busy cores."
     requests_before = len(backend.requests)
@@ -72,17 +72,17 @@ async def test_regenerate_answers_the_last_question_again_without_the_old_answer
     assert again is not None and again.text == "Calm cores." and again.conversation_id == conv_id
     regenerated_request = backend.requests[requests_before]
     seen = [(m.role, m.content) for m in regenerated_request.messages if m.role != "system"]
-    assert seen == [("user", "How busy is the CPU?")]
+    assert seen == [("user", "Is the CPU busy?")]
     view = [(m.role, m.content) for m in host.conversation(conv_id).messages]
-    assert view == [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
+    assert view == [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
     # The history keeps what happened, the first answer and its call marked replaced, then the
     # question asked again.
     stored = host.store.list_messages(conv_id, include_superseded=True)
     replaced = [(m.role, m.content) for m in stored if m.superseded is not None]
-    assert replaced[0] == ("user", "How busy is the CPU?") and replaced[-1] == ("assistant", "Busy cores.")
+    assert replaced[0] == ("user", "Is the CPU busy?") and replaced[-1] == ("assistant", "Busy cores.")
     assert any("board__cpu_status" in content for _role, content in replaced[1:-1])
     current = [(m.role, m.content) for m in stored if m.superseded is None]
-    assert current == [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
+    assert current == [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
     assert [e.tool for e in host.executions(conv_id)] == ["board__cpu_status"]
 
 
@@ -90,12 +90,12 @@ async def test_after_a_restart_the_model_sees_only_the_regenerated_answer(make_h
     host, _recorder = await make_host(
         ScriptedBackend([call("board__cpu_status"), "Busy cores.", "Calm cores."])
     )
-    conv_id = (await asyncio.wait_for(host.submit("How busy is the CPU?"), WAIT_S)).conversation_id
+    conv_id = (await asyncio.wait_for(host.submit("Is the CPU busy?"), WAIT_S)).conversation_id
     await asyncio.wait_for(host.regenerate(conv_id), WAIT_S)
 
     backend = ScriptedBackend(["Eight cores.", "Eight cores, four fast ones."])
     restarted, _ = await make_host(backend)  # a new Host on the same data folder: nothing in memory
-    question = [("user", "How busy is the CPU?"), ("assistant", "Calm cores.")]
+    question = [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
     assert [(m.role, m.content) for m in restarted.conversation(conv_id).messages] == question
     await asyncio.wait_for(restarted.submit("How many cores?", conv_id), WAIT_S)
     seen = [(m.role, m.content) for m in backend.requests[0].messages if m.role != "system"]

@@ -23,16 +23,16 @@ def test_superseded_messages_are_left_out_of_the_conversation_but_kept(store: St
     conversation = store.create_conversation("CPU")
     store.add_message(conversation, "user", "Hello")
     store.add_message(conversation, "assistant", "Hi.")
-    asked, tool, answered = _ask_and_answer(store, conversation, "How busy is the CPU?", "Busy cores.")
+    asked, tool, answered = _ask_and_answer(store, conversation, "Is the CPU busy?", "Busy cores.")
 
     assert store.supersede_messages(conversation, asked) == 3
-    store.add_message(conversation, "user", "How busy is the CPU?")
+    store.add_message(conversation, "user", "Is the CPU busy?")
     store.add_message(conversation, "assistant", "Calm cores.")
 
     assert [(m.role, m.content) for m in store.list_messages(conversation)] == [
         ("user", "Hello"),
         ("assistant", "Hi."),
-        ("user", "How busy is the CPU?"),
+        ("user", "Is the CPU busy?"),
         ("assistant", "Calm cores."),
     ]
     everything = store.list_messages(conversation, include_superseded=True)
@@ -45,7 +45,7 @@ def test_superseded_messages_are_left_out_of_the_conversation_but_kept(store: St
 def test_superseding_leaves_other_conversations_and_the_executions_alone(store: Store) -> None:
     conversation = store.create_conversation("CPU")
     other = store.create_conversation("Other")
-    asked, _tool, answered = _ask_and_answer(store, conversation, "How busy is the CPU?", "Busy cores.")
+    asked, _tool, answered = _ask_and_answer(store, conversation, "Is the CPU busy?", "Busy cores.")
     store.add_message(other, "user", "Unrelated question")
     execution = store.record_execution(
         server="board",
@@ -68,7 +68,7 @@ def test_superseding_leaves_other_conversations_and_the_executions_alone(store: 
 def test_only_a_current_message_of_that_conversation_starts_a_replacement(store: Store) -> None:
     conversation = store.create_conversation("CPU")
     other = store.create_conversation("Other")
-    asked, _tool, _answered = _ask_and_answer(store, conversation, "How busy is the CPU?", "Busy cores.")
+    asked, _tool, _answered = _ask_and_answer(store, conversation, "Is the CPU busy?", "Busy cores.")
     with pytest.raises(RecordNotFoundError):
         store.supersede_messages(other, asked)
     with pytest.raises(RecordNotFoundError):
@@ -80,7 +80,7 @@ def test_only_a_current_message_of_that_conversation_starts_a_replacement(store:
 
 def test_search_does_not_find_a_conversation_by_a_replaced_answer(store: Store) -> None:
     conversation = store.create_conversation("CPU")
-    asked, _tool, _answered = _ask_and_answer(store, conversation, "How busy is the CPU?", "Busy cores.")
+    asked, _tool, _answered = _ask_and_answer(store, conversation, "Is the CPU busy?", "Busy cores.")
     assert [c.id for c in store.search_conversations("busy cores")] == [conversation]
     store.supersede_messages(conversation, asked)
     store.add_message(conversation, "user", "How is the CPU?")
@@ -95,7 +95,7 @@ def test_a_database_made_before_superseding_existed_is_upgraded_and_its_messages
     previous = tuple(m for m in MIGRATIONS if m.name != "0003_superseded_messages")
     with Store.open(db_path, migrations=previous) as old:
         conversation = old.create_conversation("CPU")
-        asked, _tool, _answered = _ask_and_answer(old, conversation, "How busy is the CPU?", "Busy cores.")
+        asked, _tool, _answered = _ask_and_answer(old, conversation, "Is the CPU busy?", "Busy cores.")
     conn = sqlite3.connect(db_path)
     try:
         assert "0003_superseded_messages" not in applied_migrations(conn)
@@ -104,7 +104,7 @@ def test_a_database_made_before_superseding_existed_is_upgraded_and_its_messages
 
     with Store.open(db_path) as upgraded:
         kept = upgraded.list_messages(conversation)
-        assert [m.content for m in kept] == ["How busy is the CPU?", "load 0.4", "Busy cores."]
+        assert [m.content for m in kept] == ["Is the CPU busy?", "load 0.4", "Busy cores."]
         assert all(m.superseded is None for m in kept)
         assert upgraded.supersede_messages(conversation, asked) == 3
         assert upgraded.list_messages(conversation) == []

@@ -11,7 +11,9 @@ tool call is *ungrounded* when
    rounded or cut to fewer places (45 or 45.2 for 45.23, 978 for 978.8), or counts the items of a
    list there; or
 4. every result is empty (``{"zones": []}``, ``[]``, no text): whatever the model says, the user reads
-   that the tool found nothing, with the model's text beside it.
+   that the tool found nothing, with the model's text beside it; or
+5. the question asks for an amount ("how much memory is free?", "how hot…", "how many…", "what time…")
+   and the results hold numbers, but the answer states none of them ("The RAM is nearly full.").
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -39,6 +41,12 @@ __all__ = [
 # A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?")
 # "1. ", "2) " at the start of a line number a list; they are not facts.
+# A question whose answer is an amount the tool measured (rule 5).
+_AMOUNT_QUESTION = re.compile(
+    r"\bhow\s+(much|many|hot|warm|cold|long|big|large|fast|full|busy|old)\b|\bwhat\s+time\b"
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(temperature|load|usage|size|uptime|time)\b",
+    re.IGNORECASE,
+)
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 REPEATED_SENTENCE_TIMES = 3
 SUMMARY_MAX_LINES = 12
@@ -143,6 +151,11 @@ def check_answer(
     )
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
+    if _AMOUNT_QUESTION.search(question):
+        measured = _source_numbers(results)
+        stated = [value for written in numbers_in(answer) if (value := _decimal(written)) is not None]
+        if measured and not any(_is_in(value, measured) for value in stated):
+            return Grounding(False, "it answers a question about an amount without the result's numbers")
     return Grounding(True)
 
 
