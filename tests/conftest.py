@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.fake_hub import FakeHub
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -48,3 +50,11 @@ def model_path() -> Path:
         return default_model_path()
     except EdgeHostError as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture
+def empty_hub() -> Iterator[FakeHub]:
+    """A local stand-in for the Hugging Face Hub (tests/fake_hub.py), started; add files to it."""
+    hub = FakeHub().start()
+    yield hub
+    hub.stop()

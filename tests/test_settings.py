@@ -25,6 +25,15 @@ def test_settings_survive_a_save_and_keep_unknown_keys(tmp_path: Path) -> None:
     assert again.extra == {"future_option": [1, 2]}
 
 
+def test_every_setting_the_app_writes_reads_back(tmp_path: Path) -> None:
+    # The window saves model_hint_dismissed = true; a type left out of the checks made that file
+    # unreadable ("must be object, not false") for every later start.
+    path = tmp_path / "settings.json"
+    changed = Settings(model_hint_dismissed=True, close_to_tray=False, threads=2, model="/m.gguf")
+    changed.save(path)
+    assert Settings.load(path) == changed
+
+
 def test_broken_json_is_reported_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text('{\n  "theme": "dark",\n  "backend": \n}\n')

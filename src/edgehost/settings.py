@@ -43,6 +43,8 @@ class Settings:
     routing: str = "auto"
     close_to_tray: bool = True
     theme: str = "system"  # system | dark | light
+    # The window's one-time hint that the embedded model is a tiny one, with the model to get instead.
+    model_hint_dismissed: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
 
     @classmethod
@@ -125,6 +127,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "routing": (str,),
     "close_to_tray": (bool,),
     "theme": (str,),
+    "model_hint_dismissed": (bool,),
 }
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "backend": ("auto", "llamacpp", "rkllm", "openai"),
@@ -145,7 +148,7 @@ _TYPE_NAMES = {
 def _problem(key: str, value: Any) -> str | None:
     """Why ``value`` is not acceptable for the setting ``key`` (None when it is)."""
     wanted = _TYPES.get(key, (object,))
-    bool_for_number = isinstance(value, bool) and bool not in wanted
+    bool_for_number = isinstance(value, bool) and bool not in wanted and (int in wanted or float in wanted)
     if bool_for_number or not isinstance(value, wanted):
         names = [_TYPE_NAMES.get(t, t.__name__) for t in wanted if not (t is int and float in wanted)]
         return f"must be {' or '.join(names)}, not {json.dumps(value)}"

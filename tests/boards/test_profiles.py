@@ -12,7 +12,6 @@ from edgehost.boards import (
     load_profile,
     load_profiles,
     profiles_dir,
-    recommended_model,
     select_profile,
 )
 from edgehost.errors import ConfigError, UsageError
@@ -53,14 +52,27 @@ def test_rk3588_profiles_put_rkllm_first_on_the_big_cores() -> None:
             assert "rkllm" not in profile.backend_order
 
 
-def test_recommended_models_grow_with_ram() -> None:
-    profile = next(p for p in load_profiles() if p.name == "orangepi-5")
-    small = recommended_model(profile, 3.7, "rkllm")
-    big = recommended_model(profile, 15.6, "rkllm")
-    assert small is not None and "1.5B" in small.model
-    assert big is not None and "3B" in big.model
-    fallback = recommended_model(profile, 1.8, "llamacpp")
-    assert fallback is not None and "SmolLM2" in fallback.model
+def test_every_rk3588_profile_carries_measured_speeds_for_both_backends() -> None:
+    for profile in load_profiles():
+        if profile.npu_cores:
+            assert set(profile.speed) == {"rkllm", "llamacpp"}, profile.name
+        else:
+            assert profile.speed == {}, profile.name  # no figures measured: no speed claimed
+
+
+def test_a_profile_with_the_old_model_list_or_a_bad_speed_table_is_refused_by_name(tmp_path: Path) -> None:
+    old = tmp_path / "old.toml"
+    old.write_text('name = "old"\n\n[[recommended_models]]\nmin_ram_gb = 0\nmodel = "x"\nbackend = "rkllm"\n')
+    with pytest.raises(
+        ConfigError, match=r"old.toml: \[\[recommended_models\]\] is no longer read: the model catalog"
+    ):
+        load_profile(old)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n\n[speed]\nrkllm = [[1.5, 0]]\n')
+    with pytest.raises(
+        ConfigError, match=r"must be a list of \[billions of parameters, tokens/s\] pairs.*speed.rkllm"
+    ):
+        load_profile(bad)
 
 
 def test_profile_override_wins_and_an_unknown_name_lists_the_known_ones(tmp_path: Path) -> None:

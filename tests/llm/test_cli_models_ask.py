@@ -59,7 +59,7 @@ def test_ask_with_a_missing_model_fails_with_the_reason(data_dir: Path) -> None:
 def test_models_json_lists_the_embedded_default(model_path: Path, data_dir: Path) -> None:
     result = edgehost(data_dir, "models", "--json")
     assert result.returncode == 0, result.stderr
-    [model] = json.loads(result.stdout)
+    [model] = json.loads(result.stdout)["installed"]
     assert (model["path"], model["format"], model["context_length"], model["chat_template"]) == (
         str(model_path),
         "gguf",

@@ -21,6 +21,7 @@ from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.manager import ServerManager
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+from edgehost.ui._gc import GuiThreadCollector
 from edgehost.ui.app import Desktop
 from edgehost.ui.theme import apply_theme
 
@@ -38,10 +39,13 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     qapp.setQuitOnLastWindowClosed(False)  # as run_app does: quitting is the app's decision
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    collector = GuiThreadCollector()  # as run_app does: Qt objects are freed on this thread only
     yield loop
     loop.run_until_complete(asyncio.sleep(0))
     loop.close()
     asyncio.set_event_loop(None)
+    collector.stop()
+    collector.deleteLater()
     # Free what the test left for later now, not at a garbage collection during some other test: on
     # PySide6 6.8.0.2 under load, a timer event for a widget freed late crashed a later test (2 runs
     # of 4 of the floor-Qt suite, in QApplication::notify from QTimerInfoList::activateTimers).
@@ -64,6 +68,14 @@ async def finished(task: asyncio.Future[Any] | None, timeout: float = STEP_S) ->
     """The result of a turn (or any) task, bounded; the task is not cancelled by the bound."""
     assert task is not None
     return await asyncio.wait_for(asyncio.shield(task), timeout)
+
+
+async def wait_until(condition: Callable[[], Any], timeout: float = STEP_S) -> None:
+    """Until ``condition()`` holds, the loop running meanwhile; fails after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
 
 
 def manager(desktop: Desktop) -> ServerManager:
@@ -106,6 +118,7 @@ async def opened_desktop(
     delay_s: float = 0.0,
     wait_servers: bool = True,
     servers: ServersConfig | None = None,
+    hub_endpoint: str | None = None,
 ) -> AsyncIterator[Desktop]:
     """The whole app on a scripted model, started and closed inside one running loop (the servers'
     pipes are serviced only while the loop runs)."""
@@ -113,7 +126,7 @@ async def opened_desktop(
     desktop = Desktop(
         Paths.resolve(None, data_dir),
         settings or Settings(close_to_tray=False),
-        HostOptions(backend=backend, servers=servers),
+        HostOptions(backend=backend, servers=servers, hub_endpoint=hub_endpoint),
     )
     try:
         await desktop.start()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
 import sys
@@ -11,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel, QTableWidget
-from tests.ui.conftest import STEP_S, finished, opened_desktop
+from tests.ui.conftest import STEP_S, finished, opened_desktop, wait_until
 
 from edgehost.ui._waiting import expect
 from edgehost.ui.history_panel import HistoryPanel, export_folder
@@ -132,13 +131,6 @@ def test_a_server_whose_program_is_missing_fails_once_and_is_not_retried(data_di
             assert "not retried" in (ghost.error or "")
 
     run(scenario())
-
-
-async def wait_until(condition: Any, timeout: float = STEP_S) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 def test_importing_a_claude_desktop_config_adds_its_servers(data_dir: Path, run: Any) -> None:

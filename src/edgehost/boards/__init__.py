@@ -23,11 +23,10 @@ from edgehost.boards.detection import (
 from edgehost.boards.profiles import (
     BoardProfile,
     MatchRules,
-    RecommendedModel,
+    expected_speed,
     load_profile,
     load_profiles,
     profiles_dir,
-    recommended_model,
     select_profile,
 )
 
@@ -38,7 +37,6 @@ __all__ = [
     "MatchRules",
     "MemoryInfo",
     "NpuInfo",
-    "RecommendedModel",
     "ThermalZone",
     "big_cores",
     "current_profile",
@@ -52,7 +50,7 @@ __all__ = [
     "read_memory",
     "read_thermal_zones",
     "read_uptime",
-    "recommended_model",
+    "expected_speed",
     "select_profile",
     "system_root",
 ]

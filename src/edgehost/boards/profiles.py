@@ -6,6 +6,7 @@ A profile is chosen from the detected board (device-tree compatible and model st
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -27,12 +28,11 @@ __all__ = [
     "SamplingDefaults",
     "BoardProfile",
     "MatchRules",
-    "RecommendedModel",
     "load_profile",
     "load_profiles",
     "match_score",
     "profiles_dir",
-    "recommended_model",
+    "expected_speed",
     "select_profile",
 ]
 
@@ -67,13 +67,6 @@ class SamplingDefaults:
         }
 
 
-@dataclass(frozen=True)
-class RecommendedModel:
-    min_ram_gb: float
-    model: str
-    backend: str
-
-
 @dataclass
 class BoardProfile:
     name: str
@@ -88,7 +81,8 @@ class BoardProfile:
     context_length: int = 4096
     rkllm_cpu_mask: int = 0
     rkllm_cpu_count: int = 0
-    recommended_models: tuple[RecommendedModel, ...] = ()
+    # Measured decode speeds per backend: (parameters in billions, tokens/s) pairs (the [speed] table).
+    speed: dict[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     sampling: SamplingDefaults = field(default_factory=SamplingDefaults)
     source: str | None = None  # the TOML file it came from
@@ -106,10 +100,7 @@ class BoardProfile:
             "context_length": self.context_length,
             "rkllm_cpu_mask": self.rkllm_cpu_mask,
             "rkllm_cpu_count": self.rkllm_cpu_count,
-            "recommended_models": [
-                {"min_ram_gb": m.min_ram_gb, "model": m.model, "backend": m.backend}
-                for m in self.recommended_models
-            ],
+            "speed": {backend: [list(point) for point in points] for backend, points in self.speed.items()},
             "env": dict(self.env),
             "sampling": self.sampling.as_dict(),
             "source": self.source,
@@ -171,6 +162,25 @@ def _sampling(table: Any, where: str) -> SamplingDefaults:
     return SamplingDefaults(**values)
 
 
+def _speed(table: Any, where: str) -> dict[str, tuple[tuple[float, float], ...]]:
+    if not isinstance(table, dict):
+        raise ConfigError("must be a table of [[billions, tokens/s], ...] lists", path=where, field="speed")
+    speed = {}
+    for backend, points in table.items():
+        try:
+            pairs = tuple((float(size), float(rate)) for size, rate in points)
+        except (TypeError, ValueError):
+            pairs = ()
+        if not pairs or any(size <= 0 or rate <= 0 for size, rate in pairs):
+            raise ConfigError(
+                "must be a list of [billions of parameters, tokens/s] pairs, both positive",
+                path=where,
+                field=f"speed.{backend}",
+            )
+        speed[str(backend)] = pairs
+    return speed
+
+
 def load_profile(path: Path) -> BoardProfile:
     """Read one profile file. Raises ConfigError naming the file (and line or field) when it is bad."""
     where = str(path)
@@ -185,20 +195,14 @@ def load_profile(path: Path) -> BoardProfile:
     match = data.get("match", {})
     if not isinstance(match, dict):
         raise ConfigError("must be a table", path=where, field="match")
-    models = []
-    for index, item in enumerate(data.get("recommended_models", [])):
-        try:
-            models.append(
-                RecommendedModel(
-                    min_ram_gb=float(item["min_ram_gb"]),
-                    model=str(item["model"]),
-                    backend=str(item["backend"]),
-                )
-            )
-        except (KeyError, TypeError, ValueError):
-            raise ConfigError(
-                "needs min_ram_gb, model and backend", path=where, field=f"recommended_models[{index}]"
-            ) from None
+    if "recommended_models" in data:
+        raise ConfigError(
+            "[[recommended_models]] is no longer read: the model catalog (resources/models/catalog.toml) suggests "
+            "models from the board's RAM, NPU and the [speed] table; remove it",
+            path=where,
+            field="recommended_models",
+        )
+    speed = _speed(data.get("speed", {}), where)
     env = data.get("env", {})
     if not isinstance(env, dict):
         raise ConfigError("must be a table of strings", path=where, field="env")
@@ -223,7 +227,7 @@ def load_profile(path: Path) -> BoardProfile:
             context_length=int(data.get("context_length", 4096)),
             rkllm_cpu_mask=int(data.get("rkllm_cpu_mask", 0)),
             rkllm_cpu_count=int(data.get("rkllm_cpu_count", 0)),
-            recommended_models=tuple(sorted(models, key=lambda m: m.min_ram_gb)),
+            speed=speed,
             env={str(k): str(v) for k, v in env.items()},
             sampling=sampling,
             source=where,
@@ -312,13 +316,20 @@ def select_profile(
     return scored[0][1]
 
 
-def recommended_model(
-    profile: BoardProfile, ram_gb: float | None, backend: str | None = None
-) -> RecommendedModel | None:
-    """The biggest recommended model that fits ``ram_gb`` (optionally for one backend)."""
-    fitting = [
-        m
-        for m in profile.recommended_models
-        if (ram_gb is None or m.min_ram_gb <= ram_gb) and (backend is None or m.backend == backend)
-    ]
-    return fitting[-1] if fitting else None
+def expected_speed(profile: BoardProfile, backend: str, params_b: float) -> float | None:
+    """Decode tokens/s of a model with ``params_b`` billion parameters on ``backend``, from the
+    profile's measured points: interpolated between them on a log-log scale, and beyond them taken as
+    inversely proportional to the size (decode reads every weight once per token). None when the
+    profile has no figures for the backend."""
+    points = sorted(profile.speed.get(backend, ()))
+    if not points or params_b <= 0:
+        return None
+    if params_b <= points[0][0]:
+        return points[0][1] * points[0][0] / params_b
+    if params_b >= points[-1][0]:
+        return points[-1][1] * points[-1][0] / params_b
+    for (size_a, speed_a), (size_b, speed_b) in zip(points, points[1:], strict=False):
+        if size_a <= params_b <= size_b and size_a < size_b:
+            share = (math.log(params_b) - math.log(size_a)) / (math.log(size_b) - math.log(size_a))
+            return math.exp(math.log(speed_a) + share * (math.log(speed_b) - math.log(speed_a)))
+    return None  # pragma: no cover - the points cover every size between the first and the last

@@ -18,13 +18,13 @@ from edgehost.boards import (
     load_profiles,
     read_memory,
     read_thermal_zones,
-    recommended_model,
     select_profile,
     system_root,
 )
 from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.cli.context import CliContext, print_json
 from edgehost.llm.base import BackendError
+from edgehost.llm.catalog import BoardFacts, load_catalog, recommend
 from edgehost.llm.rkllm import render_group_hint
 from edgehost.llm.rkllm._library import locate_library
 
@@ -164,10 +164,22 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
     backends = _backends(ctx, profile, rkllm_lib)
     runtime = _rkllm_runtime(ctx, rkllm_lib)
     gui = check_gui_platform()
+    facts = BoardFacts(
+        ram_gb=info.ram_gb,
+        npu=info.npu.present,
+        rkllm_runtime=(runtime.get("version") or runtime.get("abi")) if runtime.get("found") else None,
+    )
+    catalog = load_catalog()
     recommended = [
-        {"backend": m.backend, "model": m.model, "min_ram_gb": m.min_ram_gb}
+        {
+            "backend": backend,
+            "model": m.name,
+            "file": m.file,
+            "ram_gb": m.ram_gb,
+            "pull": f"edgehost models pull {m.name}",
+        }
         for backend in profile.backend_order
-        if (m := recommended_model(profile, info.ram_gb, backend)) is not None
+        if (m := recommend(catalog, profile, facts, backend)) is not None
     ]
     board = info.as_dict()
     board["profile"] = profile.as_dict()
@@ -196,6 +208,7 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
         "backends": backends,
         "models": _models(ctx),
         "recommended_models": recommended,
+        "embedded_model_in_use": not (ctx.settings.model or ctx.settings.backend == "openai"),
         "libraries": _library_versions(),
         "gui": {
             "platform": gui.platform,
@@ -240,7 +253,12 @@ def _print_text(report: dict[str, Any]) -> None:
     for model in report["models"] or [{"name": "(none found)", "source": "", "format": ""}]:
         print(f"  {model['name']} {model.get('format', '')} {model.get('source', '')}".rstrip())
     for item in report["recommended_models"]:
-        print(f"Suggested for this board and RAM ({item['backend']}): {item['model']}")
+        print(f"Suggested for this board and RAM ({item['backend']}): {item['model']} — {item['pull']} --use")
+    if report["embedded_model_in_use"] and report["recommended_models"]:
+        print(
+            "Note:     the embedded SmolLM2-135M is a tiny model for trying EdgeHost out; "
+            "a suggested one above answers and uses tools far better."
+        )
     gui = report["gui"]
     screen = gui["display"] or "no display: a headless machine uses `edgehost chat`"
     state = "MISSING LIBRARIES" if gui["missing_libraries"] else "ok" if gui["checked"] else "not checked"

@@ -1,4 +1,4 @@
-"""`edgehost models` and `edgehost ask`."""
+"""`edgehost models` (list, pull, rm) and `edgehost ask`."""
 
 from __future__ import annotations
 
@@ -13,10 +13,28 @@ from edgehost.llm.models import ModelFile, find_models
 
 def register(sub: argparse._SubParsersAction) -> None:
     models = sub.add_parser(
-        "models", help="list model files: the embedded default, the models folder, settings"
+        "models",
+        help="the models installed, the catalog's that fit this board; pull and remove them",
+        description="Without a subcommand: the installed models, then the catalog's models that fit this "
+        "board (RAM, NPU, RKLLM runtime) with their expected speed.",
     )
     models.add_argument("--json", action="store_true", help="print JSON")
+    models.add_argument("--all", action="store_true", help="every catalog entry, with why one does not fit")
     models.set_defaults(handler=list_models)
+    actions = models.add_subparsers(dest="models_command", metavar="ACTION")
+    pull_parser = actions.add_parser(
+        "pull",
+        help="download a model into the models folder (resumes an interrupted download)",
+        description="NAME is a catalog entry (edgehost models --all); REPO:FILE any file on the Hugging "
+        "Face Hub; REPO alone its only model file. HF_ENDPOINT names a mirror, HF_TOKEN a token.",
+    )
+    pull_parser.add_argument("model", metavar="NAME|REPO[:FILE]")
+    pull_parser.add_argument("--force", action="store_true", help="pull even when it does not fit this board")
+    pull_parser.add_argument("--use", action="store_true", help="switch to it when it is downloaded")
+    pull_parser.set_defaults(handler=pull_model)
+    rm_parser = actions.add_parser("rm", help="delete a downloaded model (and any unfinished download of it)")
+    rm_parser.add_argument("model", metavar="NAME")
+    rm_parser.set_defaults(handler=remove_model)
 
     ask_parser = sub.add_parser("ask", help="ask the model one question and stream the answer")
     ask_parser.add_argument("question", help="the question")
@@ -44,16 +62,39 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def list_models(ctx: CliContext) -> int:
+    from edgehost.cli.model_pull import fitted_catalog
+
     models = find_models(ctx.paths.models_dir, [ctx.settings.model])
+    board, rows = fitted_catalog(ctx, models)
+    shown = rows if ctx.args.all else [row for row in rows if row["fits"]]
     if ctx.args.json:
-        print_json([m.as_dict() for m in models])
+        print_json({"installed": [m.as_dict() for m in models], "board": board, "catalog": shown})
         return 0
-    if not models:
+    if models:
+        for line in _model_table(models):
+            print(line)
+    else:
         print(f"no models found (models folder: {ctx.paths.models_dir})")
-        return 0
-    for line in _model_table(models):
+    print()
+    print(f"Catalog for {board['name']}{'' if ctx.args.all else ': what fits'}:")
+    for line in _catalog_table(shown):
         print(line)
+    if not ctx.args.all:
+        print(f"{len(rows) - len(shown)} more do not fit: edgehost models --all says why.")
+    print("Download one: edgehost models pull NAME")
     return 0
+
+
+def pull_model(ctx: CliContext) -> int:
+    from edgehost.cli.model_pull import pull
+
+    return pull(ctx)
+
+
+def remove_model(ctx: CliContext) -> int:
+    from edgehost.cli.model_pull import remove
+
+    return remove(ctx)
 
 
 async def ask(ctx: CliContext) -> int:
@@ -82,8 +123,33 @@ def _model_table(models: list[ModelFile]) -> list[str]:
                 m.path if m.error is None else f"{m.path} ({m.error})",
             )
         )
+    return _aligned(rows)
+
+
+def _catalog_table(entries: list[dict[str, Any]]) -> list[str]:
+    rows: list[tuple[Any, ...]] = [("NAME", "SIZE", "PARAMS", "RAM", "SPEED", "BACKEND", "")]
+    for e in entries:
+        speed = f"~{e['expected_tokens_per_s']:.0f} tok/s" if e["expected_tokens_per_s"] else "-"
+        state = "installed" if e["installed"] else "recommended" if e["recommended"] else ""
+        if e["why_not"]:
+            state = f"does not fit: {e['why_not']}"
+        rows.append(
+            (
+                e["name"],
+                f"{e['size_mb'] / 1000:.2f} GB",
+                f"{e['params_b']:g}B",
+                f"{e['ram_gb']:g} GB",
+                speed,
+                e["backend"],
+                state,
+            )
+        )
+    return _aligned(rows)
+
+
+def _aligned(rows: list[tuple[Any, ...]]) -> list[str]:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]) - 1)]
     return [
-        "  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=False)) + "  " + str(row[-1])
+        ("  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=False)) + "  " + str(row[-1])).rstrip()
         for row in rows
     ]

@@ -32,6 +32,8 @@ __all__ = [
     "ConversationsChanged",
     "HostEvent",
     "MessageAppended",
+    "ModelDownloadFinished",
+    "ModelDownloadProgressed",
     "ModelStatusChanged",
     "ServerStatusChanged",
     "TextDelta",
@@ -63,6 +65,24 @@ class ModelStatusChanged:
 
 
 @dataclass(frozen=True)
+class ModelDownloadProgressed:
+    name: str  # the catalog entry
+    stage: str  # downloading | verifying
+    done_bytes: int
+    total_bytes: int
+    bytes_per_s: float | None
+    seconds_left: float | None
+
+
+@dataclass(frozen=True)
+class ModelDownloadFinished:
+    name: str
+    path: str | None  # the model file, when it is there
+    error: str | None = None  # why not, for the user
+    cancelled: bool = False  # stopped by the user; a pull of it resumes
+
+
+@dataclass(frozen=True)
 class ServerStatusChanged:
     name: str
     status: str  # starting | ready | failed | stopped | disabled
@@ -81,5 +101,12 @@ class ConversationsChanged:
 
 
 HostEvent = (
-    TurnEvent | TurnFailed | ModelStatusChanged | ServerStatusChanged | CatalogChanged | ConversationsChanged
+    TurnEvent
+    | TurnFailed
+    | ModelStatusChanged
+    | ModelDownloadProgressed
+    | ModelDownloadFinished
+    | ServerStatusChanged
+    | CatalogChanged
+    | ConversationsChanged
 )

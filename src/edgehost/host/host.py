@@ -33,8 +33,10 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor, tool_specs
+from edgehost.host.model_library import ModelLibrary
 from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
+from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import (
@@ -78,6 +80,7 @@ class HostOptions:
     with_servers: bool = True
     with_model: bool = True
     agent: AgentConfig | None = None  # None: from the settings
+    hub_endpoint: str | None = None  # where models are downloaded from; None: HF_ENDPOINT or huggingface.co
 
 
 class Host:
@@ -119,6 +122,7 @@ class Host:
         self._selector = ToolSelector(cache_dir=self.paths.data_dir / "cache")
         self._warm_task: asyncio.Task[Any] | None = None
         self._closing = False
+        self._models = ModelLibrary(self.paths.models_dir, self.emit, self.options.hub_endpoint)
 
     # ----------------------------------------------------------------- events
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -196,6 +200,7 @@ class Host:
         self._closing = True
         self.approvals.shutdown()
         await self.cancel()
+        await self._models.aclose()
         if self._warm_task is not None and not self._warm_task.done():
             # Its embedding thread cannot be stopped: cancelled, the task waits for it (seconds at
             # most), so nothing calls back into this event loop once it is closed.
@@ -237,7 +242,7 @@ class Host:
             self.runner = None  # the next turn builds its runner with the new limits
         return changed
 
-    async def _create_backend(self) -> Backend:
+    async def _create_backend(self, exclude: Mapping[str, str] | None = None) -> Backend:
         from edgehost.llm.factory import create_backend
 
         # It may probe a network server or the RKLLM library: not on the event loop.
@@ -249,23 +254,45 @@ class Host:
             backend=self.options.backend_name or self.settings.backend,
             model=self.options.model or self.settings.model,
             rkllm_lib=self.options.rkllm_lib or self.settings.rkllm_lib,
+            exclude=exclude,
         )
         return backend
 
     async def _load_model(self) -> None:
+        """Load the model; when the backend was chosen by the board (auto) and its process dies while
+        loading (RKLLM's SIGILL on some boards), say why and load the next backend of the profile's
+        order for this session."""
         name = self.options.backend_name or self.settings.backend
-        try:
-            if self.backend is None:
-                self.backend = await self._create_backend()
-            backend: Backend = self.backend
-            name = backend.capabilities.backend
-            self.emit(ev.ModelStatusChanged("loading", name, ""))
-            info = await backend.load()
-        except BackendError as exc:
-            self.emit(ev.ModelStatusChanged("failed", name, "", str(exc)))
-            return
+        may_fall_back = name == "auto" and self.options.backend is None
+        crashed: dict[str, str] = {}
+        while True:
+            try:
+                if self.backend is None:
+                    self.backend = await self._create_backend(crashed)
+                backend: Backend = self.backend
+                name = backend.capabilities.backend
+                self.emit(ev.ModelStatusChanged("loading", name, "", "; ".join(crashed.values())))
+                info = await backend.load()
+            except BackendCrashed as exc:
+                if not may_fall_back:
+                    self.emit(ev.ModelStatusChanged("failed", name, "", str(exc)))
+                    return
+                from edgehost.llm.factory import load_crash_advice
+
+                crashed[name] = load_crash_advice(name, str(exc))
+                log.warning("%s; trying the next backend for this session", crashed[name])
+                with contextlib.suppress(Exception):
+                    await backend.close()
+                self.backend = None
+                continue
+            except BackendError as exc:
+                detail = "; ".join([*crashed.values(), str(exc)])
+                self.emit(ev.ModelStatusChanged("failed", name, "", detail))
+                return
+            break
         caps = backend.capabilities
-        self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, "", caps.max_context))
+        detail = f"{'; '.join(crashed.values())}. Using {caps.backend} for this session." if crashed else ""
+        self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, detail, caps.max_context))
         self._warm_selector()
 
     async def wait_model(self, timeout: float = 600.0) -> Backend:  # noqa: ASYNC109 - a bound on a model load
@@ -285,6 +312,45 @@ class Host:
             self.backend, self.runner = None, None
             self.options.backend, self.options.backend_name, self.options.model = None, backend_name, model
             self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
+
+    # ----------------------------------------------------------------- models
+    async def model_catalog(self) -> tuple[str, list[CatalogRow]]:
+        """This board described ("Radxa ROCK 5B (15.6 GB RAM, NPU with RKLLM 1.2.3)") and every
+        catalog entry fitted to it: whether it fits and why not, its speed here, downloaded or not."""
+        from edgehost.boards import current_profile
+
+        profile = self.profile
+        if profile is None:
+            _info, profile = await asyncio.to_thread(
+                current_profile, self.profile_override or self.settings.profile
+            )
+        return await self._models.rows(profile, self.settings)
+
+    async def suggested_model(self) -> CatalogRow | None:
+        """The catalog model to offer instead of the embedded one: None when another model is set,
+        the user dismissed the hint, or nothing fits this board."""
+        if self.settings.model or self.settings.model_hint_dismissed:
+            return None
+        _board, rows = await self.model_catalog()
+        return next((row for row in rows if row.recommended and row.fits), None)
+
+    def download_model(self, name: str) -> asyncio.Task[None]:
+        """Download catalog entry ``name`` into the models folder; ModelDownloadProgressed events
+        follow, then one ModelDownloadFinished. Raises KeyError for a name not in the catalog."""
+        return self._models.start(name)
+
+    def cancel_download(self, name: str) -> None:
+        self._models.cancel(name)
+
+    def downloads(self) -> set[str]:
+        """The catalog entries being downloaded now."""
+        return self._models.downloading()
+
+    async def use_model(self, path: str) -> None:
+        """Make the model file at ``path`` the one EdgeHost uses (saved in the settings) and load it."""
+        backend = "rkllm" if path.lower().endswith(".rkllm") else "llamacpp"
+        self.update_settings({"model": path, "backend": backend})
+        await self.switch_model(backend, path)
 
     # ------------------------------------------------------------------ tools
     def _manager(self) -> ServerManager:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ __all__ = [
     "check_backends",
     "create_backend",
     "engine_config",
+    "load_crash_advice",
 ]
 
 BACKEND_NAMES = ("rkllm", "llamacpp", "openai")
@@ -60,11 +62,13 @@ def create_backend(
     backend: str = "auto",
     model: str | None = None,
     rkllm_lib: str | None = None,
+    exclude: Mapping[str, str] | None = None,
 ) -> tuple[Backend, dict[str, str]]:
     """Build the backend to use (not yet loaded) and the backends skipped on the way, with reasons.
 
     ``backend="auto"`` means the settings' choice, and when that is "auto" too, the profile's
-    ``backend_order`` (llama.cpp is always the last resort). Raises BackendError
+    ``backend_order`` (llama.cpp is always the last resort); ``exclude`` names backends to pass over
+    with the reason (one that crashed at load this session). Raises BackendError
     naming every reason when nothing can run, or the reason when the chosen backend cannot.
     """
     if model is not None:
@@ -77,6 +81,9 @@ def create_backend(
     order = [chosen] if chosen != "auto" else _backend_order(profile)
     skipped: dict[str, str] = {}
     for name in order:
+        if exclude and name in exclude:
+            skipped[name] = exclude[name]
+            continue
         availability = _availability(name, settings, profile)
         if availability.available:
             return _build(name, settings, profile, paths), skipped
@@ -85,6 +92,22 @@ def create_backend(
         raise BackendError(f"the {chosen} backend is not available: {skipped[chosen]}")
     reasons = "; ".join(f"{name}: {reason}" for name, reason in skipped.items())
     raise BackendError(f"no backend can run here ({reasons})")
+
+
+def load_crash_advice(backend: str, crash: str) -> str:
+    """What a crash of the model process while loading means, and what to do about it."""
+    if backend != "rkllm":
+        return f"{backend} crashed while loading the model ({crash})"
+    if "SIGILL" in crash:
+        return (
+            f"RKLLM crashed while loading the model ({crash}: an instruction this CPU does not have). "
+            "The prebuilt 1.3.0 runtime does this on some RK3588 boards (airockchip/rknn-llm issue 518): "
+            "install the 1.2.3 runtime with a model converted for 1.2.x, or use llama.cpp"
+        )
+    return (
+        f"RKLLM crashed while loading the model ({crash}). A model converted for another runtime line, "
+        "or an NPU driver older than 0.9.7, does this: `edgehost doctor` checks both"
+    )
 
 
 def engine_config(name: str, settings: Settings, profile: BoardProfile | None) -> dict[str, Any]:

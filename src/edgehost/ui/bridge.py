@@ -35,6 +35,8 @@ class HostBridge(QObject):
     turn_failed = Signal(object)  # TurnFailed
     model_status_changed = Signal(object)  # ModelStatusChanged
     server_status_changed = Signal(object)  # ServerStatusChanged
+    model_download_progressed = Signal(object)  # ModelDownloadProgressed
+    model_download_finished = Signal(object)  # ModelDownloadFinished
     catalog_changed = Signal()
     conversations_changed = Signal()
 
@@ -60,6 +62,8 @@ class HostBridge(QObject):
             ev.TurnFailed: self.turn_failed.emit,
             ev.ModelStatusChanged: self.model_status_changed.emit,
             ev.ServerStatusChanged: self.server_status_changed.emit,
+            ev.ModelDownloadProgressed: self.model_download_progressed.emit,
+            ev.ModelDownloadFinished: self.model_download_finished.emit,
             ev.CatalogChanged: lambda _e: self.catalog_changed.emit(),
             ev.ConversationsChanged: lambda _e: self.conversations_changed.emit(),
         }

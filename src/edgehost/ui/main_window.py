@@ -164,6 +164,7 @@ class MainWindow(QMainWindow):
             ("servers", "⛁   Servers"),
             ("tools", "⚒   Tools"),
             ("history", "☰   Tool history"),
+            ("models", "⇩   Models"),
             ("settings", "⚙   Settings"),
         ):
             button = QPushButton(label)
@@ -191,6 +192,15 @@ class MainWindow(QMainWindow):
         self.routing_switch = RoutingSwitch()
         header.addWidget(self.routing_switch)
         layout.addLayout(header)
+        from edgehost.ui.model_hint import ModelHint
+
+        self.model_hint = ModelHint()
+        self.model_hint.download_requested.connect(self._download_suggested)
+        self.model_hint.dismissed.connect(lambda: self.host.update_settings({"model_hint_dismissed": True}))
+        hint_row = QHBoxLayout()
+        hint_row.setContentsMargins(24, 0, 24, 0)
+        hint_row.addWidget(self.model_hint)
+        layout.addLayout(hint_row)
         self.chat = ChatView()
         self.chat.regenerate_requested.connect(self.regenerate)
         layout.addWidget(self.chat, 1)
@@ -537,14 +547,29 @@ class MainWindow(QMainWindow):
         self.context_label.setText(f"context {_k(used)} / {_k(maximum)}")
         self.context_meter.setToolTip(f"{used} of {maximum} tokens of context used")
 
+    async def _offer_model(self) -> None:
+        row = await self.host.suggested_model()
+        if row is not None and not self.host.settings.model:
+            self.model_hint.offer(row)
+
+    def _download_suggested(self, name: str) -> None:
+        self.host.download_model(name)
+        self.open_panel("models")  # where the progress shows
+
     def _on_model_status(self, event: ev.ModelStatusChanged) -> None:
         self.model_ready = event.status == "ready"
+        if self.model_ready and not self.host.settings.model and not self.host.settings.model_hint_dismissed:
+            self.tasks.spawn(self._offer_model(), name="suggest-model")
+        elif self.host.settings.model:
+            self.model_hint.hide()
         if self.model_ready:  # `auto` now resolves by this model's size
             self.routing_switch.show_for(self.host, self.current_id)
         colors = current_colors()
         runtime = _RUNTIMES.get(event.backend, event.backend)
         if event.status == "ready":
             text, color = f"● {event.model or 'Model'} · ready · {runtime}", colors.ok
+            if event.detail:  # another backend crashed while loading: this one stands in
+                text, color = f"{text} (the first choice crashed: hover for why)", colors.warn
             self.show_context()
         elif event.status == "loading":
             text, color = f"◌ Loading the model ({runtime})…", colors.warn
@@ -697,6 +722,7 @@ class MainWindow(QMainWindow):
         panel = self.panels.get(key)
         if panel is None:
             from edgehost.ui.history_panel import HistoryPanel
+            from edgehost.ui.models_panel import ModelsPanel
             from edgehost.ui.servers_panel import ServersPanel
             from edgehost.ui.settings_dialog import SettingsDialog
             from edgehost.ui.tools_panel import ToolsPanel
@@ -709,6 +735,12 @@ class MainWindow(QMainWindow):
                 history = HistoryPanel(self.host, self)
                 history.open_conversation.connect(self.open_conversation)
                 panel = history
+            elif key == "models":
+                models = ModelsPanel(self.host, self)
+                if self.bridge is not None:
+                    self.bridge.model_download_progressed.connect(models.on_download_progressed)
+                    self.bridge.model_download_finished.connect(models.on_download_finished)
+                panel = models
             elif key == "settings":
                 settings = SettingsDialog(self.host, self)
                 settings.saved.connect(self._settings_saved)

@@ -1,0 +1,145 @@
+"""`edgehost models` with the catalog, `models pull` and `models rm` through the real command line,
+against a local hub (tests/fake_hub.py) named by HF_ENDPOINT, as a user would point at a mirror."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tests.fake_hub import FakeHub
+
+from edgehost.llm.catalog import load_catalog
+from edgehost.llm.models import default_model_path
+
+REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
+FILE = "smollm2-135m-instruct-q4_1.gguf"
+TIMEOUT_S = 120
+
+
+@pytest.fixture
+def hub(empty_hub: FakeHub) -> FakeHub:
+    empty_hub.add(REPO, FILE, default_model_path())
+    return empty_hub
+
+
+def run(data_dir: Path, hub: FakeHub | None, *args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | ({"HF_ENDPOINT": hub.url} if hub else {})
+    return subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_models_lists_what_fits_this_machine_and_all_says_why_the_rest_does_not(data_dir: Path) -> None:
+    result = run(data_dir, None, "--profile", "generic-x86_64", "models", "--json", "--all")
+    assert result.returncode == 0, result.stderr
+    listing = json.loads(result.stdout)
+    rows = {row["name"]: row for row in listing["catalog"]}
+    assert set(rows) == {e.name for e in load_catalog()}
+    npu = rows["qwen3-1.7b-rk3588-w8a8-1.2"]
+    assert (npu["fits"], npu["why_not"]) == (False, "no NPU: .rkllm models run on the RK3588 NPU")
+    assert [r["name"] for r in listing["catalog"] if r["recommended"]] != []
+    text = run(data_dir, None, "--profile", "generic-x86_64", "models").stdout
+    assert "qwen3-1.7b-rk3588-w8a8-1.2" not in text  # does not fit: only with --all
+    assert "more do not fit: edgehost models --all says why." in text
+    assert "Download one: edgehost models pull NAME" in text
+
+
+def test_pull_of_a_hub_file_downloads_it_and_use_switches_the_settings_to_it(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}", "--use")
+    assert result.returncode == 0, result.stderr
+    path = data_dir / "models" / FILE
+    assert (
+        hashlib.sha256(path.read_bytes()).hexdigest()
+        == hashlib.sha256(default_model_path().read_bytes()).hexdigest()
+    )
+    assert f"{FILE}: 98.4 of 98.4 MB (100%)" in result.stderr  # the progress line, every 10 % off a terminal
+    assert f"EdgeHost now uses {FILE} (llamacpp)." in result.stdout
+    listing = run(data_dir, None, "models", "--json")
+    assert listing.returncode == 0, listing.stderr
+    listed = json.loads(listing.stdout)["installed"]
+    assert [m["source"] for m in listed if m["path"] == str(path)] == ["settings"]  # the one in use
+    settings = json.loads((data_dir / "settings.json").read_text())
+    assert (settings["model"], settings["backend"]) == (str(path), "llamacpp")
+    refused = run(data_dir, None, "models", "rm", FILE)
+    assert refused.returncode == 2 and "is the model in use" in refused.stderr
+    assert path.exists()
+
+
+def test_a_repository_alone_pulls_its_only_model_file_and_rm_deletes_it(hub: FakeHub, data_dir: Path) -> None:
+    result = run(data_dir, hub, "models", "pull", REPO)
+    assert result.returncode == 0, result.stderr
+    assert "To use it:" in result.stdout
+    removed = run(data_dir, None, "models", "rm", FILE)
+    assert removed.returncode == 0 and f"Removed {FILE}." in removed.stdout
+    assert not (data_dir / "models" / FILE).exists()
+
+
+def test_a_pull_killed_midway_resumes_where_it_stopped(hub: FakeHub, data_dir: Path) -> None:
+    hub.delay = 0.01  # ~6 MB/s: time to kill it halfway
+    command = [
+        sys.executable,
+        "-m",
+        "edgehost",
+        "--data-dir",
+        str(data_dir),
+        "models",
+        "pull",
+        f"{REPO}:{FILE}",
+    ]
+    process = subprocess.Popen(
+        command,
+        env=os.environ | {"HF_ENDPOINT": hub.url},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    part = data_dir / "models" / ".downloads" / f"{FILE}.part"
+    deadline = time.monotonic() + TIMEOUT_S
+    while not (part.exists() and part.stat().st_size > 20_000_000):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    kept = part.stat().st_size
+    assert not (data_dir / "models" / FILE).exists()
+    hub.delay = 0.0
+    hub.requests.clear()
+    result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}")
+    assert result.returncode == 0, result.stderr
+    # One GET, for the rest of the file; and nothing else asked of the hub (no telemetry).
+    assert [r for r in hub.requests if r[0] == "GET"] == [
+        ("GET", f"/cdn/{hub.repos[REPO][FILE].sha256}", f"bytes={kept}-")
+    ]
+    assert (data_dir / "models" / FILE).stat().st_size == default_model_path().stat().st_size
+
+
+def test_a_catalog_model_that_does_not_fit_is_refused_before_anything_is_downloaded(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    result = run(data_dir, hub, "--profile", "generic-x86_64", "models", "pull", "qwen3-1.7b-rk3588-w8a8-1.2")
+    assert result.returncode == 2
+    assert "does not fit this board (no NPU" in result.stderr and "--force" in result.stderr
+    assert hub.requests == []
+
+
+def test_pull_errors_are_one_line_for_the_user(hub: FakeHub, data_dir: Path) -> None:
+    missing = run(data_dir, hub, "models", "pull", f"{REPO}:nope.gguf")
+    assert missing.returncode == 1
+    assert missing.stderr.strip().endswith(f"{REPO} has no file nope.gguf")
+    assert "Traceback" not in missing.stderr
+    unknown = run(data_dir, hub, "models", "pull", "no-such-model")
+    assert unknown.returncode == 2 and "no catalog model 'no-such-model'" in unknown.stderr

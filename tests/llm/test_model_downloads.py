@@ -1,0 +1,173 @@
+"""Pulling a model from the hub (llm/downloads.py) against a local hub that speaks its protocol
+(tests/fake_hub.py), with the embedded SmolLM2 GGUF as the file: resume, cancel, verify, refuse."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import pytest
+from tests.fake_hub import FakeHub
+
+from edgehost.llm import downloads
+from edgehost.llm.downloads import DownloadCancelled, DownloadError, DownloadTarget, download, hub_files
+from edgehost.llm.models import default_model_path, find_models
+
+REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
+FILE = "smollm2-135m-instruct-q4_1.gguf"
+
+
+@pytest.fixture(scope="module")
+def model_sha256() -> str:
+    return hashlib.sha256(default_model_path().read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def hub(empty_hub: FakeHub) -> FakeHub:
+    empty_hub.add(REPO, FILE, default_model_path())
+    return empty_hub
+
+
+def pull(hub: FakeHub, models: Path, **kwargs) -> Path:
+    target = kwargs.pop("target", DownloadTarget(REPO, FILE))
+    return download(target, models, endpoint=hub.url, **kwargs)
+
+
+def test_a_pulled_model_is_the_hubs_file_in_the_models_folder_with_progress_to_the_end(
+    hub: FakeHub, tmp_path: Path, model_sha256: str
+) -> None:
+    reports: list[downloads.Progress] = []
+    path = pull(hub, tmp_path, on_progress=reports.append)
+    assert path == tmp_path / FILE
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model_sha256
+    assert [m.path for m in find_models(tmp_path) if m.source == "models folder"] == [str(path)]
+    sizes = [r.done_bytes for r in reports if r.stage == "downloading"]
+    assert sizes == sorted(sizes) and sizes[-1] == path.stat().st_size
+    assert reports[-1].stage == "verifying" and reports[-1].done_bytes == reports[-1].total_bytes
+    assert list((tmp_path / ".downloads").glob("*.part*")) == []
+    # A second pull finds it there and downloads nothing.
+    hub.requests.clear()
+    assert pull(hub, tmp_path) == path
+    assert [r for r in hub.requests if r[0] == "GET"] == []
+
+
+def test_a_cancelled_pull_keeps_its_part_out_of_the_model_list_and_the_next_pull_resumes_it(
+    hub: FakeHub, tmp_path: Path, model_sha256: str
+) -> None:
+    hub.delay = 0.002
+    cancel = threading.Event()
+
+    def stop_at_a_third(progress: downloads.Progress) -> None:
+        if progress.done_bytes > progress.total_bytes // 3:
+            cancel.set()
+
+    with pytest.raises(DownloadCancelled, match="pull again to resume"):
+        pull(hub, tmp_path, on_progress=stop_at_a_third, cancel=cancel)
+    part = tmp_path / ".downloads" / f"{FILE}.part"
+    kept = part.stat().st_size
+    assert 0 < kept < default_model_path().stat().st_size
+    assert not (tmp_path / FILE).exists()
+    assert [m for m in find_models(tmp_path) if m.source == "models folder"] == []
+    assert downloads.partial_downloads(tmp_path)[0]["done_bytes"] == kept
+
+    hub.delay = 0.0
+    hub.requests.clear()
+    path = pull(hub, tmp_path)
+    assert ("GET", f"/cdn/{model_sha256}", f"bytes={kept}-") in hub.requests
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model_sha256
+    assert not part.exists()
+
+
+def test_a_corrupted_download_is_deleted_and_never_becomes_a_model(hub: FakeHub, tmp_path: Path) -> None:
+    hub.corrupt = True
+    with pytest.raises(DownloadError, match="corrupted: its sha256 is"):
+        pull(hub, tmp_path)
+    assert not (tmp_path / FILE).exists()
+    assert list((tmp_path / ".downloads").glob("*.part")) == []
+
+
+def test_a_catalog_sha256_that_differs_from_the_file_is_caught(hub: FakeHub, tmp_path: Path) -> None:
+    target = DownloadTarget(REPO, FILE, sha256="0" * 64)
+    with pytest.raises(DownloadError, match="corrupted"):
+        pull(hub, tmp_path, target=target)
+    assert not (tmp_path / FILE).exists()
+
+
+def test_a_catalog_size_that_differs_from_the_hubs_is_refused_before_downloading(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    with pytest.raises(DownloadError, match="the file changed"):
+        pull(hub, tmp_path, target=DownloadTarget(REPO, FILE, size_bytes=12345))
+    assert [r for r in hub.requests if r[0] == "GET"] == []
+
+
+@pytest.mark.parametrize(
+    ("repo", "file", "message"),
+    [
+        (REPO, "missing.gguf", f"{REPO} has no file missing.gguf"),
+        ("nobody/nothing", FILE, "no repository nobody/nothing on the hub"),
+    ],
+)
+def test_a_missing_repository_or_file_is_named(
+    hub: FakeHub, tmp_path: Path, repo: str, file: str, message: str
+) -> None:
+    with pytest.raises(DownloadError, match=message):
+        pull(hub, tmp_path, target=DownloadTarget(repo, file))
+
+
+def test_a_gated_repository_asks_for_a_token_and_downloads_with_one(hub: FakeHub, tmp_path: Path) -> None:
+    hub.gated.add(REPO)
+    with pytest.raises(DownloadError, match="is gated: accept its license.*HF_TOKEN"):
+        pull(hub, tmp_path, token=False)
+    assert pull(hub, tmp_path, token=hub.token).is_file()
+
+
+def test_no_network_says_which_hub_it_could_not_reach(tmp_path: Path) -> None:
+    closed = FakeHub().start()
+    url = closed.url
+    closed.stop()
+    with pytest.raises(DownloadError, match=f"cannot reach the hub at {url}"):
+        download(DownloadTarget(REPO, FILE), tmp_path, endpoint=url)
+
+
+def test_a_disk_without_room_for_the_file_is_refused_before_downloading(
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    free = shutil.disk_usage(tmp_path).free
+    # The real disk's free space, less than the file needs once the kept margin is counted.
+    monkeypatch.setattr(downloads, "DISK_MARGIN_BYTES", free - default_model_path().stat().st_size // 2)
+    with pytest.raises(DownloadError, match="not enough disk space"):
+        pull(hub, tmp_path)
+    assert [r for r in hub.requests if r[0] == "GET"] == []
+
+
+def test_a_second_pull_of_the_same_file_at_once_is_refused(hub: FakeHub, tmp_path: Path) -> None:
+    hub.delay = 0.005
+    started = threading.Event()
+    cancel = threading.Event()
+    errors: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            pull(hub, tmp_path, on_progress=lambda p: started.set(), cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert started.wait(30)
+    with pytest.raises(DownloadError, match="already being downloaded"):
+        pull(hub, tmp_path)
+    cancel.set()
+    thread.join(30)
+    assert len(errors) == 1 and isinstance(errors[0], DownloadCancelled)
+
+
+def test_the_model_files_of_a_repository_are_listed(hub: FakeHub, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("hello")
+    hub.add(REPO, "README.md", readme)
+    assert hub_files(REPO, endpoint=hub.url) == [FILE]
