@@ -1,6 +1,7 @@
 """Screenshots of the desktop app for docs/screenshots/: the main window with a conversation holding
 tool cards (light and dark), each panel, the approval dialog and the quick-ask window; then the start
-with a servers file that has a syntax error (the window's notice and the servers panel).
+with a servers file that has a syntax error (the window's notice and the servers panel); then the
+suggestion of a better model and the Models page downloading it.
 
 Runs the real app (real built-in servers, real history) on a scripted model so the pictures are the
 same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
@@ -206,10 +207,65 @@ async def capture_broken_servers_file(out: Path) -> list[Path]:
     return saved
 
 
+async def capture_models(out: Path) -> list[Path]:
+    """The first start on the embedded model (the window's suggestion), and the Models page with a
+    model downloading from a local stand-in for the hub (tests/fake_hub.py) that serves the embedded
+    model under the name of a catalog entry whose exact size the catalog does not pin."""
+    sys.path.insert(0, str(REPO))
+    from tests.fake_hub import FakeHub
+
+    from edgehost.host.host import HostOptions
+    from edgehost.llm.models import default_model_path
+    from edgehost.llm.scripted import ScriptedBackend
+    from edgehost.paths import Paths
+    from edgehost.settings import Settings
+    from edgehost.ui.app import Desktop
+
+    from PySide6.QtWidgets import QApplication
+
+    from edgehost.ui.theme import apply_theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, "light")
+    hub = FakeHub(delay=0.05).start()
+    saved = []
+    with tempfile.TemporaryDirectory(prefix="edgehost-shots-") as folder:
+        desktop = Desktop(
+            Paths.resolve(None, folder),
+            Settings(close_to_tray=False),
+            HostOptions(backend=ScriptedBackend([]), hub_endpoint=hub.url),
+        )
+        desktop.window.resize(1280, 820)
+        try:
+            await desktop.start()
+            _board, rows = await desktop.host.model_catalog()
+            stand_in = next(r.entry for r in rows if r.fits and r.entry.size_bytes is None)
+            hub.add(stand_in.repo, stand_in.file, default_model_path())
+            await settle(None, 1.0)
+            path = out / "model-suggestion.png"
+            desktop.window.grab().save(str(path))
+            saved.append(path)
+            desktop.host.download_model(stand_in.name)
+            panel = desktop.window.open_panel("models")
+            panel.resize(820, 720)
+            await settle(None, 3.0)
+            path = out / "models-page.png"
+            panel.grab().save(str(path))
+            saved.append(path)
+        finally:
+            await desktop.aclose()
+            hub.stop()
+    return saved
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     parser.add_argument("--theme", choices=("light", "dark", "both"), default="both")
+    parser.add_argument(
+        "--only", choices=("all", "main", "broken-servers-file", "models"), default="all", help="which pictures"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -226,9 +282,13 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.set_event_loop(loop)
         saved: list[Path] = []
         with loop:
-            for theme in themes:
-                saved += loop.run_until_complete(capture(out, theme))
-            saved += loop.run_until_complete(capture_broken_servers_file(out))
+            if args.only in ("all", "main"):
+                for theme in themes:
+                    saved += loop.run_until_complete(capture(out, theme))
+            if args.only in ("all", "broken-servers-file"):
+                saved += loop.run_until_complete(capture_broken_servers_file(out))
+            if args.only in ("all", "models"):
+                saved += loop.run_until_complete(capture_models(out))
         for path in saved:
             print(f"wrote {path}")
         return 0
