@@ -212,6 +212,7 @@ async def capture_models(out: Path) -> list[Path]:
     model downloading from a local stand-in for the hub (tests/fake_hub.py) that serves the embedded
     model under the name of a catalog entry whose exact size the catalog does not pin."""
     sys.path.insert(0, str(REPO))
+    from PySide6.QtWidgets import QApplication
     from tests.fake_hub import FakeHub
 
     from edgehost.host.host import HostOptions
@@ -220,9 +221,6 @@ async def capture_models(out: Path) -> list[Path]:
     from edgehost.paths import Paths
     from edgehost.settings import Settings
     from edgehost.ui.app import Desktop
-
-    from PySide6.QtWidgets import QApplication
-
     from edgehost.ui.theme import apply_theme
 
     app = QApplication.instance()
@@ -264,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     parser.add_argument("--theme", choices=("light", "dark", "both"), default="both")
     parser.add_argument(
-        "--only", choices=("all", "main", "broken-servers-file", "models"), default="all", help="which pictures"
+        "--only",
+        choices=("all", "main", "broken-servers-file", "models"),
+        default="all",
+        help="which pictures",
     )
     args = parser.parse_args(argv)
     out = Path(args.out)
