@@ -76,7 +76,7 @@ def list_models(ctx: CliContext) -> int:
     else:
         print(f"no models found (models folder: {ctx.paths.models_dir})")
     print()
-    print(f"Catalog for {board['name']}{'' if ctx.args.all else ': what fits'}:")
+    print(f"Catalog for {board['name']}{'' if ctx.args.all else ', what fits'}:")
     for line in _catalog_table(shown):
         print(line)
     if not ctx.args.all:

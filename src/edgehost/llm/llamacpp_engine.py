@@ -17,6 +17,7 @@ from edgehost.llm._gguf import GGUFError, read_gguf_metadata
 from edgehost.llm.base import BackendError, Capabilities, ChatMessage, ModelInfo, Perf
 from edgehost.llm.chat_format import chatml, native_tool_dialect, template_has_tools
 from edgehost.llm.models import gguf_context_length
+from edgehost.llm.prompt_cache import PromptCache
 from edgehost.llm.textstream import Utf8Assembler
 
 __all__ = ["LlamaCppEngine", "create_engine"]
@@ -28,6 +29,9 @@ PREFILL_FIRST_CHUNK = 32
 PREFILL_MIN_CHUNK = 8
 DEFAULT_CONTEXT = 4096
 DEFAULT_TEMPERATURE = 0.7
+# A prompt that needed this many tokens evaluated (a new system prompt, not a question) is kept on
+# disk for the next start (llm/prompt_cache.py), written after its answer so no first token waits.
+SAVE_AFTER_EVALUATED = 256
 
 
 def create_engine(config: dict[str, Any]) -> LlamaCppEngine:
@@ -53,6 +57,7 @@ class LlamaCppEngine:
         self._bos_text = ""
         self._abort = threading.Event()
         self._perf = Perf()
+        self._prompt_cache: PromptCache | None = None
         self.capabilities = Capabilities(backend="llamacpp", max_context=int(config.get("n_ctx") or 0))
 
     def load(self) -> ModelInfo:
@@ -79,6 +84,8 @@ class LlamaCppEngine:
             )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp cannot load {path}: {exc}") from exc
+        if self._config.get("prompt_cache_dir"):
+            self._prompt_cache = PromptCache(Path(str(self._config["prompt_cache_dir"])), path, n_ctx)
         model = self._llama._model
         self._add_bos = bool(model.add_bos_token())
         self._bos_text = model.token_get_text(model.token_bos()) if model.token_bos() != -1 else ""
@@ -206,6 +213,7 @@ class LlamaCppEngine:
         started = time.perf_counter()
         cached = evaluated = generated = 0
         prefilled = started
+        completed = False
         try:
             cached = self._prefill(tokens)
             evaluated = int(llama.n_tokens) - cached
@@ -233,6 +241,7 @@ class LlamaCppEngine:
             rest = assembler.flush()
             if rest:
                 yield rest
+            completed = not self._abort.is_set()
         finally:
             ended = time.perf_counter()
             self._perf = Perf(
@@ -243,6 +252,9 @@ class LlamaCppEngine:
                 decode_ms=(ended - prefilled) * 1000.0 if generated else 0.0,
                 context_tokens=int(llama.n_tokens),
             )
+            if completed and self._prompt_cache is not None and evaluated >= SAVE_AFTER_EVALUATED:
+                # A long prefill happened (a new system prompt): keep it for the next start.
+                self._prompt_cache.save(llama, self._llama_cpp)
 
     def _prefill(self, tokens: list[int]) -> int:
         """Evaluate what the KV cache lacks of ``tokens``; returns how many were reused.
@@ -251,6 +263,8 @@ class LlamaCppEngine:
         llama.generate(tokens) finds the whole prompt cached and samples at once.
         """
         llama = self._llama
+        if int(llama.n_tokens) == 0 and self._prompt_cache is not None:
+            self._prompt_cache.load(llama, self._llama_cpp, tokens)  # the prompt kept by the last run
         cached_ids = llama._input_ids.tolist()
         reuse = 0
         for a, b in zip(cached_ids, tokens, strict=False):
