@@ -293,7 +293,7 @@ def _hub_errors(repo: str, file: str | None, endpoint: str | None) -> Iterator[N
 
 
 def _is_network_error(exc: BaseException) -> bool:
-    import httpx2
+    import httpx2  # huggingface_hub's HTTP client
 
     return isinstance(exc, (httpx2.TransportError, ConnectionError, TimeoutError))
 
