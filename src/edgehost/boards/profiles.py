@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edgehost.boards.detection import BoardInfo
 from edgehost.errors import ConfigError, UsageError
 from edgehost.paths import shipped_dir
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-from edgehost.boards.detection import BoardInfo
+from edgehost.toml_text import load_toml
 
 __all__ = [
     "SamplingDefaults",
@@ -184,11 +178,7 @@ def _speed(table: Any, where: str) -> dict[str, tuple[tuple[float, float], ...]]
 def load_profile(path: Path) -> BoardProfile:
     """Read one profile file. Raises ConfigError naming the file (and line or field) when it is bad."""
     where = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        raise ConfigError(str(exc), path=where, line=line) from None
+    data = load_toml(path.read_text(encoding="utf-8"), where)
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name:
         raise ConfigError("must be a non-empty string", path=where, field="name")

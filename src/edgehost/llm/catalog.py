@@ -8,7 +8,6 @@ comes from the board profile's measured speeds, not from the entry (boards.profi
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,7 @@ from edgehost.boards.detection import BoardInfo
 from edgehost.boards.profiles import BoardProfile, expected_speed
 from edgehost.errors import ConfigError
 from edgehost.paths import shipped_dir
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from edgehost.toml_text import load_toml
 
 __all__ = [
     "BoardFacts",
@@ -127,10 +122,7 @@ def load_catalog(path: Path | None = None) -> list[CatalogEntry]:
     """Every ``[[model]]`` of the catalog. Raises ConfigError naming the file, line and field."""
     path = path or catalog_file()
     text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(exc), path=str(path), line=getattr(exc, "lineno", None)) from None
+    data = load_toml(text, str(path))
     starts = [number for number, line in enumerate(text.splitlines(), 1) if line.strip() == "[[model]]"]
     entries: list[CatalogEntry] = []
     for index, item in enumerate(data.get("model", [])):

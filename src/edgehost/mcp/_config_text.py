@@ -8,24 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
 from edgehost.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from edgehost.toml_text import load_toml
 
 __all__ = ["KeyPath", "ParsedFile", "parse_servers_text", "read_servers_file"]
 
 KeyPath = tuple[Union[str, int], ...]
 
-_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 _TOML_HEADER = re.compile(r"^\s*\[")
 
 
@@ -214,15 +208,7 @@ def _json_type(value: Any) -> str:
 
 
 def _parse_toml(text: str, path: str) -> ParsedFile:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = _TOML_POSITION.search(message)
-        line = int(found.group(1)) if found else None
-        column = int(found.group(2)) if found else None
-        reason = _TOML_POSITION.sub("", message).strip()
-        raise ConfigError(f"invalid TOML: {reason}", path=path, line=line, column=column) from None
+    data = load_toml(text, path)
     source_lines = text.splitlines()
 
     def line_of(key_path: KeyPath) -> int | None:
