@@ -13,7 +13,6 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from time import monotonic
 from typing import Any
 
 from edgehost.agent.approval import (
@@ -33,6 +32,7 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor, tool_specs
+from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.model_library import ModelLibrary
 from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
@@ -56,7 +56,6 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[Any], None]
 
-CHECKPOINT_INTERVAL_S = 1.0  # a kill loses at most this much of the answer being generated
 CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this we stop waiting for it
 # What a TurnRunner takes from the settings when it is built (AgentConfig.from_settings, the approver).
 _RUNNER_SETTINGS = frozenset(
@@ -102,9 +101,7 @@ class Host:
         # The event goes out once the request can be answered (resolve_approval in the same tick works).
         self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
-        self._partial: dict[int, tuple[int, str, float]] = {}  # conversation -> (message id, text, saved)
-        self._running: dict[str, int] = {}  # call id -> execution id
-        self._calling_message: dict[int, int] = {}  # conversation -> its last assistant message id
+        self._history = HistoryRecorder()
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
         self.model_status = ev.ModelStatusChanged(
@@ -138,7 +135,7 @@ class Host:
     def emit(self, event: Any) -> None:
         if isinstance(event, ev.ModelStatusChanged):
             self.model_status = event
-        self._record(event)
+        self._history.record(event)
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -167,6 +164,7 @@ class Host:
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
         self.store = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
+        self._history.store = self.store
         self.policy = ApprovalPolicy.from_config(
             self.servers_config.approval, store=self.store.approval_rules
         )
@@ -604,7 +602,7 @@ class Host:
         finally:
             self._turn_task = None
             self._turn_conversation = None
-            self._finish_partial(conv_id)
+            self._history.finish_partial(conv_id)
 
     def start_turn(self, text: str, conversation_id: int | None = None, **kwargs: Any) -> asyncio.Task[Any]:
         """submit() as a task (the GUI's way): events report progress, cancel() stops it."""
@@ -645,81 +643,6 @@ class Host:
     def resolve_approval(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Answer a pending approval; False when it is no longer pending (timed out, cancelled)."""
         return self.approvals.resolve(request_id, decision)
-
-    # ---------------------------------------------------------------- history
-    def _record(self, event: Any) -> None:
-        """Commit each message as it completes, the partial answer at least once a second, and every
-        tool execution: a kill loses at most the last second of the answer being generated."""
-        store = self.store
-        if store is None:
-            return
-        if isinstance(event, ev.MessageAppended):
-            perf = event.perf.as_dict() if event.perf is not None else None
-            conv_id = event.conversation_id
-            if event.role == "assistant" and conv_id in self._partial:
-                message_id = self._finish_partial(conv_id, event.content, perf)
-            else:
-                message_id = store.add_message(conv_id, event.role, event.content, name=event.name, perf=perf)
-            if event.role == "assistant" and message_id is not None:
-                self._calling_message[conv_id] = message_id  # the message whose calls run next
-        elif isinstance(event, ev.TextDelta):
-            message_id, text, saved = self._partial.get(event.conversation_id, (0, "", 0.0))
-            if not message_id:
-                message_id = store.begin_message(event.conversation_id, "assistant")
-            text += event.text
-            if monotonic() - saved >= CHECKPOINT_INTERVAL_S:
-                store.update_partial(message_id, text)
-                saved = monotonic()
-            self._partial[event.conversation_id] = (message_id, text, saved)
-        elif isinstance(event, ev.ToolExecutionStarted):
-            self._running[event.call_id] = store.record_execution_started(
-                server=event.server,
-                tool=event.tool,
-                arguments=event.arguments,
-                conversation_id=event.conversation_id,
-                message_id=self._calling_message.get(event.conversation_id),
-                dialect=event.dialect or None,
-                decision=event.decision,
-                decided_by=event.decided_by,
-                proposed_arguments=event.proposed_arguments,
-            )
-        elif isinstance(event, ev.ToolExecutionFinished):
-            execution_id = self._running.pop(event.call_id, None)
-            if execution_id is not None:
-                store.record_execution_finished(
-                    execution_id,
-                    status=event.status,
-                    result=event.full_result or event.result_text,
-                    error=event.error,
-                    duration_ms=event.duration_ms,
-                )
-            else:
-                store.record_execution(
-                    server=event.server,
-                    tool=event.tool,
-                    arguments=event.arguments,
-                    status=event.status,
-                    conversation_id=event.conversation_id,
-                    message_id=self._calling_message.get(event.conversation_id),
-                    dialect=event.dialect or None,
-                    decision=event.decision,
-                    decided_by=event.decided_by,
-                    result=event.result_text,
-                    error=event.error,
-                    duration_ms=event.duration_ms,
-                    result_size=event.result_size,
-                )
-
-    def _finish_partial(
-        self, conv_id: int, text: str | None = None, perf: dict[str, Any] | None = None
-    ) -> int | None:
-        """Complete the answer being streamed in ``conv_id``; returns its message id (None if none)."""
-        partial = self._partial.pop(conv_id, None)
-        if partial is None or self.store is None:
-            return None
-        message_id, streamed, _ = partial
-        self.store.complete_message(message_id, text if text is not None else streamed, perf)
-        return message_id
 
 
 def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
