@@ -25,6 +25,7 @@ from edgehost.agent.approval import (
     with_timeout,
 )
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.prompting import RESULT_OPEN
 from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
@@ -164,7 +165,7 @@ class Host:
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
         self.store = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
-        self._history.store = self.store
+        self._history.attach(self.store)
         self.policy = ApprovalPolicy.from_config(
             self.servers_config.approval, store=self.store.approval_rules
         )
@@ -215,6 +216,7 @@ class Host:
             with contextlib.suppress(Exception):
                 await self.backend.close()
         if self.store is not None:
+            self._history.close()  # what is queued is written first
             self.store.close()
 
     def save_settings(self) -> None:
@@ -291,7 +293,7 @@ class Host:
         caps = backend.capabilities
         detail = f"{'; '.join(crashed.values())}. Using {caps.backend} for this session." if crashed else ""
         self.emit(ev.ModelStatusChanged("ready", caps.backend, info.name, detail, caps.max_context))
-        self._warm_selector()
+        self._warm_tools()
 
     async def wait_model(self, timeout: float = 600.0) -> Backend:  # noqa: ASYNC109 - a bound on a model load
         """Wait until the model is loaded. Raises BackendError if it failed to load."""
@@ -437,19 +439,26 @@ class Host:
             self.emit(ev.ServerStatusChanged(event.name, event.status.value, event.error, state.tools))
         elif isinstance(event, mcp_manager.CatalogChanged):
             self.emit(ev.CatalogChanged())
-            self._warm_selector()
+            self._warm_tools()
 
-    def _warm_selector(self) -> None:
-        """Load the ranker and embed new tools in the background (from the disk cache when it has
-        them), so the first turn that routes does not wait for it. Only where the host routes: otherwise
-        ranking is needed only when the tools outgrow the prompt's budget, and loads on that turn."""
-        if self._closing or self.manager is None or self.effective_routing(self.settings.routing) != "host":
+    def _warm_tools(self) -> None:
+        """Prepare for the enabled tools in the background: check their argument schemas (the first call
+        of a tool would otherwise wait ~3 ms for it) and, where the host routes, load the ranker and
+        embed new tools (from the disk cache when it has them), so the first turn that routes does not
+        wait for it. Otherwise ranking is needed only when the tools outgrow the prompt's budget, and
+        loads on that turn."""
+        if self._closing or self.manager is None:
             return
         if self._warm_task is not None and not self._warm_task.done():
-            return  # the running warm-up embeds what it finds; the next catalog change catches the rest
+            return  # the running warm-up takes what it finds; the next catalog change catches the rest
         tools = [t for t in self.tools() if t.enabled]
         if tools:
-            self._warm_task = asyncio.create_task(self._selector.prepare(tools), name="edgehost-rank-warm")
+            self._warm_task = asyncio.create_task(self._prepare_tools(tools), name="edgehost-tools-warm")
+
+    async def _prepare_tools(self, tools: list[ToolSpec]) -> None:
+        await asyncio.to_thread(prepare_validators, [t.input_schema for t in tools])
+        if self.effective_routing(self.settings.routing) == "host":
+            await self._selector.prepare(tools)
 
     # ---------------------------------------------------------- conversations
     def _store(self) -> Store:

@@ -95,6 +95,9 @@ class Store:
         self._busy_timeout_s = busy_timeout_s
         self._clock = clock
         self._lock = threading.RLock()
+        # set_write_behind's function, called before the outermost access of any thread
+        self._wait_for_writes: Callable[[], None] | None = None
+        self._inside = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = self._connect(self.path, busy_timeout_s)
         try:
@@ -151,9 +154,15 @@ class Store:
             clock=clock,
         )
 
+    def set_write_behind(self, wait: Callable[[], None] | None) -> None:
+        """Make every read and write (from any thread) first call ``wait``: a queue that writes to this
+        store from a thread of its own passes the function that returns once its queued writes are
+        in, so whoever reads sees everything queued before. None removes it."""
+        self._wait_for_writes = wait
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
-        with self._lock:
+        with self._access():
             try:
                 self._conn.execute("PRAGMA optimize")
             except sqlite3.Error:
@@ -539,6 +548,8 @@ class Store:
         if fmt not in EXPORT_FORMATS:
             raise ValueError(f"unknown export format {fmt!r} (choose {' or '.join(EXPORT_FORMATS)})")
         where, params = _execution_filter(conversation_id, tool_glob, status)
+        with self._access():
+            pass  # what is queued for this store is in before the snapshot is taken
         with self._errors():
             conn = self._connect(self.path, self._busy_timeout_s)
             try:
@@ -556,7 +567,7 @@ class Store:
 
     def integrity_check(self) -> bool:
         """Whether ``PRAGMA integrity_check`` finds the database sound (False too when it cannot run)."""
-        with self._lock:
+        with self._access():
             try:
                 rows = self._conn.execute("PRAGMA integrity_check").fetchall()
             except sqlite3.DatabaseError:
@@ -581,13 +592,26 @@ class Store:
             raise StoreError(f"{self.path}: {exc}") from exc
 
     @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._errors():
+    def _access(self, *, wait: bool = True) -> Iterator[None]:
+        """Hold the lock; the outermost access of a thread first waits for the write-behind queue
+        (unless ``wait`` is False: a read of what that queue never writes)."""
+        if wait and getattr(self._inside, "depth", 0) == 0 and self._wait_for_writes is not None:
+            self._wait_for_writes()  # not under the lock: the queue's writer needs it
+        self._inside.depth = getattr(self._inside, "depth", 0) + 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            self._inside.depth -= 1
+
+    @contextmanager
+    def _reading(self, *, wait: bool = True) -> Iterator[sqlite3.Connection]:
+        with self._access(wait=wait), self._errors():
             yield self._conn
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._errors():
+        with self._access(), self._errors():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -716,7 +740,8 @@ class ApprovalRuleTable:
 
     def load(self, conversation_id: int | None = None) -> list[dict[str, str]]:
         """The rules that apply everywhere (and to ``conversation_id`` when given), oldest first."""
-        with self._store._reading() as conn:
+        # Read before every call: no need to wait for the history being written behind the turn.
+        with self._store._reading(wait=False) as conn:
             rows = conn.execute(
                 "SELECT server, tool, action FROM approval_rules"
                 " WHERE scope = 'always' OR conversation_id = ? ORDER BY created, id",
