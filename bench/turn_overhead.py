@@ -13,6 +13,10 @@ ScriptedBackend subclass times its own steps) and minus the tool call (the loop'
   RESULT turn_overhead_ratio <turn_overhead_ms / turn_tool_ms> (the same run's baseline)
   RESULT turn_selection_ms <of the overhead: ToolSelector.select, whose ranking runs in a thread>
   RESULT turn_overhead_without_selection_ms <turn_overhead_ms minus the selection, per turn>
+  RESULT turn_history_behind_ms <after a turn returned, until its history was in (the writer thread's
+         lag, waited for between turns as a user reads the answer; not part of the overhead)>
+  RESULT turn_overhead_excluding_embedding_ms <turn_overhead_ms minus the question's embedding in the
+         turn (timed inside the ranker's thread), per turn: the figure the target is for>
   RESULT query_embedding_ms <one question's embedding>
   RESULT turn_routing_ms <what host routing adds: route() over the 50 tools, less the embedding>
 
@@ -152,6 +156,8 @@ async def run(data_dir: Path) -> None:
         if len(host.tools()) != TOOLS:
             raise SystemExit(f"expected {TOOLS} tools, got {len(host.tools())}")
 
+        history_behind_s: list[float] = []
+
         async def one_turn(index: int) -> tuple[float, float, float]:
             """(wall, backend, tool) seconds of one turn in a new conversation."""
             name = f"bench__gauge_{index % TOOLS:02d}"
@@ -163,6 +169,13 @@ async def run(data_dir: Path) -> None:
             wall = time.perf_counter() - began
             if result is None or len(result.executions) != 1 or problems:
                 raise SystemExit(f"turn {index} went wrong: {result} {problems}")
+            # The history is written behind the turn, on a thread of its own; a read waits until it is
+            # in. Between turns, as a user reads the answer: how far behind the writer was is reported.
+            began = time.perf_counter()
+            stored = host.store.list_messages(result.conversation_id)
+            history_behind_s.append(time.perf_counter() - began)
+            if [m.role for m in stored] != ["user", "assistant", "user", "assistant"]:
+                raise SystemExit(f"turn {index} was not recorded: {[(m.role, m.content) for m in stored]}")
             return wall, backend.spent_s, sum(tool_ms[tools_before:]) / 1000
 
         for index in range(WARM_UP_TURNS):
@@ -171,10 +184,26 @@ async def run(data_dir: Path) -> None:
         assert host.runner is not None
         selector = host.runner._selector
         selector.select = timed_select(selector.select)  # type: ignore[method-assign]
+        # ... and the question's embedding inside it (the one part the target leaves out).
+        embedded_s: list[float] = []
+        turn_embedder = getattr(getattr(await selector.ranker(), "semantic", None), "embedder", None)
+        if turn_embedder is not None:
+            embed = turn_embedder.embed
+
+            def timed_embed(texts: Any) -> Any:
+                began = time.perf_counter()
+                try:
+                    return embed(texts)
+                finally:
+                    embedded_s.append(time.perf_counter() - began)
+
+            turn_embedder.embed = timed_embed  # type: ignore[method-assign]
+        without_embedding = []
         overhead, walls, without_selection = [], [], []
         for index in range(TURNS):
-            selected_before = len(selection_s)
+            selected_before, embedded_before = len(selection_s), len(embedded_s)
             wall, in_backend, in_tool = await one_turn(index)
+            without_embedding.append(wall - in_backend - in_tool - sum(embedded_s[embedded_before:]))
             walls.append(wall)
             overhead.append(wall - in_backend - in_tool)
             without_selection.append(overhead[-1] - sum(selection_s[selected_before:]))
@@ -212,6 +241,10 @@ async def run(data_dir: Path) -> None:
         print(f"RESULT turn_overhead_ratio {median_overhead / median_tool:.2f}")
         print(f"RESULT turn_selection_ms {statistics.median(selection_s) * 1000:.2f}")
         print(f"RESULT turn_overhead_without_selection_ms {statistics.median(without_selection) * 1000:.2f}")
+        print(f"RESULT turn_history_behind_ms {statistics.median(history_behind_s[-TURNS:]) * 1000:.2f}")
+        print(f"RESULT turn_overhead_excluding_embedding_ms {statistics.median(without_embedding) * 1000:.2f}")
+        if turn_embedder is not None:
+            turn_embedder.embed = embed  # type: ignore[method-assign]
         print(f"tool ranker: {type(await selector.ranker()).__name__} {selector.ranker_reasons}")
 
         # What host routing (decision 11) adds to a turn: route() over the same 50 tools, vectors warm,
@@ -240,7 +273,13 @@ async def run(data_dir: Path) -> None:
             await one_turn(index)
         profiler.disable()
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(15)
+        stats = pstats.Stats(profiler, stream=out)
+        stats.sort_stats("cumulative").print_stats(15)
+        stats.sort_stats("tottime").print_stats(25)
+        if "--callers" in sys.argv:
+            stats.sort_stats("cumulative").print_stats("edgehost|mcp|anyio", 45)
+        if "--callers" in sys.argv:
+            stats.print_callers("threading.py:.*\\(wait\\)|pathlib.py:.*\\(stat\\)|wait_for")
         print(f"profile of {PROFILED_TURNS} turns (whole turns: backend and tool included):")
         print(out.getvalue())
 
@@ -262,6 +301,7 @@ async def run(data_dir: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--serve", action="store_true", help="be the 50-tool stdio server instead")
+    parser.add_argument("--callers", action="store_true", help="print who waits on locks and stats files")
     args = parser.parse_args()
     if args.serve:
         from edgehost.servers._common import run_stdio

@@ -270,3 +270,19 @@ async def test_a_reply_that_copies_the_denial_shows_what_happened_instead(make_h
     assert result.text == "files__delete_file: Not run: you denied it (wrong path)."
     [replaced] = recorder.of(ev.AnswerUngrounded)
     assert replaced.model_text == echo
+
+
+async def test_the_tools_argument_schemas_are_checked_before_their_first_call(make_host):
+    from edgehost.agent import arguments
+
+    arguments._validator.cache_clear()
+    host, _recorder = await make_host(ScriptedBackend([]))
+    warm = host._warm_task
+    assert warm is not None
+    await asyncio.wait_for(warm, WAIT_S)
+    tools = [t for t in host.tools() if t.enabled]
+    assert tools
+    misses = arguments._validator.cache_info().misses
+    for tool in tools:
+        arguments.validate_arguments({}, tool.input_schema)
+    assert arguments._validator.cache_info().misses == misses  # every validator was built already

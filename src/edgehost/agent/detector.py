@@ -18,6 +18,7 @@ What counts as a call (and what is only a mention):
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Iterable
@@ -121,6 +122,22 @@ def _triggers(dialects: tuple[str, ...]) -> list[_Trigger]:
     return [_Trigger(text, resume[text], tuple(found)) for text, found in starts.items()]
 
 
+@functools.lru_cache(maxsize=32)
+def _trigger_tables(
+    dialects: tuple[str, ...],
+) -> tuple[list[_Trigger], dict[str, list[_Trigger]], re.Pattern[str]]:
+    """The triggers of ``dialects``, by their first character, and the pattern of characters that can
+    start one (built once per set: a detector is made for every round). Raises ValueError."""
+    for dialect in dialects:
+        opening_marker(dialect)  # raises ValueError for an unknown dialect
+    triggers = _triggers(dialects)
+    by_first: dict[str, list[_Trigger]] = {}
+    for trigger in triggers:
+        by_first.setdefault(trigger.text[0], []).append(trigger)
+    chars = "".join(re.escape(c) for c in by_first)
+    return triggers, by_first, re.compile(f"[{chars}`]")
+
+
 def opening_markers(dialects: Iterable[str] = ALL_DIALECTS) -> list[str]:
     """The distinct opening markers of ``dialects`` (triggers for a lazy grammar). Raises ValueError."""
     markers: list[str] = []
@@ -139,14 +156,7 @@ class ToolCallDetector:
 
     def __init__(self, dialects: Iterable[str] = ALL_DIALECTS) -> None:
         self.dialects: tuple[str, ...] = tuple(dialects)
-        for dialect in self.dialects:
-            opening_marker(dialect)  # raises ValueError for an unknown dialect
-        self._triggers = _triggers(self.dialects)
-        self._by_first: dict[str, list[_Trigger]] = {}
-        for trigger in self._triggers:
-            self._by_first.setdefault(trigger.text[0], []).append(trigger)
-        chars = "".join(re.escape(c) for c in self._by_first)
-        self._prose_stop = re.compile(f"[{chars}`]")
+        self._triggers, self._by_first, self._prose_stop = _trigger_tables(self.dialects)
         self._bare_json = "bare-json" in self.dialects
         self._pythonic = "pythonic" in self.dialects
         self._state: int = _PROSE

@@ -58,16 +58,26 @@ def prompts_dir() -> Path:
 
 def load_template(name: str, directory: Path | None = None) -> str:
     """The text of template `name` ("system.md", "tools.md"): the user's copy in `directory` when it
-    has one, else the shipped one. Raises FileNotFoundError when neither exists. Read again only when
-    the file changed (every turn renders the prompt)."""
-    user = directory / name if directory is not None else None
-    path = user if user is not None and user.is_file() else prompts_dir() / name
-    return _read_template(path, path.stat().st_mtime_ns)
+    has one, else the shipped one. Raises FileNotFoundError when neither exists. The user's copy is
+    read again when it changed, the shipped one once (every turn renders the prompt)."""
+    if directory is not None:
+        user = directory / name
+        try:
+            return _read_template(user, user.stat().st_mtime_ns)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            pass
+    return _shipped_template(name)
 
 
 @functools.lru_cache(maxsize=16)
 def _read_template(path: Path, mtime_ns: int) -> str:
     return path.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=8)
+def _shipped_template(name: str) -> str:
+    """A shipped template, read once (the package does not change under a running app)."""
+    return (prompts_dir() / name).read_text(encoding="utf-8")
 
 
 def choose_dialect(capabilities: Capabilities) -> str:
@@ -192,9 +202,29 @@ def build_system_prompt(
 
     Raises ValueError for an unknown dialect, FileNotFoundError when the templates are missing.
     """
-    text = Template(load_template("system.md", template_dir)).safe_substitute(
-        tools=render_tools_section(tools, dialect, template=load_template("tools.md", template_dir)),
-        server_instructions=_short_instructions(server_instructions, (t.server for t in tools)),
+    return _system_prompt(
+        tuple(tools),
+        dialect,
+        tuple(sorted(server_instructions.items())),
+        extra,
+        load_template("system.md", template_dir),
+        load_template("tools.md", template_dir),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _system_prompt(
+    tools: tuple[ToolSpec, ...],
+    dialect: str,
+    server_instructions: tuple[tuple[str, str], ...],
+    extra: str,
+    system_template: str,
+    tools_template: str,
+) -> str:
+    """build_system_prompt's text, kept: every turn of a conversation usually renders the same one."""
+    text = Template(system_template).safe_substitute(
+        tools=render_tools_section(tools, dialect, template=tools_template),
+        server_instructions=_short_instructions(dict(server_instructions), (t.server for t in tools)),
         extra=extra.strip(),
     )
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

@@ -117,6 +117,7 @@ def lexical_document(tool: ToolSpec) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)
 def semantic_text(tool: ToolSpec) -> str:
     """What the embedding model reads for a tool: its name as words, then its description."""
     words = " ".join(terms(tool.name.replace("__", " ")))

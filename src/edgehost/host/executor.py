@@ -6,6 +6,7 @@ from typing import Any
 
 from edgehost.agent.loop import ProgressFn, ToolOutcome
 from edgehost.agent.tools import ToolSpec
+from edgehost.mcp.catalog import Catalog
 from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, ToolTimeout
 from edgehost.mcp.manager import ServerManager
@@ -38,9 +39,25 @@ class ManagerExecutor:
 
 
 def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
-    """Every tool of the catalog (enabled or not) as the agent sees it."""
-    trusted = {s.name for s in config.servers if s.trusted or s.builtin}
-    return [
+    """Every tool of the catalog (enabled or not) as the agent sees it.
+
+    The same ToolSpec objects come back while the catalog snapshot and the trusted servers are the
+    same, so what is cached per tool across turns (token counts, embeddings, rendered entries) is
+    found by identity instead of comparing schemas."""
+    global _last_specs
+    catalog = manager.catalog
+    trusted = frozenset(s.name for s in config.servers if s.trusted or s.builtin)
+    last = _last_specs
+    if last is None or last[0] is not catalog or last[1] != trusted:
+        last = _last_specs = (catalog, trusted, _specs(catalog, trusted))
+    return list(last[2])
+
+
+_last_specs: tuple[Catalog, frozenset[str], tuple[ToolSpec, ...]] | None = None
+
+
+def _specs(catalog: Catalog, trusted: frozenset[str]) -> tuple[ToolSpec, ...]:
+    return tuple(
         ToolSpec(
             name=entry.name,
             server=entry.server,
@@ -52,5 +69,5 @@ def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
             trusted_server=entry.server in trusted,
             original_name=entry.original_name,
         )
-        for entry in manager.catalog.tools
-    ]
+        for entry in catalog.tools
+    )
