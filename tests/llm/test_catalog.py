@@ -88,3 +88,21 @@ def test_an_entry_is_found_by_its_name_or_its_file_in_any_case() -> None:
     assert find_entry(catalog, entry.name.upper()) is entry
     assert find_entry(catalog, entry.file) is entry
     assert find_entry(catalog, "no-such-model") is None
+
+
+def test_a_row_says_whether_its_file_is_installed_or_partly_downloaded() -> None:
+    from edgehost.llm.catalog import catalog_rows
+
+    catalog = load_catalog()
+    first, second, third = catalog[0], catalog[1], catalog[2]
+    pc = BoardFacts(ram_gb=24.0, npu=False, rkllm_runtime=None)
+    rows = {
+        r.entry.name: r
+        for r in catalog_rows(
+            catalog, X86, pc, installed={Path(first.file).name}, partial={Path(second.file).name: 1234}
+        )
+    }
+    assert (rows[first.name].installed, rows[first.name].partial_bytes) == (True, 0)
+    assert (rows[second.name].installed, rows[second.name].partial_bytes) == (False, 1234)
+    assert (rows[third.name].installed, rows[third.name].partial_bytes) == (False, 0)
+    assert rows[second.name].as_dict()["partial_bytes"] == 1234

@@ -116,6 +116,14 @@ def test_a_pull_killed_midway_resumes_where_it_stopped(hub: FakeHub, data_dir: P
     process.wait()
     kept = part.stat().st_size
     assert not (data_dir / "models" / FILE).exists()
+    # `edgehost models` tells of it, and is not fooled into listing the part as a model.
+    listing = run(data_dir, None, "models", "--json")
+    assert listing.returncode == 0, listing.stderr
+    listed = json.loads(listing.stdout)
+    assert [(Path(p["file"]).name, p["done_bytes"]) for p in listed["partial"]] == [(FILE, kept)]
+    assert not any(Path(m["path"]).parent.name == ".downloads" for m in listed["installed"])
+    text = run(data_dir, None, "models").stdout
+    assert "Interrupted downloads" in text and f"{kept / 1e6:.0f} of 98 MB" in text
     hub.delay = 0.0
     hub.requests.clear()
     result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}")

@@ -64,3 +64,33 @@ async def test_a_damaged_file_or_another_system_prompt_starts_from_scratch(
     assert perf.cached_tokens == 0 and answer == expected
     other, perf = await ask(config, tmp_path, "You answer in one word only.", "Name a colour.")
     assert perf.cached_tokens == 0 and other.strip()
+
+
+async def test_a_save_keeps_only_the_caches_used_last_and_drops_stale_temporary_files(
+    model_path: Path, tmp_path: Path
+) -> None:
+    import os
+    import time
+
+    from edgehost.llm.prompt_cache import KEEP, STALE_PART_S
+
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    old = time.time() - 2 * STALE_PART_S
+    # Caches of models removed since (or another context size), each older than the last.
+    left_behind = []
+    for n in range(KEEP + 1):
+        state, tokens = folder / f"gone{n}.kv", folder / f"gone{n}.tokens.npy"
+        state.write_bytes(b"kv")
+        tokens.write_bytes(b"npy")
+        os.utime(state, (old + n, old + n))
+        left_behind.append(state)
+    stale = folder / "x.kv.1234.part"
+    stale.write_bytes(b"cut")
+    os.utime(stale, (old, old))
+    await ask(config_for(model_path, folder), tmp_path, SYSTEM, "Name a colour.")
+    states = sorted(p.name for p in folder.glob("*.kv"))
+    newest_left = [p.name for p in left_behind[-(KEEP - 1) :]]
+    assert len(states) == KEEP and set(newest_left) <= set(states)  # this model's, and the newest others
+    assert not (folder / "gone0.kv").exists() and not (folder / "gone0.tokens.npy").exists()
+    assert not stale.exists()

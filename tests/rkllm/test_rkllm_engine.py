@@ -244,3 +244,47 @@ def test_library_lookup_order_and_errors(stub_libraries: dict[str, Path], tmp_pa
     assert find_library(None, str(lib12), {}) == lib12
     with pytest.raises(BackendError, match="does not exist"):
         find_library(tmp_path / "typo.so", None, {})
+
+
+# A system prompt and tools section as our templates render it, far past the caching threshold.
+LONG_SYSTEM = "<|im_start|>system\n" + "Answer briefly and call a tool when one fits. " * 30 + "<|im_end|>\n"
+
+
+def conversation_start(question: str) -> str:
+    return f"{LONG_SYSTEM}<|im_start|>user\nREPLY:ok {question}\n<|im_end|>\n<|im_start|>assistant\n"
+
+
+def test_a_new_conversation_and_a_restart_prefill_only_what_the_saved_prompt_cache_does_not_cover(
+    engine_config: ConfigFnT, probe: StubProbe, tmp_path: Path
+) -> None:
+    folder = tmp_path / "prompts"
+    engine = loaded(engine_config(prompt_cache_dir=str(folder)))
+    try:
+        assert run(engine, conversation_start("one")) == ["ok ", "one"]
+        cold = probe.run_fields()
+        assert (cold["prompt_cache_null"], cold["cache_reused_chars"]) == ("0", "0")  # saved, none reused
+        assert len(list(folder.glob("*.rkllm-cache"))) == 1
+        cold_prefill = engine.last_perf().prompt_tokens
+        run(engine, conversation_start("two"))  # a new conversation: the context starts empty again
+        warm = probe.run_fields()
+        assert warm["prompt_cache_null"] == "1"  # loaded, not saved again
+        assert int(warm["cache_reused_chars"]) >= len(LONG_SYSTEM)
+        assert engine.last_perf().prompt_tokens * 4 < cold_prefill
+        assert engine.last_perf().cached_tokens > 0
+    finally:
+        engine.close()
+    restarted = loaded(engine_config(prompt_cache_dir=str(folder)))
+    try:
+        run(restarted, conversation_start("three"))
+        assert int(probe.run_fields()["cache_reused_chars"]) >= len(LONG_SYSTEM)
+    finally:
+        restarted.close()
+
+
+def test_without_a_cache_folder_no_prompt_cache_is_asked_for(engine_config: ConfigFnT, probe: StubProbe) -> None:
+    engine = loaded(engine_config())
+    try:
+        run(engine, conversation_start("one"))
+        assert probe.run_fields()["prompt_cache_null"] == "1"
+    finally:
+        engine.close()

@@ -46,3 +46,28 @@ async def test_a_crash_inside_the_library_surfaces_as_backend_crashed_and_the_ne
         assert text == "alive again"
     finally:
         await backend.close()
+
+
+async def test_a_prompt_cache_save_that_crashed_the_runtime_is_not_tried_again_for_that_model(
+    engine_config: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    folder = tmp_path / "prompts"
+    system = "Answer briefly and call a tool when one fits. " * 30
+    config = engine_config(prompt_cache_dir=str(folder))
+    backend = WorkerBackend(engine="rkllm", config=config, log_dir=tmp_path / "logs")
+    try:
+        await asyncio.wait_for(backend.load(), TURN_TIMEOUT_S)
+        with pytest.raises(BackendCrashed, match="signal 11"):  # the runtime dies while it saves
+            await reply(backend, f"{system} please CRASH now")
+    finally:
+        await backend.close()
+    assert list(folder.glob("*.saving"))  # the save never finished
+    restarted = WorkerBackend(engine="rkllm", config=config, log_dir=tmp_path / "logs")
+    try:
+        await asyncio.wait_for(restarted.load(), TURN_TIMEOUT_S)
+        text, _ = await reply(restarted, f"{system} REPLY:still answering\n")
+        assert text == "still answering"
+        assert not list(folder.glob("*.rkllm-cache"))  # no save was asked for again
+    finally:
+        await restarted.close()
+    assert "prompt caching is off" in (tmp_path / "logs" / "worker.log").read_text()

@@ -93,11 +93,17 @@ def test_a_cancelled_download_says_so_and_resumes_from_its_part(
             await wait_until(lambda: " MB/s" in row.status.text() and "left" in row.status.text())
             assert row.cancel_button.isVisible() and not row.action.isVisible()
             row.cancel_button.click()
-            await wait_until(lambda: row.action.text() == "Download")
+            await wait_until(lambda: row.action.text() == "Resume")
             assert "pull again to resume" in row.status.text()
             part = desktop.host.paths.models_dir / ".downloads" / f"{FILE}.part"
             kept = part.stat().st_size
             assert kept > 0 and not (desktop.host.paths.models_dir / FILE).exists()
+            # Listed again (as after a restart), the row still offers to resume, from where it stopped.
+            panel.refresh()
+            await wait_until(lambda: panel.rows.get(ENTRY) not in (None, row))
+            row = panel.rows[ENTRY]
+            assert row.action.text() == "Resume"
+            assert row.status.text().startswith(f"Stopped at {kept / 1e6:.0f} of ")
             hub.delay = 0.0
             hub.requests.clear()
             row.action.click()

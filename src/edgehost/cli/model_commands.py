@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
+from edgehost.llm.downloads import partial_downloads
 from edgehost.llm.models import ModelFile, find_models
 
 
@@ -65,16 +67,29 @@ def list_models(ctx: CliContext) -> int:
     from edgehost.cli.model_pull import fitted_catalog
 
     models = find_models(ctx.paths.models_dir, [ctx.settings.model])
-    board, rows = fitted_catalog(ctx, models)
+    board, rows = fitted_catalog(ctx)
+    partial = partial_downloads(ctx.paths.models_dir)
     shown = rows if ctx.args.all else [row for row in rows if row["fits"]]
     if ctx.args.json:
-        print_json({"installed": [m.as_dict() for m in models], "board": board, "catalog": shown})
+        print_json(
+            {
+                "installed": [m.as_dict() for m in models],
+                "partial": partial,
+                "board": board,
+                "catalog": shown,
+            }
+        )
         return 0
     if models:
         for line in _model_table(models):
             print(line)
     else:
         print(f"no models found (models folder: {ctx.paths.models_dir})")
+    if partial:
+        print()
+        print("Interrupted downloads (`edgehost models pull NAME` resumes one, `models rm NAME` drops it):")
+        for line in _partial_table(partial):
+            print(line)
     print()
     print(f"Catalog for {board['name']}{'' if ctx.args.all else ', what fits'}:")
     for line in _catalog_table(shown):
@@ -126,11 +141,26 @@ def _model_table(models: list[ModelFile]) -> list[str]:
     return _aligned(rows)
 
 
+def _partial_table(partial: list[dict[str, Any]]) -> list[str]:
+    rows: list[tuple[Any, ...]] = [("FILE", "DONE", "REPOSITORY")]
+    for p in partial:
+        size = int(p.get("size") or 0)
+        done = (
+            f"{p['done_bytes'] / 1e6:.0f} of {size / 1e6:.0f} MB"
+            if size
+            else f"{p['done_bytes'] / 1e6:.0f} MB"
+        )
+        rows.append((Path(str(p.get("file", ""))).name, done, p.get("repo", "")))
+    return _aligned(rows)
+
+
 def _catalog_table(entries: list[dict[str, Any]]) -> list[str]:
     rows: list[tuple[Any, ...]] = [("NAME", "SIZE", "PARAMS", "RAM", "SPEED", "BACKEND", "")]
     for e in entries:
         speed = f"~{e['expected_tokens_per_s']:.0f} tok/s" if e["expected_tokens_per_s"] else "-"
         state = "installed" if e["installed"] else "recommended" if e["recommended"] else ""
+        if e["partial_bytes"] and not e["installed"]:
+            state = f"{100 * e['partial_bytes'] // max(e['size_mb'] * 1_000_000, 1):.0f} % downloaded, pull resumes"
         if e["why_not"]:
             state = f"does not fit: {e['why_not']}"
         rows.append(

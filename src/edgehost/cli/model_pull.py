@@ -29,8 +29,9 @@ from edgehost.llm.downloads import (
     Progress,
     download,
     hub_files,
+    partial_sizes,
 )
-from edgehost.llm.models import ModelFile
+from edgehost.llm.models import installed_names
 
 __all__ = ["fitted_catalog", "pull", "remove"]
 
@@ -40,12 +41,12 @@ def _board(ctx: CliContext) -> tuple[BoardProfile, BoardFacts]:
     return profile, board_facts(info, ctx.settings.rkllm_lib, ctx.settings.rkllm_abi)
 
 
-def fitted_catalog(
-    ctx: CliContext, installed: list[ModelFile]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def fitted_catalog(ctx: CliContext) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """This board and every catalog entry with whether and how it fits (`edgehost models`)."""
     profile, facts = _board(ctx)
-    rows = catalog_rows(load_catalog(), profile, facts, {Path(m.path).name for m in installed})
+    folder = ctx.paths.models_dir
+    installed = installed_names(folder, [ctx.settings.model])
+    rows = catalog_rows(load_catalog(), profile, facts, installed, partial_sizes(folder))
     board = {
         "name": describe_board(profile, facts),
         "ram_gb": facts.ram_gb,

@@ -24,8 +24,8 @@ from edgehost.agent.approval import (
     parse_rules,
     with_timeout,
 )
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.arguments import prepare_validators
+from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.prompting import RESULT_OPEN
 from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector

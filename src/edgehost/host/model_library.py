@@ -20,8 +20,15 @@ from edgehost.llm.catalog import (
     find_entry,
     load_catalog,
 )
-from edgehost.llm.downloads import DownloadCancelled, DownloadError, DownloadTarget, Progress, download
-from edgehost.llm.models import MODEL_SUFFIXES
+from edgehost.llm.downloads import (
+    DownloadCancelled,
+    DownloadError,
+    DownloadTarget,
+    Progress,
+    download,
+    partial_sizes,
+)
+from edgehost.llm.models import installed_names
 from edgehost.settings import Settings
 
 __all__ = ["ModelLibrary"]
@@ -45,12 +52,9 @@ class ModelLibrary:
 
         def read() -> tuple[str, list[CatalogRow]]:
             facts = self.board(settings)
-            installed = (
-                {p.name for p in self.models_dir.iterdir() if p.suffix.lower() in MODEL_SUFFIXES}
-                if self.models_dir.is_dir()
-                else set()
-            )
-            return describe_board(profile, facts), catalog_rows(load_catalog(), profile, facts, installed)
+            installed = installed_names(self.models_dir, [settings.model])
+            rows = catalog_rows(load_catalog(), profile, facts, installed, partial_sizes(self.models_dir))
+            return describe_board(profile, facts), rows
 
         return await asyncio.to_thread(read)
 

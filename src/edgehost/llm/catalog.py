@@ -8,6 +8,7 @@ comes from the board profile's measured speeds, not from the entry (boards.profi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,7 @@ class CatalogRow:
     expected_tokens_per_s: float | None
     recommended: bool
     installed: bool
+    partial_bytes: int = 0  # of an interrupted download a pull resumes; 0 when there is none
 
     @property
     def fits(self) -> bool:
@@ -223,15 +225,22 @@ class CatalogRow:
             "fits": self.fits,
             "why_not": self.why_not,
             "installed": self.installed,
+            "partial_bytes": self.partial_bytes,
             "recommended": self.recommended,
             "expected_tokens_per_s": self.expected_tokens_per_s,
         }
 
 
 def catalog_rows(
-    catalog: list[CatalogEntry], profile: BoardProfile, board: BoardFacts, installed: set[str]
+    catalog: list[CatalogEntry],
+    profile: BoardProfile,
+    board: BoardFacts,
+    installed: set[str],
+    partial: Mapping[str, int] | None = None,
 ) -> list[CatalogRow]:
-    """Every entry fitted to this board; ``installed`` holds the file names in the models folder."""
+    """Every entry fitted to this board; ``installed`` holds the file names of the models there are
+    (llm.models.installed_names), ``partial`` the bytes of each interrupted download by file name."""
+    partial = partial or {}
     chosen = {m.name for b in profile.backend_order if (m := recommend(catalog, profile, board, b))}
     rows = []
     for entry in catalog:
@@ -243,6 +252,7 @@ def catalog_rows(
                 expected_tokens_per_s=round(speed, 1) if speed else None,
                 recommended=entry.name in chosen,
                 installed=Path(entry.file).name in installed,
+                partial_bytes=partial.get(Path(entry.file).name, 0),
             )
         )
     return rows

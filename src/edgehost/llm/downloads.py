@@ -39,6 +39,7 @@ __all__ = [
     "download",
     "hub_files",
     "partial_downloads",
+    "partial_sizes",
 ]
 
 PARTS_FOLDER = ".downloads"
@@ -88,6 +89,11 @@ def partial_downloads(models_dir: Path) -> list[dict[str, Any]]:
             data = json.loads(record.read_text(encoding="utf-8"))
             found.append(data | {"done_bytes": part.stat().st_size if part.exists() else 0})
     return found
+
+
+def partial_sizes(models_dir: Path) -> dict[str, int]:
+    """Bytes so far of each interrupted download, by the model's file name."""
+    return {Path(str(d.get("file", ""))).name: int(d["done_bytes"]) for d in partial_downloads(models_dir)}
 
 
 def hub_files(

@@ -152,9 +152,8 @@ def _build(name: str, settings: Settings, profile: BoardProfile | None, paths: P
     from edgehost.llm.worker_backend import WorkerBackend
 
     config = engine_config(name, settings, profile)
-    if name == "llamacpp":
-        # The system prompt's KV cache, kept for the next start (llm/prompt_cache.py).
-        config["prompt_cache_dir"] = str(paths.data_dir / "cache" / "prompts")
+    # The system prompt's KV cache, kept for the next start (llm/prompt_cache.py).
+    config["prompt_cache_dir"] = str(paths.data_dir / "cache" / "prompts")
     return WorkerBackend(engine=name, config=config, log_dir=paths.log_dir)
 
 

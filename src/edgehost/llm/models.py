@@ -18,6 +18,8 @@ __all__ = [
     "default_model_path",
     "describe_model",
     "find_models",
+    "installed_names",
+    "model_paths",
     "gguf_context_length",
 ]
 
@@ -94,6 +96,16 @@ def describe_model(path: Path, *, source: str = "models folder") -> ModelFile:
 
 def find_models(models_dir: Path, configured: Iterable[str | None] = ()) -> list[ModelFile]:
     """The embedded default, configured model paths, and model files in ``models_dir`` (recursively)."""
+    return [describe_model(path, source=source) for path, source in model_paths(models_dir, configured)]
+
+
+def installed_names(models_dir: Path, configured: Iterable[str | None] = ()) -> set[str]:
+    """The file names of the models find_models lists, without reading the files."""
+    return {path.name for path, _source in model_paths(models_dir, configured)}
+
+
+def model_paths(models_dir: Path, configured: Iterable[str | None] = ()) -> list[tuple[Path, str]]:
+    """(path, where it was found) of each model find_models describes, each file once."""
     found: list[tuple[Path, str]] = []
     try:
         found.append((default_model_path(), "embedded default"))
@@ -112,5 +124,5 @@ def find_models(models_dir: Path, configured: Iterable[str | None] = ()) -> list
         key = path.resolve()
         if key not in seen:
             seen.add(key)
-            result.append(describe_model(path, source=source))
+            result.append((path, source))
     return result

@@ -89,8 +89,13 @@ class ModelRow(QFrame):
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        self.partial_bytes = 0 if row.installed else row.partial_bytes  # of a download a click resumes
         if row.why_not:
             self.status.setText(f"Does not fit this board: {row.why_not}")
+        elif self.partial_bytes:
+            self.status.setText(
+                f"Stopped at {self.partial_bytes / 1e6:.0f} of {entry.size_mb:.0f} MB: Resume goes on from there."
+            )
         else:
             self.status.hide()
         self.show_state("installed" if row.installed else "available")
@@ -103,7 +108,12 @@ class ModelRow(QFrame):
         self.cancel_button.setVisible(downloading)
         self.action.setVisible(not downloading)
         self.action.setEnabled(state != "in use" and (self.row.fits or state == "installed"))
-        self.action.setText({"available": "Download", "installed": "Use", "in use": "In use"}.get(state, ""))
+        labels = {
+            "available": "Resume" if self.partial_bytes else "Download",
+            "installed": "Use",
+            "in use": "In use",
+        }
+        self.action.setText(labels.get(state, ""))
 
     def _act(self) -> None:
         if self.state == "available":
@@ -114,6 +124,7 @@ class ModelRow(QFrame):
     def progressed(self, event: ev.ModelDownloadProgressed) -> None:
         if self.state != "downloading":
             self.show_state("downloading")
+        self.partial_bytes = event.done_bytes
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(1000 * event.done_bytes / max(event.total_bytes, 1)))
         self.status.setText(describe_progress(event))
@@ -122,6 +133,7 @@ class ModelRow(QFrame):
     def finished(self, event: ev.ModelDownloadFinished) -> None:
         if event.path:
             self.path = event.path
+            self.partial_bytes = 0
             self.show_state("installed")
             self.status.setText(f"Downloaded to {event.path}. Use it now?")
         else:

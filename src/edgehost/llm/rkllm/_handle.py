@@ -21,6 +21,7 @@ from edgehost.llm.rkllm._abi import (
     RKLLMCallback,
     RKLLMInferMode,
     RKLLMInputType,
+    RKLLMPromptCacheParam,
     RKLLMResult,
     RKLLMSamplingParam,
     abi_by_name,
@@ -89,6 +90,14 @@ class RkllmHandle:
         for name in ("rkllm_set_chat_template", "rkllm_set_function_tools"):
             getattr(lib, name).argtypes = [LLMHandle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]
             getattr(lib, name).restype = ctypes.c_int
+        self.has_prompt_cache = hasattr(lib, "rkllm_load_prompt_cache") and hasattr(
+            lib, "rkllm_release_prompt_cache"
+        )
+        if self.has_prompt_cache:
+            lib.rkllm_load_prompt_cache.argtypes = [LLMHandle, ctypes.c_char_p]
+            lib.rkllm_load_prompt_cache.restype = ctypes.c_int
+            lib.rkllm_release_prompt_cache.argtypes = [LLMHandle]
+            lib.rkllm_release_prompt_cache.restype = ctypes.c_int
         if hasattr(lib, "rkllm_get_kv_cache_size"):
             lib.rkllm_get_kv_cache_size.argtypes = [LLMHandle, int_ptr]
             lib.rkllm_get_kv_cache_size.restype = ctypes.c_int
@@ -138,8 +147,10 @@ class RkllmHandle:
         role: str = "user",
         max_new_tokens: int = 0,
         sampling: Sampling | None = None,
+        save_cache_to: str | None = None,
     ) -> RunResult:
-        """rkllm_run with a text prompt; blocks while ``consumer`` receives every callback."""
+        """rkllm_run with a text prompt; blocks while ``consumer`` receives every callback. With
+        ``save_cache_to`` the runtime writes the prompt's cache to that file."""
         abi = self.abi
         encoded = prompt.encode("utf-8")
         inputs = abi.input()
@@ -163,6 +174,12 @@ class RkllmHandle:
                     presence_penalty=sampling.presence_penalty,
                 )
                 infer.sampling_params = ctypes.pointer(sampling_struct)
+        cache_struct = None
+        if save_cache_to is not None:
+            cache_struct = RKLLMPromptCacheParam(
+                save_prompt_cache=1, prompt_cache_path=save_cache_to.encode()
+            )
+            infer.prompt_cache_params = ctypes.pointer(cache_struct)
         self._consumer = consumer
         try:
             status = self._lib.rkllm_run(self._handle, ctypes.byref(inputs), ctypes.byref(infer), None)
@@ -173,6 +190,15 @@ class RkllmHandle:
     def abort(self) -> None:
         if self._handle:
             self._lib.rkllm_abort(self._handle)
+
+    def load_prompt_cache(self, path: str) -> bool:
+        """rkllm_load_prompt_cache: the next run into an empty context reuses the longest prefix its
+        prompt shares with the file's. False when the runtime refuses the file."""
+        return self.has_prompt_cache and self._lib.rkllm_load_prompt_cache(self._handle, path.encode()) == 0
+
+    def release_prompt_cache(self) -> None:
+        if self.has_prompt_cache:
+            self._lib.rkllm_release_prompt_cache(self._handle)
 
     def clear_kv_cache(self, keep_system_prompt: bool = False) -> None:
         status = self._lib.rkllm_clear_kv_cache(self._handle, 1 if keep_system_prompt else 0, None, None)

@@ -7,6 +7,11 @@ template is off, tools are not injected with ``rkllm_set_function_tools`` (which
 that template) but rendered by our template in the model's own format (Qwen's ``<tool_call>``),
 which is what the runtime would have injected.
 
+A new conversation's prompt shares its system prompt and tools section with the last one: the
+runtime saves that prompt's cache (``RKLLMPromptCacheParam``) into the data folder, and the next
+prompt sent into an empty context (a new conversation, or after a restart) loads it with
+``rkllm_load_prompt_cache`` so only what differs is prefilled (llm/prompt_cache.py).
+
 ``rkllm_run`` blocks and calls back once per token, so it runs in a thread; pieces reach the
 generator through a queue. RKLLM has no tokenizer API: ``tokenize`` is an approximation good for
 budgets and meters, not real token ids.
@@ -14,6 +19,7 @@ budgets and meters, not real token ids.
 
 from __future__ import annotations
 
+import logging
 import queue
 import re
 import threading
@@ -22,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.llm.base import BackendError, Capabilities, ChatMessage, ModelInfo, Perf
+from edgehost.llm.prompt_cache import MIN_SHARED_TOKENS, RkllmPromptCache
 from edgehost.llm.rkllm._abi import LLMCallState, RKLLMResult
 from edgehost.llm.rkllm._handle import RkllmHandle, Sampling
 from edgehost.llm.rkllm._library import locate_library
@@ -30,6 +37,11 @@ from edgehost.llm.textstream import Utf8Assembler
 
 __all__ = ["RkllmEngine", "approximate_tokens", "create_engine"]
 
+log = logging.getLogger(__name__)
+
+# A prompt cache is saved and loaded for prompts sharing at least this much (about 64 tokens; below it
+# the prefill is quick anyway).
+MIN_CACHED_CHARS = MIN_SHARED_TOKENS * 4
 _TOKEN_RE = re.compile(r"[A-Za-z]{1,5}|\d|[^\sA-Za-z\d]|\s+")
 _END = object()
 
@@ -55,6 +67,7 @@ class RkllmEngine:
         self._abort_requested = threading.Event()
         self._perf = Perf()
         self._n_ctx = 0
+        self._prompt_cache: RkllmPromptCache | None = None
         self.capabilities = Capabilities(backend="rkllm", max_context=int(config.get("n_ctx") or 4096))
 
     # -- loading ---------------------------------------------------------------------------------
@@ -92,6 +105,15 @@ class RkllmEngine:
             handle.close()
             raise
         self._handle, self._template, self._n_ctx = handle, template, n_ctx
+        if self._config.get("prompt_cache_dir") and handle.has_prompt_cache:
+            cache = RkllmPromptCache(Path(str(self._config["prompt_cache_dir"])), self._model_path, n_ctx)
+            if cache.disabled:
+                log.warning(
+                    "prompt caching is off for %s: saving its cache did not finish last time (%s)",
+                    self._model_path.name,
+                    cache.marker,
+                )
+            self._prompt_cache = cache
         self.capabilities = Capabilities(
             backend="rkllm",
             max_context=n_ctx,
@@ -162,6 +184,8 @@ class RkllmEngine:
             if self._sent:
                 handle.clear_kv_cache(keep_system_prompt=False)
             delta, cached = prompt, ""
+        reuse, save_to = self._prompt_cache_for(handle, prompt) if not cached else ("", None)
+        cached = cached or reuse
         self._sent = prompt  # the reply is appended as it arrives
         self._context_known = False  # until the run finishes normally
         pieces: queue.Queue[object] = queue.Queue()
@@ -209,6 +233,7 @@ class RkllmEngine:
                     keep_history=True,
                     max_new_tokens=max_tokens,
                     sampling=sampling,
+                    save_cache_to=save_to,
                 ).status
                 if status != 0:
                     state["error"] = f"rkllm_run failed ({status})"
@@ -237,9 +262,27 @@ class RkllmEngine:
             thread.join()
             self._record_perf(handle, state, cached, delta)
             clean_end = finished and state["finish"] is not None and not self._abort_requested.is_set()
+            if reuse:
+                handle.release_prompt_cache()
+            if save_to is not None and self._prompt_cache is not None:
+                self._prompt_cache.end_save(save_to, prompt, clean_end and not state["error"])
             self._context_known = clean_end and (max_tokens <= 0 or state["generated"] < max_tokens)
         if state["error"]:
             raise BackendError(state["error"])
+
+    def _prompt_cache_for(self, handle: RkllmHandle, prompt: str) -> tuple[str, str | None]:
+        """For a prompt sent into an empty context: (the prefix a loaded prompt cache covers, or "";
+        the file the runtime should save this prompt's cache to, or None)."""
+        cache = self._prompt_cache
+        if cache is None or len(prompt) < MIN_CACHED_CHARS:
+            return "", None
+        shared = cache.shared_prefix(prompt)
+        if len(shared) >= MIN_CACHED_CHARS:
+            if handle.load_prompt_cache(str(cache.cache_file)):
+                cache.used()
+                return shared, None
+            log.warning("the RKLLM runtime refused the prompt cache %s; saving it again", cache.cache_file)
+        return "", cache.begin_save()
 
     def _record_perf(self, handle: RkllmHandle, state: dict[str, Any], cached: str, delta: str) -> None:
         finish = state["finish"]
