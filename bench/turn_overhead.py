@@ -242,7 +242,9 @@ async def run(data_dir: Path) -> None:
         print(f"RESULT turn_selection_ms {statistics.median(selection_s) * 1000:.2f}")
         print(f"RESULT turn_overhead_without_selection_ms {statistics.median(without_selection) * 1000:.2f}")
         print(f"RESULT turn_history_behind_ms {statistics.median(history_behind_s[-TURNS:]) * 1000:.2f}")
-        print(f"RESULT turn_overhead_excluding_embedding_ms {statistics.median(without_embedding) * 1000:.2f}")
+        print(
+            f"RESULT turn_overhead_excluding_embedding_ms {statistics.median(without_embedding) * 1000:.2f}"
+        )
         if turn_embedder is not None:
             turn_embedder.embed = embed  # type: ignore[method-assign]
         print(f"tool ranker: {type(await selector.ranker()).__name__} {selector.ranker_reasons}")
