@@ -281,7 +281,9 @@ def test_a_new_conversation_and_a_restart_prefill_only_what_the_saved_prompt_cac
         restarted.close()
 
 
-def test_without_a_cache_folder_no_prompt_cache_is_asked_for(engine_config: ConfigFnT, probe: StubProbe) -> None:
+def test_without_a_cache_folder_no_prompt_cache_is_asked_for(
+    engine_config: ConfigFnT, probe: StubProbe
+) -> None:
     engine = loaded(engine_config())
     try:
         run(engine, conversation_start("one"))

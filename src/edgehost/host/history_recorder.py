@@ -153,17 +153,19 @@ class HistoryRecorder:
 
     def _write_execution(self, event: ev.ToolExecutionStarted | ev.ToolExecutionFinished) -> None:
         store = self._writing()
+        call: dict[str, Any] = {  # what both ways of recording an execution take
+            "server": event.server,
+            "tool": event.tool,
+            "arguments": event.arguments,
+            "conversation_id": event.conversation_id,
+            "message_id": self._calling_message.get(event.conversation_id),
+            "dialect": event.dialect or None,
+            "decision": event.decision,
+            "decided_by": event.decided_by,
+        }
         if isinstance(event, ev.ToolExecutionStarted):
             self._running[event.call_id] = store.record_execution_started(
-                server=event.server,
-                tool=event.tool,
-                arguments=event.arguments,
-                conversation_id=event.conversation_id,
-                message_id=self._calling_message.get(event.conversation_id),
-                dialect=event.dialect or None,
-                decision=event.decision,
-                decided_by=event.decided_by,
-                proposed_arguments=event.proposed_arguments,
+                **call, proposed_arguments=event.proposed_arguments
             )
             return
         execution_id = self._running.pop(event.call_id, None)
@@ -177,15 +179,8 @@ class HistoryRecorder:
             )
             return
         store.record_execution(
-            server=event.server,
-            tool=event.tool,
-            arguments=event.arguments,
+            **call,
             status=event.status,
-            conversation_id=event.conversation_id,
-            message_id=self._calling_message.get(event.conversation_id),
-            dialect=event.dialect or None,
-            decision=event.decision,
-            decided_by=event.decided_by,
             result=event.result_text,
             error=event.error,
             duration_ms=event.duration_ms,
