@@ -20,12 +20,12 @@ from edgehost.agent.approval import (
     MemoryRuleStore,
     PendingApprovals,
     auto_approver,
-    cli_approver,
     parse_rules,
     tool_risk,
     with_timeout,
 )
 from edgehost.agent.tools import ToolSpec
+from edgehost.cli.terminal_approval import cli_approver
 from edgehost.errors import ConfigError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

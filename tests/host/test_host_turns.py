@@ -8,6 +8,7 @@ import io
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.host.conftest import WAIT_S, call
@@ -286,3 +287,43 @@ async def test_the_tools_argument_schemas_are_checked_before_their_first_call(ma
     for tool in tools:
         arguments.validate_arguments({}, tool.input_schema)
     assert arguments._validator.cache_info().misses == misses  # every validator was built already
+
+
+class BrokenBackend(ScriptedBackend):
+    """A backend with a fault of ours in it (not a BackendError)."""
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationEvent]:
+        raise RuntimeError("a bug in the backend")
+        yield  # pragma: no cover - makes this an async generator
+
+
+class NeverLoadingBackend(ScriptedBackend):
+    async def load(self) -> Any:
+        await asyncio.Event().wait()
+
+
+def turn_ends(recorder: Any) -> list[Any]:
+    return [e for e in recorder.events if isinstance(e, (ev.TurnCompleted, ev.TurnFailed))]
+
+
+async def test_a_turn_that_fails_on_an_unexpected_error_ends_in_one_turn_failed_and_keeps_the_question(
+    make_host,
+):
+    host, recorder = await make_host(BrokenBackend())
+    assert await host.submit("what is the board's temperature?") is None
+    [ended] = turn_ends(recorder)
+    assert isinstance(ended, ev.TurnFailed) and "a bug in the backend" in ended.error
+    [conversation] = host.store.list_conversations()
+    assert [m.content for m in host.store.list_messages(conversation.id)] == [
+        "what is the board's temperature?"
+    ]
+
+
+async def test_a_turn_stopped_while_the_model_loads_ends_in_one_cancelled_turn_completed(make_host):
+    host, recorder = await make_host(NeverLoadingBackend())
+    turn = host.start_turn("hello")
+    await recorder.wait_for(lambda e: isinstance(e, ev.ConversationsChanged))
+    await host.cancel()
+    assert await asyncio.wait_for(turn, WAIT_S) is None
+    [ended] = turn_ends(recorder)
+    assert isinstance(ended, ev.TurnCompleted) and ended.cancelled

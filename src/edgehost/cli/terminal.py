@@ -134,7 +134,8 @@ class EventPrinter:
 
 def host_for_cli(ctx: CliContext, *, reader: LineReader | None = None, **overrides: Any) -> Host:
     """A Host configured from the command's options (--backend, --model, --yes ...)."""
-    from edgehost.agent.approval import auto_approver, cli_approver, with_timeout
+    from edgehost.agent.approval import auto_approver, with_timeout
+    from edgehost.cli.terminal_approval import cli_approver
 
     args = ctx.args
     yes, yes_all = getattr(args, "yes", False), getattr(args, "yes_all", False)

@@ -119,6 +119,7 @@ class Host:
         # settings change does not load or embed again.
         self._selector = ToolSelector(cache_dir=self.paths.data_dir / "cache")
         self._warm_task: asyncio.Task[Any] | None = None
+        self._turn_ended = False
         self._closing = False
         self._models = ModelLibrary(self.paths.models_dir, self.emit, self.options.hub_endpoint)
 
@@ -136,6 +137,8 @@ class Host:
     def emit(self, event: Any) -> None:
         if isinstance(event, ev.ModelStatusChanged):
             self.model_status = event
+        elif isinstance(event, (ev.TurnCompleted, ev.TurnFailed)):
+            self._turn_ended = True
         self._history.record(event)
         for listener in list(self._listeners):
             try:
@@ -587,6 +590,7 @@ class Host:
         conversation = self.conversation(conv_id)
         self._turn_task = asyncio.current_task()
         self._turn_conversation = conv_id
+        self._turn_ended = False  # every turn ends in exactly one TurnCompleted or TurnFailed
         try:
             backend = await self.wait_model()
             return await self._runner(backend).run(
@@ -598,15 +602,23 @@ class Host:
                 attachments=attachments,
             )
         except asyncio.CancelledError:
+            if not self._turn_ended:  # stopped before the model began (waiting for it to load)
+                self.emit(ev.TurnCompleted(conv_id, "", cancelled=True))
             return None
         except BackendError as exc:
-            self.emit(ev.TurnFailed(conv_id, str(exc)))
+            if not self._turn_ended:
+                self.emit(ev.TurnFailed(conv_id, str(exc)))
             if isinstance(exc, BackendCrashed):
                 name = self.backend.capabilities.backend if self.backend else ""
                 self.emit(ev.ModelStatusChanged("crashed", name, "", str(exc)))
                 self.emit(
                     ev.ModelStatusChanged("ready", name, self.model_status.model, "restarts on the next turn")
                 )
+            return None
+        except Exception as exc:  # a fault of ours: the window must not wait for this turn forever
+            log.exception("the turn in conversation %s failed", conv_id)
+            if not self._turn_ended:
+                self.emit(ev.TurnFailed(conv_id, f"EdgeHost failed on this turn: {exc} (see edgehost.log)"))
             return None
         finally:
             self._turn_task = None

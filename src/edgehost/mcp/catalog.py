@@ -155,9 +155,6 @@ class Catalog:
     def prompt(self, name: str) -> PromptEntry | None:
         return self._prompts_by_name.get(name)
 
-    def enabled_tools(self) -> tuple[ToolEntry, ...]:
-        return tuple(t for t in self.tools if t.enabled)
-
     def server_for_uri(self, uri: str) -> str | None:
         """The server that lists ``uri``, or has a template matching it; None when nobody does."""
         for resource in self.resources:

@@ -208,12 +208,6 @@ class ChatView(QScrollArea):
         self.current.append(text)
         return self.current
 
-    def add_answer(self, text: str, perf_text: str = "") -> AssistantBlock | None:
-        """A finished answer from history (None when it had no text to show)."""
-        block = self.append_text(text) if text else None
-        self.end_answer(perf_text)
-        return block
-
     def replace_answer(self, text: str) -> AssistantBlock:
         """Show ``text`` in place of the answer being streamed (a new block when none is open)."""
         if self.current is None:

@@ -8,14 +8,12 @@ state is global. Used inside the inference worker process only.
 from __future__ import annotations
 
 import ctypes
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm._abi import (
-    LLMCallState,
     LLMHandle,
     LLMResultCallback,
     RKLLMCallback,
@@ -87,9 +85,8 @@ class RkllmHandle:
         int_ptr = ctypes.POINTER(ctypes.c_int)
         lib.rkllm_clear_kv_cache.argtypes = [LLMHandle, ctypes.c_int, int_ptr, int_ptr]
         lib.rkllm_clear_kv_cache.restype = ctypes.c_int
-        for name in ("rkllm_set_chat_template", "rkllm_set_function_tools"):
-            getattr(lib, name).argtypes = [LLMHandle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]
-            getattr(lib, name).restype = ctypes.c_int
+        lib.rkllm_set_chat_template.argtypes = [LLMHandle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]
+        lib.rkllm_set_chat_template.restype = ctypes.c_int
         self.has_prompt_cache = hasattr(lib, "rkllm_load_prompt_cache") and hasattr(
             lib, "rkllm_release_prompt_cache"
         )
@@ -221,21 +218,8 @@ class RkllmHandle:
         if status != 0:
             raise BackendError(f"rkllm_set_chat_template failed ({status})")
 
-    def set_function_tools(self, system: str, tools: list[dict[str, Any]], tool_response_tag: str) -> None:
-        status = self._lib.rkllm_set_function_tools(
-            self._handle, system.encode(), json.dumps(tools).encode(), tool_response_tag.encode()
-        )
-        if status != 0:
-            raise BackendError(
-                f"rkllm_set_function_tools failed ({status}): was the model converted with a template?"
-            )
-
     def close(self) -> None:
         """rkllm_destroy; safe to call twice."""
         if self._handle:
             self._lib.rkllm_destroy(self._handle)
             self._handle = LLMHandle()
-
-
-def is_final_state(state: int) -> bool:
-    return state in (LLMCallState.FINISH, LLMCallState.ERROR)
