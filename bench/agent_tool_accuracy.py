@@ -101,8 +101,7 @@ async def ask_all(
         host.subscribe(watch)
         await host.start()
         try:
-            assert host.manager is not None
-            states = await host.manager.wait_ready(SERVERS_READY_S)
+            states = await host.wait_servers_ready(SERVERS_READY_S)
             failed = [(s.name, s.error) for s in states if s.status.value != "ready"]
             if failed:
                 sys.exit(f"servers not ready: {failed}")

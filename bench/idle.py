@@ -59,8 +59,7 @@ async def run_idle(data_dir: str, with_model: bool) -> tuple[float, float, str]:
     model = "none"
     try:
         await desktop.start()
-        assert desktop.host.manager is not None
-        await desktop.host.manager.wait_ready(SERVERS_READY_S)
+        await desktop.host.wait_servers_ready(SERVERS_READY_S)
         if with_model:
             backend = await desktop.host.wait_model(MODEL_LOAD_S)
             model = backend.model_info.name if backend.model_info else "model"

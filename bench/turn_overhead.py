@@ -148,9 +148,8 @@ async def run(data_dir: Path) -> None:
 
     host.subscribe(listen)
     await host.start()
-    assert host.manager is not None
     try:
-        states = await host.manager.wait_ready(SERVER_READY_S)
+        states = await host.wait_servers_ready(SERVER_READY_S)
         if any(s.status.value != "ready" for s in states):
             raise SystemExit(f"the bench server did not start: {[(s.name, s.error) for s in states]}")
         if len(host.tools()) != TOOLS:
@@ -172,7 +171,7 @@ async def run(data_dir: Path) -> None:
             # The history is written behind the turn, on a thread of its own; a read waits until it is
             # in. Between turns, as a user reads the answer: how far behind the writer was is reported.
             began = time.perf_counter()
-            stored = host.store.list_messages(result.conversation_id)
+            stored = host._store().list_messages(result.conversation_id)
             history_behind_s.append(time.perf_counter() - began)
             if [m.role for m in stored] != ["user", "assistant", "user", "assistant"]:
                 raise SystemExit(f"turn {index} was not recorded: {[(m.role, m.content) for m in stored]}")
@@ -223,7 +222,7 @@ async def run(data_dir: Path) -> None:
         tool_alone: list[float] = []
         for index in range(TURNS):
             began = time.perf_counter()
-            await host.manager.call_tool(
+            await host._manager().call_tool(
                 f"bench__gauge_{index % TOOLS:02d}", {"channel": index, "label": "x"}
             )
             tool_alone.append(time.perf_counter() - began)

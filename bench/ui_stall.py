@@ -222,10 +222,10 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
         await desktop.start()
         phase[0] = "answer while servers start"
         desktop.window.send("Tell me a long story")
-        assert desktop.window.turn_task is not None and desktop.host.manager is not None
+        assert desktop.window.turn_task is not None and desktop.host._manager() is not None
         await asyncio.wait_for(asyncio.shield(desktop.window.turn_task), TURN_S)
         phase[0] = "servers settle"
-        states = await desktop.host.manager.wait_ready(SERVERS_READY_S)
+        states = await desktop.host.wait_servers_ready(SERVERS_READY_S)
         shown = sum(b.text.count("token") for b in _answers(desktop))
         if shown != TOKENS:
             raise SystemExit(f"ui_stall: the window shows {shown} of {TOKENS} tokens")

@@ -113,15 +113,14 @@ async def capture(out: Path, theme: str) -> list[Path]:
         window.resize(1280, 820)
         try:
             await desktop.start()
-            assert desktop.host.manager is not None and desktop.host.store is not None
-            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await desktop.host.wait_servers_ready(SERVERS_READY_S)
             assert desktop.host.tools(), "the built-in servers listed no tools"
             for title in (
                 "Plan the NPU benchmark",
                 "Summarise /var/log/syslog errors",
                 "Qwen vs Llama on 8 GB",
             ):
-                desktop.host.store.create_conversation(title)
+                desktop.host._store().create_conversation(title)
             window.send("How is the board doing? Memory and temperatures, please.")
             await done(window.turn_task)
             window.composer.set_text("Save a short note about it in notes/board.md")
@@ -191,8 +190,7 @@ async def capture_broken_servers_file(out: Path) -> list[Path]:
         desktop.window.resize(1280, 820)
         try:
             await desktop.start()
-            assert desktop.host.manager is not None
-            await desktop.host.manager.wait_ready(SERVERS_READY_S)
+            await desktop.host.wait_servers_ready(SERVERS_READY_S)
             await settle(None, 0.5)
             for widget, name in (
                 (desktop.window, "broken-servers-file"),

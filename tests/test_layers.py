@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "host": {"agent", "mcp", "llm", "store", "boards"},
     "desktop": set(),
     "cli": {"host", "agent", "mcp", "llm", "store", "boards", "servers", "desktop"},
-    "ui": {"host", "agent", "mcp", "llm", "store", "boards", "desktop", "cli"},
+    "ui": {"host", "agent", "mcp", "llm", "store", "boards", "desktop"},
     "__main__": {"cli"},
 }
 # The entry point starts the GUI when no command is given (imported lazily, only then).
@@ -54,3 +54,39 @@ def test_every_module_imports_only_from_the_layers_below_it():
             if (relative.as_posix(), target) not in EXCEPTIONS:
                 violations.append(f"{relative} imports edgehost.{target}")
     assert violations == []
+
+
+FACES = ("ui", "cli")
+
+
+def test_no_face_reaches_into_the_hosts_private_parts():
+    """The window and the commands use the Host's methods and views (decision 9): no ``host._db``,
+    ``host._mcp``, ``host._store()`` ... (ruff's banned-api rule keeps the Store and the ServerManager
+    out of their imports)."""
+    reaches = []
+    for face in FACES:
+        for path in sorted((PACKAGE / face).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr.startswith("_")
+                    and not node.attr.startswith("__")
+                    and _names_a_host(node.value)
+                ):
+                    reaches.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
+                elif (  # getattr(host, "manager", None): the same reach, hidden
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "getattr"
+                    and node.args
+                    and _names_a_host(node.args[0])
+                ):
+                    reaches.append(f"{path.relative_to(PACKAGE)}:{node.lineno} getattr")
+    assert reaches == []
+
+
+def _names_a_host(node: ast.expr) -> bool:
+    """``host``, ``self.host``, ``desktop.host`` ..."""
+    return (isinstance(node, ast.Name) and node.id == "host") or (
+        isinstance(node, ast.Attribute) and node.attr == "host"
+    )

@@ -59,8 +59,7 @@ async def make_host(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
         recorder = Recorder()
         host.subscribe(recorder)
         await host.start()
-        assert host.manager is not None
-        states = await host.manager.wait_ready(WAIT_S)
+        states = await host.wait_servers_ready(WAIT_S)
         assert all(s.status.value == "ready" for s in states), [(s.name, s.error) for s in states]
         hosts.append(host)
         return host, recorder

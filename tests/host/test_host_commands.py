@@ -24,7 +24,7 @@ async def test_renaming_a_conversation_stores_the_trimmed_title_and_announces_it
     conv_id = host.new_conversation("Capital of France?")
     before = len(recorder.of(ev.ConversationsChanged))
     host.rename_conversation(conv_id, "  France  ")
-    assert host.store.get_conversation(conv_id).title == "France"
+    assert host._store().get_conversation(conv_id).title == "France"
     assert len(recorder.of(ev.ConversationsChanged)) == before + 1
     with pytest.raises(ValueError):
         host.rename_conversation(conv_id, "   ")
@@ -38,7 +38,7 @@ async def test_deleting_a_conversation_removes_its_history_and_the_models_view(m
     conv_id = result.conversation_id
     before = len(recorder.of(ev.ConversationsChanged))
     host.delete_conversation(conv_id)
-    assert host.store.get_conversation(conv_id) is None and host.store.list_messages(conv_id) == []
+    assert host._store().get_conversation(conv_id) is None and host._store().list_messages(conv_id) == []
     assert conv_id not in host._conversations
     assert len(recorder.of(ev.ConversationsChanged)) == before + 1
     with pytest.raises(RecordNotFoundError):
@@ -52,11 +52,11 @@ async def test_a_conversation_cannot_be_deleted_while_its_turn_runs(make_host: A
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     with pytest.raises(EdgeHostError):
         host.delete_conversation(request.conversation_id)
-    assert host.store.get_conversation(request.conversation_id) is not None
+    assert host._store().get_conversation(request.conversation_id) is not None
     host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="no"))
     await asyncio.wait_for(turn, WAIT_S)
     host.delete_conversation(request.conversation_id)
-    assert host.store.get_conversation(request.conversation_id) is None
+    assert host._store().get_conversation(request.conversation_id) is None
 
 
 async def test_regenerate_answers_the_last_question_again_without_the_old_answer_or_its_tool_calls(
@@ -77,13 +77,13 @@ async def test_regenerate_answers_the_last_question_again_without_the_old_answer
     assert view == [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
     # The history keeps what happened, the first answer and its call marked replaced, then the
     # question asked again.
-    stored = host.store.list_messages(conv_id, include_superseded=True)
+    stored = host._store().list_messages(conv_id, include_superseded=True)
     replaced = [(m.role, m.content) for m in stored if m.superseded is not None]
     assert replaced[0] == ("user", "Is the CPU busy?") and replaced[-1] == ("assistant", "Busy cores.")
     assert any("board__cpu_status" in content for _role, content in replaced[1:-1])
     current = [(m.role, m.content) for m in stored if m.superseded is None]
     assert current == [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
-    assert [e.tool for e in host.executions(conv_id)] == ["board__cpu_status"]
+    assert [e.tool for e in host.history.executions(conversation_id=conv_id)] == ["board__cpu_status"]
 
 
 async def test_after_a_restart_the_model_sees_only_the_regenerated_answer(make_host: Any) -> None:
@@ -110,7 +110,7 @@ async def test_after_a_restart_the_model_sees_only_the_regenerated_answer(make_h
         ("user", "How many cores?"),
         ("assistant", "Eight cores, four fast ones."),
     ]
-    assert [e.tool for e in restarted.executions(conv_id)] == ["board__cpu_status"]
+    assert [e.tool for e in restarted.history.executions(conversation_id=conv_id)] == ["board__cpu_status"]
 
 
 async def test_regenerate_refuses_a_conversation_without_a_question(make_host: Any) -> None:
@@ -132,7 +132,7 @@ async def test_an_approval_rule_is_saved_and_applies_to_the_next_call(make_host:
     await asyncio.wait_for(host.submit("delete keep.txt"), WAIT_S)
     assert recorder.of(ev.ApprovalRequested) == []  # refused by the rule, never asked
     assert (data_dir / "files" / "keep.txt").exists()
-    assert [e.status for e in host.store.list_executions()] == ["denied"]
+    assert [e.status for e in host._store().list_executions()] == ["denied"]
     host.set_approval_rule("files__delete_file", "default")
     assert "approval" not in json.loads(host.paths.servers_file.read_text()) or not any(
         r.get("tool") == "delete_file" for r in json.loads(host.paths.servers_file.read_text())["approval"]
@@ -156,3 +156,26 @@ async def test_changed_settings_are_saved_and_the_next_turn_uses_the_new_limits(
     with pytest.raises(KeyError):
         host.update_settings({"no_such_setting": 1, "theme": "light"})
     assert host.settings.theme == "dark"
+
+
+async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):
+    from edgehost.host.history_view import AnswerText, Question, ToolRun
+
+    backend = ScriptedBackend([call("board__cpu_status"), "Here is the CPU status."])
+    host, _ = await make_host(backend)
+    result = await host.submit("show me the cpu status")
+    view = host.history.conversation(result.conversation_id)
+    assert view is not None and view.conversation.title == "show me the cpu status"
+    shown = [
+        (type(e).__name__, e.text if not isinstance(e, ToolRun) else e.execution.tool)
+        for e in view.entries
+        if not (isinstance(e, AnswerText) and not e.text)  # the round that only made the call
+    ]
+    assert shown == [
+        ("Question", "show me the cpu status"),
+        ("ToolRun", "board__cpu_status"),
+        ("AnswerText", "Here is the CPU status."),
+    ]
+    assert isinstance(view.entries[0], Question) and view.last_question == "show me the cpu status"
+    assert [c.id for c in host.history.conversations("status")] == [result.conversation_id]
+    assert host.history.conversation(result.conversation_id + 1000) is None

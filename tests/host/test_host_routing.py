@@ -44,7 +44,7 @@ async def test_small_talk_calls_nothing_even_when_the_model_writes_a_call(make_h
     [routed] = recorder.of(ev.TurnRouted)
     assert not routed.needs_tool and routed.candidates == ()
     assert result.executions == ()
-    assert host.store.list_executions() == []
+    assert host._store().list_executions() == []
     assert not backend.requests[0].grammar  # no call forced
 
 
@@ -62,7 +62,7 @@ async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_
     )
     [detected] = recorder.of(ev.ToolCallDetected)
     assert (detected.name, detected.chosen_by) == ("board__memory_usage", "host")
-    [execution] = host.store.list_executions()
+    [execution] = host._store().list_executions()
     assert (execution.tool, execution.status) == ("board__memory_usage", "ok")
     assert result.executions[0]["chosen_by"] == "host"
     # The answer after the result is asked for the question, not left to comment on the result.
@@ -76,11 +76,11 @@ async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_ho
     result = await host.submit("How much memory is free?")
     [ungrounded] = recorder.of(ev.AnswerUngrounded)
     assert "2307.2" in ungrounded.reason
-    measured = json.loads(host.store.list_executions()[0].result)
+    measured = json.loads(host._store().list_executions()[0].result)
     assert f"available_mb: {measured['available_mb']}" in result.text
     assert "> You have 2307.2 MB free." in result.text  # the model's reply, marked as such
     # What the user read is what the history keeps and what the model sees next.
-    assert host.store.list_messages(result.conversation_id)[-1].content == result.text
+    assert host._store().list_messages(result.conversation_id)[-1].content == result.text
     assert host.conversation(result.conversation_id).messages[-1].content == result.text
 
 

@@ -79,8 +79,8 @@ async def wait_until(condition: Callable[[], Any], timeout: float = STEP_S) -> N
 
 
 def manager(desktop: Desktop) -> ServerManager:
-    assert desktop.host.manager is not None, "the host has not started"
-    return desktop.host.manager
+    assert desktop.host._manager() is not None, "the host has not started"
+    return desktop.host._manager()
 
 
 def scripted(desktop: Desktop) -> ScriptedBackend:

@@ -75,7 +75,7 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             titles = {window.conversations.item(i).text() for i in range(window.conversations.count())}
             assert "France" in titles
             window._deleted(first)
-            store = desktop.host.store
+            store = desktop.host._store()
             assert store is not None and store.get_conversation(first) is None
             assert window.conversations.count() == 1
 

@@ -32,10 +32,11 @@ from edgehost.agent.grammar import PROSE_GRAMMAR
 from edgehost.agent.grounding import check_answer, ungrounded_answer_text
 from edgehost.agent.prompting import (
     RESULT_CLOSE,
-    RESULT_OPEN,
+    RESULT_PREFIX,
     build_system_prompt,
     choose_dialect,
     format_tool_result,
+    is_tool_result,
     tool_result_message,
 )
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing
@@ -60,7 +61,7 @@ ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
 GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
 # A small model that has seen tool results tends to write one itself; a result is never the model's
 # to write, so its opening frame ends the reply.
-RESULT_FRAMES = (RESULT_OPEN.split(" ", 1)[0], "<tool_response>", RESULT_CLOSE, "</tool_response>")
+RESULT_FRAMES = (RESULT_PREFIX, "<tool_response>", RESULT_CLOSE, "</tool_response>")
 DENIAL_INSTRUCTION = "Do not retry it; answer without it."  # for the model, never shown to the user
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 END_OF_CALL = "<|eom_id|>"  # Llama 3.x ends a tool call (then waits for its result) with this token
@@ -657,5 +658,4 @@ def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | No
 
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:
     """The user's questions in a model's view (tool results framed as user turns are not questions)."""
-    frame = RESULT_FRAMES[0]
-    return [m.content for m in messages if m.role == "user" and not m.content.lstrip().startswith(frame)]
+    return [m.content for m in messages if m.role == "user" and not is_tool_result(m.role, m.content)]

@@ -25,11 +25,13 @@ __all__ = [
     "MAX_SERVER_INSTRUCTIONS_CHARS",
     "RESULT_CLOSE",
     "RESULT_OPEN",
+    "RESULT_PREFIX",
     "build_system_prompt",
     "choose_dialect",
     "estimate_tokens",
     "example_arguments",
     "format_tool_result",
+    "is_tool_result",
     "load_template",
     "one_line",
     "prompts_dir",
@@ -46,6 +48,7 @@ MAX_DESCRIPTION_CHARS = 160
 # How a tool result is framed in a user turn when the chat template has no tool role.
 RESULT_OPEN = "[TOOL_RESULT name={name}]"
 RESULT_CLOSE = "[END_TOOL_RESULT]"
+RESULT_PREFIX = RESULT_OPEN.split(" ", 1)[0]  # what every framed result starts with
 
 CountTokensFn = Callable[[str], int]
 
@@ -253,6 +256,12 @@ def format_tool_result(name: str, result_text: str, budget_tokens: int, count_to
             high = middle - 1
     kept = result_text[:low]
     return kept + note(count_tokens(kept))
+
+
+def is_tool_result(role: str, content: str) -> bool:
+    """Whether a message carries a tool result back to the model (not a question of the user's): role
+    "tool", or a user turn framed by RESULT_OPEN as tool_result_message writes it."""
+    return role == "tool" or (role == "user" and content.lstrip().startswith(RESULT_PREFIX))
 
 
 def tool_result_message(

@@ -53,8 +53,7 @@ async def run_chat(ctx: CliContext) -> int:
     printer = EventPrinter(sys.stdout)
     host.subscribe(printer)
     await host.start()
-    assert host.manager is not None
-    await host.manager.wait_ready(SERVERS_READY_S)  # so the first line already sees every tool
+    await host.wait_servers_ready(SERVERS_READY_S)  # so the first line already sees every tool
     loop = asyncio.get_running_loop()
     turn: asyncio.Task[Any] | None = None
 
@@ -181,7 +180,11 @@ class ChatSession:
             print(f"(prompt {name}:)\n{text}")
             return text
         elif command == "/history":
-            rows = host.executions(self.conversation) if self.conversation is not None else []
+            rows = (
+                host.history.executions(conversation_id=self.conversation)
+                if self.conversation is not None
+                else []
+            )
             if not rows:
                 print("(no tool calls yet)")
             for row in rows:
@@ -219,9 +222,8 @@ async def run_ask(ctx: CliContext) -> int:
     host.subscribe(printer)
     try:
         await host.start()
-        assert host.manager is not None
         if not args.no_tools:
-            await host.manager.wait_ready(SERVERS_READY_S)
+            await host.wait_servers_ready(SERVERS_READY_S)
         if args.tool and args.tool not in {t.name for t in host.tools()}:
             raise UsageError(f"no tool named {args.tool!r}; `edgehost tools` lists them")
         failures: list[str] = []

@@ -5,20 +5,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
 from edgehost.mcp.config import (
     ServerConfig,
-    ServersConfig,
-    builtin_servers,
     load_servers_config,
-    parse_servers_file,
-    save_servers_config,
-    server_to_entry,
 )
+from edgehost.mcp.config_edits import import_servers
 
 # `edgehost serve NAME` runs edgehost.servers.NAME:main(argv) -> int
 SERVABLE = ("board", "files")
@@ -81,87 +76,12 @@ def serve_command(ctx: CliContext) -> int:
 # --- config import ------------------------------------------------------------------------------
 
 
-@dataclass
-class ImportPlan:
-    """How importing one file changes ours."""
-
-    added: list[str] = field(default_factory=list)
-    replaced: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, error)
-    # Same name, different entry, not replaced (no --replace): name -> the keys that differ.
-    kept: dict[str, list[str]] = field(default_factory=dict)
-    # Replaced: name -> the keys that differ.
-    changes: dict[str, list[str]] = field(default_factory=dict)
-
-
-def merge_servers(ours: ServersConfig, incoming: ServersConfig, *, replace: bool = True) -> ImportPlan:
-    """Merge ``incoming`` into ``ours`` in place; entries with an error are skipped.
-
-    A server of the same name with a different entry is replaced only when ``replace``; otherwise it is
-    kept and listed in ``kept`` with the keys that differ. Raises nothing.
-    """
-    plan = ImportPlan()
-    for server in incoming.servers:
-        if server.error is not None:
-            plan.skipped.append((server.name, server.error))
-            continue
-        existing = ours.get(server.name)
-        if existing is None:
-            ours.servers.append(server)
-            plan.added.append(server.name)
-            continue
-        differing = _differing_keys(_entry(ours, existing), _entry(ours, server))
-        if existing.error is None and not differing:
-            plan.unchanged.append(server.name)
-        elif replace:
-            ours.servers[ours.servers.index(existing)] = server
-            plan.replaced.append(server.name)
-            plan.changes[server.name] = differing
-        else:
-            plan.kept[server.name] = differing
-    _merge_inputs(ours, incoming)
-    return plan
-
-
-def _entry(config: ServersConfig, server: ServerConfig) -> dict[str, Any]:
-    entry = server_to_entry(server, config.builtin_defaults.get(server.name))
-    return entry if isinstance(entry, dict) else {}
-
-
-def _differing_keys(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """The names (never the values: they may be secrets) of the entry keys that differ."""
-    return sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
-
-
-def _merge_inputs(ours: ServersConfig, incoming: ServersConfig) -> None:
-    """Keep VS Code "inputs" declarations, so a ${input:id} message can still say what the input is."""
-    new_inputs = incoming.extra.get("inputs")
-    if not isinstance(new_inputs, list) or not new_inputs:
-        return
-    existing = ours.extra.get("inputs")
-    merged: list[Any] = list(existing) if isinstance(existing, list) else []
-    known = {item.get("id") for item in merged if isinstance(item, dict)}
-    merged += [item for item in new_inputs if isinstance(item, dict) and item.get("id") not in known]
-    ours.extra["inputs"] = merged
-
-
 def import_command(ctx: CliContext) -> int:
     source = Path(ctx.args.file).expanduser()
-    defaults = {server.name: server for server in builtin_servers(ctx.paths)}
-    incoming = parse_servers_file(source, expand_variables=False, builtins=defaults)
     target = ctx.paths.servers_file
-    if target.exists():
-        ours = parse_servers_file(target, expand_variables=False, builtins=defaults)
-    else:
-        ours = ServersConfig(path=target)
-    ours.builtin_defaults = defaults
-    plan = merge_servers(ours, incoming, replace=ctx.args.replace)
-    changed = bool(plan.added or plan.replaced)
-    written = changed and not ctx.args.dry_run
+    plan = import_servers(ctx.paths, source, replace=ctx.args.replace, dry_run=ctx.args.dry_run)
+    written = bool(plan.added or plan.replaced) and not ctx.args.dry_run
     exit_code = 1 if plan.skipped or plan.kept else 0
-    if written:
-        save_servers_config(ours, target)
     if ctx.args.json:
         print_json(
             {
@@ -178,7 +98,7 @@ def import_command(ctx: CliContext) -> int:
             }
         )
         return exit_code
-    by_name = {server.name: server for server in incoming.servers}
+    by_name = plan.incoming
     for label, names in (("added", plan.added), ("replaced", plan.replaced), ("unchanged", plan.unchanged)):
         for name in names:
             changes = f" (changes {', '.join(plan.changes[name])})" if name in plan.changes else ""

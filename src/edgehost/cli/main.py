@@ -96,9 +96,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs = configure_logging(ctx.paths, verbose=args.verbose)
     try:
         if args.command is None:
-            from edgehost.ui.app import run_app  # Qt is imported only when the GUI starts
+            from edgehost.ui.app import Launch, run_app  # Qt is imported only when the GUI starts
 
-            return run_app(ctx)
+            return run_app(
+                Launch(
+                    ctx.paths,
+                    ctx.settings,
+                    ctx.profile_override,
+                    quick_ask=bool(getattr(args, "quick_ask", False)),
+                    hidden=bool(getattr(args, "hidden", False)),
+                    self_test=bool(getattr(args, "self_test", False)),
+                    verbose=bool(args.verbose),
+                )
+            )
         handler = getattr(args, "handler", None)
         if handler is None:
             parser.parse_args([*argv, "--help"])

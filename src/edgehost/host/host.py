@@ -13,6 +13,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from edgehost.agent.approval import (
@@ -26,7 +27,7 @@ from edgehost.agent.approval import (
 )
 from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
-from edgehost.agent.prompting import RESULT_OPEN
+from edgehost.agent.prompting import is_tool_result
 from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
@@ -34,19 +35,20 @@ from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor, tool_specs
 from edgehost.host.history_recorder import HistoryRecorder
+from edgehost.host.history_view import HistoryView
 from edgehost.host.model_library import ModelLibrary
 from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
+from edgehost.mcp.catalog import PromptEntry, ResourceEntry
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import (
+    ServerConfig,
     ServersConfig,
-    builtin_servers,
     load_servers_config,
-    parse_servers_file,
-    save_servers_config,
 )
+from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.paths import Paths
@@ -111,8 +113,10 @@ class Host:
         self.board: Any = None
         self.profile: Any = None
         self.servers_config = ServersConfig()
-        self.manager: ServerManager | None = None
-        self.store: Store | None = None
+        # The faces use the Host's methods and views, never these (decision 9).
+        self._mcp: ServerManager | None = None
+        self._db: Store | None = None
+        self.history = HistoryView(self._store)
         self.policy = ApprovalPolicy()
         self.runner: TurnRunner | None = None
         # Ranking model and tool embeddings (cached on disk) outlive runners: a model switch or a
@@ -167,21 +171,19 @@ class Host:
             log.warning("%s; only the built-in servers run until it is fixed", servers.file_error)
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
-        self.store = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
-        self._history.attach(self.store)
-        self.policy = ApprovalPolicy.from_config(
-            self.servers_config.approval, store=self.store.approval_rules
-        )
-        self.manager = ServerManager(
+        self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
+        self._history.attach(self._db)
+        self.policy = ApprovalPolicy.from_config(self.servers_config.approval, store=self._db.approval_rules)
+        self._mcp = ServerManager(
             self.servers_config,
             self.settings,
             features=self._client_features(),
             on_settings_changed=lambda _settings: self.save_settings(),
             only=self.options.only_servers,
         )
-        self.manager.add_listener(self._on_manager_event)
+        self._mcp.add_listener(self._on_manager_event)
         if self.options.with_servers:
-            await self.manager.start()
+            await self._mcp.start()
         if self.options.with_model:
             self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
 
@@ -213,14 +215,14 @@ class Host:
             self._model_task.cancel()
             with contextlib.suppress(BaseException):
                 await self._model_task
-        if self.manager is not None:
-            await self.manager.aclose()
+        if self._mcp is not None:
+            await self._mcp.aclose()
         if self.backend is not None:
             with contextlib.suppress(Exception):
                 await self.backend.close()
-        if self.store is not None:
+        if self._db is not None:
             self._history.close()  # what is queued is written first
-            self.store.close()
+            self._db.close()
 
     def save_settings(self) -> None:
         self.settings.save(self.paths.settings_file)
@@ -357,12 +359,44 @@ class Host:
 
     # ------------------------------------------------------------------ tools
     def _manager(self) -> ServerManager:
-        if self.manager is None:
+        if self._mcp is None:
             raise RuntimeError("Host.start() has not run")
-        return self.manager
+        return self._mcp
+
+    @property
+    def started(self) -> bool:
+        """Whether start() has opened the history and started the servers."""
+        return self._db is not None and self._mcp is not None
+
+    async def wait_servers_ready(self, timeout: float) -> list[Any]:  # noqa: ASYNC109 - a bound on start-up
+        """Wait until every enabled server is ready or failed (at most ``timeout`` s); their states."""
+        return list(await self._manager().wait_ready(timeout))
+
+    def server_output(self, name: str) -> tuple[list[str], list[str]]:
+        """The last lines a server wrote on stderr and the log messages it sent, for its details."""
+        manager = self._manager()
+        return list(manager.stderr_tail(name)), list(manager.log_tail(name))
+
+    def prompts(self) -> list[PromptEntry]:
+        """The servers' prompts (namespaced names, descriptions, arguments); none before start()."""
+        return list(self._mcp.catalog.prompts) if self._mcp is not None else []
+
+    def resources(self) -> list[ResourceEntry]:
+        """The servers' resources (uri, name, server); none before start()."""
+        return list(self._mcp.catalog.resources) if self._mcp is not None else []
+
+    def prompt_arguments(self, name: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """A server prompt's description and its arguments ({name, description, required}), or None."""
+        entry = self._manager().catalog.prompt(name)
+        return (entry.description or "", list(entry.arguments or [])) if entry is not None else None
+
+    @property
+    def context_size(self) -> int:
+        """Tokens of context of the loaded model; 0 while none is loaded."""
+        return self.backend.capabilities.max_context if self.backend is not None else 0
 
     def tools(self) -> list[ToolSpec]:
-        return tool_specs(self.manager, self.servers_config) if self.manager is not None else []
+        return tool_specs(self._mcp, self.servers_config) if self._mcp is not None else []
 
     def set_server_enabled(self, name: str, enabled: bool) -> None:
         self._manager().set_server_enabled(name, enabled)
@@ -382,26 +416,32 @@ class Host:
         tool = next((t for t in self.tools() if t.name == namespaced), None)
         if tool is None:
             raise KeyError(namespaced)
-        config = self.written_servers_config()
-        config.approval = with_rule(list(config.approval), tool, action)
-        rules = parse_rules(config.approval)  # checked before anything is saved
-        save_servers_config(config, self.paths.servers_file)
-        self.servers_config.approval = config.approval
+
+        def set_rule(config: ServersConfig) -> tuple[list[dict[str, Any]], list[Any]]:
+            config.approval = with_rule(list(config.approval), tool, action)
+            return config.approval, parse_rules(config.approval)  # checked before anything is saved
+
+        approval, rules = edit_servers_file(self.paths, set_rule)
+        self.servers_config.approval = approval
         self.policy.set_rules(rules)  # the user's grants for open conversations stay
 
-    def written_servers_config(self) -> ServersConfig:
-        """The servers file as written (no ${VAR} expanded), ready to change and save: re-read each
-        time, so a change never overwrites what the user wrote since. Raises ConfigError when the file
-        cannot be read (a broken file is never replaced by what the app could make of it)."""
-        path = self.paths.servers_file
-        builtins = {s.name: s for s in builtin_servers(self.paths)}
-        config = (
-            parse_servers_file(path, expand_variables=False, builtins=builtins)
-            if path.exists()
-            else ServersConfig(path=path)
-        )
-        config.builtin_defaults = builtins
-        return config
+    def save_server(self, server: ServerConfig) -> None:
+        """Add ``server`` to the servers file, or replace the entry of that name; reload_server applies
+        it. Raises ConfigError when the file cannot be read or written (then nothing changes)."""
+        edit_servers_file(self.paths, lambda config: merge_servers(config, ServersConfig(servers=[server])))
+
+    def remove_server_entry(self, name: str) -> None:
+        """Take ``name`` out of the servers file; reload_server stops it. Raises ConfigError."""
+
+        def remove(config: ServersConfig) -> None:
+            config.servers = [s for s in config.servers if s.name != name]
+
+        edit_servers_file(self.paths, remove)
+
+    def import_servers(self, source: Path) -> ImportPlan:
+        """Merge a Claude Desktop / VS Code / TOML config into the servers file (same names replaced);
+        reload_server applies each. Raises ConfigError when a file cannot be read or written."""
+        return import_servers(self.paths, source)
 
     async def reload_server(self, name: str) -> None:
         """Apply the servers file's entry for ``name`` now: start it (anew) when the file has it, stop
@@ -419,7 +459,7 @@ class Host:
 
     def server_states(self) -> list[Any]:
         """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""
-        return self._manager().statuses() if self.manager is not None else []
+        return self._manager().statuses() if self._mcp is not None else []
 
     def server_instructions(self) -> dict[str, str]:
         return {s.name: s.instructions for s in self._manager().statuses() if s.instructions}
@@ -450,7 +490,7 @@ class Host:
         embed new tools (from the disk cache when it has them), so the first turn that routes does not
         wait for it. Otherwise ranking is needed only when the tools outgrow the prompt's budget, and
         loads on that turn."""
-        if self._closing or self.manager is None:
+        if self._closing or self._mcp is None:
             return
         if self._warm_task is not None and not self._warm_task.done():
             return  # the running warm-up takes what it finds; the next catalog change catches the rest
@@ -465,9 +505,9 @@ class Host:
 
     # ---------------------------------------------------------- conversations
     def _store(self) -> Store:
-        if self.store is None:
+        if self._db is None:
             raise RuntimeError("Host.start() has not run")
-        return self.store
+        return self._db
 
     def new_conversation(self, title: str = "New conversation") -> int:
         conv_id = self._store().create_conversation(title)
@@ -512,10 +552,6 @@ class Host:
         self._store().set_conversation_routing(conv_id, routing)
         self.conversation(conv_id).routing = routing
         self.emit(ev.ConversationsChanged())
-
-    def executions(self, conversation_id: int | None = None) -> list[Any]:
-        """Recorded tool executions, newest first (edgehost.store.Execution)."""
-        return self._store().list_executions(conversation_id=conversation_id)
 
     def forget_conversation(self, conv_id: int) -> None:
         self._conversations.pop(conv_id, None)
@@ -677,10 +713,9 @@ def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> li
 def last_question_index(messages: Sequence[ChatMessage]) -> int | None:
     """Where the user's last question is in a model's view (tool results framed as user turns are not
     questions), or None when there is none."""
-    result_frame = RESULT_OPEN.split(" ", 1)[0]
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if message.role == "user" and not message.content.lstrip().startswith(result_frame):
+        if message.role == "user" and not is_tool_result(message.role, message.content):
             return index
     return None
 

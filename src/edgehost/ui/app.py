@@ -13,12 +13,16 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from edgehost.cli.context import CliContext
 from edgehost.paths import shipped_dir
 
-__all__ = ["Desktop", "app_icon", "event_loop", "load_core", "run_app", "starts_in_tray"]
+if TYPE_CHECKING:
+    from edgehost.paths import Paths
+    from edgehost.settings import Settings
+
+__all__ = ["Desktop", "Launch", "app_icon", "event_loop", "load_core", "run_app", "starts_in_tray"]
 
 log = logging.getLogger(__name__)
 # asyncio, qasync and the core are imported inside the functions that use them: `edgehost` shows its
@@ -49,16 +53,26 @@ def starts_in_tray(hidden: bool, tray_available: bool) -> bool:
     return hidden and tray_available
 
 
-def run_app(ctx: CliContext) -> int:
-    """Run the desktop app until the user quits; returns the exit code.
+@dataclass(frozen=True)
+class Launch:
+    """How the desktop app was asked to start (the command line's options, read by the CLI)."""
 
-    Raises ConfigError when the settings file is broken (the CLI prints it and exits 2).
-    """
-    if getattr(ctx.args, "self_test", False):
+    paths: Paths
+    settings: Settings
+    profile_override: str | None = None
+    quick_ask: bool = False
+    hidden: bool = False
+    self_test: bool = False
+    verbose: bool = False
+
+
+def run_app(ctx: Launch) -> int:
+    """Run the desktop app until the user quits; returns the exit code."""
+    if ctx.self_test:
         from edgehost.ui.self_test import run_self_test
 
         with app_logging(ctx):
-            return run_self_test(ctx)
+            return run_self_test(ctx.settings.model, ctx.profile_override)
     from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
     from edgehost.ui._instance import instance_name, send_to_running
@@ -70,8 +84,8 @@ def run_app(ctx: CliContext) -> int:
         app = QApplication.instance() or QApplication([sys.argv[0], *_qt_args()])
     assert isinstance(app, QApplication)
     name = instance_name(ctx.paths)
-    quick_ask = bool(getattr(ctx.args, "quick_ask", False))
-    hidden = bool(getattr(ctx.args, "hidden", False)) and not quick_ask
+    quick_ask = ctx.quick_ask
+    hidden = ctx.hidden and not quick_ask
     if send_to_running(name, "quick-ask" if quick_ask else "show"):
         return 0
     app.setApplicationName("EdgeHost")
@@ -109,7 +123,7 @@ def run_app(ctx: CliContext) -> int:
 
 
 @contextlib.contextmanager
-def app_logging(ctx: CliContext) -> Iterator[None]:
+def app_logging(ctx: Launch) -> Iterator[None]:
     """The app's log file and terminal output (``edgehost.logs``) while the block runs.
 
     Set up here rather than by the CLI, once the window is shown: logging.handlers and what it imports
@@ -117,7 +131,7 @@ def app_logging(ctx: CliContext) -> Iterator[None]:
     """
     from edgehost.logs import configure_logging
 
-    logs = configure_logging(ctx.paths, verbose=bool(getattr(ctx.args, "verbose", False)))
+    logs = configure_logging(ctx.paths, verbose=ctx.verbose)
     try:
         yield
     finally:

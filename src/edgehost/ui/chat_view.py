@@ -22,19 +22,11 @@ from edgehost.ui._widgets import MarkdownView
 if TYPE_CHECKING:
     from edgehost.ui.tool_card import ToolCard
 
-__all__ = ["AssistantBlock", "ChatView", "visible_text"]
+__all__ = ["AssistantBlock", "ChatView"]
 
 COLUMN_MAX_WIDTH = 860
 BUBBLE_MAX_WIDTH = int(COLUMN_MAX_WIDTH * 0.8)
 STICK_TO_BOTTOM_PX = 48  # within this of the end the view follows new text; further up, the user is reading
-
-
-def visible_text(raw: str) -> str:
-    """What the user saw of a stored assistant message: its prose without tool-call markers."""
-    from edgehost.agent._detector_events import ProseDelta  # the detector is imported after the first paint
-    from edgehost.agent.detector import detect_calls
-
-    return "".join(e.text for e in detect_calls(raw) if isinstance(e, ProseDelta)).strip()
 
 
 class UserBubble(QFrame):

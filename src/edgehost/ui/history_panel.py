@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QColor
@@ -32,6 +32,9 @@ from edgehost.ui._widgets import TaskSet, pretty_json
 from edgehost.ui.theme import current_colors
 from edgehost.ui.tool_card import status_tone
 
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
 __all__ = ["HistoryPanel"]
 
 STATUSES = (
@@ -52,7 +55,7 @@ PAGE = 500
 class HistoryPanel(QDialog):
     open_conversation = Signal(int)
 
-    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.export_dialog: QFileDialog | None = None
         self.host = host
@@ -141,8 +144,7 @@ class HistoryPanel(QDialog):
         current = self.conversation_filter.currentData()
         self.conversation_filter.clear()
         self.conversation_filter.addItem("all conversations", None)
-        store = self.host.store
-        for conversation in store.list_conversations(limit=200) if store is not None else []:
+        for conversation in self.host.history.conversations() if self.host.started else []:
             self.conversation_filter.addItem(conversation.title[:40], conversation.id)
         index = self.conversation_filter.findData(current)
         self.conversation_filter.setCurrentIndex(max(0, index))
@@ -160,8 +162,7 @@ class HistoryPanel(QDialog):
         }
 
     def refresh(self) -> None:
-        store = self.host.store
-        self.rows = store.list_executions(limit=PAGE, **self.filters()) if store is not None else []
+        self.rows = self.host.history.executions(limit=PAGE, **self.filters()) if self.host.started else []
         titles = {
             self.conversation_filter.itemData(i): self.conversation_filter.itemText(i)
             for i in range(1, self.conversation_filter.count())
@@ -171,7 +172,7 @@ class HistoryPanel(QDialog):
         self.table.setRowCount(len(self.rows))
         for row, execution in enumerate(self.rows):
             duration = f"{execution.duration_ms:.0f} ms" if execution.duration_ms is not None else "—"
-            decision = execution.decision or "—"
+            decision: str = execution.decision or "—"
             if execution.decided_by:
                 decision += f" ({execution.decided_by})"
             values = (
@@ -241,7 +242,7 @@ class HistoryPanel(QDialog):
 
         def write() -> int:
             with path.open("w", encoding="utf-8", newline="") as handle:
-                return int(self.host.store.export_executions(fmt, handle, **filters))
+                return self.host.history.export(fmt, handle, **filters)
 
         count = await asyncio.to_thread(write)
         self.notice.setText(f"Exported {count} executions to {path}")

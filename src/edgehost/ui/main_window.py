@@ -33,9 +33,12 @@ from PySide6.QtWidgets import (
 from edgehost.errors import EdgeHostError
 from edgehost.settings import Settings
 from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet, confirm
-from edgehost.ui.chat_view import ChatView, visible_text
+from edgehost.ui.chat_view import ChatView
 from edgehost.ui.composer import Composer, Palette, PaletteItem
 from edgehost.ui.theme import current_colors
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
 
 if TYPE_CHECKING:
     import asyncio
@@ -81,7 +84,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.settings = settings
-        self.host: Any = None  # attach() gives it, once the window is on screen
+        self._host: Host | None = None  # attach() gives it, once the window is on screen
         self.bridge: HostBridge | None = None
         self.approvals: ApprovalWindow  # made by attach(), with the palette
         self.command_palette: Palette
@@ -253,11 +256,18 @@ class MainWindow(QMainWindow):
             action.triggered.connect(slot)
             self.addAction(action)
 
-    def attach(self, host: Any, bridge: HostBridge) -> None:
+    @property
+    def host(self) -> Host:
+        """The Host this window drives; RuntimeError before attach()."""
+        if self._host is None:
+            raise RuntimeError("the window is not attached to a host yet")
+        return self._host
+
+    def attach(self, host: Host, bridge: HostBridge) -> None:
         """Drive ``host`` and follow its events (called once, after the window is shown)."""
         from edgehost.ui.approval import ApprovalWindow
 
-        self.host = host
+        self._host = host
         self.bridge = b = bridge
         self.approvals = ApprovalWindow(self._resolve_approval, self.settings.approval_timeout_s, self)
         self.command_palette = Palette(self)
@@ -280,15 +290,9 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ conversations
     def refresh_conversations(self) -> None:
-        store = self.host.store if self.host is not None else None
-        if store is None:
+        if self._host is None or not self._host.started:
             return
-        query = self.search.text().strip()
-        rows = (
-            store.search_conversations(query, include_archived=False, limit=LIST_LIMIT)
-            if query
-            else store.list_conversations(limit=LIST_LIMIT)
-        )
+        rows = self.host.history.conversations(self.search.text(), limit=LIST_LIMIT)
         self.conversations.blockSignals(True)
         self.conversations.clear()
         for conversation in rows:
@@ -316,44 +320,27 @@ class MainWindow(QMainWindow):
 
     def open_conversation(self, conversation_id: int) -> None:
         """Show a stored conversation: its messages and tool cards in the order they happened."""
-        store = self.host.store
-        conversation = store.get_conversation(conversation_id) if store is not None else None
-        if conversation is None:
+        from edgehost.host.history_view import Question, ToolRun
+
+        view = self.host.history.conversation(conversation_id) if self.host.started else None
+        if view is None:
             return
         self.current_id = conversation_id
-        self.title.setText(conversation.title)
+        self.title.setText(view.conversation.title)
         self.routing_switch.show_for(self.host, conversation_id)
         self.chat.clear()
-        messages = store.list_messages(conversation_id)
-        replaced = {
-            m.id for m in store.list_messages(conversation_id, include_superseded=True) if m.superseded
-        }
-        executions = [
-            e
-            for e in store.list_executions(conversation_id=conversation_id, limit=None)
-            if e.message_id not in replaced  # the calls of an answer that was regenerated
-        ]
-        timeline: list[tuple[float, int, Any]] = [(m.created, 0, m) for m in messages]
-        timeline += [(e.started, 1, e) for e in executions]
-        timeline.sort(key=lambda entry: (entry[0], entry[1]))
-        from edgehost.llm.base import Perf
-
-        last = Perf()  # of the last answer: its stats under it, its context in the meter
-        for _when, kind, record in timeline:
-            if kind == 1:
-                card = self.chat.tool_card(
-                    f"history-{record.id}", record.tool, record.arguments, record.server
-                )
-                card.finish(record.status, record.result or "", record.duration_ms, record.error)
-            elif record.role == "user" and not _is_tool_result(record.content):
-                self.last_user_text[conversation_id] = record.content
-                self.chat.add_user(record.content)
-            elif record.role == "assistant":
-                text = visible_text(record.content)
-                if text:
-                    self.chat.append_text(text)
-                if record.perf:
-                    last = Perf.from_dict(record.perf)
+        for entry in view.entries:
+            if isinstance(entry, ToolRun):
+                run = entry.execution
+                card = self.chat.tool_card(f"history-{run.id}", run.tool, run.arguments, run.server)
+                card.finish(run.status, run.result or "", run.duration_ms, run.error)
+            elif isinstance(entry, Question):
+                self.chat.add_user(entry.text)
+            elif entry.text:
+                self.chat.append_text(entry.text)
+        if view.last_question is not None:
+            self.last_user_text[conversation_id] = view.last_question
+        last = view.last_perf  # of the last answer: its stats under it, its context in the meter
         self.chat.end_answer(perf_summary(last), can_regenerate=True)
         if last.context_tokens:
             self.context_used[conversation_id] = last.context_tokens
@@ -410,7 +397,7 @@ class MainWindow(QMainWindow):
     def send(self, text: str) -> None:
         if self.turn_task is not None and not self.turn_task.done():
             return
-        if self.host is None or self.host.store is None:
+        if self._host is None or not self._host.started:
             self.chat.add_notice("EdgeHost is still starting; try again in a moment.", error=True)
             return
         if self.current_id is None:
@@ -535,7 +522,7 @@ class MainWindow(QMainWindow):
     def show_context(self) -> None:
         """The meter: how much of the model's context the conversation on screen fills, as of its
         last reply (0 for a new one); nothing while no model is loaded."""
-        maximum = getattr(self.host.backend.capabilities, "max_context", 0) if self.host.backend else 0
+        maximum = self.host.context_size
         used = self.context_used.get(self.current_id, 0) if self.current_id is not None else 0
         if not maximum:
             self.context_meter.setRange(0, 1)
@@ -580,7 +567,7 @@ class MainWindow(QMainWindow):
         self.model_label.setToolTip(event.detail or text)
 
     def refresh_servers(self) -> None:
-        states = self.host.server_states() if self.host is not None else []
+        states = self._host.server_states() if self._host is not None else []
         ready = sum(1 for s in states if getattr(s.status, "value", s.status) == "ready")
         failed = [s.name for s in states if getattr(s.status, "value", s.status) == "failed"]
         text = f"servers {ready}/{len(states)}"
@@ -608,11 +595,7 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------- palette, attach
     def palette_items(self) -> list[PaletteItem]:
-        manager = getattr(self.host, "manager", None)
-        items: list[PaletteItem] = []
-        if manager is not None:
-            catalog = manager.catalog
-            items += [PaletteItem("prompt", p.name, p.name, p.description) for p in catalog.prompts]
+        items = [PaletteItem("prompt", p.name, p.name, p.description) for p in self.host.prompts()]
         items += [PaletteItem("tool", t.name, t.name, t.description) for t in self.host.tools() if t.enabled]
         return items
 
@@ -621,8 +604,7 @@ class MainWindow(QMainWindow):
         self._popup(self.command_palette)
 
     def show_resources(self) -> None:
-        manager = getattr(self.host, "manager", None)
-        resources = list(manager.catalog.resources) if manager is not None else []
+        resources = self.host.resources()
         ready = [s.name for s in self.host.server_states() if getattr(s.status, "value", s.status) == "ready"]
         self.command_palette.set_items(
             [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources],
@@ -653,18 +635,17 @@ class MainWindow(QMainWindow):
         """Put the prompt's text in the input (asking for its arguments first when it has any)."""
         import mcp_types as types
 
-        manager = self.host.manager
-        entry = manager.catalog.prompt(name)
-        if entry is not None and entry.arguments and arguments is None:
+        prompt = self.host.prompt_arguments(name)
+        if prompt is not None and prompt[1] and arguments is None:
+            description, wanted = prompt
             schema = {
                 "type": "object",
                 "properties": {
-                    a["name"]: {"type": "string", "description": a.get("description", "")}
-                    for a in entry.arguments
+                    a["name"]: {"type": "string", "description": a.get("description", "")} for a in wanted
                 },
-                "required": [a["name"] for a in entry.arguments if a.get("required")],
+                "required": [a["name"] for a in wanted if a.get("required")],
             }
-            params = types.ElicitRequestFormParams(message=entry.description or name, requested_schema=schema)
+            params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
             answer = await self.elicit(f"prompt {name}", params)
             if answer.action != "accept":
                 return
@@ -813,12 +794,6 @@ _RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"
 def _title(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else "New conversation"
     return line[:60] + ("…" if len(line) > 60 else "")
-
-
-def _is_tool_result(content: str) -> bool:
-    from edgehost.agent.prompting import RESULT_OPEN
-
-    return content.lstrip().startswith(RESULT_OPEN.split("{", 1)[0].rstrip())
 
 
 def _k(tokens: int) -> str:

@@ -23,6 +23,9 @@ from edgehost.host import events as ev
 from edgehost.ui._widgets import Chip, TaskSet
 
 if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
+if TYPE_CHECKING:
     from edgehost.llm.catalog import CatalogRow
 
 __all__ = ["ModelsPanel", "describe_progress"]
@@ -143,7 +146,7 @@ class ModelRow(QFrame):
 
 
 class ModelsPanel(QDialog):
-    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.tasks = TaskSet()

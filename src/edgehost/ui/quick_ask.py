@@ -4,7 +4,7 @@ Esc hides it; "Continue in main window" opens the conversation there."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -24,6 +24,9 @@ from edgehost.ui._widgets import MarkdownView
 from edgehost.ui.bridge import HostBridge
 from edgehost.ui.tool_card import split_tool_name
 
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
 __all__ = ["QuickAsk"]
 
 ANSWER_MAX_HEIGHT = 360
@@ -33,7 +36,7 @@ class QuickAsk(QWidget):
     continue_requested = Signal(int)  # conversation id
     dismissed = Signal()  # Esc: the user is done with it
 
-    def __init__(self, host: Any, bridge: HostBridge) -> None:
+    def __init__(self, host: Host, bridge: HostBridge) -> None:
         super().__init__(
             None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint
         )
@@ -119,7 +122,7 @@ class QuickAsk(QWidget):
     # -- asking --------------------------------------------------------------------------------
     def ask(self, text: str | None = None) -> asyncio.Task[Any] | None:
         question = (text if text is not None else self.input.text()).strip()
-        if not question or (self.task is not None and not self.task.done()) or self.host.store is None:
+        if not question or (self.task is not None and not self.task.done()) or not self.host.started:
             return None
         self.conversation_id = self.host.new_conversation(question[:60])
         self._text = ""

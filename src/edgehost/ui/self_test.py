@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from edgehost.cli.context import CliContext
-
 __all__ = ["SelfTestFailed", "run_self_test", "self_test"]
 
 SERVERS_READY_S = 60.0  # two Python servers on a loaded board
@@ -51,7 +49,7 @@ class SelfTestReport:
         )
 
 
-def run_self_test(ctx: CliContext) -> int:
+def run_self_test(model: str | None, profile_override: str | None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import qasync
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
@@ -76,7 +74,7 @@ def run_self_test(ctx: CliContext) -> int:
 
         paths = Paths.resolve(None, folder)
         try:
-            report = loop.run_until_complete(self_test(paths, ctx.settings.model, ctx.profile_override))
+            report = loop.run_until_complete(self_test(paths, model, profile_override))
         except SelfTestFailed as exc:
             print(f"self-test failed: {exc}", file=sys.stderr)
             return 1
@@ -106,10 +104,9 @@ async def self_test(
         await desktop.start()
         if not window.isVisible():
             raise SelfTestFailed("the main window did not open")
-        manager, store = desktop.host.manager, desktop.host.store
-        if desktop.start_error or manager is None or store is None:
+        if desktop.start_error or not desktop.host.started:
             raise SelfTestFailed(f"the host did not start: {desktop.start_error}")
-        states = await manager.wait_ready(SERVERS_READY_S)
+        states = await desktop.host.wait_servers_ready(SERVERS_READY_S)
         ready = [s for s in states if getattr(s.status, "value", s.status) == "ready"]
         if not any(s.name == "board" for s in ready):
             board = next((s for s in states if s.name == "board"), None)
@@ -137,7 +134,7 @@ async def self_test(
         except asyncio.TimeoutError:
             raise SelfTestFailed(f"the turn took more than {TURN_S:.0f} s") from None
         turn_s = time.monotonic() - turn_started
-        executions = store.list_executions(conversation_id=window.current_id, limit=None)
+        executions = desktop.host.history.executions(conversation_id=window.current_id, limit=None)
         calls = [e for e in executions if e.tool == PINNED_TOOL]
         if not calls:
             raise SelfTestFailed(f"the model did not call the pinned tool {PINNED_TOOL}")

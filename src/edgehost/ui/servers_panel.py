@@ -8,7 +8,7 @@ import shlex
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
@@ -32,18 +32,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.cli.config_commands import merge_servers
 from edgehost.errors import ConfigError
 from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
     builtin_servers,
     parse_servers_file,
-    save_servers_config,
 )
 from edgehost.redaction import redact
 from edgehost.ui._widgets import Chip, TaskSet, cancel_save_row, confirm
 from edgehost.ui.theme import current_colors
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
 
 __all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
 
@@ -195,7 +196,7 @@ class ServerForm(QDialog):
 class ServersPanel(QDialog):
     """Lives as long as the main window; refreshes from ``host.server_states()``."""
 
-    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Servers — EdgeHost")
@@ -371,10 +372,9 @@ class ServersPanel(QDialog):
         if state.instructions:
             info += ["", "instructions:", state.instructions]
         self.info.setPlainText("\n".join(info))
-        self.stderr.setPlainText(
-            "\n".join(self.host.manager.stderr_tail(state.name)) or "(nothing on stderr)"
-        )
-        self.log.setPlainText("\n".join(self.host.manager.log_tail(state.name)) or "(no log messages)")
+        stderr, messages = self.host.server_output(state.name)
+        self.stderr.setPlainText("\n".join(stderr) or "(nothing on stderr)")
+        self.log.setPlainText("\n".join(messages) or "(no log messages)")
 
     # -- commands ------------------------------------------------------------------------------
     def _open_servers_file(self) -> None:
@@ -392,10 +392,6 @@ class ServersPanel(QDialog):
     def _builtins(self) -> dict[str, ServerConfig]:
         return {s.name: s for s in builtin_servers(self.host.paths)}
 
-    def _file_config(self) -> ServersConfig:
-        config: ServersConfig = self.host.written_servers_config()
-        return config
-
     def _open_form(self, existing: ServerConfig | None) -> None:
         taken = {s.name for s in self.host.servers_config.servers}
         self.form = ServerForm(self._builtins(), existing, taken, self)
@@ -404,10 +400,7 @@ class ServersPanel(QDialog):
 
     def _save_server(self, server: ServerConfig) -> None:
         try:
-            config = self._file_config()
-            incoming = ServersConfig(servers=[server])
-            merge_servers(config, incoming)
-            save_servers_config(config, self.host.paths.servers_file)
+            self.host.save_server(server)
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
@@ -427,9 +420,7 @@ class ServersPanel(QDialog):
 
     def _remove_confirmed(self, name: str) -> None:
         try:
-            config = self._file_config()
-            config.servers = [s for s in config.servers if s.name != name]
-            save_servers_config(config, self.host.paths.servers_file)
+            self.host.remove_server_entry(name)
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
@@ -444,11 +435,7 @@ class ServersPanel(QDialog):
 
     def import_file(self, filename: str) -> None:
         try:
-            incoming = parse_servers_file(Path(filename), expand_variables=False, builtins=self._builtins())
-            config = self._file_config()
-            plan = merge_servers(config, incoming)
-            if plan.added or plan.replaced:
-                save_servers_config(config, self.host.paths.servers_file)
+            plan = self.host.import_servers(Path(filename))
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return

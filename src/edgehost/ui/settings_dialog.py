@@ -3,7 +3,7 @@ context length, threads, approval defaults, close-to-tray and theme."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,6 +26,9 @@ from edgehost.llm.models import find_models
 from edgehost.settings import Settings
 from edgehost.ui._widgets import BackendChoice, cancel_save_row
 
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
 __all__ = ["SettingsDialog"]
 
 THEMES = ("system", "dark", "light")
@@ -36,7 +39,7 @@ class SettingsDialog(QDialog):
 
     saved = Signal(object)
 
-    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Settings — EdgeHost")

@@ -3,7 +3,7 @@ tool's approval rule (allow / ask / deny, saved in the servers config's ``approv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -28,6 +28,9 @@ from edgehost.errors import ConfigError
 from edgehost.ui._widgets import pretty_json
 from edgehost.ui.theme import current_colors
 
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
 __all__ = ["ToolsPanel", "rule_for"]
 
 RULE_CHOICES = ("default", "allow", "ask", "deny")
@@ -45,7 +48,7 @@ def rule_for(approval: list[dict[str, Any]], tool: ToolSpec) -> str:
 
 
 class ToolsPanel(QDialog):
-    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Tools — EdgeHost")

@@ -1,0 +1,140 @@
+"""What the faces (window, CLI, web) read of the history, as view models: the conversation list, one
+conversation as the user saw it (its questions, answers and tool runs in the order they happened),
+and the execution history with its export. The faces never touch the Store itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import IO
+
+from edgehost.agent.prompting import is_tool_result
+from edgehost.llm.base import Perf
+from edgehost.store import Conversation, Execution, Message, Store
+
+__all__ = [
+    "AnswerText",
+    "ConversationView",
+    "HistoryView",
+    "Question",
+    "TimelineEntry",
+    "ToolRun",
+    "prose_of",
+]
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerText:
+    text: str  # what the user read: the model's prose without its tool-call markup
+    perf: Perf | None
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    execution: Execution
+
+
+TimelineEntry = Question | AnswerText | ToolRun
+
+
+@dataclass(frozen=True)
+class ConversationView:
+    conversation: Conversation
+    entries: tuple[TimelineEntry, ...]
+
+    @property
+    def last_perf(self) -> Perf:
+        """The last answer's figures (its speed, the context it filled); empty when there is none."""
+        perfs = [e.perf for e in self.entries if isinstance(e, AnswerText) and e.perf is not None]
+        return perfs[-1] if perfs else Perf()
+
+    @property
+    def last_question(self) -> str | None:
+        questions = [e.text for e in self.entries if isinstance(e, Question)]
+        return questions[-1] if questions else None
+
+
+class HistoryView:
+    """Reads through ``store()``, which raises RuntimeError before the Host has started."""
+
+    def __init__(self, store: Callable[[], Store]) -> None:
+        self._store = store
+
+    def conversations(self, query: str = "", *, limit: int = 200) -> list[Conversation]:
+        """The conversations not archived, newest first; with ``query``, those whose title or messages
+        match it (by word prefix)."""
+        store = self._store()
+        if query.strip():
+            return store.search_conversations(query, include_archived=False, limit=limit)
+        return store.list_conversations(limit=limit)
+
+    def conversation(self, conversation_id: int) -> ConversationView | None:
+        """The conversation as the user saw it, or None when there is no such conversation. Answers
+        that were regenerated, and their tool runs, are left out."""
+        store = self._store()
+        record = store.get_conversation(conversation_id)
+        if record is None:
+            return None
+        messages = store.list_messages(conversation_id)
+        replaced = {
+            m.id for m in store.list_messages(conversation_id, include_superseded=True) if m.superseded
+        }
+        runs = [
+            e
+            for e in store.list_executions(conversation_id=conversation_id, limit=None)
+            if e.message_id not in replaced
+        ]
+        timeline: list[tuple[float, int, Message | Execution]] = [(m.created, 0, m) for m in messages]
+        timeline += [(e.started, 1, e) for e in runs]
+        timeline.sort(key=lambda entry: (entry[0], entry[1]))
+        entries: list[TimelineEntry] = []
+        for _when, _kind, item in timeline:
+            if isinstance(item, Execution):
+                entries.append(ToolRun(item))
+            elif item.role == "user" and not is_tool_result(item.role, item.content):
+                entries.append(Question(item.content))
+            elif item.role == "assistant":
+                entries.append(
+                    AnswerText(prose_of(item.content), Perf.from_dict(item.perf) if item.perf else None)
+                )
+        return ConversationView(record, tuple(entries))
+
+    def executions(
+        self,
+        *,
+        conversation_id: int | None = None,
+        tool_glob: str | None = None,
+        status: str | Collection[str] | None = None,
+        limit: int | None = 200,
+    ) -> list[Execution]:
+        """Recorded tool executions, newest first, filtered as Store.list_executions."""
+        return self._store().list_executions(
+            conversation_id=conversation_id, tool_glob=tool_glob, status=status, limit=limit
+        )
+
+    def export(
+        self,
+        fmt: str,
+        file: IO[str],
+        *,
+        conversation_id: int | None = None,
+        tool_glob: str | None = None,
+        status: str | Collection[str] | None = None,
+    ) -> int:
+        """Write the matching executions to ``file`` as "json" or "csv"; the count. Safe in a thread."""
+        return self._store().export_executions(
+            fmt, file, conversation_id=conversation_id, tool_glob=tool_glob, status=status
+        )
+
+
+def prose_of(raw: str) -> str:
+    """What the user saw of a stored assistant message: its prose without tool-call markup."""
+    from edgehost.agent._detector_events import ProseDelta
+    from edgehost.agent.detector import detect_calls
+
+    return "".join(e.text for e in detect_calls(raw) if isinstance(e, ProseDelta)).strip()
