@@ -289,3 +289,23 @@ def test_numbers_out_of_range_are_usage_errors(
         main(["--config", str(config), "--data-dir", str(data_dir), *args])
     assert exited.value.code == 2
     assert "expected" in capsys.readouterr().err
+
+
+def test_a_call_from_the_command_line_is_recorded_and_a_deny_rule_refuses_it(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
+    from edgehost.store import Store
+
+    called = edgehost(data_dir, config, "call", "hostile__echo", '{"text": "hi"}')
+    assert called.returncode == 0, called.stderr
+    document = json.loads(config.read_text())
+    document["approval"] = [{"server": "hostile", "tool": "echo", "action": "deny"}]
+    config.write_text(json.dumps(document))
+    refused = edgehost(data_dir, config, "call", "hostile__echo", '{"text": "again"}')
+    assert refused.returncode != 0 and "was not called" in refused.stderr
+    with Store.open(data_dir / "history.db") as store:
+        rows = [(e.tool, e.status, e.decided_by, e.arguments) for e in store.list_executions()]
+    assert rows == [
+        ("hostile__echo", "denied", "rule", {"text": "again"}),
+        ("hostile__echo", "ok", "user", {"text": "hi"}),
+    ]

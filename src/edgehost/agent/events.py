@@ -45,7 +45,7 @@ class TurnRouted:
 
 @dataclass(frozen=True)
 class ToolExecutionStarted:
-    conversation_id: int
+    conversation_id: int | None  # None: a call outside a conversation (`edgehost call`)
     call_id: str
     server: str
     tool: str  # namespaced server__tool
@@ -60,7 +60,7 @@ class ToolExecutionStarted:
 
 @dataclass(frozen=True)
 class ToolExecutionProgressed:
-    conversation_id: int
+    conversation_id: int | None  # None: a call outside a conversation (`edgehost call`)
     call_id: str
     progress: float
     total: float | None
@@ -69,7 +69,7 @@ class ToolExecutionProgressed:
 
 @dataclass(frozen=True)
 class ToolExecutionFinished:
-    conversation_id: int
+    conversation_id: int | None  # None: a call outside a conversation (`edgehost call`)
     call_id: str
     tool: str  # namespaced server__tool (or what the model asked for when it is unknown)
     status: str  # ok | error | denied | timeout | cancelled | invalid

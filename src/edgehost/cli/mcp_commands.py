@@ -1,6 +1,8 @@
 """`edgehost servers | tools | call | resources | read | prompts | prompt | probe`.
 
-Each command connects only the servers it needs, through the same ServerManager the app uses.
+Each command connects only the servers it needs. `call` and `probe` call tools through a Host (no
+model), so the user's deny rules hold and the history records every call; the listing commands read
+the catalog of a ServerManager of their own.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -25,11 +27,15 @@ from edgehost.agent.selection import rank_tools
 from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.errors import UsageError
+from edgehost.host.direct_calls import ToolRefused
 from edgehost.host.executor import tool_specs
 from edgehost.mcp.catalog import SEPARATOR, ToolEntry, sanitize
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
 from edgehost.mcp.manager import ServerManager
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
 from edgehost.mcp.results import block_text, content_json, result_json
 from edgehost.mcp.schema_values import example_arguments
 from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S, ServerState, ServerStatus
@@ -174,6 +180,25 @@ async def _connected(
         async with ServerManager(config, ctx.settings, only=only, auto_restart=False) as manager:
             await manager.wait_ready(wait)
             yield manager
+
+
+@asynccontextmanager
+async def _host_for(ctx: CliContext, config: ServersConfig, only: Collection[str]) -> AsyncIterator[Host]:
+    """A Host with just the servers ``only`` and no model (commands that call tools themselves)."""
+    from edgehost.host.host import Host, HostOptions
+
+    host = Host(
+        ctx.paths,
+        ctx.settings,
+        HostOptions(servers=config, only_servers=list(only), with_model=False),
+        ctx.profile_override,
+    )
+    with _quiet_sdk_logs():
+        try:
+            await host.start()
+            yield host
+        finally:
+            await host.aclose()
 
 
 def _require_ready(state: ServerState) -> None:
@@ -321,15 +346,18 @@ def _parse_arguments(text: str) -> dict[str, Any]:
 
 
 async def call_command(ctx: CliContext) -> int:
+    """The user's own call: no approval prompt (typing it is the decision), but the user's deny rules
+    refuse it and the history records it, through the Host like every other call."""
     arguments = _parse_arguments(ctx.args.arguments)
     config = load_servers_config(ctx.paths)
     server = _server_of(config, ctx.args.name)
-    async with _connected(ctx, config, [server.name]) as manager:
-        _require_ready(manager.status(server.name))
+    async with _host_for(ctx, config, [server.name]) as host:
+        states = await host.wait_servers_ready(_CONNECT_WAIT_S)
+        _require_ready(next(s for s in states if s.name == server.name))
         try:
-            result = await manager.call_tool(ctx.args.name, arguments, timeout=ctx.args.timeout)
+            result = await host.call_tool(ctx.args.name, arguments, timeout=ctx.args.timeout)
         except UnknownTool:
-            known = ", ".join(t.name for t in manager.catalog.tools if t.server == server.name)
+            known = ", ".join(t.name for t in host.tools() if t.server == server.name)
             raise UsageError(
                 f"server {server.name!r} has no tool {ctx.args.name!r} (it has: {known})"
             ) from None
@@ -477,19 +505,17 @@ def _probe_max_risk(ctx: CliContext) -> Risk:
     return "safe"
 
 
-async def _probe_tools(
-    ctx: CliContext, manager: ServerManager, config: ServersConfig
-) -> list[dict[str, Any]]:
+async def _probe_tools(ctx: CliContext, host: Host) -> list[dict[str, Any]]:
+    """Call each tool up to the risk limit with example arguments, through the Host: probe's limit is
+    a policy, not a bypass (the user's deny rules hold; every call is recorded)."""
     reports: list[dict[str, Any]] = []
     limit = _RISK_ORDER.index(_probe_max_risk(ctx))
-    entries = {t.name: t for t in manager.catalog.tools}
-    for spec in tool_specs(manager, config):
-        tool = entries[spec.name]
-        arguments = example_arguments(tool.input_schema)
+    for spec in host.tools():
+        arguments = example_arguments(dict(spec.input_schema))
         risk, reasons = tool_risk(spec)
         report: dict[str, Any] = {
-            "tool": tool.original_name,
-            "name": tool.name,
+            "tool": spec.tool_name,
+            "name": spec.name,
             "arguments": arguments,
             "risk": risk,
         }
@@ -499,7 +525,10 @@ async def _probe_tools(
             continue
         started = time.perf_counter()
         try:
-            result = await manager.call_tool(tool.name, arguments)
+            result = await host.call_tool(spec.name, arguments, decided_by="probe")
+        except ToolRefused as exc:
+            report["outcome"] = "refused"
+            report["error"] = str(exc)
         except ToolCallError as exc:
             report["outcome"] = "failed"
             report["error"] = str(exc)
@@ -511,21 +540,19 @@ async def _probe_tools(
     return reports
 
 
-async def _probe_resources_and_prompts(
-    manager: ServerManager,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+async def _probe_resources_and_prompts(host: Host) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     resources = []
-    for resource in manager.catalog.resources:
+    for resource in host.resources():
         try:
-            result = await manager.read_resource(resource.uri, server=resource.server)
+            result = await host.read_resource(resource.uri, server=resource.server)
             resources.append({"uri": resource.uri, "outcome": "ok", "contents": len(result.contents)})
         except ToolCallError as exc:
             resources.append({"uri": resource.uri, "outcome": "failed", "error": str(exc)})
     prompts = []
-    for prompt in manager.catalog.prompts:
+    for prompt in host.prompts():
         arguments = {a["name"]: "example" for a in prompt.arguments if a.get("required")}
         try:
-            got = await manager.get_prompt(prompt.name, arguments)
+            got = await host.get_prompt(prompt.name, arguments)
             prompts.append({"prompt": prompt.name, "outcome": "ok", "messages": len(got.messages)})
         except ToolCallError as exc:
             prompts.append({"prompt": prompt.name, "outcome": "failed", "error": str(exc)})
@@ -535,12 +562,12 @@ async def _probe_resources_and_prompts(
 async def probe_command(ctx: CliContext) -> int:
     config = _probe_target(ctx)
     name = config.servers[0].name
-    async with _connected(ctx, config, None) as manager:
-        state = manager.status(name)
-        _require_ready(state)
-        tools = await _probe_tools(ctx, manager, config)
-        resources, prompts = await _probe_resources_and_prompts(manager)
-        state = manager.status(name)
+    async with _host_for(ctx, config, [name]) as host:
+        states = await host.wait_servers_ready(_CONNECT_WAIT_S)
+        _require_ready(next(s for s in states if s.name == name))
+        tools = await _probe_tools(ctx, host)
+        resources, prompts = await _probe_resources_and_prompts(host)
+        state = next(s for s in host.server_states() if s.name == name)
     report = {"server": _state_json(state, []), "tools": tools, "resources": resources, "prompts": prompts}
     if ctx.args.json:
         print_json(report)

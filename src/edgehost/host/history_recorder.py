@@ -158,7 +158,7 @@ class HistoryRecorder:
             "tool": event.tool,
             "arguments": event.arguments,
             "conversation_id": event.conversation_id,
-            "message_id": self._calling_message.get(event.conversation_id),
+            "message_id": self._calling_message.get(event.conversation_id or 0),
             "dialect": event.dialect or None,
             "decision": event.decision,
             "decided_by": event.decided_by,

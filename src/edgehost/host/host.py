@@ -33,6 +33,7 @@ from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
+from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import ManagerExecutor, tool_specs
 from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.history_view import HistoryView
@@ -377,6 +378,27 @@ class Host:
         manager = self._manager()
         return list(manager.stderr_tail(name)), list(manager.log_tail(name))
 
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - the server's call timeout, passed on
+        decided_by: str = "user",
+    ) -> Any:
+        """One tool call outside a conversation (`edgehost call`, `probe`), recorded in the history;
+        the user's deny rules refuse it (host/direct_calls.py). Returns the CallToolResult."""
+        return await call_outside_conversation(
+            self._manager(),
+            self.policy,
+            self.tools(),
+            self.emit,
+            name,
+            arguments,
+            timeout=timeout,
+            decided_by=decided_by,
+        )
+
     def prompts(self) -> list[PromptEntry]:
         """The servers' prompts (namespaced names, descriptions, arguments); none before start()."""
         return list(self._mcp.catalog.prompts) if self._mcp is not None else []
@@ -464,16 +486,24 @@ class Host:
     def server_instructions(self) -> dict[str, str]:
         return {s.name: s.instructions for s in self._manager().statuses() if s.instructions}
 
+    async def read_resource(self, uri: str, server: str | None = None) -> Any:
+        """resources/read (the ReadResourceResult). Raises ToolCallError."""
+        return await self._manager().read_resource(uri, server=server)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """prompts/get of a namespaced prompt (the GetPromptResult). Raises ToolCallError."""
+        return await self._manager().get_prompt(name, arguments)
+
     async def read_resource_text(self, uri: str) -> str:
         """A resource's contents as text (to attach to a message). Raises ToolCallError."""
-        result = await self._manager().read_resource(uri)
+        result = await self.read_resource(uri)
         return "\n".join(
             getattr(c, "text", None) or f"[binary {getattr(c, 'mime_type', '')}]" for c in result.contents
         )
 
     async def prompt_text(self, name: str, arguments: dict[str, str]) -> str:
         """An MCP prompt rendered to the text the user sends. Raises ToolCallError."""
-        result = await self._manager().get_prompt(name, arguments)
+        result = await self.get_prompt(name, arguments)
         return "\n\n".join(block_text(m.content) for m in result.messages)
 
     def _on_manager_event(self, event: mcp_manager.ManagerEvent) -> None:

@@ -141,7 +141,7 @@ class QuickAsk(QWidget):
             self.continue_requested.emit(self.conversation_id)
 
     # -- events --------------------------------------------------------------------------------
-    def _mine(self, conversation_id: int) -> bool:
+    def _mine(self, conversation_id: int | None) -> bool:
         return self.conversation_id is not None and conversation_id == self.conversation_id
 
     def _on_text(self, conversation_id: int, text: str) -> None:

@@ -1,0 +1,104 @@
+"""Tool calls outside a conversation (`edgehost call`, `edgehost probe`): decided by the user on the
+command line (or by probe's risk limit), yet refused by the user's deny rules and recorded in the
+history like every call the model makes (decision 8: no path around approval and the history)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from time import perf_counter
+from typing import Any
+
+import mcp_types as types
+
+from edgehost.agent.approval import ApprovalPolicy
+from edgehost.agent.tools import ToolSpec
+from edgehost.host import events as ev
+from edgehost.host.executor import WHOLE_RESULT_CHARS
+from edgehost.mcp.errors import ToolCallError, ToolTimeout, UnknownTool
+from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.results import result_text
+
+__all__ = ["ToolRefused", "call_outside_conversation"]
+
+_call_ids = itertools.count(1)
+
+
+class ToolRefused(ToolCallError):
+    """The user's rule refuses this tool; nothing was sent to the server."""
+
+
+async def call_outside_conversation(
+    manager: ServerManager,
+    policy: ApprovalPolicy,
+    tools: Sequence[ToolSpec],
+    emit: Callable[[Any], None],
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    timeout: float | None = None,  # noqa: ASYNC109 - the server's call timeout, passed on
+    decided_by: str = "user",
+) -> types.CallToolResult:
+    """Call ``name`` with ``arguments``; ``decided_by`` says who chose to (the user, or "probe").
+
+    Raises UnknownTool, ToolRefused (a user's deny rule) and the manager's ToolCallErrors; a tool
+    error comes back as a result with ``isError`` set. Every outcome is recorded."""
+    tool = next((t for t in tools if t.name == name), None)
+    if tool is None:
+        raise UnknownTool(f"no tool named {name!r}")
+    call_id = f"direct-{next(_call_ids)}"
+    verdict = policy.evaluate(tool, arguments, None)
+    common: dict[str, Any] = {
+        "conversation_id": None,
+        "call_id": call_id,
+        "tool": tool.name,
+        "server": tool.server,
+        "arguments": dict(arguments),
+    }
+    if verdict.action == "deny" and verdict.decided_by == "rule":
+        emit(
+            ev.ToolExecutionFinished(
+                **common,
+                status="denied",
+                result_text="",
+                duration_ms=0.0,
+                error=verdict.reason,
+                decision="denied",
+                decided_by="rule",
+            )
+        )
+        raise ToolRefused(f"{tool.name} was not called: {verdict.reason}", server=tool.server)
+    decision = "auto" if verdict.action == "allow" else "allowed"
+    who = verdict.decided_by if verdict.action == "allow" else decided_by
+    emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who, chosen_by=decided_by))
+    started = perf_counter()
+    outcome: dict[str, Any] = {"decision": decision, "decided_by": who}
+    try:
+        result = await manager.call_tool(name, arguments, timeout=timeout)
+    except ToolCallError as exc:
+        status = "timeout" if isinstance(exc, ToolTimeout) else "error"
+        emit(
+            ev.ToolExecutionFinished(
+                **common,
+                **outcome,
+                status=status,
+                result_text="",
+                duration_ms=(perf_counter() - started) * 1000,
+                error=str(exc),
+            )
+        )
+        raise
+    text = result_text(result, WHOLE_RESULT_CHARS)
+    emit(
+        ev.ToolExecutionFinished(
+            **common,
+            **outcome,
+            status="error" if result.is_error else "ok",
+            result_text=text,
+            duration_ms=(perf_counter() - started) * 1000,
+            error=text[:2000] if result.is_error else None,
+            result_size=len(text),
+            full_result=text,
+        )
+    )
+    return result
