@@ -58,7 +58,7 @@ from edgehost.store import Store, redactor
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[Any], None]
+Listener = Callable[[ev.HostEvent], None]
 
 CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this we stop waiting for it
 # What a TurnRunner takes from the settings when it is built (AgentConfig.from_settings, the approver).
@@ -139,7 +139,7 @@ class Host:
 
         return unsubscribe
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: ev.HostEvent) -> None:
         if isinstance(event, ev.ModelStatusChanged):
             self.model_status = event
         elif isinstance(event, (ev.TurnCompleted, ev.TurnFailed)):
