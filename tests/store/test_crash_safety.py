@@ -195,3 +195,58 @@ def test_the_cli_lists_what_the_gui_is_running_right_now(db_path: Path) -> None:
         )
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.split() == [f"{execution_id}:running"]
+
+
+def test_sigkill_of_a_real_ask_mid_answer_keeps_the_question_and_the_answer_so_far(tmp_path: Path) -> None:
+    """`edgehost ask` on the embedded model, killed while it streams: the history (written behind the
+    turn, checkpointed a second into the answer) has the question and a prefix of what was printed."""
+    import os
+    import time
+
+    question = "Write a long story about a dragon who learns to cook. Give every chapter a title."
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(tmp_path), "ask", question]
+        + ["--no-tools", "--max-tokens", "3000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    printed = b""
+    first_text_at = None
+    try:
+        deadline = time.monotonic() + 4 * CHILD_WAIT_S  # a cold model load on a loaded 2-core machine
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([process.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(process.stdout.fileno(), 4096)
+                if not chunk:
+                    break  # the answer ended before the kill: it must then be complete
+                printed += chunk
+                if first_text_at is None and printed.strip():
+                    first_text_at = time.monotonic()
+            if first_text_at is not None and time.monotonic() - first_text_at > 2.5:
+                process.send_signal(signal.SIGKILL)
+                break
+        else:
+            pytest.fail(f"no answer in time: {process.stderr.read() if process.stderr else ''}")
+        killed = process.wait(timeout=CHILD_WAIT_S) == -signal.SIGKILL
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=CHILD_WAIT_S)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+    shown = printed.decode("utf-8", errors="replace")
+    with Store.open(tmp_path / "history.db") as store:
+        assert store.integrity_check()
+        [conversation] = store.list_conversations()
+        user, answer = store.list_messages(conversation.id)
+        assert (user.role, user.content, user.status) == ("user", question, "complete")
+        assert answer.role == "assistant" and answer.content.strip()
+        if killed:
+            assert answer.status == "partial"
+            assert shown.strip().startswith(answer.content.strip())  # what it wrote had been shown
+        else:
+            assert answer.status == "complete"
