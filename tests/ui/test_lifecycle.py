@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import STEP_S, opened_desktop
+from tests.ui.conftest import STEP_S, opened_desktop, wait_until
 
 from edgehost.host.host import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
@@ -26,11 +26,26 @@ def _stopped(desktop: Any) -> bool:
 
 def test_sigterm_quits_the_app_and_stops_its_servers(data_dir: Path, run: Any) -> None:
     async def scenario() -> None:
-        async with opened_desktop(data_dir) as desktop:
+        # The app's own run(), not the test fixture: what is asserted is what the app did on SIGTERM,
+        # before any cleanup of the test's.
+        desktop = Desktop(
+            Paths.resolve(None, data_dir),
+            Settings(close_to_tray=False),
+            HostOptions(backend=ScriptedBackend()),
+        )
+        app = asyncio.create_task(desktop.run())
+        try:
             with quit_on_signals(desktop.quit):
+                await wait_until(lambda: desktop.host.started)
+                states = await desktop.host.wait_servers_ready(STEP_S)
+                assert any(getattr(s.status, "value", s.status) == "ready" for s in states)
                 os.kill(os.getpid(), signal.SIGTERM)
-                await asyncio.wait_for(desktop.until_quit(), STEP_S)
-        assert _stopped(desktop)
+                assert await asyncio.wait_for(app, STEP_S) == 0
+            assert _stopped(desktop)
+        finally:
+            if not app.done():
+                app.cancel()
+                await desktop.aclose()
 
     run(scenario())
 
