@@ -51,7 +51,7 @@ format: install
 	$(BIN)/ruff check --fix src tests bench packaging
 
 test: install peers lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs
 
 # The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test).
 bundle: install
