@@ -179,3 +179,13 @@ async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):
     assert isinstance(view.entries[0], Question) and view.last_question == "show me the cpu status"
     assert [c.id for c in host.history.conversations("status")] == [result.conversation_id]
     assert host.history.conversation(result.conversation_id + 1000) is None
+
+
+async def test_each_answer_is_kept_with_the_model_that_wrote_it(make_host):
+    host, _ = await make_host(ScriptedBackend(["Hello."]))
+    result = await host.submit("hi")
+    stored = host._store().list_messages(result.conversation_id)
+    assert [(m.role, m.model, m.backend) for m in stored] == [
+        ("user", None, None),
+        ("assistant", "scripted", "scripted"),
+    ]

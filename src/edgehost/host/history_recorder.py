@@ -34,7 +34,9 @@ class HistoryRecorder:
     """``attach`` a Store to start recording; events before that are not recorded. ``close`` writes
     what is queued and stops the writer thread (before the store is closed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, answered_by: Callable[[], tuple[str, str]] = lambda: ("", "")) -> None:
+        """``answered_by()``: the (model, backend) answering now, kept with each answer."""
+        self._answered_by = answered_by
         self._store: Store | None = None
         # The event loop's side: the answer being streamed in each conversation (text, last checkpoint).
         self._streamed: dict[int, tuple[str, float]] = {}
@@ -88,13 +90,13 @@ class HistoryRecorder:
             text, saved = self._streamed.get(conv_id, ("", monotonic()))
             text += event.text
             if monotonic() - saved >= CHECKPOINT_INTERVAL_S:
-                self._queue(self._checkpoint, conv_id, text)
+                self._queue(self._checkpoint, conv_id, text, self._answered_by())
                 saved = monotonic()
             self._streamed[conv_id] = (text, saved)
         elif isinstance(event, ev.MessageAppended):
             if event.role == "assistant":
                 self._streamed.pop(event.conversation_id, None)
-            self._queue(self._write_message, event)
+            self._queue(self._write_message, event, self._answered_by())
         elif isinstance(event, (ev.ToolExecutionStarted, ev.ToolExecutionFinished)):
             self._queue(self._write_execution, event)
 
@@ -102,7 +104,7 @@ class HistoryRecorder:
         """Keep the answer being streamed in ``conv_id`` as it stands (the turn failed or was stopped)."""
         streamed = self._streamed.pop(conv_id, None)
         if streamed is not None and self._writer is not None:
-            self._queue(self._finish, conv_id, streamed[0])
+            self._queue(self._finish, conv_id, streamed[0], self._answered_by())
 
     # ------------------------------------------------------------------ the event loop's side
     def _queue(self, write: Callable[..., Any], *args: Any) -> None:
@@ -123,21 +125,27 @@ class HistoryRecorder:
                     if self._pending == 0:
                         self._idle.notify_all()
 
-    def _checkpoint(self, conv_id: int, text: str) -> None:
+    def _checkpoint(self, conv_id: int, text: str, answered_by: tuple[str, str]) -> None:
         store = self._writing()
         message_id = self._partial_ids.get(conv_id)
         if message_id is None:
-            message_id = self._partial_ids[conv_id] = store.begin_message(conv_id, "assistant")
+            model, backend = answered_by
+            message_id = self._partial_ids[conv_id] = store.begin_message(
+                conv_id, "assistant", model=model or None, backend=backend or None
+            )
         store.update_partial(message_id, text)
 
-    def _finish(self, conv_id: int, text: str) -> None:
+    def _finish(self, conv_id: int, text: str, answered_by: tuple[str, str]) -> None:
         message_id = self._partial_ids.pop(conv_id, None)
         if message_id is not None:
             self._writing().complete_message(message_id, text)
         elif text:
-            self._writing().add_message(conv_id, "assistant", text)
+            model, backend = answered_by
+            self._writing().add_message(
+                conv_id, "assistant", text, model=model or None, backend=backend or None
+            )
 
-    def _write_message(self, event: ev.MessageAppended) -> None:
+    def _write_message(self, event: ev.MessageAppended, answered_by: tuple[str, str]) -> None:
         store = self._writing()
         perf = event.perf.as_dict() if event.perf is not None else None
         conv_id = event.conversation_id
@@ -148,7 +156,16 @@ class HistoryRecorder:
         if message_id is not None:
             store.complete_message(message_id, event.content, perf)
         else:
-            message_id = store.add_message(conv_id, "assistant", event.content, name=event.name, perf=perf)
+            model, backend = answered_by
+            message_id = store.add_message(
+                conv_id,
+                "assistant",
+                event.content,
+                name=event.name,
+                perf=perf,
+                model=model or None,
+                backend=backend or None,
+            )
         self._calling_message[conv_id] = message_id  # the message whose calls run next
 
     def _write_execution(self, event: ev.ToolExecutionStarted | ev.ToolExecutionFinished) -> None:

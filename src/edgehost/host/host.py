@@ -105,7 +105,7 @@ class Host:
         # The event goes out once the request can be answered (resolve_approval in the same tick works).
         self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
-        self._history = HistoryRecorder()
+        self._history = HistoryRecorder(lambda: (self.model_status.model, self.model_status.backend))
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
         self.model_status = ev.ModelStatusChanged(
