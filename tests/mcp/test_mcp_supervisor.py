@@ -10,9 +10,9 @@ import pytest
 from mcp_support import hostile, running, wait_for
 
 from edgehost.mcp.errors import ServerUnavailable, ToolDisabled, ToolTimeout, UnknownTool
-from edgehost.mcp.manager import CatalogChanged, ServerStatusChanged
+from edgehost.mcp.manager import CatalogChanged, ServerOutputChanged, ServerStatusChanged
 from edgehost.mcp.results import result_text
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.supervisor import OUTPUT_EVENT_INTERVAL_S, ServerStatus
 from edgehost.settings import Settings
 
 
@@ -72,10 +72,28 @@ async def test_a_call_past_its_timeout_is_cancelled_and_the_server_keeps_running
 
 
 async def wait_for_stderr(manager, name: str, text: str) -> None:  # type: ignore[no-untyped-def]
-    # Polled: stderr lines arrive through a reader thread, which has no event to wait on.
-    with anyio.fail_after(10):
-        while not any(text in line for line in manager.stderr_tail(name)):  # noqa: ASYNC110
-            await anyio.sleep(0.05)
+    # Lines arrive through a reader thread; each batch is announced (ServerOutputChanged).
+    await wait_for(manager, lambda: any(text in line for line in manager.stderr_tail(name)), 10)
+
+
+async def test_a_flood_of_server_output_is_announced_at_most_once_a_second_and_after_its_last_line() -> None:
+    async with running(hostile("h")) as manager:
+        announced: list[tuple[float, str]] = []  # when, and the last log line then
+
+        def on_event(event: object) -> None:
+            if isinstance(event, ServerOutputChanged):
+                announced.append((anyio.current_time(), "".join(manager.log_tail("h", 1))))
+
+        manager.add_listener(on_event)
+        began = anyio.current_time()
+        await manager.call_tool("h__flood", {"count": 3000})
+        took = anyio.current_time() - began
+        # The last line is announced too (the trailing announcement), within a second or so.
+        await wait_for(manager, lambda: any(last.endswith("flood 2999") for _when, last in announced), 5)
+        times = [when for when, _last in announced]
+        assert len(times) <= took + 3, (len(times), took)  # 3000 lines, a handful of announcements
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        assert all(gap >= OUTPUT_EVENT_INTERVAL_S * 0.9 for gap in gaps), gaps
 
 
 async def test_progress_notifications_extend_the_timeout() -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "ModelDownloadFinished",
     "ModelDownloadProgressed",
     "ModelStatusChanged",
+    "ServerOutputChanged",
     "ServerStatusChanged",
     "TextDelta",
     "ToolCallDetected",
@@ -91,6 +92,13 @@ class ServerStatusChanged:
 
 
 @dataclass(frozen=True)
+class ServerOutputChanged:
+    """New stderr or log lines of a server, for its details (at most once a second per server)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class CatalogChanged:
     pass
 
@@ -107,6 +115,7 @@ HostEvent = (
     | ModelDownloadProgressed
     | ModelDownloadFinished
     | ServerStatusChanged
+    | ServerOutputChanged
     | CatalogChanged
     | ConversationsChanged
 )

@@ -510,6 +510,8 @@ class Host:
         if isinstance(event, mcp_manager.ServerStatusChanged):
             state = self._manager().status(event.name)
             self.emit(ev.ServerStatusChanged(event.name, event.status.value, event.error, state.tools))
+        elif isinstance(event, mcp_manager.ServerOutputChanged):
+            self.emit(ev.ServerOutputChanged(event.name))
         elif isinstance(event, mcp_manager.CatalogChanged):
             self.emit(ev.CatalogChanged())
             self._warm_tools()

@@ -12,6 +12,7 @@ import os
 import selectors
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import TextIO, cast
 
 import anyio
@@ -33,10 +34,18 @@ class LineRing:
     deque while another thread appends to it raises).
     """
 
-    def __init__(self, size: int = 200, *, secrets: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        size: int = 200,
+        *,
+        secrets: set[str] | None = None,
+        on_append: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_append`` is called after every line, on whichever thread appended it."""
         self._lines: deque[str] = deque(maxlen=size)
         self._redact = redactor(secrets or ())
         self._lock = threading.Lock()
+        self._on_append = on_append
 
     def append(self, line: str) -> None:
         line = self._redact(line)
@@ -44,6 +53,8 @@ class LineRing:
             line = line[:_MAX_LINE_CHARS] + f"... ({len(line) - _MAX_LINE_CHARS} more characters)"
         with self._lock:
             self._lines.append(line)
+        if self._on_append is not None:
+            self._on_append()
 
     def tail(self, count: int | None = None) -> tuple[str, ...]:
         with self._lock:

@@ -19,7 +19,7 @@ from edgehost.mcp.errors import ToolDisabled, UnknownPrompt, UnknownResource, Un
 from edgehost.mcp.supervisor import ServerState, ServerStatus, ServerSupervisor
 from edgehost.settings import Settings
 
-__all__ = ["CatalogChanged", "ManagerEvent", "ServerManager", "ServerStatusChanged"]
+__all__ = ["CatalogChanged", "ManagerEvent", "ServerManager", "ServerOutputChanged", "ServerStatusChanged"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +36,18 @@ class ServerStatusChanged:
 
 
 @dataclass(frozen=True)
+class ServerOutputChanged:
+    """New stderr or log lines of a server (announced at most once a second)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class CatalogChanged:
     catalog: Catalog
 
 
-ManagerEvent = ServerStatusChanged | CatalogChanged
+ManagerEvent = ServerStatusChanged | ServerOutputChanged | CatalogChanged
 ListenerFnT = Callable[[ManagerEvent], None]
 
 
@@ -157,6 +164,9 @@ class ServerManager:
                 logger.exception("ServerManager listener raised")
 
     def _on_supervisor_change(self, supervisor: ServerSupervisor, what: str) -> None:
+        if what == "output":
+            self._emit(ServerOutputChanged(supervisor.name))
+            return
         if what == "status":
             self._emit(ServerStatusChanged(supervisor.name, supervisor.status, supervisor.error))
         self._rebuild_catalog()

@@ -8,6 +8,8 @@ stays with the supervisor.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import enum
 import logging
 import math
@@ -42,6 +44,8 @@ STARTUP_TIMEOUT_S = 60.0
 # stayed up longer than the longest wait starts the sequence again.
 BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 30.0
+# A server's new stderr / log lines are announced at most this often (ServerOutputChanged).
+OUTPUT_EVENT_INTERVAL_S = 1.0
 # Bound on waiting for a dead server's last stderr lines, so its error message can show them.
 STDERR_DRAIN_S = 0.5
 # A listing that pages forever must not hang the supervisor.
@@ -154,8 +158,11 @@ class ServerSupervisor:
             self.status = ServerStatus.DISABLED
         self.listing = ServerListing()
         self._secrets = config.secret_values()
-        self.stderr = LineRing(stderr_lines, secrets=self._secrets)
-        self.log = LineRing(stderr_lines, secrets=self._secrets)
+        self.stderr = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output_appended)
+        self.log = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output_appended)
+        self._loop: asyncio.AbstractEventLoop | None = None  # run()'s, for lines from the reader thread
+        self._output_pending = False
+        self._output_told = 0.0
         self.junk_lines = 0
         self._client: Client | None = None
         self._pipe: StderrPipe | None = None
@@ -240,6 +247,26 @@ class ServerSupervisor:
         self._status_changed = anyio.Event()
         self._emit("status")
 
+    def _output_appended(self) -> None:
+        """A stderr or log line arrived (on the reader thread or the loop): announce "output", at most
+        once a second (a server flooding its stderr must not flood the window) and always after the
+        last line."""
+        loop = self._loop
+        if loop is None or self._output_pending:
+            return
+        self._output_pending = True
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is listening
+            loop.call_soon_threadsafe(self._schedule_output, loop)
+
+    def _schedule_output(self, loop: asyncio.AbstractEventLoop) -> None:
+        delay = max(0.0, self._output_told + OUTPUT_EVENT_INTERVAL_S - loop.time())
+        loop.call_later(delay, self._announce_output, loop)
+
+    def _announce_output(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._output_pending = False
+        self._output_told = loop.time()
+        self._emit("output")
+
     def _emit(self, what: str) -> None:
         if self._on_change is not None:
             try:
@@ -251,6 +278,7 @@ class ServerSupervisor:
 
     async def run(self) -> None:
         """The long-lived task: connect while enabled, restart with backoff, until ``shutdown()``."""
+        self._loop = asyncio.get_running_loop()
         failures = 0
         try:
             while not self._shutdown:

@@ -28,8 +28,6 @@ log = logging.getLogger(__name__)
 # asyncio, qasync and the core are imported inside the functions that use them: `edgehost` shows its
 # window before any of them is loaded.
 
-SERVER_STATUS_REFRESH_MS = 1000
-
 
 def app_icon(tray: bool = False) -> Any:
     from PySide6.QtGui import QIcon
@@ -303,7 +301,6 @@ class Desktop:
         instance: str | None = None,
         window: Any = None,
     ) -> None:
-        from PySide6.QtCore import QTimer
 
         from edgehost.host.host import Host
         from edgehost.mcp.client_features import ClientFeatures
@@ -337,10 +334,6 @@ class Desktop:
         self.bridge.server_status_changed.connect(lambda _e: self._servers_changed())
         if self.instance is not None:
             self.instance.message_received.connect(self._on_message)
-        # Server state changes that come without an event (stderr lines, restarts) show within a second.
-        self._status_timer = QTimer()
-        self._status_timer.setInterval(SERVER_STATUS_REFRESH_MS)
-        self._status_timer.timeout.connect(self._servers_changed)
 
     @property
     def quick_ask(self) -> Any:
@@ -406,7 +399,6 @@ class Desktop:
 
     async def aclose(self) -> None:
         """Stop the turn, servers and the model worker; close every window."""
-        self._status_timer.stop()
         if self.instance is not None:
             self.instance.close()
         self.window.tasks.cancel_all()
@@ -428,11 +420,6 @@ class Desktop:
         states = self.host.server_states()
         self.tray.show_servers(states)
         self.window.refresh_servers()
-        starting = any(getattr(s.status, "value", s.status) == "starting" for s in states)
-        if starting and not self._status_timer.isActive():
-            self._status_timer.start()
-        elif not starting:
-            self._status_timer.stop()
 
     def _on_message(self, message: str) -> None:
         if message == "quick-ask":

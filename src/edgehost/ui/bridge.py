@@ -35,6 +35,7 @@ class HostBridge(QObject):
     turn_failed = Signal(object)  # TurnFailed
     model_status_changed = Signal(object)  # ModelStatusChanged
     server_status_changed = Signal(object)  # ServerStatusChanged
+    server_output_changed = Signal(object)  # ServerOutputChanged
     model_download_progressed = Signal(object)  # ModelDownloadProgressed
     model_download_finished = Signal(object)  # ModelDownloadFinished
     catalog_changed = Signal()
@@ -62,6 +63,7 @@ class HostBridge(QObject):
             ev.TurnFailed: self.turn_failed.emit,
             ev.ModelStatusChanged: self.model_status_changed.emit,
             ev.ServerStatusChanged: self.server_status_changed.emit,
+            ev.ServerOutputChanged: self.server_output_changed.emit,
             ev.ModelDownloadProgressed: self.model_download_progressed.emit,
             ev.ModelDownloadFinished: self.model_download_finished.emit,
             ev.CatalogChanged: lambda _e: self.catalog_changed.emit(),

@@ -284,6 +284,7 @@ class MainWindow(QMainWindow):
         b.turn_failed.connect(self._on_turn_failed)
         b.model_status_changed.connect(self._on_model_status)
         b.server_status_changed.connect(lambda _e: self.refresh_servers())
+        b.server_output_changed.connect(lambda _e: self._refresh_panel("servers"))
         b.catalog_changed.connect(self._on_catalog_changed)
         b.conversations_changed.connect(self.refresh_conversations)
         self.routing_switch.show_for(host, self.current_id)
