@@ -60,6 +60,16 @@ def _read_line(process: subprocess.Popen[str]) -> str:
     return line
 
 
+def _reap(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    """Kill the child if it still runs and close its pipes."""
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=CHILD_WAIT_S)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
+
+
 def _tokens(count: int) -> str:
     return "".join(f"tok{n} " for n in range(count))
 
@@ -83,12 +93,7 @@ def test_sigkill_mid_turn_keeps_the_database_sound_and_the_answer_up_to_its_last
         process.send_signal(signal.SIGKILL)
         assert process.wait(timeout=CHILD_WAIT_S) == -signal.SIGKILL
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=CHILD_WAIT_S)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        _reap(process)
     checkpointed = int(length)
 
     conn = sqlite3.connect(db_path)
@@ -232,12 +237,7 @@ def test_sigkill_of_a_real_ask_mid_answer_keeps_the_question_and_the_answer_so_f
             pytest.fail(f"no answer in time: {process.stderr.read() if process.stderr else ''}")
         killed = process.wait(timeout=CHILD_WAIT_S) == -signal.SIGKILL
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=CHILD_WAIT_S)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        _reap(process)
     shown = printed.decode("utf-8", errors="replace")
     with Store.open(tmp_path / "history.db") as store:
         assert store.integrity_check()
