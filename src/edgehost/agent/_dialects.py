@@ -1,16 +1,36 @@
-"""The tool-call dialects: their markers, how a call body is read, and the one example a prompt shows."""
+"""The tool-call dialects: one Dialect object per format, all registered in DIALECTS.
+
+A dialect is the text a model writes to call a tool. Its Dialect object holds all that differs per
+format: its markers (and the closers small models write instead), what a call body starts with,
+how a body is read, the one example a prompt shows, where a call's arguments begin, and its part of
+a GBNF grammar. The detector (agent.detector) and the grammars (agent.grammar) ask the object; the
+string names ("bracket", "hermes", ...) stay the public identifiers (settings, capabilities, CLI).
+"""
 
 from __future__ import annotations
 
-import ast
-import html
+import enum
 import json
 import re
-from collections.abc import Mapping
+import string
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from edgehost.agent.arguments import MalformedJSON, arguments_object, load_json_lenient
+from edgehost.agent._dialect_parsers import (
+    JsonScanner,
+    MalformedCall,
+    call_from_object,
+    calls_from_value,
+    json_value_is_complete,
+    parse_json_value,
+    parse_llama_function,
+    parse_pythonic,
+    parse_qwen_xml,
+    parse_xml_args,
+    qwen_xml_is_complete,
+    xml_args_head,
+)
 
 __all__ = [
     "ACCEPTED_ONLY",
@@ -18,346 +38,517 @@ __all__ = [
     "DIALECTS",
     "DRIFTED_CLOSERS",
     "JSON_DIALECTS",
+    "PROMPT_DIALECTS",
+    "WAIT",
+    "Dialect",
     "DialectMarkers",
+    "GrammarParts",
     "JsonScanner",
     "MalformedCall",
-    "PROMPT_DIALECTS",
+    "ReplyStart",
     "body_is_complete",
     "call_prefix",
     "closing_marker",
+    "dialect",
     "dialect_example",
     "opening_marker",
     "parse_body",
     "stop_sequences",
 ]
 
-
-@dataclass(frozen=True)
-class DialectMarkers:
-    """``opening``: the text after which the call body starts (a grammar continues from there);
-    ``closing``: the text that ends the call ("" when the call ends with its JSON value)."""
-
-    opening: str
-    closing: str
-
-
-DIALECTS: Mapping[str, DialectMarkers] = {
-    "bracket": DialectMarkers("[TOOL_CALL]", "[END_TOOL_CALL]"),
-    "xml-args": DialectMarkers("<tool_call", "</tool_call>"),
-    "hermes": DialectMarkers("<tool_call>", "</tool_call>"),
-    "qwen-xml": DialectMarkers("<tool_call>", "</tool_call>"),
-    "tool-request": DialectMarkers("[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
-    "mistral": DialectMarkers("[TOOL_CALLS]", ""),
-    "bare-json": DialectMarkers("", ""),
-    # Accepted, never prompted: formats small models emit from their own training.
-    # Llama 3.1 custom tools: <function=name>{"arg": 1}</function>
-    "llama-function": DialectMarkers("<function=", "</function>"),
-    # Llama 3.x after <|python_tag|>: a built-in call (brave_search.call(query="...")), a pythonic
-    # list, or a JSON call, ended by <|eom_id|> (or the end of the reply, where <|eot_id|> stops it)
-    "python-tag": DialectMarkers("<|python_tag|>", "<|eom_id|>"),
-    # Llama 3.2 pythonic: a reply that is a list of calls, [get_weather(city="Paris"), ...]
-    "pythonic": DialectMarkers("", ""),
-}
-# Closing markers small models write instead of ours: [/TOOL_CALL], </TOOL_CALL>.
-DRIFTED_CLOSERS: Mapping[str, tuple[str, ...]] = {
-    "bracket": ("[/TOOL_CALL]", "</TOOL_CALL>"),
-    "tool-request": ("[/TOOL_REQUEST]", "</TOOL_REQUEST>"),
-}
-ALL_DIALECTS: tuple[str, ...] = tuple(DIALECTS)
-# Dialects whose body is one JSON value (object, or array for mistral).
-JSON_DIALECTS = frozenset({"bracket", "hermes", "tool-request", "mistral", "bare-json"})
-# Dialects the detector accepts but a prompt never asks for (no example, no grammar).
-ACCEPTED_ONLY = frozenset({"llama-function", "python-tag", "pythonic"})
-# The dialects a prompt can ask for: each has an example and a grammar.
-PROMPT_DIALECTS: tuple[str, ...] = tuple(d for d in DIALECTS if d not in ACCEPTED_ONLY)
-
-
-class MalformedCall(ValueError):
-    """A call body that names no tool or whose arguments cannot be read."""
-
-
-def _known(dialect: str) -> DialectMarkers:
-    try:
-        return DIALECTS[dialect]
-    except KeyError:
-        raise ValueError(f"unknown tool-call dialect {dialect!r}; known: {', '.join(DIALECTS)}") from None
-
-
-def opening_marker(dialect: str) -> str:
-    """The text that opens a call in ``dialect`` ("" for bare-json). Raises ValueError for an unknown dialect."""
-    return _known(dialect).opening
-
-
-def closing_marker(dialect: str) -> str:
-    """The text that closes a call in ``dialect`` ("" when none). Raises ValueError for an unknown dialect."""
-    return _known(dialect).closing
-
-
-def stop_sequences(dialect: str) -> list[str]:
-    """Strings at which a backend may stop generating: the call is complete there. Raises ValueError."""
-    closing = closing_marker(dialect)
-    return [closing] if closing else []
-
-
-def dialect_example(dialect: str, name: str, arguments: Mapping[str, Any]) -> str:
-    """The exact text of one call in ``dialect``, as a prompt shows it to the model.
-
-    Raises ValueError for an unknown dialect.
-    """
-    _known(dialect)
-    if dialect in ACCEPTED_ONLY:
-        raise ValueError(f"the {dialect} dialect is accepted from models, never prompted")
-    call = json.dumps({"name": name, "arguments": dict(arguments)}, ensure_ascii=False)
-    if dialect == "bracket":
-        return f"[TOOL_CALL]{call}[END_TOOL_CALL]"
-    if dialect == "hermes":
-        return f"<tool_call>\n{call}\n</tool_call>"
-    if dialect == "tool-request":
-        return f"[TOOL_REQUEST]{call}[END_TOOL_REQUEST]"
-    if dialect == "mistral":
-        return f"[TOOL_CALLS][{call}]"
-    if dialect == "bare-json":
-        return json.dumps({"name": name, "parameters": dict(arguments)}, ensure_ascii=False)
-    if dialect == "xml-args":
-        inner = "".join(
-            f'<argument name="{key}">{_xml_text(value)}</argument>' for key, value in arguments.items()
-        )
-        return f'<tool_call name="{name}">{inner}</tool_call>'
-    params = "".join(
-        f"<parameter={key}>\n{_xml_text(value)}\n</parameter>\n" for key, value in arguments.items()
-    )
-    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
-
-
+Call = tuple[str, dict[str, Any]]
+# Dialect.match_head: the text so far may still become a head; wait for more.
+WAIT = -1
+_WHITESPACE = " \t\r\n"
+# A reply-wide object whose first characters have not shown it is a call by then is prose.
+_MAX_HEAD = 64
 _ARGUMENT_SENTINEL = "EDGEHOST_ARGUMENT"
 
 
-def call_prefix(dialect: str, name: str) -> str:
-    """The start of a call to ``name`` in ``dialect``, up to where its arguments begin
-    (``[TOOL_CALL]{"name": "x", "arguments": ``). Raises ValueError for an unknown dialect."""
-    example = dialect_example(dialect, name, {_ARGUMENT_SENTINEL: 0})
-    at = example.index(_ARGUMENT_SENTINEL)
-    return example[: example.rfind("<" if dialect in ("xml-args", "qwen-xml") else "{", 0, at)]
+class ReplyStart(enum.Enum):
+    """What the first non-space character of a reply means to a reply-wide (marker-less) dialect."""
+
+    NO = "no"  # not this dialect's call
+    WAIT = "wait"  # too early to tell
+    HOLD = "hold"  # hold the reply back until its value closes: it may be a call
+    STARTED = "started"  # a call has started (held back likewise)
+
+
+class GrammarParts(Protocol):
+    """What a dialect's grammar needs from the grammar builder (agent.grammar)."""
+
+    def literal(self, text: str) -> str:
+        """``text`` as a quoted GBNF literal."""
+
+    def json_value(self, schema: Mapping[str, Any], name: str) -> str:
+        """The rule for a JSON value that follows ``schema`` (``name`` names the rules it adds)."""
+
+    def text_value(self, schema: Mapping[str, Any], name: str) -> str:
+        """The rule for a value written as text (the xml dialects) that follows ``schema``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialect:
+    """One tool-call format. Subclasses hold the behaviour of each body shape; DIALECTS the instances.
+
+    ``opening``: the text after which the call body starts (a grammar continues from there; "" for
+    a reply-wide dialect); ``closing``: the text that ends the call ("" when the call ends with its
+    JSON value); ``drifted_closers``: closers small models write instead of ``closing``;
+    ``body_starts``: what a body starts with, after ``opening`` and any whitespace (anything else
+    there makes the marker prose); ``json_body``: the body is one JSON value; ``accepted_only``:
+    read from models but never prompted (no example, no grammar); ``reply_wide``: no markers, a
+    whole reply is the call.
+    """
+
+    name: str
+    opening: str
+    closing: str
+    body_starts: tuple[str, ...] = ()
+    drifted_closers: tuple[str, ...] = ()
+    json_body: bool = False
+    accepted_only: bool = False
+    reply_wide: bool = False
+    # A reply-wide call that looked like one from its first characters but cannot be read is
+    # reported malformed (True) or shown as prose (False).
+    malformed_reply_is_call: bool = False
+
+    # -- markers ------------------------------------------------------------------------------
+
+    @property
+    def stop_sequences(self) -> list[str]:
+        """Strings at which a backend may stop generating: the call is complete there."""
+        return [self.closing] if self.closing else []
+
+    @property
+    def trigger_texts(self) -> tuple[str, ...]:
+        """The literals that open a call in streamed text (the opening marker; none when reply-wide)."""
+        return (self.opening,) if self.opening else ()
+
+    def match_head(self, text: str, at: int, final: bool) -> int | None:
+        """Where a call head written right after the opening marker (at ``at``) ends, for formats
+        whose call starts with more than a body start (mistral's ``name[ARGS]``); WAIT while
+        ``text`` may still become one; None when there is none."""
+        return None
+
+    # -- reading a call -----------------------------------------------------------------------
+
+    def parse(self, body: str) -> list[Call]:
+        """The calls (name, arguments as written) in one call body. Raises MalformedCall."""
+        return calls_from_value(parse_json_value(body))
+
+    def is_complete(self, body: str) -> bool:
+        """Whether a body that lost its closing marker (a stop sequence ate it) still holds a whole call."""
+        return json_value_is_complete(body)
+
+    def reply_start(self, text: str, at: int, final: bool) -> ReplyStart:
+        """For a reply-wide dialect: what the reply's first non-space character (at ``at``) means."""
+        return ReplyStart.NO
+
+    def reply_head_is_call(self, head: str) -> bool | None:
+        """For a held-back reply (ReplyStart.HOLD): True once ``head`` shows it is a call, False once
+        it can no longer show it, None while undecided."""
+        return False
+
+    # -- writing a call (prompts and grammars) ------------------------------------------------
+
+    def example(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """The exact text of one call, as a prompt shows it to the model. Raises ValueError when
+        the dialect is accepted-only."""
+        raise ValueError(f"the {self.name} dialect is accepted from models, never prompted")
+
+    def call_prefix(self, name: str) -> str:
+        """The start of a call to ``name``, up to where its arguments begin."""
+        example = self.example(name, {_ARGUMENT_SENTINEL: 0})
+        at = example.index(_ARGUMENT_SENTINEL)
+        return example[: example.rfind(self._arguments_open, 0, at)]
+
+    @property
+    def _arguments_open(self) -> str:
+        """The character that opens the arguments in an example (a JSON object's ``{``)."""
+        return "{"
+
+    def grammar_call(
+        self, rule: str, number: int, tool_name: str, schema: dict[str, Any], parts: GrammarParts
+    ) -> list[str]:
+        """The GBNF rules for ``rule``: one call to ``tool_name`` (the ``number``-th tool) with
+        arguments that follow ``schema``, as it follows the opening marker."""
+        raise ValueError(
+            f"the {self.name} dialect is accepted from models, never prompted: it has no grammar"
+        )
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        """The GBNF for what follows the opening marker, given the rule ``call-any`` (one call to any
+        of the tools) and ``call-ws`` (an optional space or newline)."""
+        raise ValueError(
+            f"the {self.name} dialect is accepted from models, never prompted: it has no grammar"
+        )
+
+
+_JSON_STARTS = ("{", "`")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JsonDialect(Dialect):
+    """A body that is one JSON call object between markers: ``{"name": ..., "arguments": {...}}``.
+
+    ``example_format`` is the example with ``{call}`` where the call object goes.
+    """
+
+    body_starts: tuple[str, ...] = _JSON_STARTS
+    json_body: bool = True
+    example_format: str = "{call}"
+    arguments_key: str = "arguments"
+
+    def example(self, name: str, arguments: Mapping[str, Any]) -> str:
+        call = json.dumps({"name": name, self.arguments_key: dict(arguments)}, ensure_ascii=False)
+        return self.example_format.replace("{call}", call)
+
+    def grammar_call(
+        self, rule: str, number: int, tool_name: str, schema: dict[str, Any], parts: GrammarParts
+    ) -> list[str]:
+        arguments = parts.json_value(schema, f"tool{number}-args")
+        name, key = parts.literal(json.dumps(tool_name)), parts.literal(json.dumps(self.arguments_key))
+        return [
+            f'{rule} ::= "{{" space {parts.literal(json.dumps("name"))} space ":" space {name} space "," '
+            f'space {key} space ":" space {arguments} "}}"'
+        ]
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        return f"call-ws call-any call-ws {parts.literal(self.closing)}"
+
+
+# Newer Mistral templates write one call as [TOOL_CALLS]name[ARGS]{...}.
+_MISTRAL_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\[ARGS\]")
+_MISTRAL_HEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}\[ARGS\]")
+_MISTRAL_HEAD_PREFIX = re.compile(r"[A-Za-z_][\w.\-]{0,63}(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MistralDialect(JsonDialect):
+    """``[TOOL_CALLS][{call}, ...]``: an array of call objects, ended by the array's end; or one call
+    written ``[TOOL_CALLS]name[ARGS]{arguments}`` (newer Mistral templates)."""
+
+    body_starts: tuple[str, ...] = ("[", "{")
+    example_format: str = "[TOOL_CALLS][{call}]"
+
+    def match_head(self, text: str, at: int, final: bool) -> int | None:
+        named = _MISTRAL_HEAD.match(text, at)
+        if named is not None:
+            return named.end()
+        if not final and _MISTRAL_HEAD_PREFIX.fullmatch(text, at):
+            return WAIT
+        return None
+
+    def parse(self, body: str) -> list[Call]:
+        named = _MISTRAL_NAMED.match(body)
+        if named is not None:
+            return [call_from_object({"name": named.group(1), "arguments": body[named.end() :]})]
+        return super().parse(body)
+
+    def is_complete(self, body: str) -> bool:
+        named = _MISTRAL_NAMED.match(body)
+        return json_value_is_complete(body, named.end() if named else 0)
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        return 'call-ws "[" call-any ("," space call-any)* "]"'
+
+
+_BARE_CALL_HEAD = re.compile(r"""\{\s*["'](?:name|type)["']\s*:""")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BareJsonDialect(JsonDialect):
+    """A whole reply that is one call object, ``{"name": ..., "parameters": {...}}`` (Llama 3.x's
+    JSON tool calls): held back until the object closes, a call only when nothing follows it."""
+
+    body_starts: tuple[str, ...] = ()
+    arguments_key: str = "parameters"
+    reply_wide: bool = True
+
+    def parse(self, body: str) -> list[Call]:
+        value = parse_json_value(body)
+        if not (isinstance(value, dict) and ({"arguments", "parameters", "function"} & value.keys())):
+            # Without markers only the full shape makes a call: {"name": "Ada", "born": 1815} is an answer.
+            raise MalformedCall('a reply-wide call needs "name" and "arguments" or "parameters"')
+        return calls_from_value(value)
+
+    def reply_start(self, text: str, at: int, final: bool) -> ReplyStart:
+        return ReplyStart.HOLD if text.startswith("{", at) else ReplyStart.NO
+
+    def reply_head_is_call(self, head: str) -> bool | None:
+        if _BARE_CALL_HEAD.match(head):
+            return True
+        return False if len(head) > _MAX_HEAD else None
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        return "call-any"
 
 
 def _xml_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-_XML_ARGS_OPEN = re.compile(r"""\s*name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>/]+))\s*>""")
-_XML_ARGUMENT = re.compile(
-    r"""<argument\s+name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))\s*>(.*?)</argument\s*>""", re.DOTALL
+@dataclass(frozen=True, kw_only=True)
+class XmlArgsDialect(Dialect):
+    """``<tool_call name="TOOL"><argument name="KEY">VALUE</argument></tool_call>``: text values."""
+
+    body_starts: tuple[str, ...] = ("name",)
+
+    @property
+    def trigger_texts(self) -> tuple[str, ...]:
+        # It opens with an attribute: the tag name and whitespace, not a closed tag.
+        return tuple(self.opening + space for space in _WHITESPACE)
+
+    def parse(self, body: str) -> list[Call]:
+        return [parse_xml_args(body)]
+
+    def is_complete(self, body: str) -> bool:
+        stripped = body.rstrip()
+        opening = xml_args_head(body)
+        return opening is not None and (stripped.endswith("</argument>") or opening.end() >= len(stripped))
+
+    def example(self, name: str, arguments: Mapping[str, Any]) -> str:
+        inner = "".join(
+            f'<argument name="{key}">{_xml_text(value)}</argument>' for key, value in arguments.items()
+        )
+        return f'<tool_call name="{name}">{inner}</tool_call>'
+
+    @property
+    def _arguments_open(self) -> str:
+        return "<"
+
+    def grammar_call(
+        self, rule: str, number: int, tool_name: str, schema: dict[str, Any], parts: GrammarParts
+    ) -> list[str]:
+        return [_xml_call_rule(rule, f'{tool_name}">', schema, parts, self._argument_element)]
+
+    @staticmethod
+    def _argument_element(key: str, value: str, parts: GrammarParts) -> str:
+        return f'{parts.literal(f"<argument name={chr(34)}{key}{chr(34)}>")} {value} "</argument>"'
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        return f'" name=" {parts.literal(chr(34))} call-any {parts.literal(self.closing)}'
+
+
+@dataclass(frozen=True, kw_only=True)
+class QwenXmlDialect(Dialect):
+    """Qwen3-Coder's ``<tool_call>\\n<function=TOOL>\\n<parameter=KEY>\\nVALUE\\n</parameter>\\n
+    </function>\\n</tool_call>``: text values."""
+
+    body_starts: tuple[str, ...] = ("<function",)
+
+    def parse(self, body: str) -> list[Call]:
+        return [parse_qwen_xml(body)]
+
+    def is_complete(self, body: str) -> bool:
+        return qwen_xml_is_complete(body)
+
+    def example(self, name: str, arguments: Mapping[str, Any]) -> str:
+        params = "".join(
+            f"<parameter={key}>\n{_xml_text(value)}\n</parameter>\n" for key, value in arguments.items()
+        )
+        return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+    @property
+    def _arguments_open(self) -> str:
+        return "<"
+
+    def grammar_call(
+        self, rule: str, number: int, tool_name: str, schema: dict[str, Any], parts: GrammarParts
+    ) -> list[str]:
+        return [_xml_call_rule(rule, f"{tool_name}>\n", schema, parts, self._parameter_element)]
+
+    @staticmethod
+    def _parameter_element(key: str, value: str, parts: GrammarParts) -> str:
+        return f"{parts.literal(f'<parameter={key}>{chr(10)}')} {value} {parts.literal(chr(10) + '</parameter>' + chr(10))}"
+
+    def grammar_rest(self, parts: GrammarParts) -> str:
+        return f'call-ws "<function=" call-any "</function>" call-ws {parts.literal(self.closing)}'
+
+
+def _xml_call_rule(
+    rule: str,
+    head: str,
+    schema: dict[str, Any],
+    parts: GrammarParts,
+    element: Callable[[str, str, GrammarParts], str],
+) -> str:
+    """One xml call: ``head`` (the tool's name and what closes its tag), then one element per
+    property of ``schema`` in order, the required ones required."""
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    pieces: list[str] = []
+    for position, (key, subschema) in enumerate(properties.items()):
+        value = parts.text_value(subschema if isinstance(subschema, Mapping) else {}, f"{rule}-p{position}")
+        piece = element(key, value, parts)
+        pieces.append(f"({piece})" if key in required else f"({piece})?")
+    return f"{rule} ::= {parts.literal(head)} {' '.join(pieces)}".rstrip()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlamaFunctionDialect(Dialect):
+    """Llama 3.1 custom tools: ``<function=NAME>{"arg": 1}</function>`` (accepted, never prompted)."""
+
+    body_starts: tuple[str, ...] = tuple(string.ascii_letters + "_")  # <function=NAME>
+    accepted_only: bool = True
+
+    def parse(self, body: str) -> list[Call]:
+        return [parse_llama_function(body)]
+
+    def is_complete(self, body: str) -> bool:
+        return super().is_complete(body) if body.lstrip().startswith("{") else _parses(self, body)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonTagDialect(Dialect):
+    """Llama 3.x after ``<|python_tag|>``: a built-in call (``brave_search.call(query="...")``), a
+    pythonic list, or a JSON call, ended by ``<|eom_id|>`` (or the end of the reply, where
+    ``<|eot_id|>`` stops it). Accepted, never prompted."""
+
+    body_starts: tuple[str, ...] = ("{", "[", *string.ascii_letters)
+    accepted_only: bool = True
+
+    def parse(self, body: str) -> list[Call]:
+        if body.lstrip().startswith("{"):
+            return super().parse(body)
+        text = body.strip()
+        return parse_pythonic(text if text.startswith("[") else f"[{text}]")
+
+    def is_complete(self, body: str) -> bool:
+        return super().is_complete(body) if body.lstrip().startswith("{") else _parses(self, body)
+
+
+# A reply that starts as a list of calls: [get_weather(city="Paris"), ...]
+_PYTHONIC_HEAD = re.compile(r"\[\s*[A-Za-z_][\w.]*\(")
+_PYTHONIC_HEAD_PREFIX = re.compile(r"\[\s*(?:[A-Za-z_][\w.]*)?")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonicDialect(Dialect):
+    """Llama 3.2 pythonic: a reply that is a list of calls, ``[get_weather(city="Paris"), ...]``.
+    Accepted, never prompted."""
+
+    accepted_only: bool = True
+    reply_wide: bool = True
+    malformed_reply_is_call: bool = True  # it looked like calls from its first characters
+
+    def parse(self, body: str) -> list[Call]:
+        return parse_pythonic(body)
+
+    def reply_start(self, text: str, at: int, final: bool) -> ReplyStart:
+        if not text.startswith("[", at):
+            return ReplyStart.NO
+        if _PYTHONIC_HEAD.match(text, at) is not None:
+            return ReplyStart.STARTED
+        if not final and _PYTHONIC_HEAD_PREFIX.fullmatch(text, at):
+            return ReplyStart.WAIT  # "[get_wea": too early to tell a list of calls from prose
+        return ReplyStart.NO
+
+
+def _parses(dialect: Dialect, body: str) -> bool:
+    try:
+        dialect.parse(body)
+    except MalformedCall:
+        return False
+    return True
+
+
+def _register(*dialects: Dialect) -> Mapping[str, Dialect]:
+    return {d.name: d for d in dialects}
+
+
+DIALECTS: Mapping[str, Dialect] = _register(
+    JsonDialect(
+        name="bracket",
+        opening="[TOOL_CALL]",
+        closing="[END_TOOL_CALL]",
+        # Closing markers small models write instead of ours.
+        drifted_closers=("[/TOOL_CALL]", "</TOOL_CALL>"),
+        example_format="[TOOL_CALL]{call}[END_TOOL_CALL]",
+    ),
+    XmlArgsDialect(name="xml-args", opening="<tool_call", closing="</tool_call>"),
+    # Qwen2.5 / Qwen3 / Hermes: <tool_call>\n{json}\n</tool_call>
+    JsonDialect(
+        name="hermes",
+        opening="<tool_call>",
+        closing="</tool_call>",
+        example_format="<tool_call>\n{call}\n</tool_call>",
+    ),
+    QwenXmlDialect(name="qwen-xml", opening="<tool_call>", closing="</tool_call>"),
+    JsonDialect(
+        name="tool-request",
+        opening="[TOOL_REQUEST]",
+        closing="[END_TOOL_REQUEST]",
+        drifted_closers=("[/TOOL_REQUEST]", "</TOOL_REQUEST>"),
+        example_format="[TOOL_REQUEST]{call}[END_TOOL_REQUEST]",
+    ),
+    MistralDialect(name="mistral", opening="[TOOL_CALLS]", closing=""),
+    BareJsonDialect(name="bare-json", opening="", closing=""),
+    # Accepted, never prompted: formats small models emit from their own training.
+    LlamaFunctionDialect(name="llama-function", opening="<function=", closing="</function>"),
+    PythonTagDialect(name="python-tag", opening="<|python_tag|>", closing="<|eom_id|>"),
+    PythonicDialect(name="pythonic", opening="", closing=""),
 )
-_MISTRAL_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\[ARGS\]")
-_QWEN_FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\s]+)\s*>")
-_QWEN_PARAMETER = re.compile(r"<parameter\s*=\s*([^>\s]+)\s*>(.*?)</parameter\s*>", re.DOTALL)
+# The former name of the marker pair: every Dialect has .opening and .closing.
+DialectMarkers = Dialect
+
+ALL_DIALECTS: tuple[str, ...] = tuple(DIALECTS)
+DRIFTED_CLOSERS: Mapping[str, tuple[str, ...]] = {
+    d.name: d.drifted_closers for d in DIALECTS.values() if d.drifted_closers
+}
+# Dialects whose body is one JSON value (object, or array for mistral).
+JSON_DIALECTS = frozenset(d.name for d in DIALECTS.values() if d.json_body)
+# Dialects the detector accepts but a prompt never asks for (no example, no grammar).
+ACCEPTED_ONLY = frozenset(d.name for d in DIALECTS.values() if d.accepted_only)
+# The dialects a prompt can ask for: each has an example and a grammar.
+PROMPT_DIALECTS: tuple[str, ...] = tuple(d.name for d in DIALECTS.values() if not d.accepted_only)
 
 
-def parse_body(dialect: str, body: str) -> list[tuple[str, dict[str, Any]]]:
-    """The calls (name, arguments as written) in one call body of ``dialect``.
+def dialect(name: str) -> Dialect:
+    """The Dialect called ``name``. Raises ValueError for an unknown name."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise ValueError(f"unknown tool-call dialect {name!r}; known: {', '.join(DIALECTS)}") from None
+
+
+def opening_marker(name: str) -> str:
+    """The text that opens a call in dialect ``name`` ("" for bare-json). Raises ValueError for an unknown dialect."""
+    return dialect(name).opening
+
+
+def closing_marker(name: str) -> str:
+    """The text that closes a call in dialect ``name`` ("" when none). Raises ValueError for an unknown dialect."""
+    return dialect(name).closing
+
+
+def stop_sequences(name: str) -> list[str]:
+    """Strings at which a backend may stop generating: the call is complete there. Raises ValueError."""
+    return dialect(name).stop_sequences
+
+
+def dialect_example(name: str, tool: str, arguments: Mapping[str, Any]) -> str:
+    """The exact text of one call to ``tool`` in dialect ``name``, as a prompt shows it to the model.
+
+    Raises ValueError for an unknown or accepted-only dialect.
+    """
+    return dialect(name).example(tool, arguments)
+
+
+def call_prefix(name: str, tool: str) -> str:
+    """The start of a call to ``tool`` in dialect ``name``, up to where its arguments begin
+    (``[TOOL_CALL]{"name": "x", "arguments": ``). Raises ValueError for an unknown dialect."""
+    return dialect(name).call_prefix(tool)
+
+
+def parse_body(name: str, body: str) -> list[Call]:
+    """The calls (name, arguments as written) in one call body of dialect ``name``.
 
     ``body`` is the text between the opening and the closing marker. Raises MalformedCall.
     """
-    if dialect == "xml-args":
-        return [_parse_xml_args(body)]
-    if dialect == "qwen-xml":
-        return [_parse_qwen_xml(body)]
-    if dialect == "llama-function":
-        return [_parse_llama_function(body)]
-    if dialect == "pythonic":
-        return _parse_pythonic(body)
-    if dialect == "python-tag" and not body.lstrip().startswith("{"):
-        text = body.strip()
-        return _parse_pythonic(text if text.startswith("[") else f"[{text}]")
-    if dialect == "mistral":
-        named = _MISTRAL_NAMED.match(body)
-        if named is not None:
-            return [_call_from_object({"name": named.group(1), "arguments": body[named.end() :]})]
-    try:
-        value = load_json_lenient(_first_json_value(body))
-    except MalformedJSON as exc:
-        raise MalformedCall(str(exc)) from exc
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise MalformedCall("the call list is empty")
-    if dialect == "bare-json" and not (
-        isinstance(value, dict) and ({"arguments", "parameters", "function"} & value.keys())
-    ):
-        # Without markers only the full shape makes a call: {"name": "Ada", "born": 1815} is an answer.
-        raise MalformedCall('a reply-wide call needs "name" and "arguments" or "parameters"')
-    return [_call_from_object(item) for item in items]
+    return dialect(name).parse(body)
 
 
-def _first_json_value(body: str) -> str:
-    """``body`` up to the end of its first JSON value: what follows it (a drifted closing marker such
-    as [/TOOL_CALL], or one cut off) is not part of the call. The whole body when the value does not
-    close (the lenient parser may still repair it)."""
-    fenced = body.lstrip().startswith("```")
-    end = None if fenced else JsonScanner().feed(body, 0)
-    return body[:end] if end is not None else body
-
-
-def _call_from_object(item: Any) -> tuple[str, dict[str, Any]]:
-    if not isinstance(item, dict):
-        raise MalformedCall(
-            f'a call must be a JSON object with "name" and "arguments", got {type(item).__name__}'
-        )
-    if isinstance(item.get("function"), dict):  # OpenAI shape: {"type": "function", "function": {...}}
-        item = item["function"]
-    name = item.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise MalformedCall('the call has no "name" (expected {"name": ..., "arguments": {...}})')
-    raw_arguments = item.get("arguments", item.get("parameters"))
-    try:
-        return name.strip(), arguments_object(raw_arguments)
-    except MalformedJSON as exc:
-        raise MalformedCall(f"arguments of {name!r}: {exc}") from exc
-
-
-def _parse_xml_args(body: str) -> tuple[str, dict[str, Any]]:
-    opening = _XML_ARGS_OPEN.match(body)
-    if opening is None:
-        raise MalformedCall(
-            'expected <tool_call name="TOOL"> followed by <argument name="KEY">VALUE</argument>'
-        )
-    name = html.unescape(next(group for group in opening.groups() if group is not None).strip())
-    if not name:
-        raise MalformedCall("the call has an empty name")
-    arguments: dict[str, Any] = {}
-    for match in _XML_ARGUMENT.finditer(body, opening.end()):
-        key = html.unescape(next(group for group in match.groups()[:3] if group is not None))
-        arguments[key] = html.unescape(_xml_value(match.group(4)))  # it is XML: &amp; is &
-    return name, arguments
-
-
-def _parse_qwen_xml(body: str) -> tuple[str, dict[str, Any]]:
-    function = _QWEN_FUNCTION.match(body)
-    if function is None:
-        raise MalformedCall("expected <function=TOOL> followed by <parameter=KEY>VALUE</parameter>")
-    arguments = {match.group(1): _xml_value(match.group(2)) for match in _QWEN_PARAMETER.finditer(body)}
-    return function.group(1), arguments
-
-
-_LLAMA_FUNCTION = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*>")
-
-
-def _parse_llama_function(body: str) -> tuple[str, dict[str, Any]]:
-    """Llama 3.1's custom tool format: ``<function=NAME>{JSON arguments}</function>``."""
-    head = _LLAMA_FUNCTION.match(body)
-    if head is None:
-        raise MalformedCall("expected <function=TOOL>{arguments as JSON}</function>")
-    try:
-        return head.group(1), arguments_object(body[head.end() :].strip() or None)
-    except MalformedJSON as exc:
-        raise MalformedCall(f"arguments of {head.group(1)!r}: {exc}") from exc
-
-
-def _parse_pythonic(body: str) -> list[tuple[str, dict[str, Any]]]:
-    """Llama 3.2's pythonic calls: ``[get_weather(city="Paris"), other(n=1)]``. Only literal keyword
-    arguments are read (``ast.literal_eval``); nothing is ever evaluated."""
-    try:
-        tree = ast.parse(body.strip(), mode="eval").body
-    except SyntaxError as exc:
-        raise MalformedCall(f"not a list of calls: {exc.msg}") from None
-    if not isinstance(tree, ast.List) or not tree.elts:
-        raise MalformedCall("expected [tool(name=value, ...), ...]")
-    calls = []
-    for node in tree.elts:
-        if not isinstance(node, ast.Call):
-            raise MalformedCall("each item must be a call: tool(name=value, ...)")
-        name = ast.unparse(node.func)
-        if node.args or any(k.arg is None for k in node.keywords):
-            raise MalformedCall(f"{name}: give every argument by name (name=value)")
-        try:
-            arguments = {str(k.arg): ast.literal_eval(k.value) for k in node.keywords}
-        except ValueError:
-            raise MalformedCall(f"{name}: argument values must be literals") from None
-        calls.append((name, arguments))
-    return calls
-
-
-def _xml_value(text: str) -> str:
-    """An xml dialect's value: the text, without the one newline the format puts on each side."""
-    if text.startswith("\n"):
-        text = text[1:]
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text
-
-
-def body_is_complete(dialect: str, body: str) -> bool:
+def body_is_complete(name: str, body: str) -> bool:
     """Whether a body that lost its closing marker (a stop sequence ate it) still holds a whole call."""
-    if dialect in ("python-tag", "llama-function") and not body.lstrip().startswith("{"):
-        try:
-            parse_body(dialect, body)
-        except MalformedCall:
-            return False
-        return True
-    if dialect == "qwen-xml":
-        return re.search(r"</function\s*>", body) is not None
-    if dialect == "xml-args":
-        stripped = body.rstrip()
-        opening = _XML_ARGS_OPEN.match(body)
-        return opening is not None and (stripped.endswith("</argument>") or opening.end() >= len(stripped))
-    named = _MISTRAL_NAMED.match(body) if dialect == "mistral" else None
-    end = JsonScanner().feed(body, named.end() if named else 0)
-    if end is None:
-        return False
-    return "```" in body[end:] if body.lstrip().startswith("```") else True
-
-
-_STRUCTURE = re.compile(r"""[\[\]{}"']""")
-_STRING_END = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
-
-
-class JsonScanner:
-    """Finds where the first JSON value in a stream ends, fed piece by piece (strings and escapes aware).
-
-    Text before the first ``{`` or ``[`` is skipped; single-quoted strings count as strings, since
-    models write Python literals.
-    """
-
-    __slots__ = ("depth", "escape", "quote")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.quote = ""
-        self.escape = False
-
-    def feed(self, text: str, start: int) -> int | None:
-        """The index in ``text`` just after the value closes, or None while it is still open."""
-        i = start
-        n = len(text)
-        if self.escape and i < n:
-            self.escape = False
-            i += 1
-        while i < n:
-            if self.quote:
-                stop = _STRING_END[self.quote].search(text, i)
-                if stop is None:
-                    return None
-                i = stop.start()
-                if text[i] == "\\":
-                    if i + 1 >= n:
-                        self.escape = True
-                        return None
-                    i += 2
-                else:
-                    self.quote = ""
-                    i += 1
-                continue
-            found = _STRUCTURE.search(text, i)
-            if found is None:
-                return None
-            char = found.group()
-            i = found.end()
-            if char in "\"'":
-                if self.depth:
-                    self.quote = char
-            elif char in "[{":
-                self.depth += 1
-            elif self.depth:
-                self.depth -= 1
-                if not self.depth:
-                    return i
-        return None
+    return dialect(name).is_complete(body)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,14 +35,16 @@ from edgehost.agent._dialects import (
     ALL_DIALECTS,
     DIALECTS,
     PROMPT_DIALECTS,
+    WAIT,
+    Dialect,
     DialectMarkers,
     JsonScanner,
     MalformedCall,
-    body_is_complete,
+    ReplyStart,
     closing_marker,
+    dialect,
     dialect_example,
     opening_marker,
-    parse_body,
     stop_sequences,
 )
 
@@ -52,6 +53,7 @@ __all__ = [
     "DIALECTS",
     "PROMPT_DIALECTS",
     "DetectorEvent",
+    "Dialect",
     "DialectMarkers",
     "ProseDelta",
     "ToolCallDetector",
@@ -70,18 +72,11 @@ __all__ = [
 # An opening marker followed by more whitespace than this is prose (a call body follows at once).
 _MAX_GAP = 64
 _WHITESPACE = " \t\r\n"
-_BARE_CALL_HEAD = re.compile(r"""\{\s*["'](?:name|type)["']\s*:""")
-# A reply that starts as a list of calls: [get_weather(city="Paris"), ...]
-_PYTHONIC_HEAD = re.compile(r"\[\s*[A-Za-z_][\w.]*\(")
-_PYTHONIC_HEAD_PREFIX = re.compile(r"\[\s*(?:[A-Za-z_][\w.]*)?")
 _INLINE_CODE_STOP = re.compile(r"[`\n]")
 _FENCE_STOP = re.compile(r"`")
 
-# Newer Mistral templates write one call as [TOOL_CALLS]name[ARGS]{...}.
-_MISTRAL_NAMED = re.compile(r"[A-Za-z_][\w.\-]{0,63}\[ARGS\]")
-_MISTRAL_NAMED_PREFIX = re.compile(r"[A-Za-z_][\w.\-]{0,63}(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
-
 _START, _PROSE, _AFTER_MARKER, _BODY, _BARE, _BARE_CLOSED = range(6)
+_NO_DIALECT = Dialect(name="", opening="", closing="")  # before the first call (never read then)
 
 
 @dataclass(frozen=True)
@@ -90,59 +85,43 @@ class _Trigger:
 
     text: str
     resume: int
-    body_starts: tuple[tuple[str, str], ...]  # (what the body starts with, dialect)
+    body_starts: tuple[tuple[str, Dialect], ...]  # (what the body starts with, its dialect)
+    dialects: tuple[Dialect, ...]  # the dialects it opens, in order
 
 
-_JSON_STARTS = ("{", "`")
-# What a call body starts with, after the opening marker and any whitespace, in each dialect.
-_BODY_STARTS = {
-    "bracket": _JSON_STARTS,
-    "tool-request": _JSON_STARTS,
-    "hermes": _JSON_STARTS,
-    "mistral": ("[", "{"),
-    "qwen-xml": ("<function",),
-    "xml-args": ("name",),
-    "llama-function": tuple(string.ascii_letters + "_"),  # <function=NAME>
-    "python-tag": ("{", "[", *string.ascii_letters),  # JSON, a pythonic list, brave_search.call(...)
-}
-
-
-def _triggers(dialects: tuple[str, ...]) -> list[_Trigger]:
-    starts: dict[str, list[tuple[str, str]]] = {}
+def _triggers(dialects: tuple[Dialect, ...]) -> list[_Trigger]:
+    starts: dict[str, list[tuple[str, Dialect]]] = {}
+    opened: dict[str, list[Dialect]] = {}
     resume: dict[str, int] = {}
-    for dialect in dialects:
-        opening = opening_marker(dialect)
-        if not opening:
-            continue
-        # xml-args opens with an attribute: the tag name and whitespace, not a closed tag.
-        texts = [opening + space for space in _WHITESPACE] if dialect == "xml-args" else [opening]
-        for text in texts:
-            starts.setdefault(text, []).extend((prefix, dialect) for prefix in _BODY_STARTS[dialect])
-            resume[text] = len(opening)
-    return [_Trigger(text, resume[text], tuple(found)) for text, found in starts.items()]
+    for d in dialects:
+        for text in d.trigger_texts:
+            starts.setdefault(text, []).extend((prefix, d) for prefix in d.body_starts)
+            opened.setdefault(text, []).append(d)
+            resume[text] = len(d.opening)
+    return [_Trigger(text, resume[text], tuple(found), tuple(opened[text])) for text, found in starts.items()]
 
 
 @functools.lru_cache(maxsize=32)
 def _trigger_tables(
-    dialects: tuple[str, ...],
-) -> tuple[list[_Trigger], dict[str, list[_Trigger]], re.Pattern[str]]:
-    """The triggers of ``dialects``, by their first character, and the pattern of characters that can
-    start one (built once per set: a detector is made for every round). Raises ValueError."""
-    for dialect in dialects:
-        opening_marker(dialect)  # raises ValueError for an unknown dialect
+    names: tuple[str, ...],
+) -> tuple[tuple[Dialect, ...], list[_Trigger], dict[str, list[_Trigger]], re.Pattern[str]]:
+    """The dialects called ``names``, their triggers by first character, and the pattern of
+    characters that can start one (built once per set: a detector is made for every round).
+    Raises ValueError for an unknown name."""
+    dialects = tuple(dialect(name) for name in names)
     triggers = _triggers(dialects)
     by_first: dict[str, list[_Trigger]] = {}
     for trigger in triggers:
         by_first.setdefault(trigger.text[0], []).append(trigger)
     chars = "".join(re.escape(c) for c in by_first)
-    return triggers, by_first, re.compile(f"[{chars}`]")
+    return dialects, triggers, by_first, re.compile(f"[{chars}`]")
 
 
 def opening_markers(dialects: Iterable[str] = ALL_DIALECTS) -> list[str]:
     """The distinct opening markers of ``dialects`` (triggers for a lazy grammar). Raises ValueError."""
     markers: list[str] = []
-    for dialect in dialects:
-        marker = opening_marker(dialect)
+    for name in dialects:
+        marker = opening_marker(name)
         if marker and marker not in markers:
             markers.append(marker)
     return markers
@@ -156,9 +135,8 @@ class ToolCallDetector:
 
     def __init__(self, dialects: Iterable[str] = ALL_DIALECTS) -> None:
         self.dialects: tuple[str, ...] = tuple(dialects)
-        self._triggers, self._by_first, self._prose_stop = _trigger_tables(self.dialects)
-        self._bare_json = "bare-json" in self.dialects
-        self._pythonic = "pythonic" in self.dialects
+        accepted, self._triggers, self._by_first, self._prose_stop = _trigger_tables(self.dialects)
+        self._reply_wide = tuple(d for d in accepted if d.reply_wide)
         self._state: int = _PROSE
         self._buf: str = ""
         self._closed: bool = False
@@ -204,21 +182,21 @@ class ToolCallDetector:
         raw = "".join(self._parts)
         if state == _BODY:
             body = raw[self._body_offset :]
-            if body_is_complete(self._dialect, body):
+            if self._dialect.is_complete(body):
                 self._emit_calls(events, raw, body)
             else:
-                closing = closing_marker(self._dialect)
+                closing = self._dialect.closing
                 reason = (
                     f"generation ended before the closing marker {closing}"
                     if closing
                     else "generation ended before the call's JSON was complete"
                 )
-                events.append(ToolCallIncomplete(raw, self._dialect, reason))
+                events.append(ToolCallIncomplete(raw, self._dialect.name, reason))
                 self._index += 1
         elif state == _BARE:
             if self._started:
                 reason = "generation ended before the JSON object was complete"
-                events.append(ToolCallIncomplete(raw[self._body_offset :], self._dialect, reason))
+                events.append(ToolCallIncomplete(raw[self._body_offset :], self._dialect.name, reason))
                 self._index += 1
             elif raw:
                 events.append(ProseDelta(raw))
@@ -231,7 +209,7 @@ class ToolCallDetector:
     # -- the state machine ----------------------------------------------------------------------
 
     def _reset(self) -> None:
-        self._state = _START if self._bare_json or self._pythonic else _PROSE
+        self._state = _START if self._reply_wide else _PROSE
         self._buf = ""  # unconsumed text; starts at absolute offset self._base
         self._base = 0
         self._code = 0  # backtick run that opened the current code span/fence (0: not in code)
@@ -239,7 +217,7 @@ class ToolCallDetector:
         self._closed = False
         self._started = False
         self._trigger: _Trigger | None = None
-        self._dialect = ""
+        self._dialect: Dialect = _NO_DIALECT
         self._parts: list[str] = []  # raw text of the current call
         self._tail = ""  # last characters of the call, to find a closing marker split across pieces
         self._body_offset = 0
@@ -342,13 +320,13 @@ class ToolCallDetector:
         assert trigger is not None
         n = len(buf)
         j = pos + len(trigger.text)
-        if trigger.text == DIALECTS["mistral"].opening:
-            named = _MISTRAL_NAMED.match(buf, j)
-            if named is not None:
-                self._start_call("mistral", pos, trigger.resume, buf[pos : named.end()], events)
-                return named.end()
-            if not final and _MISTRAL_NAMED_PREFIX.fullmatch(buf, j):
+        for d in trigger.dialects:
+            head = d.match_head(buf, j, final)
+            if head == WAIT:
                 return pos
+            if head is not None:
+                self._start_call(d, pos, trigger.resume, buf[pos:head], events)
+                return head
         limit = j + _MAX_GAP
         while j < n and buf[j] in _WHITESPACE and j < limit:
             j += 1
@@ -370,9 +348,9 @@ class ToolCallDetector:
         return end
 
     def _start_call(
-        self, dialect: str, start: int, resume: int, head: str, events: list[DetectorEvent]
+        self, dialect: Dialect, start: int, resume: int, head: str, events: list[DetectorEvent]
     ) -> None:
-        events.append(ToolCallStarted(dialect, self._index, self._base + start + resume))
+        events.append(ToolCallStarted(dialect.name, self._index, self._base + start + resume))
         self._closed = False
         self._state = _BODY
         self._dialect = dialect
@@ -382,8 +360,8 @@ class ToolCallDetector:
         self._scanner = JsonScanner()
 
     def _body(self, buf: str, pos: int, events: list[DetectorEvent]) -> int:
-        closing = closing_marker(self._dialect)
-        if not closing:  # mistral: the call ends with its JSON array
+        closing = self._dialect.closing
+        if not closing:  # mistral: the call ends with its JSON value
             end = self._scanner.feed(buf, pos)
             if end is None:
                 self._parts.append(buf[pos:])
@@ -414,26 +392,26 @@ class ToolCallDetector:
 
     def _emit_calls(self, events: list[DetectorEvent], raw: str, body: str) -> None:
         try:
-            calls = parse_body(self._dialect, body)
+            calls = self._dialect.parse(body)
         except MalformedCall as exc:
-            events.append(ToolCallMalformed(raw, self._dialect, str(exc)))
+            events.append(ToolCallMalformed(raw, self._dialect.name, str(exc)))
             self._index += 1
             return
         for name, arguments in calls:
-            events.append(ToolCallParsed(name, arguments, raw, self._dialect, self._index))
+            events.append(ToolCallParsed(name, arguments, raw, self._dialect.name, self._index))
             self._index += 1
 
-    # -- bare-json: a whole reply that is one call object -----------------------------------------
+    # -- reply-wide dialects (bare-json, pythonic): a whole reply that is one call -----------------
 
-    def _hold_back(self, dialect: str, buf: str, pos: int, j: int) -> None:
-        """Hold the reply back from ``j``: it may be one whole-reply call (bare-json, pythonic)."""
+    def _hold_back(self, dialect: Dialect, buf: str, pos: int, j: int) -> None:
+        """Hold the reply back from ``j``: it may be one whole-reply call."""
         self._state = _BARE
         self._dialect = dialect
         self._parts = [buf[pos:j]]
         self._body_offset = j - pos
         self._scanner = JsonScanner()
         self._started = False
-        self._bare_head_open = dialect == "bare-json"
+        self._bare_head_open = True
         self._bare_at = self._base + j
 
     def _start(self, buf: str, pos: int, final: bool, events: list[DetectorEvent]) -> int:
@@ -443,17 +421,16 @@ class ToolCallDetector:
             j += 1
         if j >= n and not final:
             return pos
-        if self._pythonic and j < n and buf[j] == "[":
-            head = _PYTHONIC_HEAD.match(buf, j)
-            if head is None and not final and _PYTHONIC_HEAD_PREFIX.fullmatch(buf, j):
-                return pos  # "[get_wea": too early to tell a list of calls from prose
-            if head is not None:
-                self._hold_back("pythonic", buf, pos, j)
+        for d in self._reply_wide if j < n else ():
+            start = d.reply_start(buf, j, final)
+            if start is ReplyStart.WAIT:
+                return pos
+            if start is ReplyStart.NO:
+                continue
+            self._hold_back(d, buf, pos, j)
+            if start is ReplyStart.STARTED:
                 self._started = True
-                events.append(ToolCallStarted("pythonic", self._index, self._bare_at))
-                return j
-        if self._bare_json and j < n and buf[j] == "{":
-            self._hold_back("bare-json", buf, pos, j)
+                events.append(ToolCallStarted(d.name, self._index, self._bare_at))
             return j
         self._state = _PROSE
         return pos
@@ -462,19 +439,19 @@ class ToolCallDetector:
         end = self._scanner.feed(buf, pos)
         self._parts.append(buf[pos:] if end is None else buf[pos:end])
         if not self._started and self._bare_head_open:
-            head = "".join(self._parts)[self._body_offset :]
-            if _BARE_CALL_HEAD.match(head):
+            is_call = self._dialect.reply_head_is_call("".join(self._parts)[self._body_offset :])
+            if is_call:
                 self._started = True
-                events.append(ToolCallStarted("bare-json", self._index, self._bare_at))
-            elif len(head) > _MAX_GAP:
+                events.append(ToolCallStarted(self._dialect.name, self._index, self._bare_at))
+            elif is_call is not None:
                 self._bare_head_open = False
         if end is None:
             return len(buf)
         raw = "".join(self._parts)
         try:
-            parse_body(self._dialect, raw[self._body_offset :])
+            self._dialect.parse(raw[self._body_offset :])
         except MalformedCall:
-            if self._dialect == "pythonic":  # it looked like calls from its first characters
+            if self._dialect.malformed_reply_is_call:
                 self._end_call(events, raw, raw[self._body_offset :])
                 return end
             self._release_bare(events)

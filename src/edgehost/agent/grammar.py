@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from edgehost.agent._dialects import ACCEPTED_ONLY, DIALECTS, closing_marker, opening_marker
+from edgehost.agent._dialects import dialect
 from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.errors import EdgeHostError
 
@@ -107,46 +107,44 @@ def _schema_of(tool: Any) -> dict[str, Any]:
     return dict(schema) if isinstance(schema, Mapping) else {"type": "object"}
 
 
-def _grammar(dialect: str, tools: Sequence[ToolLike], *, with_opening: bool) -> str:
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown tool-call dialect {dialect!r}; known: {', '.join(DIALECTS)}")
-    if dialect in ACCEPTED_ONLY:
-        raise ValueError(f"the {dialect} dialect is accepted from models, never prompted: it has no grammar")
+def _grammar(name: str, tools: Sequence[ToolLike], *, with_opening: bool) -> str:
+    form = dialect(name)  # raises ValueError for an unknown dialect
+    if form.accepted_only:
+        raise ValueError(f"the {name} dialect is accepted from models, never prompted: it has no grammar")
     if not tools:
         raise ValueError("a tool-call grammar needs at least one tool")
-    converter = _converter()
+    parts = _Parts(_converter())
     rules: list[str] = ["call-ws ::= [ \\n]?"]
     alternatives: list[str] = []
     for number, tool in enumerate(tools):
         rule = f"call-{number}"
-        schema = _schema_of(tool)
-        if dialect in ("xml-args", "qwen-xml"):
-            rules.extend(_xml_call_rules(converter, dialect, rule, tool.name, schema))
-        else:
-            arguments = _visit(converter, schema, f"tool{number}-args")
-            key = "parameters" if dialect == "bare-json" else "arguments"
-            rules.append(
-                f'{rule} ::= "{{" space {gbnf_literal(json.dumps("name"))} space ":" space '
-                f'{gbnf_literal(json.dumps(tool.name))} space "," space {gbnf_literal(json.dumps(key))} '
-                f'space ":" space {arguments} "}}"'
-            )
+        rules.extend(form.grammar_call(rule, number, tool.name, _schema_of(tool), parts))
         alternatives.append(rule)
     rules.append(f"call-any ::= {' | '.join(alternatives)}")
-    closing = gbnf_literal(closing_marker(dialect)) if closing_marker(dialect) else ""
-    if dialect == "mistral":
-        rest = 'call-ws "[" call-any ("," space call-any)* "]"'
-    elif dialect == "bare-json":
-        rest = "call-any"
-    elif dialect == "xml-args":
-        rest = f'" name=" {gbnf_literal(chr(34))} call-any {closing}'
-    elif dialect == "qwen-xml":
-        rest = f'call-ws "<function=" call-any "</function>" call-ws {closing}'
-    else:
-        rest = f"call-ws call-any call-ws {closing}"
-    opening = opening_marker(dialect)
-    root = f"{gbnf_literal(opening)} {rest}" if with_opening and opening else rest
+    rest = form.grammar_rest(parts)
+    root = f"{gbnf_literal(form.opening)} {rest}" if with_opening and form.opening else rest
     rules.append(f"root ::= {root}")
-    return converter.format_grammar().rstrip("\n") + "\n" + "\n".join(rules) + "\n"
+    rules.extend(parts.text_rules)
+    return parts.converter.format_grammar().rstrip("\n") + "\n" + "\n".join(rules) + "\n"
+
+
+class _Parts:
+    """The GBNF pieces a Dialect builds its call rule from (agent._dialects.GrammarParts)."""
+
+    def __init__(self, converter: Any) -> None:
+        self.converter = converter
+        self.text_rules: list[str] = []  # the text-value primitives, once one is used
+
+    def literal(self, text: str) -> str:
+        return gbnf_literal(text)
+
+    def json_value(self, schema: Mapping[str, Any], name: str) -> str:
+        return _visit(self.converter, schema, name)
+
+    def text_value(self, schema: Mapping[str, Any], name: str) -> str:
+        if not self.text_rules:
+            self.text_rules.extend(_XML_PRIMITIVES)
+        return _xml_value_rule(self.converter, schema, name)
 
 
 def _visit(converter: Any, schema: Mapping[str, Any], name: str) -> str:
@@ -172,25 +170,6 @@ _XML_PRIMITIVES = [
     'call-number ::= "-"? [0-9]+ ("." [0-9]+)?',
     'call-bool ::= "true" | "false"',
 ]
-
-
-def _xml_call_rules(converter: Any, dialect: str, rule: str, name: str, schema: dict[str, Any]) -> list[str]:
-    rules = [] if rule != "call-0" else list(_XML_PRIMITIVES)
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
-    parts: list[str] = []
-    for position, (key, subschema) in enumerate(properties.items()):
-        value = _xml_value_rule(
-            converter, subschema if isinstance(subschema, Mapping) else {}, f"{rule}-p{position}"
-        )
-        if dialect == "xml-args":
-            element = f'{gbnf_literal(f"<argument name={chr(34)}{key}{chr(34)}>")} {value} "</argument>"'
-        else:
-            element = f"{gbnf_literal(f'<parameter={key}>{chr(10)}')} {value} {gbnf_literal(chr(10) + '</parameter>' + chr(10))}"
-        parts.append(f"({element})" if key in required else f"({element})?")
-    head = f"{name}{chr(34)}>" if dialect == "xml-args" else f"{name}>\n"
-    rules.append(f"{rule} ::= {gbnf_literal(head)} {' '.join(parts)}".rstrip())
-    return rules
 
 
 def _xml_value_rule(converter: Any, schema: Mapping[str, Any], name: str) -> str:
