@@ -113,7 +113,7 @@ def test_a_pull_killed_midway_resumes_where_it_stopped(hub: FakeHub, data_dir: P
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
-    process.wait()
+    process.communicate()  # reaps it and closes its pipes
     kept = part.stat().st_size
     assert not (data_dir / "models" / FILE).exists()
     # `edgehost models` tells of it, and is not fooled into listing the part as a model.

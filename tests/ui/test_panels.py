@@ -193,7 +193,8 @@ def test_history_lists_executions_exports_them_and_jumps_to_the_conversation(
             assert await panel.export_to(tmp_path / "x.json", "json") == 1
             assert json.loads((tmp_path / "x.json").read_text())[0]["tool"] == "board__uptime"
             assert await panel.export_to(tmp_path / "x.csv", "csv") == 1
-            assert list(csv.DictReader((tmp_path / "x.csv").open()))[0]["tool"] == "board__uptime"
+            with (tmp_path / "x.csv").open(encoding="utf-8") as exported:
+                assert list(csv.DictReader(exported))[0]["tool"] == "board__uptime"
             panel.status_filter.setCurrentText("error")
             assert panel.table.rowCount() == 0
             panel.status_filter.setCurrentText("any status")
