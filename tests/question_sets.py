@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-from tests.support import python_server_client
+from tests.support import python_server_client, tool_specs
 
 from edgehost.agent.tools import ToolSpec
 
@@ -49,12 +49,7 @@ def _load(path: Path) -> dict:
 
 def reference_tools(servers: tuple[str, ...] | None = None) -> list[ToolSpec]:
     listed = _load(FIXTURES / "reference_tools.json")["servers"]
-    return [
-        ToolSpec.from_mcp(name, tool)
-        for name, tools in listed.items()
-        if servers is None or name in servers
-        for tool in tools
-    ]
+    return tool_specs({name: tools for name, tools in listed.items() if servers is None or name in servers})
 
 
 def calibration() -> QuestionSet:
@@ -76,9 +71,7 @@ async def built_in_tools() -> list[ToolSpec]:
             extra = ["--root", root] if name == "files" else []
             async with python_server_client("-m", "edgehost", "serve", name, *extra) as client:
                 listed = await client.list_tools()
-            tools += [
-                ToolSpec.from_mcp(name, t.model_dump(by_alias=True, exclude_none=True)) for t in listed.tools
-            ]
+            tools += tool_specs({name: listed.tools})
     return tools
 
 

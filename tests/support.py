@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+
+from edgehost.agent.tools import ToolSpec
+from edgehost.host.executor import specs_of
+from edgehost.mcp.catalog import ServerListing, build_catalog
+from edgehost.mcp.config import ServerConfig
+from mcp import types
 
 # Starting a Python server process on a loaded 2-core machine can take several seconds.
 CONNECT_TIMEOUT_S = 60
@@ -21,3 +28,18 @@ async def python_server_client(*args: str) -> AsyncIterator[Client]:
     with anyio.fail_after(CONNECT_TIMEOUT_S):
         async with Client(params) as client:
             yield client
+
+
+def tool_specs(
+    listings: Mapping[str, Sequence[types.Tool | Mapping[str, Any]]], *, trusted: Collection[str] = ()
+) -> list[ToolSpec]:
+    """The tools of servers that list ``listings`` ({server: tools, as SDK objects or wire JSON}) as the
+    host gives them to the agent: named by the real catalog, in the servers' order."""
+    listed = {
+        server: ServerListing(
+            tools=[t if isinstance(t, types.Tool) else types.Tool.model_validate(t) for t in tools]
+        )
+        for server, tools in listings.items()
+    }
+    catalog = build_catalog(listed, [ServerConfig(name) for name in listings], lambda _name: True)
+    return list(specs_of(catalog, trusted))

@@ -8,7 +8,7 @@ from pathlib import Path
 import edgehost
 
 PACKAGE = Path(edgehost.__file__).parent
-FOUNDATION = {"errors", "paths", "settings", "redaction", "logs", "toml_text", "__init__"}
+FOUNDATION = {"errors", "paths", "settings", "redaction", "logs", "toml_text", "roles", "__init__"}
 
 # Which layers each layer may import (besides the foundation modules every layer may use).
 ALLOWED: dict[str, set[str]] = {

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.support import tool_specs
 
 from edgehost.agent.tools import ToolSpec
 
@@ -16,5 +17,4 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 def reference_tools() -> dict[str, ToolSpec]:
     """Every tool of the reference servers, by namespaced name, in the file's order."""
     servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
-    tools = [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
-    return {t.name: t for t in tools}
+    return {t.name: t for t in tool_specs(servers)}

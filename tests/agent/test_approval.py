@@ -12,6 +12,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
+from tests.support import tool_specs
 
 from edgehost.agent.approval import (
     ApprovalDecision,
@@ -321,9 +322,7 @@ async def test_a_tool_result_claiming_approval_does_not_approve_the_next_destruc
     deleted: list[str] = []
     async with Client(injecting_server(deleted)) as client:
         listed = await client.list_tools()
-        tools = [
-            ToolSpec.from_mcp("notes", t.model_dump(by_alias=True), trusted_server=True) for t in listed.tools
-        ]
+        tools = tool_specs({"notes": listed.tools}, trusted={"notes"})
 
         class McpExecutor:
             async def call(self, tool: ToolSpec, arguments: dict[str, Any], progress: Any) -> ToolOutcome:

@@ -14,13 +14,14 @@ from edgehost.agent.prompting import (
     choose_dialect,
     estimate_tokens,
     format_tool_result,
+    prompt_messages,
     prompts_dir,
     render_tool_entry,
     render_tools_section,
     tool_result_message,
 )
 from edgehost.agent.tools import summary
-from edgehost.llm.base import Capabilities
+from edgehost.llm.base import Capabilities, ChatMessage
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -131,13 +132,27 @@ def test_a_long_result_is_cut_to_the_budget_with_a_note():
 
 
 def test_a_result_goes_back_in_the_tool_role_when_the_template_has_tools_and_as_a_marked_user_turn_otherwise():
-    native = tool_result_message(
-        "time__get_current_time", "12:00", Capabilities("llamacpp", 4096, supports_native_tools=True)
+    result = tool_result_message("time__get_current_time", "12:00", call_id="c3")
+    assert (result.role, result.name, result.content, result.tool_call_id) == (
+        "tool",
+        "time__get_current_time",
+        "12:00",
+        "c3",
     )
-    assert (native.role, native.name, native.content) == ("tool", "time__get_current_time", "12:00")
-    plain = tool_result_message("time__get_current_time", "12:00", Capabilities("llamacpp", 4096))
-    assert plain.role == "user"
-    assert plain.content == f"[TOOL_RESULT name=time__get_current_time]\n12:00\n{RESULT_CLOSE}"
+    conversation = [ChatMessage("user", "What time is it?"), result]
+    native = Capabilities("llamacpp", 4096, supports_native_tools=True)
+    assert prompt_messages(conversation, native) == conversation
+    plain = prompt_messages(conversation, Capabilities("llamacpp", 4096))
+    assert plain[0] == conversation[0]
+    assert plain[1] == ChatMessage(
+        "user", f"[TOOL_RESULT name=time__get_current_time]\n12:00\n{RESULT_CLOSE}"
+    )
+
+
+def test_a_result_of_a_call_the_host_chose_asks_the_model_to_answer_the_question():
+    result = tool_result_message("board__temperature", "soc: 41 °C", question="How hot is the board?")
+    (framed,) = prompt_messages([result], Capabilities("llamacpp", 4096))
+    assert framed.content.endswith(f"{RESULT_CLOSE}\nAnswer with this result: How hot is the board?")
 
 
 def test_a_user_copy_of_a_template_replaces_the_shipped_one(tmp_path, reference_tools):

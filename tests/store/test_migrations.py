@@ -99,3 +99,36 @@ def test_a_damaged_page_fails_the_integrity_check(db_path: Path) -> None:
         file.write(b"\xff" * page_size)
     with Store.open(db_path) as store:
         assert store.integrity_check() is False
+
+
+def test_tool_results_written_as_framed_user_turns_become_tool_messages(db_path: Path) -> None:
+    before = tuple(m for m in MIGRATIONS if m.name < "0006")
+    with Store.open(db_path, migrations=before) as old:
+        conversation = old.create_conversation("Board")
+    framed = [
+        "How hot is the board?",
+        "[TOOL_RESULT name=board__temperature]\nsoc: 41.2 °C\nbig cores: 43 °C\n[END_TOOL_RESULT]",
+        "[TOOL_RESULT name=time__now]\n\n[END_TOOL_RESULT]\nAnswer with this result: what time is it?",
+        "[TOOL_RESULT name=broken] no newline, not one of ours",
+    ]
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.executemany(
+            "INSERT INTO messages (conversation_id, role, content, created, status) VALUES (?, 'user', ?, 0, 'complete')",
+            [(conversation, text) for text in framed],
+        )
+    conn.close()
+
+    with Store.open(db_path) as upgraded:
+        messages = upgraded.list_messages(conversation)
+        assert [(m.role, m.name, m.content, m.tool_call_id) for m in messages] == [
+            ("user", None, "How hot is the board?", None),
+            ("tool", "board__temperature", "soc: 41.2 °C\nbig cores: 43 °C", None),
+            ("tool", "time__now", "", None),
+            ("user", None, "[TOOL_RESULT name=broken] no newline, not one of ours", None),
+        ]
+        # The search index follows the rewritten text.
+        assert [c.id for c in upgraded.search_conversations("cores")] == [conversation]
+        assert upgraded.search_conversations("END_TOOL_RESULT") == []
+        later = upgraded.add_message(conversation, "tool", "12:00", name="time__now", tool_call_id="c7")
+        assert upgraded.get_message(later).tool_call_id == "c7"  # type: ignore[union-attr]

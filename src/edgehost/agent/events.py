@@ -95,6 +95,7 @@ class MessageAppended:
     content: str
     name: str | None = None
     perf: Perf | None = None
+    tool_call_id: str | None = None  # on a "tool" message: the call it answers
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from edgehost.agent import events as ev
 from edgehost.agent._dialects import DRIFTED_CLOSERS, call_prefix
-from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, Approver
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import (
     ProseDelta,
@@ -36,7 +36,7 @@ from edgehost.agent.prompting import (
     build_system_prompt,
     choose_dialect,
     format_tool_result,
-    is_tool_result,
+    prompt_messages,
     tool_result_message,
 )
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing
@@ -52,8 +52,12 @@ from edgehost.llm.base import (
     TokenText,
     estimate_tokens,
 )
+from edgehost.settings import (
+    DEFAULT_MAX_CALLS_PER_TURN,
+    DEFAULT_MAX_CORRECTION_ROUNDS,
+    DEFAULT_TOOL_BUDGET_FRACTION,
+)
 
-Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 Emit = Callable[[Any], None]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
 
@@ -82,11 +86,11 @@ class ToolExecutor(Protocol):
 
 @dataclass
 class AgentConfig:
-    max_correction_rounds: int = 2
-    max_calls_per_turn: int = 8
+    max_correction_rounds: int = DEFAULT_MAX_CORRECTION_ROUNDS
+    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
     max_tokens_per_round: int = 512
     temperature: float | None = None  # None: the backend's default
-    tool_budget_fraction: float = 0.25  # of the context, for the tools section of the prompt
+    tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION  # of the context, for the tools section of the prompt
     tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
     extra_instructions: str = ""
     routing: str = "auto"  # auto | host | model (decision 11); a conversation may override it
@@ -122,6 +126,17 @@ class _Round:
     finished_reason: str = "stop"
     appended: bool = False  # already part of the conversation
     chosen_by: str = "model"  # who chose the calls of this reply: model | host (routing) | user (pin)
+
+
+@dataclass(frozen=True)
+class _Result:
+    """What goes back to the model for one call of a round (or one problem with the round's calls)."""
+
+    name: str
+    text: str
+    call_id: str | None = None  # None: no call ran (a malformed call, the call limit)
+    over_limit: bool = False  # refused because the turn reached max_calls_per_turn
+    shown: str | None = None  # what the user reads instead of `text`, when that differs
 
 
 def _add_perf(a: Perf, b: Perf) -> Perf:
@@ -220,7 +235,7 @@ class TurnRunner:
         corrections = 0
         cancelled = False
         round_: _Round | None = None
-        last_results: list[tuple[str, str]] = []
+        last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
         grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
         answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
@@ -230,7 +245,7 @@ class TurnRunner:
                 )
                 await self._generate_round(
                     conv_id,
-                    [ChatMessage("system", system), *conversation.messages],
+                    prompt_messages([ChatMessage("system", system), *conversation.messages], caps),
                     selection.tools,
                     dialect,
                     forced,
@@ -271,33 +286,35 @@ class TurnRunner:
                         shown.append(note)
                         self.emit(ev.TextDelta(conv_id, note))
                     break
-                results: list[tuple[str, str]] = [("error", p) for p in round_.problems]
-                refused: dict[int, str] = {}  # index in results -> what the user reads instead
+                results = [_Result("error", p) for p in round_.problems]
                 all_failed = True
                 for call in round_.calls:
                     if calls_made >= self.config.max_calls_per_turn:
-                        results.append(
-                            (
-                                call.name,
-                                f"Error: the limit of {self.config.max_calls_per_turn} tool calls per turn is reached; answer with what you have.",
-                            )
-                        )
+                        limit = self.config.max_calls_per_turn
+                        note = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
+                        results.append(_Result(call.name, note, over_limit=True))
                         continue
                     calls_made += 1
                     name, text, ok, record = await self._handle_call(
                         conv_id, call, by_name, earlier, max_context, round_.chosen_by
                     )
                     executions.append(record)
-                    results.append((name, text))
+                    shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
-                        refused[len(results) - 1] = f"Not run: you denied it{_reason(record.get('reason'))}."
+                        shown_text = f"Not run: you denied it{_reason(record.get('reason'))}."
+                    results.append(_Result(name, text, record["call_id"], shown=shown_text))
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":
                         grounded_in.append((name, text, dict(record["arguments"])))
                 question = user_text if round_.chosen_by == "host" else None
-                for name, text in results:
-                    self._append(conversation, tool_result_message(name, text, caps, question=question))
-                last_results = [(name, refused.get(i, text)) for i, (name, text) in enumerate(results)]
+                for result in results:
+                    self._append(
+                        conversation,
+                        tool_result_message(
+                            result.name, result.text, call_id=result.call_id, question=question
+                        ),
+                    )
+                last_results = [(r.name, r.shown if r.shown is not None else r.text) for r in results]
                 answer_from = len(shown)
                 if all_failed:
                     corrections += 1
@@ -306,9 +323,7 @@ class TurnRunner:
                         shown.append(note)
                         self.emit(ev.TextDelta(conv_id, note))
                         break
-                if calls_made >= self.config.max_calls_per_turn and all(
-                    r[1].startswith("Error: the limit") for r in results[-1:]
-                ):
+                if results and results[-1].over_limit:
                     break
         except asyncio.CancelledError:
             cancelled = True
@@ -365,7 +380,11 @@ class TurnRunner:
 
     def _append(self, conversation: Conversation, message: ChatMessage, perf: Perf | None = None) -> None:
         conversation.messages.append(message)
-        self.emit(ev.MessageAppended(conversation.id, message.role, message.content, message.name, perf))
+        self.emit(
+            ev.MessageAppended(
+                conversation.id, message.role, message.content, message.name, perf, message.tool_call_id
+            )
+        )
 
     async def _generate_round(
         self,
@@ -492,6 +511,7 @@ class TurnRunner:
             ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect, chosen_by)
         )
         record: dict[str, Any] = {
+            "call_id": call_id,
             "tool": call.name,
             "arguments": call.arguments,
             "dialect": call.dialect,
@@ -657,5 +677,5 @@ def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | No
 
 
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:
-    """The user's questions in a model's view (tool results framed as user turns are not questions)."""
-    return [m.content for m in messages if m.role == "user" and not is_tool_result(m.role, m.content)]
+    """The user's questions in a model's view."""
+    return [m.content for m in messages if m.role == "user"]

@@ -31,9 +31,9 @@ __all__ = [
     "estimate_tokens",
     "example_arguments",
     "format_tool_result",
-    "is_tool_result",
     "load_template",
     "one_line",
+    "prompt_messages",
     "prompts_dir",
     "render_tool_entry",
     "render_tools_section",
@@ -258,32 +258,26 @@ def format_tool_result(name: str, result_text: str, budget_tokens: int, count_to
     return kept + note(count_tokens(kept))
 
 
-def is_tool_result(role: str, content: str) -> bool:
-    """Whether a message carries a tool result back to the model (not a question of the user's): role
-    "tool", or a user turn framed by RESULT_OPEN as tool_result_message writes it."""
-    return role == "tool" or (role == "user" and content.lstrip().startswith(RESULT_PREFIX))
-
-
 def tool_result_message(
-    name: str,
-    result_text: str,
-    capabilities: Capabilities | None = None,
-    *,
-    tool_call_id: str | None = None,
-    use_tool_role: bool | None = None,
-    question: str | None = None,
+    name: str, result_text: str, *, call_id: str | None = None, question: str | None = None
 ) -> ChatMessage:
-    """The message that carries a tool result back to the model.
+    """The message that carries a tool result back to the model: role "tool", the tool's name and the
+    id of the call it answers. With `question` (the user's, for a call the host chose), the result is
+    rendered asking for the answer to it: a very small model then answers the question rather than
+    commenting on the result. How it is framed for the model's template is prompt_messages' concern."""
+    return ChatMessage("tool", result_text, name=name, tool_call_id=call_id, question=question)
 
-    Role "tool" when the chat template knows tools (the backend's template renders it, e.g. Qwen's
-    <tool_response>); otherwise a user turn framed by RESULT_OPEN / RESULT_CLOSE, which every
-    template can render. `use_tool_role` overrides what `capabilities` say. With `question` (the
-    user's, for a call the host chose), the framed result ends by asking for the answer to it: a very
-    small model then answers the question rather than commenting on the result.
-    """
-    if use_tool_role is None:
-        use_tool_role = capabilities is None or capabilities.supports_native_tools
-    if use_tool_role:
-        return ChatMessage("tool", result_text, name=name, tool_call_id=tool_call_id)
-    ask = f"\nAnswer with this result: {question}" if question else ""
-    return ChatMessage("user", f"{RESULT_OPEN.format(name=name)}\n{result_text}\n{RESULT_CLOSE}{ask}")
+
+def prompt_messages(messages: Sequence[ChatMessage], capabilities: Capabilities) -> list[ChatMessage]:
+    """The conversation as the model's template gets it. A template that knows tools renders tool
+    messages itself (e.g. Qwen's <tool_response>); for any other, each result becomes a user turn framed
+    by RESULT_OPEN / RESULT_CLOSE, which every template can render."""
+    if capabilities.supports_native_tools:
+        return list(messages)
+    return [_framed(m) if m.role == "tool" else m for m in messages]
+
+
+def _framed(result: ChatMessage) -> ChatMessage:
+    ask = f"\nAnswer with this result: {result.question}" if result.question else ""
+    opening = RESULT_OPEN.format(name=result.name or "tool")
+    return ChatMessage("user", f"{opening}\n{result.content}\n{RESULT_CLOSE}{ask}")

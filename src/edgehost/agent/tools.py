@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NAMESPACE_SEPARATOR", "ToolSpec", "namespaced", "summary"]
+__all__ = ["NAMESPACE_SEPARATOR", "ToolSpec", "summary"]
 
 NAMESPACE_SEPARATOR = "__"
 
@@ -21,14 +21,9 @@ def summary(description: str, limit: int = 160) -> str:
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def namespaced(server: str, tool: str) -> str:
-    """The name a tool has in the catalog and in prompts: `server__tool`."""
-    return f"{server}{NAMESPACE_SEPARATOR}{tool}"
-
-
 @dataclass(frozen=True)
 class ToolSpec:
-    name: str  # namespaced: server__tool
+    name: str  # namespaced as the catalog names it (mcp.catalog.namespace): server__tool
     server: str
     description: str = ""
     input_schema: Mapping[str, Any] = field(
@@ -69,22 +64,3 @@ class ToolSpec:
         """An annotation flag (readOnlyHint, destructiveHint ...) or None when the server did not say."""
         value = self.annotations.get(key)
         return value if isinstance(value, bool) else None
-
-    @classmethod
-    def from_mcp(
-        cls, server: str, tool: Mapping[str, Any], *, enabled: bool = True, trusted_server: bool = False
-    ) -> ToolSpec:
-        """Build from an MCP tool as a dict (`Tool.model_dump(by_alias=True)` or the wire JSON)."""
-        annotations = tool.get("annotations") or {}
-        return cls(
-            name=namespaced(server, str(tool["name"])),
-            server=server,
-            description=str(tool.get("description") or ""),
-            input_schema=dict(tool.get("inputSchema") or {"type": "object", "properties": {}}),
-            annotations={k: v for k, v in dict(annotations).items() if v is not None},
-            title=tool.get("title")
-            or (annotations.get("title") if isinstance(annotations, Mapping) else None),
-            enabled=enabled,
-            trusted_server=trusted_server,
-            original_name=str(tool["name"]),
-        )

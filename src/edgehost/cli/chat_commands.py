@@ -115,7 +115,7 @@ class ChatSession:
         pinned, attachments = self.pinned, tuple(self.attachments)
         self.pinned, self.attachments = None, []
         if self.conversation is None and self.routing is not None:
-            self.conversation = self.host.new_conversation(text.strip().splitlines()[0][:60] or "Chat")
+            self.conversation = self.host.new_conversation(text)
             self.host.set_routing(self.conversation, self.routing)
             self.routing = None
         result = await self.host.submit(text, self.conversation, pinned_tool=pinned, attachments=attachments)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from edgehost.agent.loop import ProgressFn, ToolOutcome
@@ -49,14 +50,15 @@ def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
     trusted = frozenset(s.name for s in config.servers if s.trusted or s.builtin)
     last = _last_specs
     if last is None or last[0] is not catalog or last[1] != trusted:
-        last = _last_specs = (catalog, trusted, _specs(catalog, trusted))
+        last = _last_specs = (catalog, trusted, specs_of(catalog, trusted))
     return list(last[2])
 
 
 _last_specs: tuple[Catalog, frozenset[str], tuple[ToolSpec, ...]] | None = None
 
 
-def _specs(catalog: Catalog, trusted: frozenset[str]) -> tuple[ToolSpec, ...]:
+def specs_of(catalog: Catalog, trusted: Collection[str] = ()) -> tuple[ToolSpec, ...]:
+    """The catalog's tools as the agent sees them (``trusted``: the servers whose tools are trusted)."""
     return tuple(
         ToolSpec(
             name=entry.name,

@@ -150,7 +150,14 @@ class HistoryRecorder:
         perf = event.perf.as_dict() if event.perf is not None else None
         conv_id = event.conversation_id
         if event.role != "assistant":
-            store.add_message(conv_id, event.role, event.content, name=event.name, perf=perf)
+            store.add_message(
+                conv_id,
+                event.role,
+                event.content,
+                name=event.name,
+                perf=perf,
+                tool_call_id=event.tool_call_id,
+            )
             return
         message_id = self._partial_ids.pop(conv_id, None)
         if message_id is not None:

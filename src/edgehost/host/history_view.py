@@ -8,9 +8,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import IO
 
-from edgehost.agent.prompting import is_tool_result
 from edgehost.llm.base import Perf
-from edgehost.store import Conversation, Execution, Message, Store
+from edgehost.store import ConversationRecord, Execution, Message, Store
 
 __all__ = [
     "AnswerText",
@@ -44,7 +43,7 @@ TimelineEntry = Question | AnswerText | ToolRun
 
 @dataclass(frozen=True)
 class ConversationView:
-    conversation: Conversation
+    conversation: ConversationRecord
     entries: tuple[TimelineEntry, ...]
 
     @property
@@ -65,7 +64,7 @@ class HistoryView:
     def __init__(self, store: Callable[[], Store]) -> None:
         self._store = store
 
-    def conversations(self, query: str = "", *, limit: int = 200) -> list[Conversation]:
+    def conversations(self, query: str = "", *, limit: int = 200) -> list[ConversationRecord]:
         """The conversations not archived, newest first; with ``query``, those whose title or messages
         match it (by word prefix)."""
         store = self._store()
@@ -96,7 +95,7 @@ class HistoryView:
         for _when, _kind, item in timeline:
             if isinstance(item, Execution):
                 entries.append(ToolRun(item))
-            elif item.role == "user" and not is_tool_result(item.role, item.content):
+            elif item.role == "user":
                 entries.append(Question(item.content))
             elif item.role == "assistant":
                 entries.append(

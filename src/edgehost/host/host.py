@@ -27,7 +27,6 @@ from edgehost.agent.approval import (
 )
 from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
-from edgehost.agent.prompting import is_tool_result
 from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
@@ -54,7 +53,7 @@ from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.paths import Paths
 from edgehost.settings import Settings
-from edgehost.store import Store, redactor
+from edgehost.store import Message, Store, redactor
 
 log = logging.getLogger(__name__)
 
@@ -541,8 +540,9 @@ class Host:
             raise RuntimeError("Host.start() has not run")
         return self._db
 
-    def new_conversation(self, title: str = "New conversation") -> int:
-        conv_id = self._store().create_conversation(title)
+    def new_conversation(self, question: str = "") -> int:
+        """A new conversation, titled after its first question (the faces name none of their own)."""
+        conv_id = self._store().create_conversation(conversation_title(question))
         self._conversations[conv_id] = Conversation(conv_id)
         self.emit(ev.ConversationsChanged())
         return conv_id
@@ -552,7 +552,9 @@ class Host:
         if conv_id not in self._conversations:
             # Without the messages a regenerate replaced (list_messages leaves them out).
             store = self._store()
-            messages = [ChatMessage(m.role, m.content, m.name) for m in store.list_messages(conv_id)]
+            messages = [
+                ChatMessage(m.role, m.content, m.name, m.tool_call_id) for m in store.list_messages(conv_id)
+            ]
             record = store.get_conversation(conv_id)
             self._conversations[conv_id] = Conversation(
                 conv_id, messages, routing=record.routing if record is not None else None
@@ -621,7 +623,7 @@ class Host:
         """Run one turn; return its TurnCompleted, or None when it failed (TurnFailed was emitted)
         or was cancelled. Turns are serialised; cancel() ends the running one."""
         async with self._turn_lock:
-            conv_id = conversation_id if conversation_id is not None else self.new_conversation(_title(text))
+            conv_id = conversation_id if conversation_id is not None else self.new_conversation(text)
             return await self._run_turn(conv_id, text, pinned_tool=pinned_tool, attachments=attachments)
 
     async def regenerate(self, conversation_id: int) -> ev.TurnCompleted | None:
@@ -641,7 +643,7 @@ class Host:
             question = conversation.messages[index].content
             store = self._store()
             stored = store.list_messages(conversation_id)
-            stored_index = last_question_index([ChatMessage(m.role, m.content, m.name) for m in stored])
+            stored_index = last_question_index(stored)
             if stored_index is not None:
                 store.supersede_messages(conversation_id, stored[stored_index].id)
             del conversation.messages[index:]
@@ -742,16 +744,15 @@ def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> li
     return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
 
 
-def last_question_index(messages: Sequence[ChatMessage]) -> int | None:
-    """Where the user's last question is in a model's view (tool results framed as user turns are not
-    questions), or None when there is none."""
+def last_question_index(messages: Sequence[ChatMessage | Message]) -> int | None:
+    """Where the user's last question is in a conversation, or None when there is none."""
     for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.role == "user" and not is_tool_result(message.role, message.content):
+        if messages[index].role == "user":
             return index
     return None
 
 
-def _title(text: str) -> str:
+def conversation_title(text: str) -> str:
+    """A conversation's title: the first line of its first question, at most 60 characters."""
     line = text.strip().splitlines()[0] if text.strip() else "New conversation"
     return line[:60] + ("…" if len(line) > 60 else "")

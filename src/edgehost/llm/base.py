@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from edgehost.errors import EdgeHostError
-
-Role = Literal["system", "user", "assistant", "tool"]
-
+from edgehost.roles import Role
 
 CHARS_PER_TOKEN = 4  # English text and JSON average about 4 characters per token
 
@@ -29,7 +27,10 @@ class ChatMessage:
     role: Role
     content: str
     name: str | None = None  # the tool's name on a role="tool" message
-    tool_call_id: str | None = None
+    tool_call_id: str | None = None  # on a role="tool" message: the call it answers
+    # On a role="tool" message for a call the host chose: the user's question, which the result asks
+    # the model to answer (agent.prompting.prompt_messages renders it).
+    question: str | None = None
 
 
 @dataclass(frozen=True)

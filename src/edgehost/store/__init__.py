@@ -10,13 +10,12 @@ from edgehost.store._export import CSV_COLUMNS, EXPORT_FORMATS
 from edgehost.store._migrations import MIGRATIONS, Migration
 from edgehost.store._records import (
     FINAL_EXECUTION_STATUSES,
-    Conversation,
+    ConversationRecord,
     Decision,
     Execution,
     ExecutionStatus,
     Message,
     MessageStatus,
-    Role,
     iso_utc,
 )
 from edgehost.store._store import (
@@ -37,7 +36,7 @@ __all__ = [
     "MIGRATIONS",
     "REDACTED",
     "ApprovalRuleTable",
-    "Conversation",
+    "ConversationRecord",
     "Decision",
     "Execution",
     "ExecutionStatus",
@@ -46,7 +45,6 @@ __all__ = [
     "Migration",
     "RecordNotFoundError",
     "RedactFnT",
-    "Role",
     "Store",
     "StoreError",
     "iso_utc",

@@ -120,12 +120,33 @@ _PROPOSED_ARGUMENTS = """
 ALTER TABLE executions ADD COLUMN proposed_arguments TEXT;
 """
 
+# A tool result is a message of its own (role "tool", the tool's name, the id of the call it answers);
+# the framing a chat template without a tool role needs is applied when the prompt is rendered. Results
+# written before as framed user turns ("[TOOL_RESULT name=NAME]\nTEXT\n[END_TOOL_RESULT]", perhaps
+# followed by the question they answer) become tool messages holding TEXT.
+_TOOL_RESULT_MESSAGES = """
+ALTER TABLE messages ADD COLUMN tool_call_id TEXT;
+UPDATE messages
+SET role = 'tool',
+    name = substr(content, 19, instr(content, ']') - 19),
+    content = substr(
+        content,
+        instr(content, char(10)) + 1,
+        instr(content, char(10) || '[END_TOOL_RESULT]') - instr(content, char(10)) - 1
+    )
+WHERE role = 'user'
+  AND content LIKE '[TOOL_RESULT name=%'
+  AND instr(content, ']') > 19
+  AND instr(content, char(10) || '[END_TOOL_RESULT]') > instr(content, char(10));
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
     Migration("0003_superseded_messages", _SUPERSEDED_MESSAGES),
     Migration("0004_conversation_routing", _CONVERSATION_ROUTING),
     Migration("0005_proposed_arguments", _PROPOSED_ARGUMENTS),
+    Migration("0006_tool_result_messages", _TOOL_RESULT_MESSAGES),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

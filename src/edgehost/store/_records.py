@@ -6,19 +6,19 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from edgehost.roles import Role
+
 __all__ = [
-    "Conversation",
+    "ConversationRecord",
     "Decision",
     "Execution",
     "ExecutionStatus",
     "FINAL_EXECUTION_STATUSES",
     "Message",
     "MessageStatus",
-    "Role",
     "iso_utc",
 ]
 
-Role = Literal["system", "user", "assistant", "tool"]
 MessageStatus = Literal["complete", "partial"]
 Decision = Literal["allowed", "denied", "auto"]
 # "running" until record_execution_finished; "interrupted" when the process that ran the call died
@@ -39,7 +39,7 @@ def iso_utc(timestamp: float) -> str:
 
 
 @dataclass(frozen=True)
-class Conversation:
+class ConversationRecord:
     id: int
     title: str
     created: float  # Unix time
@@ -62,6 +62,7 @@ class Message:
     backend: str | None
     # Unix time the message was replaced by a regenerated answer (Store.supersede_messages); None: current
     superseded: float | None = None
+    tool_call_id: str | None = None  # on a "tool" message: the call it answers (None: no call, a correction)
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from types import TracebackType
 from typing import IO, Any
 
 from edgehost.errors import EdgeHostError
+from edgehost.roles import ROLES
 from edgehost.store._export import EXPORT_FORMATS, write_executions
 from edgehost.store._migrations import MIGRATIONS, Migration, apply_migrations
 from edgehost.store._records import (
     FINAL_EXECUTION_STATUSES,
-    Conversation,
+    ConversationRecord,
     Execution,
     Message,
 )
@@ -51,16 +52,13 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # tool answered, small enough that a 10 MB file read does not bloat the history.
 DEFAULT_RESULT_CAP = 64 * 1024
 
-_MESSAGE_COLUMNS = (
-    "id, conversation_id, role, content, name, created, status, perf, model, backend, superseded"
-)
+_MESSAGE_COLUMNS = "id, conversation_id, role, content, name, created, status, perf, model, backend, superseded, tool_call_id"
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
     " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments"
 )
 _CONVERSATION_COLUMNS = "id, title, created, updated, archived, routing"
 _RULE_ACTIONS = ("allow", "ask", "deny")
-_ROLES = ("system", "user", "assistant", "tool")
 _DECISIONS = ("allowed", "denied", "auto")
 
 
@@ -228,7 +226,7 @@ class Store:
             cursor = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
             _expect_one(cursor, f"no conversation {conversation_id}")
 
-    def get_conversation(self, conversation_id: int) -> Conversation | None:
+    def get_conversation(self, conversation_id: int) -> ConversationRecord | None:
         with self._reading() as conn:
             row = conn.execute(
                 f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
@@ -237,7 +235,7 @@ class Store:
 
     def list_conversations(
         self, *, include_archived: bool = False, limit: int | None = None
-    ) -> list[Conversation]:
+    ) -> list[ConversationRecord]:
         """Conversations, most recently updated first."""
         where = "" if include_archived else "WHERE archived = 0"
         with self._reading() as conn:
@@ -250,7 +248,7 @@ class Store:
 
     def search_conversations(
         self, query: str, *, include_archived: bool = True, limit: int = 50
-    ) -> list[Conversation]:
+    ) -> list[ConversationRecord]:
         """Conversations whose title contains ``query`` or whose messages contain all its words.
 
         Message text is matched by word prefix through FTS5 where SQLite has it ("lyon" finds
@@ -295,13 +293,17 @@ class Store:
         perf: Mapping[str, Any] | None = None,
         model: str | None = None,
         backend: str | None = None,
+        tool_call_id: str | None = None,
     ) -> int:
-        """Store a complete message (``name``: the tool's, on a "tool" message); return its id.
+        """Store a complete message (``name`` and ``tool_call_id``: the tool's and the call's, on a
+        "tool" message); return its id.
 
         Raises ``ValueError`` for a role other than system/user/assistant/tool and
         ``RecordNotFoundError`` for an unknown conversation.
         """
-        return self._insert_message(conversation_id, role, content, name, "complete", perf, model, backend)
+        return self._insert_message(
+            conversation_id, role, content, name, "complete", perf, model, backend, tool_call_id
+        )
 
     def begin_message(
         self,
@@ -316,7 +318,7 @@ class Store:
         Follow with ``update_partial`` (at most once a second) and ``complete_message``.
         Raises ``ValueError`` for an unknown role, ``RecordNotFoundError`` for an unknown conversation.
         """
-        return self._insert_message(conversation_id, role, "", None, "partial", None, model, backend)
+        return self._insert_message(conversation_id, role, "", None, "partial", None, model, backend, None)
 
     def update_partial(self, message_id: int, content: str) -> None:
         """Checkpoint the text generated so far (committed). Raises ``RecordNotFoundError`` unless partial."""
@@ -631,15 +633,16 @@ class Store:
         perf: Mapping[str, Any] | None,
         model: str | None,
         backend: str | None,
+        tool_call_id: str | None,
     ) -> int:
-        if role not in _ROLES:
-            raise ValueError(f"a message's role is one of {', '.join(_ROLES)}, got {role!r}")
+        if role not in ROLES:
+            raise ValueError(f"a message's role is one of {', '.join(ROLES)}, got {role!r}")
         now = self._clock()
         with self._transaction() as conn:
             _expect_conversation(conn, conversation_id)
             cursor = conn.execute(
                 "INSERT INTO messages (conversation_id, role, content, name, created, status, perf, model,"
-                " backend) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " backend, tool_call_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     role,
@@ -650,6 +653,7 @@ class Store:
                     _json_or_none(perf),
                     model,
                     backend,
+                    tool_call_id,
                 ),
             )
             conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
@@ -867,15 +871,17 @@ def _identity(text: str) -> str:
     return text
 
 
-def _conversation(row: tuple[Any, ...]) -> Conversation:
+def _conversation(row: tuple[Any, ...]) -> ConversationRecord:
     id_, title, created, updated, archived, routing = row
-    return Conversation(
+    return ConversationRecord(
         id=id_, title=title, created=created, updated=updated, archived=bool(archived), routing=routing
     )
 
 
 def _message(row: tuple[Any, ...]) -> Message:
-    id_, conversation_id, role, content, name, created, status, perf, model, backend, superseded = row
+    id_, conversation_id, role, content, name, created, status, perf, model, backend, superseded, call_id = (
+        row
+    )
     return Message(
         id=id_,
         conversation_id=conversation_id,
@@ -888,6 +894,7 @@ def _message(row: tuple[Any, ...]) -> Message:
         model=model,
         backend=backend,
         superseded=superseded,
+        tool_call_id=call_id,
     )
 
 

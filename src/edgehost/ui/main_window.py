@@ -402,9 +402,11 @@ class MainWindow(QMainWindow):
             self.chat.add_notice("EdgeHost is still starting; try again in a moment.", error=True)
             return
         if self.current_id is None:
-            self.current_id = self.host.new_conversation(_title(text))
+            from edgehost.host.host import conversation_title  # loaded with the host, which has started
+
+            self.current_id = self.host.new_conversation(text)
             self.routing_switch.apply_to(self.current_id)
-            self.title.setText(_title(text))
+            self.title.setText(conversation_title(text))
             self.chat.clear()
         pinned = self.composer.pinned_tool
         attachments = [body for _label, body in self.composer.attachments]
@@ -790,11 +792,6 @@ class MainWindow(QMainWindow):
 
 # How the status bar names each backend's runtime.
 _RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"}
-
-
-def _title(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else "New conversation"
-    return line[:60] + ("…" if len(line) > 60 else "")
 
 
 def _k(tokens: int) -> str:

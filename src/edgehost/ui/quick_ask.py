@@ -124,7 +124,7 @@ class QuickAsk(QWidget):
         question = (text if text is not None else self.input.text()).strip()
         if not question or (self.task is not None and not self.task.done()) or not self.host.started:
             return None
-        self.conversation_id = self.host.new_conversation(question[:60])
+        self.conversation_id = self.host.new_conversation(question)
         self._text = ""
         self.answer.set_markdown("")
         self.answer_area.show()
