@@ -244,6 +244,22 @@ def test_the_named_mistral_form_is_one_call_per_marker() -> None:
     assert prose(detect_calls("[TOOL_CALLS]are what Mistral writes")) == "[TOOL_CALLS]are what Mistral writes"
 
 
+def test_the_mistral_form_with_a_call_id_is_read_at_every_split() -> None:
+    # Mistral Small 3.2's template writes [TOOL_CALLS]name[CALL_ID]id[ARGS]{arguments}.
+    text = 'Sure.[TOOL_CALLS]a[CALL_ID]abc123XYZ[ARGS]{"q": 1}[TOOL_CALLS]b[CALL_ID]9[ARGS]{}'
+    for cut in range(1, len(text)):
+        detector = ToolCallDetector()
+        events = detector.feed(text[:cut]) + detector.feed(text[cut:]) + detector.finish()
+        assert [(c.name, c.arguments, c.index) for c in parsed(events)] == [
+            ("a", {"q": 1}, 0),
+            ("b", {}, 1),
+        ], cut
+        assert prose(events) == "Sure.", cut
+    cut_off = detect_calls('[TOOL_CALLS]a[CALL_ID]abc123XYZ[ARGS]{"q": "unfini', chunk_size=2)
+    assert isinstance(cut_off[-1], ToolCallIncomplete)
+    assert prose(detect_calls("[TOOL_CALLS]a[CALL_ID] is a marker")) == "[TOOL_CALLS]a[CALL_ID] is a marker"
+
+
 def merged(events: list[DetectorEvent]) -> list[DetectorEvent]:
     out: list[DetectorEvent] = []
     for event in events:
@@ -262,6 +278,7 @@ def test_random_mixes_of_markers_and_prose_give_the_same_events_at_every_chunkin
         *("Hi ", "[", "<", "`", "```", "\n", " ", "{", "}", '"', "'", ":", ",", "]", "a", "name", "[ARGS]"),
         *("[TOOL_CALL]", "[END_TOOL_CALL]", "<tool_call>", "</tool_call>", "<tool_call ", "[TOOL_CALLS]"),
         *("[TOOL_", "<tool", "<function=x>", "</function>", "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+        *("[CALL_ID]", "[CALL_ID]c1"),
         *(dialect_example(d, "t", {"k": "v"}) for d in PROMPT_DIALECTS),
     ]
     rng = random.Random(20261122)

@@ -217,16 +217,30 @@ class JsonDialect(Dialect):
         return f"call-ws call-any call-ws {parts.literal(self.closing)}"
 
 
-# Newer Mistral templates write one call as [TOOL_CALLS]name[ARGS]{...}.
-_MISTRAL_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\[ARGS\]")
-_MISTRAL_HEAD = re.compile(r"[A-Za-z_][\w.\-]{0,63}\[ARGS\]")
-_MISTRAL_HEAD_PREFIX = re.compile(r"[A-Za-z_][\w.\-]{0,63}(?:\[(?:A(?:R(?:G(?:S)?)?)?)?)?")
+def _prefix_pattern(literal: str) -> str:
+    """A pattern matching any prefix of ``literal``, "" included."""
+    pattern = ""
+    for char in reversed(literal):
+        pattern = f"(?:{re.escape(char)}{pattern})?"
+    return pattern
+
+
+# Newer Mistral templates write one call as [TOOL_CALLS]name[ARGS]{...} (Ministral 3, Devstral),
+# Mistral Small 3.2's as [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}.
+_MISTRAL_NAME = r"[A-Za-z_][\w.\-]{0,63}"
+_MISTRAL_CALL_ID = r"\[CALL_ID\][\w\-]{0,64}"
+_MISTRAL_NAMED = re.compile(rf"\s*({_MISTRAL_NAME})(?:{_MISTRAL_CALL_ID})?\[ARGS\]")
+_MISTRAL_HEAD = re.compile(rf"{_MISTRAL_NAME}(?:{_MISTRAL_CALL_ID})?\[ARGS\]")
+_MISTRAL_HEAD_PREFIX = re.compile(
+    rf"{_MISTRAL_NAME}(?:{_MISTRAL_CALL_ID}{_prefix_pattern('[ARGS]')}|{_prefix_pattern('[CALL_ID]')}|{_prefix_pattern('[ARGS]')})"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MistralDialect(JsonDialect):
     """``[TOOL_CALLS][{call}, ...]``: an array of call objects, ended by the array's end; or one call
-    written ``[TOOL_CALLS]name[ARGS]{arguments}`` (newer Mistral templates)."""
+    written ``[TOOL_CALLS]name[ARGS]{arguments}`` or ``[TOOL_CALLS]name[CALL_ID]id[ARGS]{arguments}``
+    (newer Mistral templates; the call id is not kept)."""
 
     body_starts: tuple[str, ...] = ("[", "{")
     example_format: str = "[TOOL_CALLS][{call}]"
