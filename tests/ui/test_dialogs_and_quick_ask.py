@@ -78,29 +78,58 @@ def test_url_elicitation_opens_the_address_only_on_consent(run: Any, monkeypatch
     run(scenario())
 
 
-def test_sampling_shows_the_draft_and_sends_the_edited_answer(run: Any) -> None:
-    async def draft(params: types.CreateMessageRequestParams) -> str:
-        return "draft from the model"
+def _sampling_params(text: str) -> types.CreateMessageRequestParams:
+    return types.CreateMessageRequestParams(
+        messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text=text))],
+        max_tokens=50,
+    )
 
+
+def test_a_sampling_request_goes_through_the_host_and_the_window_sends_the_edited_draft(
+    data_dir: Path, run: Any
+) -> None:
     async def scenario() -> None:
-        params = types.CreateMessageRequestParams(
-            messages=[
-                types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Summarise"))
-            ],
-            max_tokens=50,
-        )
-        dialog = SamplingDialog("summariser", params, draft, "smollm2")
-        assert "Summarise" in dialog.request.toPlainText()
-        await finished(dialog._draft_task)
-        assert dialog.approve_button.isEnabled()
-        assert dialog.draft.toPlainText() == "draft from the model"
-        dialog.draft.setPlainText("edited")
-        dialog.approve_button.click()
-        result = await dialog.result_future
-        assert isinstance(result, types.CreateMessageResult) and result.content.text == "edited"  # type: ignore[union-attr]
-        rejected = SamplingDialog("summariser", params, draft)
-        rejected.reject_button.click()
-        assert isinstance(await rejected.result_future, types.ErrorData)
+        async with opened_desktop(
+            data_dir, ["draft from the model", "second draft"], wait_servers=False
+        ) as desktop:
+            window = desktop.window
+            opened = expect(window.dialog_opened)
+            answer = asyncio.ensure_future(desktop.host.sample("summariser", _sampling_params("Summarise")))
+            (dialog,) = await opened.wait(STEP_S)
+            assert isinstance(dialog, SamplingDialog) and dialog in window.dialogs
+            assert "Summarise" in dialog.request.toPlainText()
+            assert dialog.draft.toPlainText() == "draft from the model"  # the Host's model drafted it
+            assert window.approvals.queue == []  # shown as the draft dialog, not as a tool approval
+            dialog.draft.setPlainText("edited")
+            dialog.approve_button.click()
+            result = await asyncio.wait_for(answer, STEP_S)
+            assert isinstance(result, types.CreateMessageResult)
+            assert result.content.text == "edited"  # type: ignore[union-attr]
+            assert dialog not in window.dialogs
+
+            opened = expect(window.dialog_opened)
+            refused = asyncio.ensure_future(desktop.host.sample("summariser", _sampling_params("Again")))
+            (second,) = await opened.wait(STEP_S)
+            second.reject_button.click()
+            declined = await asyncio.wait_for(refused, STEP_S)
+            assert isinstance(declined, types.ErrorData) and "declined" in declined.message
+
+    run(scenario())
+
+
+def test_a_sampling_dialog_left_unanswered_closes_when_the_approval_times_out(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        settings = Settings(close_to_tray=False, approval_timeout_s=0.5)
+        async with opened_desktop(data_dir, ["a draft"], settings=settings, wait_servers=False) as desktop:
+            window = desktop.window
+            opened = expect(window.dialog_opened)
+            answer = asyncio.ensure_future(desktop.host.sample("summariser", _sampling_params("Summarise")))
+            (dialog,) = await opened.wait(STEP_S)
+            result = await asyncio.wait_for(answer, STEP_S)
+            assert isinstance(result, types.ErrorData)
+            assert dialog not in window.dialogs and dialog.answered
 
     run(scenario())
 

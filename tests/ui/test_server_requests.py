@@ -49,7 +49,8 @@ def test_progress_elicitation_and_sampling_from_a_real_server_reach_the_window(
                     dialog.form.fields["name"].setText("Ada")  # type: ignore[attr-defined]
                     dialog.accept_button.click()
                 elif isinstance(dialog, SamplingDialog):
-                    dialog._draft_task.add_done_callback(lambda _t: dialog.approve_button.click())
+                    assert dialog.draft.toPlainText() == "Hi from the draft"  # the Host's model drafted it
+                    dialog.approve_button.click()
 
             window.dialog_opened.connect(answer)
             window.send("Exercise the server")

@@ -193,8 +193,13 @@ class Host:
         features = self.options.features or ClientFeatures()
         if features.sampling is not decline_sampling:
             return features
-        handler = sampling_handler(self.wait_model, self._approver)
+        handler = sampling_handler(self.wait_model, self._approver, self.emit)
         return dataclasses.replace(features, sampling=handler)
+
+    async def sample(self, server: str, params: Any) -> Any:
+        """Answer a sampling request as the servers' requests are answered (our model drafts, the
+        approver decides): a types.CreateMessageResult, or types.ErrorData when declined."""
+        return await self._client_features().sampling(server, params)
 
     def _approver(self) -> Approver:
         return self.options.approver or with_timeout(self._ask_user, self.settings.approval_timeout_s)

@@ -1,7 +1,9 @@
 """Sampling requests from MCP servers: our own model drafts the answer, the user approves it.
 
 Nothing goes back to the server unless the approver allows it; the approver may edit the draft
-(the "draft" argument of the request). Timeout, cancel and shutdown mean a declined request.
+(the "draft" argument of the request). Timeout, cancel and shutdown mean a declined request. Every
+face answers through this one handler: the window shows the request as a draft dialog, the CLI and
+the web as any approval.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import mcp_types as types
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, Approver
+from edgehost.agent.events import ApprovalResolved
 from edgehost.llm.base import (
     Backend,
     BackendError,
@@ -64,10 +67,12 @@ async def draft_answer(backend: Backend, params: types.CreateMessageRequestParam
 def sampling_handler(
     model: Callable[[], Awaitable[Backend]],
     approver: Callable[[], Approver],
+    emit: EmitFn = lambda _event: None,
 ) -> Callable[
     [str, types.CreateMessageRequestParams], Awaitable[types.CreateMessageResult | types.ErrorData]
 ]:
-    """The ClientFeatures.sampling handler: draft with our model, then ask the approver."""
+    """The ClientFeatures.sampling handler: draft with our model, then ask the approver (the request's
+    tool is SAMPLING_TOOL); ``emit`` is told how it was resolved (ApprovalResolved), as for a tool call."""
 
     async def handle(
         server: str, params: types.CreateMessageRequestParams
@@ -94,6 +99,7 @@ def sampling_handler(
             description="A sampling request from an MCP server",
         )
         decision: ApprovalDecision = await approver()(request)
+        emit(ApprovalResolved(request.id, decision.allow, decision.decided_by))
         if not decision.allow:
             reason = f": {decision.reason}" if decision.reason else ""
             return types.ErrorData(code=-1, message=f"the user declined the sampling request{reason}")

@@ -317,9 +317,10 @@ class Desktop:
         self.window.can_hide_to_tray = lambda: self.tray.available
         self.window.attach(self.host, self.bridge)
         self._quick_ask: Any = None
-        # Elicitation and sampling are answered by the user in the window's dialogs.
+        # Elicitation is answered in the window's form; sampling by the Host's handler, whose approval
+        # the window shows as a draft dialog.
         if options.features is None:
-            options.features = ClientFeatures(elicitation=self.window.elicit, sampling=self.window.sample)
+            options.features = ClientFeatures(elicitation=self.window.elicit)
         self.instance = InstanceServer(instance) if instance else None
         import asyncio
 

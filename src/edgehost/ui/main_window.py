@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     import mcp_types as types
 
+    from edgehost.agent.approval import ApprovalRequest
     from edgehost.host import events as ev
     from edgehost.llm.base import Perf
     from edgehost.ui.approval import ApprovalWindow
@@ -484,7 +485,12 @@ class MainWindow(QMainWindow):
         self._refresh_panel("history")
 
     def _on_approval_requested(self, event: ev.ApprovalRequested) -> None:
+        from edgehost.host.sampling import SAMPLING_TOOL  # loaded with the host, which sent the event
+
         request = event.request
+        if request.tool == SAMPLING_TOOL:
+            self._open_sampling(request)
+            return
         if request.conversation_id == self.current_id:
             waiting = [c for c in self.chat.cards.values() if c.status == "detected"]
             if waiting:
@@ -493,6 +499,9 @@ class MainWindow(QMainWindow):
 
     def _on_approval_resolved(self, event: ev.ApprovalResolved) -> None:
         self.approvals.drop_request(event.request_id)
+        for dialog in list(self.dialogs):
+            if getattr(dialog, "request_id", None) == event.request_id:  # answered, timed out, cancelled
+                dialog.close_unanswered()  # type: ignore[attr-defined]
 
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
         if event.perf.context_tokens:
@@ -679,13 +688,21 @@ class MainWindow(QMainWindow):
         dialog = ElicitationDialog(server, params, self)
         return await self._run_dialog(dialog, dialog.result_future)
 
-    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> Any:
-        """Let the user review our model's draft for a server's sampling request."""
-        from edgehost.ui.sampling import SamplingDialog, draft_with_backend
+    def _open_sampling(self, request: ApprovalRequest) -> None:
+        """A server's sampling request, drafted by the Host with our model: the user sends the draft
+        (perhaps edited) or rejects it; the answer goes back as the approval's decision."""
+        from edgehost.ui.sampling import SamplingDialog
 
-        model = self.host.model_status.model
-        dialog = SamplingDialog(server, params, draft_with_backend(self.host.wait_model), model, self)
-        return await self._run_dialog(dialog, dialog.result_future)
+        dialog = SamplingDialog(request, self._resolve_approval, self)
+        dialog.finished.connect(lambda _code: self._forget_dialog(dialog))
+        self.dialogs.append(dialog)
+        dialog.show()
+        dialog.raise_()
+        self.dialog_opened.emit(dialog)
+
+    def _forget_dialog(self, dialog: QWidget) -> None:
+        if dialog in self.dialogs:
+            self.dialogs.remove(dialog)
 
     async def _run_dialog(self, dialog: QWidget, future: asyncio.Future[Any]) -> Any:
         self.dialogs.append(dialog)

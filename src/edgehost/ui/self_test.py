@@ -124,8 +124,15 @@ async def self_test(
         load_s = time.monotonic() - load_started
         turn_started = time.monotonic()
         window.composer.pin_tool(PINNED_TOOL)
-        # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it.
-        desktop.bridge.approval_requested.connect(lambda event: _allow(desktop, event.request.id))
+        # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it (the
+        # sampling request below is answered in its dialog).
+        from edgehost.host.sampling import SAMPLING_TOOL
+
+        def allow_tool_calls(event: Any) -> None:
+            if event.request.tool != SAMPLING_TOOL:
+                _allow(desktop, event.request.id)
+
+        desktop.bridge.approval_requested.connect(allow_tool_calls)
         window.send(QUESTION)
         if window.turn_task is None:
             raise SelfTestFailed("the window did not start a turn")
@@ -214,10 +221,15 @@ async def _open_dialogs(desktop: Any, types: Any) -> list[str]:
         messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Say hi"))],
         max_tokens=8,
     )
-    sample = asyncio.ensure_future(window.sample("self-test", params))
-    await asyncio.sleep(0)
-    if not window.dialogs:
-        raise SelfTestFailed("the sampling dialog did not open")
+    from edgehost.ui._waiting import expect
+
+    dialog_opened = expect(window.dialog_opened)
+    sample = asyncio.ensure_future(desktop.host.sample("self-test", params))
+    try:
+        await dialog_opened.wait(MODEL_LOAD_S)  # the model drafts first
+    except asyncio.TimeoutError:
+        why = f": {sample.result()}" if sample.done() else ""
+        raise SelfTestFailed(f"the sampling dialog did not open{why}") from None
     window.dialogs[-1].reject()
     if not isinstance(await asyncio.wait_for(sample, 30), types.ErrorData):
         raise SelfTestFailed("the sampling dialog did not reject")
