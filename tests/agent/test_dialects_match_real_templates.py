@@ -265,12 +265,6 @@ def test_the_detector_of_the_agent_loop_reads_them_in_the_picked_dialect(case: C
     assert_reads_back(case, ALL_DIALECTS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Llama 3.1 writes a call to the built-in tool brave_search as <|python_tag|>brave_search.call(...); "
-    "the python-tag dialect reads the name as 'brave_search.call' (tests/fixtures/transcripts/"
-    "llama31_python_tag_builtin.expected.json records that reading)",
-)
 def test_a_llama_built_in_tool_call_reads_back_under_the_tools_own_name() -> None:
     assert_reads_back(LLAMA_BUILTIN, ALL_DIALECTS)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgehost.agent._dialect_parsers import (
+    Call,
     JsonScanner,
     MalformedCall,
     call_from_object,
@@ -56,7 +57,6 @@ __all__ = [
     "stop_sequences",
 ]
 
-Call = tuple[str, dict[str, Any]]
 # Dialect.match_head: the text so far may still become a head; wait for more.
 WAIT = -1
 _WHITESPACE = " \t\r\n"
@@ -426,7 +426,9 @@ class PythonTagDialect(Dialect):
         if body.lstrip().startswith("{"):
             return super().parse(body)
         text = body.strip()
-        return parse_pythonic(text if text.startswith("[") else f"[{text}]")
+        calls = parse_pythonic(text if text.startswith("[") else f"[{text}]")
+        # A built-in tool is called as `brave_search.call(...)`: the tool is brave_search.
+        return [(name.removesuffix(".call"), arguments) for name, arguments in calls]
 
     def is_complete(self, body: str) -> bool:
         return super().is_complete(body) if body.lstrip().startswith("{") else _parses(self, body)
