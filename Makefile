@@ -50,8 +50,13 @@ format: install
 	$(BIN)/ruff format src tests bench packaging
 	$(BIN)/ruff check --fix src tests bench packaging
 
+# Every test, with branch coverage of the package (and of the edgehost processes the tests start): the
+# least covered files and the total are printed at the end.
 test: install peers lint
-	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs
+	rm -rf build/coverage && mkdir -p build/coverage
+	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs --cov --cov-report=
+	$(BIN)/python -m coverage report | tail -n 22
+	@echo "RESULT branch_coverage_percent $$($(BIN)/python -m coverage report --format=total)"
 
 # The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test).
 bundle: install
