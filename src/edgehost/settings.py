@@ -1,4 +1,5 @@
-"""User settings: a small JSON file the app itself writes (enable flags, model, backend ...).
+"""User settings: a small JSON file the app itself writes (enable flags, model, backend ...), and the
+defaults of what they set.
 
 Server definitions live in the servers config (Claude Desktop / VS Code JSON or TOML), not here.
 """
@@ -8,11 +9,40 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from edgehost.config_locations import KeyLocations, config_error, json_locations, key_path_text, near_miss
 from edgehost.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_APPROVAL_TIMEOUT_S",
+    "DEFAULT_CONTEXT_LENGTH",
+    "DEFAULT_MAX_CALLS_PER_TURN",
+    "DEFAULT_MAX_CORRECTION_ROUNDS",
+    "DEFAULT_TOOL_BUDGET_FRACTION",
+    "Backend",
+    "BackendName",
+    "OpenAISettings",
+    "Settings",
+]
+
+# The defaults, defined here once: the agent, the approval flow, the board profiles and the backend
+# factory import them.
+DEFAULT_CONTEXT_LENGTH = 4096  # tokens, when neither the settings nor the board profile give one
+DEFAULT_APPROVAL_TIMEOUT_S = 120.0  # long enough to read the arguments, short enough not to hang a script
+DEFAULT_TOOL_BUDGET_FRACTION = 0.25  # of the context, for the tools section of the prompt
+DEFAULT_MAX_CORRECTION_ROUNDS = 2
+DEFAULT_MAX_CALLS_PER_TURN = 8
+
+BackendName = Literal["llamacpp", "rkllm", "openai"]
+Backend = Literal["auto", BackendName]
+Routing = Literal["auto", "host", "model"]
+Theme = Literal["system", "dark", "light"]
+RkllmAbi = Literal["1.2", "1.3"]
 
 
 @dataclass
@@ -34,10 +64,10 @@ class Settings:
     openai: OpenAISettings = field(default_factory=OpenAISettings)
     disabled_servers: list[str] = field(default_factory=list)
     disabled_tools: list[str] = field(default_factory=list)  # namespaced server__tool
-    approval_timeout_s: float = 120.0
-    tool_budget_fraction: float = 0.25
-    max_correction_rounds: int = 2
-    max_calls_per_turn: int = 8
+    approval_timeout_s: float = DEFAULT_APPROVAL_TIMEOUT_S
+    tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION
+    max_correction_rounds: int = DEFAULT_MAX_CORRECTION_ROUNDS
+    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
     # Who decides whether and which tool a turn calls: auto (the host for models under 1.5B
     # parameters, the model otherwise) | host | model. See agent/routing.py resolve_routing.
     routing: str = "auto"
@@ -49,9 +79,10 @@ class Settings:
 
     @classmethod
     def load(cls, path: Path) -> Settings:
-        """Read settings; a missing file gives the defaults.
+        """Read settings; a missing file gives the defaults. Keys this version does not know are kept
+        (in ``extra``, written back on save), unless they look like a misspelt known one.
 
-        Raises ConfigError naming the file and line when the JSON is broken.
+        Raises ConfigError naming the file, line and key when the JSON is broken or a value is wrong.
         """
         if not path.exists():
             return cls()
@@ -62,18 +93,16 @@ class Settings:
             raise ConfigError(exc.msg, path=str(path), line=exc.lineno, column=exc.colno) from None
         if not isinstance(data, dict):
             raise ConfigError("settings must be a JSON object", path=str(path), line=1)
-        known = {f.name for f in fields(cls)} - {"extra", "openai"}
-        kwargs: dict[str, Any] = {k: v for k, v in data.items() if k in known}
-        for key, value in kwargs.items():
-            problem = _problem(key, value)
-            if problem:
-                raise ConfigError(problem, path=str(path), line=_line_of(text, key), field=key)
-        settings = cls(**kwargs)
-        if isinstance(data.get("openai"), dict):
-            settings.openai = OpenAISettings(
-                **{k: v for k, v in data["openai"].items() if k in {f.name for f in fields(OpenAISettings)}}
-            )
-        settings.extra = {k: v for k, v in data.items() if k not in known and k != "openai"}
+        locations = json_locations(text)
+        try:
+            checked = _SettingsFile.model_validate(_over_defaults(data))
+        except ValidationError as exc:
+            raise config_error(exc, _SettingsFile, path=str(path), locations=locations) from None
+        _refuse_misspelt_keys(checked, (), path, locations)
+        _refuse_misspelt_keys(checked.openai, ("openai",), path, locations)
+        settings = cls(**_known(checked))
+        settings.openai = OpenAISettings(**_known(checked.openai))
+        settings.extra = dict(checked.model_extra or {})
         return settings
 
     def save(self, path: Path) -> None:
@@ -109,59 +138,76 @@ def _set_membership(items: list[str], item: str, *, present: bool) -> None:
         items.remove(item)
 
 
-_NONE = type(None)
-_TYPES: dict[str, tuple[type, ...]] = {
-    "backend": (str,),
-    "model": (str, _NONE),
-    "profile": (str, _NONE),
-    "context_length": (int, _NONE),
-    "threads": (int, _NONE),
-    "rkllm_lib": (str, _NONE),
-    "rkllm_abi": (str, _NONE),
-    "disabled_servers": (list,),
-    "disabled_tools": (list,),
-    "approval_timeout_s": (int, float),
-    "tool_budget_fraction": (int, float),
-    "max_correction_rounds": (int,),
-    "max_calls_per_turn": (int,),
-    "routing": (str,),
-    "close_to_tray": (bool,),
-    "theme": (str,),
-    "model_hint_dismissed": (bool,),
-}
-_CHOICES: dict[str, tuple[Any, ...]] = {
-    "backend": ("auto", "llamacpp", "rkllm", "openai"),
-    "theme": ("system", "dark", "light"),
-    "routing": ("auto", "host", "model"),
-    "rkllm_abi": (None, "1.2", "1.3"),
-}
-_TYPE_NAMES = {
-    str: "a string",
-    int: "a whole number",
-    float: "a number",
-    bool: "true or false",
-    list: "a list",
-    _NONE: "null",
-}
+# --- the file's model ----------------------------------------------------------------------------
 
 
-def _problem(key: str, value: Any) -> str | None:
-    """Why ``value`` is not acceptable for the setting ``key`` (None when it is)."""
-    wanted = _TYPES.get(key, (object,))
-    bool_for_number = isinstance(value, bool) and bool not in wanted and (int in wanted or float in wanted)
-    if bool_for_number or not isinstance(value, wanted):
-        names = [_TYPE_NAMES.get(t, t.__name__) for t in wanted if not (t is int and float in wanted)]
-        return f"must be {' or '.join(names)}, not {json.dumps(value)}"
-    if key in _CHOICES and value not in _CHOICES[key]:
-        return f"must be one of {', '.join(json.dumps(c) for c in _CHOICES[key])}, not {json.dumps(value)}"
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-        return f"must not be negative, not {value}"
-    return None
+class _OpenAIFile(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    base_url: str
+    model: str
+    api_key_env: str
 
 
-def _line_of(text: str, key: str) -> int | None:
-    needle = json.dumps(key) + ":"
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line.replace('" :', '":'):
-            return number
-    return None
+class _SettingsFile(BaseModel):
+    """What each key of the settings file takes. It checks the file's keys over the defaults (Settings()),
+    so it declares no defaults of its own."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    backend: Backend
+    model: str | None
+    profile: str | None
+    context_length: int | None = Field(ge=0)
+    threads: int | None = Field(ge=0)
+    rkllm_lib: str | None
+    rkllm_abi: RkllmAbi | None
+    openai: _OpenAIFile
+    disabled_servers: list[str]
+    disabled_tools: list[str]
+    approval_timeout_s: float = Field(ge=0)
+    tool_budget_fraction: float = Field(ge=0, le=1, description="a fraction from 0 to 1")
+    max_correction_rounds: int = Field(ge=0)
+    max_calls_per_turn: int = Field(ge=0)
+    routing: Routing
+    close_to_tray: bool
+    theme: Theme
+    model_hint_dismissed: bool
+
+
+def _over_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's keys over the defaults (the ``openai`` table key by key)."""
+    defaults = asdict(Settings())
+    defaults.pop("extra")
+    merged = {**defaults, **data}
+    if isinstance(data.get("openai"), dict):
+        merged["openai"] = {**defaults["openai"], **data["openai"]}
+    return merged
+
+
+def _known(checked: BaseModel) -> dict[str, Any]:
+    """The checked values of the known keys (not sub-tables)."""
+    return {
+        name: value
+        for name in type(checked).model_fields
+        if not isinstance(value := getattr(checked, name), BaseModel)
+    }
+
+
+def _refuse_misspelt_keys(
+    checked: BaseModel, prefix: tuple[str, ...], path: Path, locations: KeyLocations
+) -> None:
+    """Raise ConfigError for an unknown key that is a near miss of a known one (``"theem"``): a typo
+    would otherwise be kept and ignored. Other unknown keys (a newer version's) are kept."""
+    for key in checked.model_extra or {}:
+        meant = near_miss(key, type(checked).model_fields)
+        if meant:
+            key_path = (*prefix, key)
+            position = locations.position_of(key_path)
+            raise ConfigError(
+                f"unknown setting {key!r} (did you mean {meant!r}?)",
+                path=str(path),
+                line=position.line if position else None,
+                column=position.column if position else None,
+                field=key_path_text(key_path),
+            )
