@@ -1,4 +1,8 @@
-"""One server entry of a servers file -> ServerConfig, with messages that name the file, line and field."""
+"""One server entry of a servers file -> ServerConfig, with messages that name the file, line and field.
+
+The types of an entry's keys are checked by a pydantic model (ServerEntry); what depends on several
+keys (a command or a url, the transport, a built-in adjusted) and ``${VAR}`` expansion is done here.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,17 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
+
+from edgehost.config_locations import describe_error, first_error
 from edgehost.errors import ConfigError
 from edgehost.mcp._config_expand import ExpansionError, InputSpec, expand
 from edgehost.mcp._config_model import ServerConfig
 from edgehost.mcp._config_text import KeyPath, ParsedFile
 
-__all__ = ["EntryContext", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
+__all__ = ["EntryContext", "ServerEntry", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
 
 _T = TypeVar("_T")
 
@@ -46,6 +53,50 @@ _KEYS = {
     "trusted": ("trusted",),
 }
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
+
+
+def _number_as_text(value: Any) -> Any:
+    """``["--port", 8080]`` is meant as text: numbers become strings (true/false do not)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+_Text = Annotated[StrictStr, BeforeValidator(_number_as_text)]
+
+
+def _keys(canonical: str) -> Any:
+    return AliasChoices(*_KEYS[canonical])
+
+
+class ServerEntry(BaseModel):
+    """The keys of one server entry EdgeHost reads, by their canonical (JSON) name, with their types.
+
+    Keys of other hosts (Claude Desktop's, VS Code's, Cursor's own settings) are allowed and kept:
+    users paste whole configs. ``null`` is the same as leaving a key out.
+    """
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    name: Any = None  # the server's name in a TOML [[servers]] list; read by the caller
+    command: str | None = None
+    args: list[_Text] | None = Field(default=None, description="a list of strings")
+    env: dict[str, _Text] | None = Field(default=None, description="an object of strings")
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, _Text] | None = Field(default=None, description="an object of strings")
+    transport: str | None = Field(default=None, validation_alias=_keys("transport"))
+    enabled: bool | None = None
+    disabled: bool | None = None
+    timeout: float | None = Field(default=None, gt=0, description="a positive number of seconds")
+    allowedTools: list[_Text] | None = Field(  # the key as Claude Desktop writes it
+        default=None, validation_alias=_keys("allowedTools"), description="a list of strings"
+    )
+    excludedTools: list[_Text] | None = Field(
+        default=None, validation_alias=_keys("excludedTools"), description="a list of strings"
+    )
+    roots: list[_Text] | None = Field(default=None, description="a list of strings")
+    trusted: bool | None = None
 
 
 @dataclass
@@ -90,14 +141,29 @@ class _EntryReader:
         self.key_path = key_path
         self.ctx = ctx
         self.as_written: dict[str, tuple[Any, Any]] = {}
+        self.entry = ServerEntry()
 
     def fail(self, message: str, key: str | None = None, *sub: str | int) -> ConfigError:
         field_path = (*self.key_path, key, *sub) if key else self.key_path
-        line = self.ctx.parsed.line_of(field_path)
+        position = self.ctx.parsed.position_of(field_path)
         field = key + "".join(f"[{s!r}]" for s in sub) if key else None
         return ConfigError(
-            f"server {self.name!r}: {message}", path=self.ctx.parsed.path, line=line, field=field
+            f"server {self.name!r}: {message}",
+            path=self.ctx.parsed.path,
+            line=position.line if position else None,
+            column=position.column if position else None,
+            field=field,
         )
+
+    def check_types(self) -> None:
+        """Validate the entry's keys against ServerEntry. Raises ConfigError for the first bad one."""
+        try:
+            self.entry = ServerEntry.model_validate(self.raw)
+        except ValidationError as exc:
+            error = first_error(exc, self.ctx.parsed.locations, self.key_path)
+            key, *sub = error["loc"]
+            message = describe_error(error, ServerEntry, toml=self.ctx.parsed.toml)
+            raise self.fail(message, str(key), *sub) from None
 
     def _key(self, canonical: str) -> str | None:
         return next((k for k in _KEYS[canonical] if k in self.raw), None)
@@ -120,64 +186,39 @@ class _EntryReader:
             self.as_written[canonical] = (self.as_written[canonical][0], value)
         return value
 
-    def string(self, canonical: str) -> str | None:
+    def _given(self, canonical: str) -> tuple[str, Any] | None:
+        """The key ``canonical`` is written as and its checked value; None when it is not given."""
         key = self._key(canonical)
-        if key is None:
+        value = getattr(self.entry, canonical)
+        return None if key is None or value is None else (key, value)
+
+    def string(self, canonical: str) -> str | None:
+        given = self._given(canonical)
+        if given is None:
             return None
-        value = self.raw[key]
-        if not isinstance(value, str):
-            raise self.fail(f"must be a string, not {type(value).__name__}", key)
+        key, value = given
         return self._remember(canonical, key, self._expand(value, key))
 
-    def string_list(self, canonical: str, expand_values: bool = True) -> list[str] | None:
-        key = self._key(canonical)
-        if key is None:
+    def string_list(self, canonical: str) -> list[str] | None:
+        given = self._given(canonical)
+        if given is None:
             return None
-        value = self.raw[key]
-        if not isinstance(value, list):
-            raise self.fail(f"must be a list of strings, not {type(value).__name__}", key)
-        items: list[str] = []
-        for index, item in enumerate(value):
-            if isinstance(item, (int, float)) and not isinstance(item, bool):
-                item = str(item)  # args such as ["--port", 8080] are meant as text
-            if not isinstance(item, str):
-                raise self.fail(f"item {index} must be a string, not {type(item).__name__}", key, index)
-            items.append(self._expand(item, key, index) if expand_values else item)
-        return self._remember(canonical, key, items)
+        key, value = given
+        return self._remember(canonical, key, [self._expand(item, key, i) for i, item in enumerate(value)])
 
     def string_map(self, canonical: str) -> dict[str, str] | None:
-        key = self._key(canonical)
-        if key is None:
+        given = self._given(canonical)
+        if given is None:
             return None
-        value = self.raw[key]
-        if not isinstance(value, dict):
-            raise self.fail(f"must be an object of strings, not {type(value).__name__}", key)
-        result: dict[str, str] = {}
-        for name, item in value.items():
-            if isinstance(item, (int, float)) and not isinstance(item, bool):
-                item = str(item)
-            if not isinstance(item, str):
-                raise self.fail(f"value of {name!r} must be a string, not {type(item).__name__}", key, name)
-            result[str(name)] = self._expand(item, key, name)
-        return self._remember(canonical, key, result)
+        key, value = given
+        return self._remember(
+            canonical, key, {name: self._expand(item, key, name) for name, item in value.items()}
+        )
 
-    def boolean(self, canonical: str) -> bool | None:
-        key = self._key(canonical)
-        if key is None:
-            return None
-        value = self.raw[key]
-        if not isinstance(value, bool):
-            raise self.fail(f"must be true or false, not {value!r}", key)
-        return self._remember(canonical, key, value)
-
-    def seconds(self, canonical: str) -> float | None:
-        key = self._key(canonical)
-        if key is None:
-            return None
-        value = self.raw[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(f"must be a positive number of seconds, not {value!r}", key)
-        return self._remember(canonical, key, float(value))
+    def value(self, canonical: str) -> Any:
+        """A value that needs no expansion (true/false, seconds); None when not given."""
+        given = self._given(canonical)
+        return None if given is None else self._remember(canonical, given[0], given[1])
 
     def path(self, value: str) -> str:
         """A path as the user means it: ``~`` expanded, relative to the config file's folder."""
@@ -187,6 +228,7 @@ class _EntryReader:
         return str(expanded) if self.ctx.expand_variables else value
 
     def read(self, builtin: ServerConfig | None) -> ServerConfig:
+        self.check_types()
         command = self.string("command")
         url = self.string("url")
         transport_key = self._key("transport")
@@ -236,20 +278,20 @@ class _EntryReader:
                 server.command = self._loaded_as("command", os.path.expanduser(server.command))
         else:
             server.headers = self.string_map("headers") or {}
-        enabled = self.boolean("enabled")
-        disabled = self.boolean("disabled")
+        enabled = self.value("enabled")
+        disabled = self.value("disabled")
         if enabled is not None:
             server.enabled = enabled
         elif disabled is not None:
             server.enabled = not disabled
-        timeout = self.seconds("timeout")
+        timeout = self.value("timeout")
         if timeout is not None:
             server.timeout = timeout
         server.allowed_tools = self.string_list("allowedTools")
         server.excluded_tools = self.string_list("excludedTools") or []
         roots = self.string_list("roots")
         server.roots = self._loaded_as("roots", [self.path(root) for root in roots or []])
-        trusted = self.boolean("trusted")
+        trusted = self.value("trusted")
         if trusted is not None:
             server.trusted = trusted
         server.extra = {k: v for k, v in self.raw.items() if k not in _KNOWN}

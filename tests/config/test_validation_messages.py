@@ -1,0 +1,200 @@
+"""A bad servers entry is reported by file, line and key, in words; the key positions behind that."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edgehost.config_locations import Position, json_locations, toml_locations
+from edgehost.mcp.config import ServerConfig, parse_servers_file
+
+CLAUDE_DESKTOP = """\
+{
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": ["mcp-server-git", "--repository",
+               3, true]
+    },
+    "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "timeout": "soon"},
+    "ok": {"command": "uvx", "args": ["mcp-server-time", "--port", 8080]}
+  }
+}
+"""
+
+
+def servers(tmp_path: Path, name: str, text: str) -> dict[str, ServerConfig]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return {server.name: server for server in parse_servers_file(path, environ={}).servers}
+
+
+def test_a_wrong_list_item_is_named_by_file_line_column_and_key(tmp_path: Path) -> None:
+    git = servers(tmp_path, "servers.json", CLAUDE_DESKTOP)["git"]
+    assert git.error == (
+        f"{tmp_path / 'servers.json'}:6:19: server 'git': item 3 must be a string, not true (field 'args[3]')"
+    )
+
+
+def test_a_wrong_value_says_what_the_key_takes_and_what_it_got(tmp_path: Path) -> None:
+    fetch = servers(tmp_path, "servers.json", CLAUDE_DESKTOP)["fetch"]
+    assert fetch.error is not None
+    assert "servers.json:8:63: server 'fetch': " in fetch.error
+    assert "must be a positive number of seconds, not \"soon\" (field 'timeout')" in fetch.error
+
+
+def test_numbers_in_args_are_taken_as_text_and_the_good_entry_loads(tmp_path: Path) -> None:
+    ok = servers(tmp_path, "servers.json", CLAUDE_DESKTOP)["ok"]
+    assert ok.error is None
+    assert (ok.command, ok.args) == ("uvx", ["mcp-server-time", "--port", "8080"])
+
+
+def test_keys_other_hosts_write_are_tolerated_and_kept(tmp_path: Path) -> None:
+    text = """{
+  "servers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "gallery": true,
+      "version": "1.0.0",
+      "dev": {"watch": "src/**/*.ts"}
+    }
+  },
+  "inputs": []
+}"""
+    github = servers(tmp_path, "mcp.json", text)["github"]
+    assert github.error is None and (github.transport, github.url) == (
+        "http",
+        "https://api.githubcopilot.com/mcp/",
+    )
+    assert github.extra == {"gallery": True, "version": "1.0.0", "dev": {"watch": "src/**/*.ts"}}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('"env": {"A": ["x"]}', "must be a string, not a list (field \"env['A']\")"),
+        ('"headers": "Bearer x"', "must be an object of strings, not \"Bearer x\" (field 'headers')"),
+        ('"disabled": "yes"', "must be true or false, not \"yes\" (field 'disabled')"),
+        ('"allowedTools": "read"', "must be a list of strings, not \"read\" (field 'allowedTools')"),
+        ('"allowed_tools": [1.5, null]', "item 1 must be a string, not null (field 'allowed_tools[1]')"),
+        ('"type": 3', "must be a string, not 3 (field 'type')"),
+    ],
+)
+def test_each_kind_of_wrong_value_is_explained(tmp_path: Path, entry: str, message: str) -> None:
+    text = '{"mcpServers": {\n  "s": {"command": "x",\n    ' + entry + "}\n}}"
+    error = servers(tmp_path, "servers.json", text)["s"].error
+    assert error is not None and "servers.json:3:" in error and error.endswith(message)
+
+
+def test_a_toml_entry_is_named_by_its_key_line_inside_its_table(tmp_path: Path) -> None:
+    text = (
+        "# my servers\n"
+        "[[servers]]\n"
+        'name = "first"\n'
+        'command = "a"\n'
+        "\n"
+        "[[servers]]\n"
+        'name = "second"\n'
+        'command = "b"\n'
+        "args = [\n"
+        '  "--x",\n'
+        "  false,\n"
+        "]\n"
+        "\n"
+        "[mcp_servers.git]\n"
+        'command = "python"\n'
+        "timeout = -1\n"
+    )
+    found = servers(tmp_path, "servers.toml", text)
+    assert found["first"].error is None
+    assert found["second"].error == (
+        f"{tmp_path / 'servers.toml'}:9:1: server 'second': item 1 must be a string, not false (field 'args[1]')"
+    )
+    assert found["git"].error is not None
+    assert (
+        "servers.toml:16:1: server 'git': must be a positive number of seconds, not -1" in found["git"].error
+    )
+
+
+def test_valid_entries_load_to_the_same_server_configs(tmp_path: Path) -> None:
+    text = """{"mcpServers": {
+  "files": {"command": "npx", "args": ["-y", "server-files"], "env": {"DEBUG": 1}, "cwd": "/srv",
+            "enabled": false, "timeout": 5, "allowedTools": ["read"], "excludedTools": ["write"],
+            "roots": ["/srv/a"], "trusted": true},
+  "remote": {"type": "streamable-http", "url": "https://x.example/mcp", "headers": {"A": "b"}}
+}}"""
+    found = servers(tmp_path, "servers.json", text)
+    assert found["files"] == ServerConfig(
+        name="files",
+        command="npx",
+        args=["-y", "server-files"],
+        env={"DEBUG": "1"},
+        cwd="/srv",
+        enabled=False,
+        timeout=5.0,
+        allowed_tools=["read"],
+        excluded_tools=["write"],
+        roots=["/srv/a"],
+        trusted=True,
+        source=f"{tmp_path / 'servers.json'}:2",
+    )
+    assert found["remote"] == ServerConfig(
+        name="remote",
+        transport="http",
+        url="https://x.example/mcp",
+        headers={"A": "b"},
+        source=f"{tmp_path / 'servers.json'}:5",
+    )
+
+
+# --- where keys are -----------------------------------------------------------------------------
+
+
+def test_json_positions_name_keys_and_list_items_and_their_columns() -> None:
+    found = json_locations('{\n  "a": {"b": [1,\n    {"c": 2}]},\n  "d~/": null\n}')
+    assert found.position_of(("a",)) == Position(2, 3)
+    assert found.position_of(("a", "b", 0)) == Position(2, 15)
+    assert found.position_of(("a", "b", 1, "c")) == Position(3, 6)
+    assert found.position_of(("d~/",)) == Position(4, 3)
+    assert found.position_of(("a", "missing", 3)) == Position(2, 3)  # the nearest written parent
+    assert found.position_of(("nowhere",)) is None
+
+
+def test_json_keys_written_twice_are_listed_with_both_lines() -> None:
+    assert json_locations('{"s": {\n"a": 1,\n"a": 2}}').repeated == {("s", "a"): [2, 3]}
+
+
+def test_toml_positions_follow_tables_arrays_of_tables_and_dotted_keys() -> None:
+    text = (
+        'title = "x"\n'
+        "[[servers]]\n"
+        'name = "a"\n'
+        "[[servers]]\n"
+        '  name = "b"\n'
+        "[servers.env]\n"
+        'TOKEN = "t"\n'
+        '[mcp_servers."my.server"]\n'
+        "sampling.repeat_penalty = 1.2\n"
+    )
+    found = toml_locations(text)
+    assert found.position_of(("title",)) == Position(1, 1)
+    assert found.position_of(("servers", 0)) == Position(2, 1)
+    assert found.position_of(("servers", 0, "name")) == Position(3, 1)
+    assert found.position_of(("servers", 1, "name")) == Position(5, 3)
+    assert found.position_of(("servers", 1, "env", "TOKEN")) == Position(7, 1)
+    assert found.position_of(("mcp_servers", "my.server", "sampling", "repeat_penalty")) == Position(9, 1)
+
+
+def test_toml_lines_inside_multi_line_strings_and_arrays_are_not_keys() -> None:
+    text = 'notes = """\nname = not a key\n"""\nargs = [\n  "a = b",\n  [1, 2],\n]\nname = "real"\n'
+    found = toml_locations(text)
+    assert found.line_of(("name",)) == 8
+    assert found.line_of(("args", 1)) == 4  # items of a multi-line array map to its key
+
+
+def test_toml_arrays_of_tables_inside_arrays_of_tables_count_from_zero_in_each_element() -> None:
+    found = toml_locations("[[a]]\n[[a.b]]\ny = 1\n[[a.b]]\ny = 2\n[[a]]\n[[a.b]]\ny = 3\n")
+    assert found.line_of(("a", 0, "b", 1, "y")) == 5
+    assert found.line_of(("a", 1, "b", 0, "y")) == 8
