@@ -64,7 +64,7 @@ def test_a_profile_with_the_old_model_list_or_a_bad_speed_table_is_refused_by_na
     old = tmp_path / "old.toml"
     old.write_text('name = "old"\n\n[[recommended_models]]\nmin_ram_gb = 0\nmodel = "x"\nbackend = "rkllm"\n')
     with pytest.raises(
-        ConfigError, match=r"old.toml: \[\[recommended_models\]\] is no longer read: the model catalog"
+        ConfigError, match=r"old.toml:3:1: \[\[recommended_models\]\] is no longer read: the model catalog"
     ):
         load_profile(old)
     bad = tmp_path / "bad.toml"
@@ -108,7 +108,8 @@ def test_a_profiles_sampling_reaches_the_engine_config_and_bad_values_name_the_f
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\n[sampling]\nrepeat_penalty = 0.5\n', encoding="utf-8")
     with pytest.raises(
-        ConfigError, match=r"bad\.toml: must be a number from 1 to 2 \(field 'sampling\.repeat_penalty'\)"
+        ConfigError,
+        match=r"bad\.toml:3:1: must be a number from 1 to 2, not 0\.5 \(field 'sampling\.repeat_penalty'\)",
     ):
         load_profile(bad)
     unknown = tmp_path / "unknown.toml"

@@ -11,11 +11,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
+from pydantic_core import PydanticCustomError
 
 from edgehost.boards.detection import BoardInfo
+from edgehost.config_locations import config_error, toml_locations
 from edgehost.errors import ConfigError, UsageError
 from edgehost.paths import shipped_dir
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH, BackendName
 from edgehost.toml_text import load_toml
 
 __all__ = [
@@ -72,7 +77,7 @@ class BoardProfile:
     backend_order: list[str] = field(default_factory=lambda: ["llamacpp"])
     threads: int = 0  # 0 = let the runtime decide
     affinity: list[int] = field(default_factory=list)  # CPUs the inference worker is pinned to; [] = none
-    context_length: int = 4096
+    context_length: int = DEFAULT_CONTEXT_LENGTH
     rkllm_cpu_mask: int = 0
     rkllm_cpu_count: int = 0
     # Measured decode speeds per backend: (parameters in billions, tokens/s) pairs (the [speed] table).
@@ -112,118 +117,134 @@ def profiles_dir() -> Path:
         raise ConfigError(str(exc)) from None
 
 
-def _strings(data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = data.get(key, [])
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError("must be a list of strings", path=where, field=key)
-    return tuple(value)
+# --- the file's model ----------------------------------------------------------------------------
+
+_DEFAULT = BoardProfile(name="", display_name="")
+_DEFAULT_SAMPLING = SamplingDefaults()
 
 
-def _ints(data: dict[str, Any], key: str, where: str) -> tuple[int, ...]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
-        raise ConfigError("must be a list of integers", path=where, field=key)
-    return tuple(value)
+def _one_or_many(value: Any) -> Any:
+    """``soc = "rk3588"`` means ``soc = ["rk3588"]``."""
+    return [value] if isinstance(value, str) else value
 
 
-# field: (smallest, largest) accepted
-_SAMPLING_RANGES: dict[str, tuple[float, float]] = {
-    "repeat_penalty": (1.0, 2.0),
-    "repeat_last_n": (0, 4096),
-    "frequency_penalty": (0.0, 2.0),
-    "presence_penalty": (0.0, 2.0),
-}
+def _number_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
-def _sampling(table: Any, where: str) -> SamplingDefaults:
-    if not isinstance(table, dict):
-        raise ConfigError("must be a table", path=where, field="sampling")
-    values: dict[str, Any] = {}
-    for key, value in table.items():
-        if key not in _SAMPLING_RANGES:
-            raise ConfigError(
-                f"unknown key; known: {', '.join(_SAMPLING_RANGES)}", path=where, field=f"sampling.{key}"
-            )
-        low, high = _SAMPLING_RANGES[key]
-        wanted = int if key == "repeat_last_n" else (int, float)
-        if isinstance(value, bool) or not isinstance(value, wanted) or not low <= value <= high:
-            raise ConfigError(
-                f"must be a number from {low:g} to {high:g}", path=where, field=f"sampling.{key}"
-            )
-        values[key] = value
-    return SamplingDefaults(**values)
+def _speed_points(value: Any) -> tuple[tuple[float, float], ...]:
+    try:
+        pairs = tuple((float(size), float(rate)) for size, rate in value)
+    except (TypeError, ValueError):
+        pairs = ()
+    if not pairs or any(size <= 0 or rate <= 0 for size, rate in pairs):
+        raise PydanticCustomError(
+            "speed_points", "must be a list of [billions of parameters, tokens/s] pairs, both positive"
+        )
+    return pairs
 
 
-def _speed(table: Any, where: str) -> dict[str, tuple[tuple[float, float], ...]]:
-    if not isinstance(table, dict):
-        raise ConfigError("must be a table of [[billions, tokens/s], ...] lists", path=where, field="speed")
-    speed = {}
-    for backend, points in table.items():
-        try:
-            pairs = tuple((float(size), float(rate)) for size, rate in points)
-        except (TypeError, ValueError):
-            pairs = ()
-        if not pairs or any(size <= 0 or rate <= 0 for size, rate in pairs):
-            raise ConfigError(
-                "must be a list of [billions of parameters, tokens/s] pairs, both positive",
-                path=where,
-                field=f"speed.{backend}",
-            )
-        speed[str(backend)] = pairs
-    return speed
+def _range(low: float, high: float, default: float, *, whole: bool = False) -> Any:
+    kind = "a whole number" if whole else "a number"
+    return Field(default=default, ge=low, le=high, description=f"{kind} from {low:g} to {high:g}")
+
+
+_Names = Annotated[list[StrictStr], BeforeValidator(_one_or_many)]
+_CpuNumbers = list[Annotated[int, Field(ge=0)]]
+_NAMES = "a string or a list of strings"
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class _MatchTable(_Table):
+    compatible: _Names = Field(default_factory=list, description=_NAMES)
+    model: _Names = Field(default_factory=list, description=_NAMES)
+    armbian_board: _Names = Field(default_factory=list, description=_NAMES)
+    soc: _Names = Field(default_factory=list, description=_NAMES)
+    arch: _Names = Field(default_factory=list, description=_NAMES)
+
+
+class _SamplingTable(_Table):
+    repeat_penalty: float = _range(1.0, 2.0, _DEFAULT_SAMPLING.repeat_penalty)
+    repeat_last_n: int = _range(0, 4096, _DEFAULT_SAMPLING.repeat_last_n, whole=True)
+    frequency_penalty: float = _range(0.0, 2.0, _DEFAULT_SAMPLING.frequency_penalty)
+    presence_penalty: float = _range(0.0, 2.0, _DEFAULT_SAMPLING.presence_penalty)
+
+
+class _ProfileFile(_Table):
+    """What each key of a profile file takes; an unknown key is refused by name."""
+
+    name: str | None = Field(default=None, min_length=1)  # None: the file's name
+    display_name: str | None = None  # None: the name
+    match: _MatchTable = Field(default_factory=_MatchTable)
+    soc: str | None = None
+    npu_cores: int = Field(default=_DEFAULT.npu_cores, ge=0)
+    big_cores: _CpuNumbers = Field(default_factory=list, description="a list of CPU numbers")
+    backend_order: Annotated[list[BackendName], BeforeValidator(_one_or_many)] = Field(
+        default_factory=list, description="a list of backends"
+    )
+    threads: int = Field(default=_DEFAULT.threads, ge=0)
+    affinity: _CpuNumbers = Field(default_factory=list, description="a list of CPU numbers")
+    context_length: int = Field(default=_DEFAULT.context_length, gt=0)
+    rkllm_cpu_mask: int = Field(default=_DEFAULT.rkllm_cpu_mask, ge=0)
+    rkllm_cpu_count: int = Field(default=_DEFAULT.rkllm_cpu_count, ge=0)
+    speed: dict[str, Annotated[Any, AfterValidator(_speed_points)]] = Field(
+        default_factory=dict, description="a table of [[billions, tokens/s], ...] lists"
+    )
+    env: dict[str, Annotated[StrictStr, BeforeValidator(_number_as_text)]] = Field(
+        default_factory=dict, description="a table of strings"
+    )
+    sampling: _SamplingTable = Field(default_factory=_SamplingTable)
 
 
 def load_profile(path: Path) -> BoardProfile:
-    """Read one profile file. Raises ConfigError naming the file (and line or field) when it is bad."""
+    """Read one profile file. Raises ConfigError naming the file, line and key when it is bad."""
     where = str(path)
-    data = load_toml(path.read_text(encoding="utf-8"), where)
-    name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name:
-        raise ConfigError("must be a non-empty string", path=where, field="name")
-    match = data.get("match", {})
-    if not isinstance(match, dict):
-        raise ConfigError("must be a table", path=where, field="match")
+    text = path.read_text(encoding="utf-8")
+    data = load_toml(text, where)
+    locations = toml_locations(text)
     if "recommended_models" in data:
+        position = locations.position_of(("recommended_models",))
         raise ConfigError(
             "[[recommended_models]] is no longer read: the model catalog (resources/models/catalog.toml) suggests "
             "models from the board's RAM, NPU and the [speed] table; remove it",
             path=where,
+            line=position.line if position else None,
+            column=position.column if position else None,
             field="recommended_models",
         )
-    speed = _speed(data.get("speed", {}), where)
-    env = data.get("env", {})
-    if not isinstance(env, dict):
-        raise ConfigError("must be a table of strings", path=where, field="env")
-    sampling = _sampling(data.get("sampling", {}), where)
     try:
-        return BoardProfile(
-            name=name,
-            display_name=str(data.get("display_name", name)),
-            match=MatchRules(
-                compatible=_strings(match, "compatible", where),
-                model=_strings(match, "model", where),
-                armbian_board=_strings(match, "armbian_board", where),
-                soc=_strings(match, "soc", where),
-                arch=_strings(match, "arch", where),
-            ),
-            soc=data.get("soc"),
-            npu_cores=int(data.get("npu_cores", 0)),
-            big_cores=list(_ints(data, "big_cores", where)),
-            backend_order=list(_strings(data, "backend_order", where) or ("llamacpp",)),
-            threads=int(data.get("threads", 0)),
-            affinity=list(_ints(data, "affinity", where)),
-            context_length=int(data.get("context_length", 4096)),
-            rkllm_cpu_mask=int(data.get("rkllm_cpu_mask", 0)),
-            rkllm_cpu_count=int(data.get("rkllm_cpu_count", 0)),
-            speed=speed,
-            env={str(k): str(v) for k, v in env.items()},
-            sampling=sampling,
-            source=where,
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad value: {exc}", path=where) from None
+        checked = _ProfileFile.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, _ProfileFile, path=where, locations=locations, toml=True) from None
+    name = checked.name or path.stem
+    match = checked.match
+    return BoardProfile(
+        name=name,
+        display_name=checked.display_name if checked.display_name is not None else name,
+        match=MatchRules(
+            compatible=tuple(match.compatible),
+            model=tuple(match.model),
+            armbian_board=tuple(match.armbian_board),
+            soc=tuple(match.soc),
+            arch=tuple(match.arch),
+        ),
+        soc=checked.soc,
+        npu_cores=checked.npu_cores,
+        big_cores=checked.big_cores,
+        backend_order=list(checked.backend_order) or list(_DEFAULT.backend_order),
+        threads=checked.threads,
+        affinity=checked.affinity,
+        context_length=checked.context_length,
+        rkllm_cpu_mask=checked.rkllm_cpu_mask,
+        rkllm_cpu_count=checked.rkllm_cpu_count,
+        speed=dict(checked.speed),
+        env=dict(checked.env),
+        sampling=SamplingDefaults(**checked.sampling.model_dump()),
+        source=where,
+    )
 
 
 def load_profiles(directory: Path | None = None) -> list[BoardProfile]:
