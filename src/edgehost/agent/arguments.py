@@ -18,6 +18,8 @@ import json_repair
 from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
+from edgehost.schema_refs import resolve_ref
+
 __all__ = [
     "MalformedJSON",
     "arguments_object",
@@ -181,21 +183,8 @@ def _field_path(parts: list[Any]) -> str:
 
 
 def _resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
-    seen = 0
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < 16:
-        ref = schema["$ref"]
-        if not ref.startswith("#"):
-            return schema
-        target: Any = root
-        for part in ref.lstrip("#").strip("/").split("/"):
-            if not part:
-                continue
-            if not isinstance(target, dict) or part not in target:
-                return schema
-            target = target[part.replace("~1", "/").replace("~0", "~")]
-        schema = target
-        seen += 1
-    return schema if isinstance(schema, dict) else {}
+    resolved = resolve_ref(schema, root)
+    return resolved if isinstance(resolved, dict) else {}
 
 
 def _schema_types(schema: dict[str, Any], root: dict[str, Any]) -> list[str]:

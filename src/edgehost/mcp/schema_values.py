@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from edgehost.schema_refs import resolve_ref
+
 __all__ = ["elicitation_defaults", "example_arguments", "example_value"]
 
 # Nesting beyond this is a recursive schema; an example that deep helps nobody.
@@ -41,7 +43,7 @@ def example_value(schema: Any, *, root: dict[str, Any] | None = None, depth: int
     if not isinstance(schema, dict) or depth > _MAX_DEPTH:
         return None
     root = root if root is not None else schema
-    schema = _resolve_ref(schema, root)
+    schema = resolve_ref(schema, root)
     if "default" in schema:
         return schema["default"]
     if "const" in schema:
@@ -60,7 +62,7 @@ def example_value(schema: Any, *, root: dict[str, Any] | None = None, depth: int
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
             if isinstance(part, dict):
-                merged.update(_resolve_ref(part, root))
+                merged.update(resolve_ref(part, root))
         return example_value(merged, root=root, depth=depth + 1)
     kind = _primary_type(schema)
     if kind == "object":
@@ -93,20 +95,6 @@ def elicitation_defaults(requested_schema: dict[str, Any] | None) -> dict[str, A
     return content
 
 
-def _resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/"):
-        return schema
-    target: Any = root
-    for part in ref[2:].split("/"):
-        if not isinstance(target, dict) or part not in target:
-            return schema
-        target = target[part]
-    if not isinstance(target, dict):
-        return schema
-    return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-
-
 def _primary_type(schema: dict[str, Any]) -> str | None:
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -121,7 +109,7 @@ def _example_object(schema: dict[str, Any], root: dict[str, Any], depth: int) ->
     required = schema.get("required") or []
     result: dict[str, Any] = {}
     for name, prop in properties.items():
-        prop = _resolve_ref(prop, root) if isinstance(prop, dict) else prop
+        prop = resolve_ref(prop, root) if isinstance(prop, dict) else prop
         if name in required or (isinstance(prop, dict) and "default" in prop):
             result[name] = example_value(prop, root=root, depth=depth + 1)
     for name in required:
