@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
+from edgehost.settings import DEFAULT_APPROVAL_TIMEOUT_S
 
 __all__ = [
     "ApprovalDecision",
@@ -47,7 +48,6 @@ DecidedBy = Literal["user", "policy", "rule", "timeout", "cancel", "shutdown"]
 RuleAction = Literal["allow", "ask", "deny"]
 ConversationId = int | str
 
-DEFAULT_APPROVAL_TIMEOUT_S = 120.0  # long enough to read the arguments, short enough not to hang a script
 APPROVER_CLEANUP_S = 1.0  # a cancelled approver only closes a dialog; more than this means it ignores cancel
 _RISK_ORDER: dict[Risk, int] = {"safe": 0, "caution": 1, "destructive": 2}
 _RULE_ACTIONS = ("allow", "ask", "deny")

@@ -90,7 +90,7 @@ class AgentConfig:
     max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
     max_tokens_per_round: int = 512
     temperature: float | None = None  # None: the backend's default
-    tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION  # of the context, for the tools section of the prompt
+    tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION  # of the context, for the tools in the prompt
     tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
     extra_instructions: str = ""
     routing: str = "auto"  # auto | host | model (decision 11); a conversation may override it

@@ -17,7 +17,7 @@ from edgehost.boards.profiles import SamplingDefaults
 from edgehost.llm.base import Backend, BackendError
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths
-from edgehost.settings import Settings
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH, Settings
 
 __all__ = [
     "BACKEND_NAMES",
@@ -31,7 +31,6 @@ __all__ = [
 BACKEND_NAMES = ("rkllm", "llamacpp", "openai")
 # A reachable OpenAI-compatible server answers /models at once; a longer wait only delays `doctor`.
 OPENAI_PROBE_TIMEOUT_S = 2.0
-DEFAULT_CONTEXT = 4096
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def engine_config(name: str, settings: Settings, profile: BoardProfile | None) -
     threads = settings.threads or (profile.threads if profile else os.cpu_count()) or None
     config: dict[str, Any] = {
         "model_path": str(_model_path(name, settings)),
-        "n_ctx": settings.context_length or (profile.context_length if profile else DEFAULT_CONTEXT),
+        "n_ctx": settings.context_length or (profile.context_length if profile else DEFAULT_CONTEXT_LENGTH),
         "threads": threads,
         "affinity": list(profile.affinity) if profile else [],
         **(profile.sampling if profile else SamplingDefaults()).as_dict(),
