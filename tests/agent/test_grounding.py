@@ -106,3 +106,26 @@ def test_after_a_tool_that_found_nothing_no_answer_passes_for_one() -> None:
     assert "- zones: none" in text and "(the tool found nothing)" in text
     assert not check_answer("None found.", results=["", "[]", '{"a": {"b": null}}']).grounded
     assert check_answer("The board is cool.", results=[empty, TEMPERATURES]).grounded  # one has data
+
+
+MEMORY = json.dumps({"total_mb": 24105.6, "available_mb": 22101.8, "used_mb": 2003.7})
+
+
+def test_a_number_given_under_the_name_of_another_is_not_grounded() -> None:
+    # Seen with the embedded model in the web page: the used memory given as the available memory.
+    answer = (
+        "The results of this tool are available to the user:\n\ntotal_mb - 24105.6\navailable_mb - 2003.7"
+    )
+    grounding = check_answer(answer, results=[MEMORY], question="How much memory is free?")
+    assert not grounding.grounded
+    assert "available_mb 2003.7" in grounding.reason
+
+
+def test_a_name_with_its_own_number_in_any_of_the_usual_forms_is_grounded() -> None:
+    for answer in (
+        "total_mb - 24105.6\navailable_mb - 22101.8",
+        "available mb: 22,101.8 of total_mb = 24105.6",
+        "Used memory is 2003.7 MB; available_mb is 22102.",
+        "The available_mb tells how much is free: 22101.8 MB.",
+    ):
+        assert check_answer(answer, results=[MEMORY], question="How much memory is free?").grounded, answer

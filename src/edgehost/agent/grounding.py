@@ -13,7 +13,11 @@ tool call is *ungrounded* when
 4. every result is empty (``{"zones": []}``, ``[]``, no text): whatever the model says, the user reads
    that the tool found nothing, with the model's text beside it; or
 5. the question asks for an amount ("how much memory is free?", "how hot…", "how many…", "what time…")
-   and the results hold numbers, but the answer states none of them ("The RAM is nearly full.").
+   and the results hold numbers, but the answer states none of them ("The RAM is nearly full."); or
+6. it gives a number under the name of another: a key of a structured result written in the answer
+   (``available_mb`` or ``available mb``) and followed at once by a number (``available_mb - 2003.7``,
+   ``available mb: 2003.7``, ``available_mb is 2003.7``) that is not that key's value, though it may
+   be another's (the used memory given as the free memory).
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -151,12 +155,49 @@ def check_answer(
     )
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
+    mislabelled = _mislabelled(answer, results)
+    if mislabelled:
+        return Grounding(False, f"it gives numbers under the wrong names: {', '.join(mislabelled)}")
     if _AMOUNT_QUESTION.search(question):
         measured = _source_numbers(results)
         stated = [value for written in numbers_in(answer) if (value := _decimal(written)) is not None]
         if measured and not any(_is_in(value, measured) for value in stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
     return Grounding(True)
+
+
+def _labelled_numbers(value: Any, found: dict[str, set[Decimal]]) -> dict[str, set[Decimal]]:
+    """{key: the numbers under it} over every mapping of a JSON value."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                number = _decimal(str(item))
+                if number is not None and len(str(key)) > 2:
+                    found.setdefault(str(key).lower(), set()).add(number)
+            _labelled_numbers(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _labelled_numbers(item, found)
+    return found
+
+
+def _mislabelled(answer: str, results: Sequence[str]) -> tuple[str, ...]:
+    """Rule 6: "key: number" in the answer where the number is not the key's (as "key: its value")."""
+    labelled: dict[str, set[Decimal]] = {}
+    for text in results:
+        try:
+            _labelled_numbers(json.loads(text), labelled)
+        except (json.JSONDecodeError, ValueError):
+            continue
+    wrong: list[str] = []
+    for key, values in labelled.items():
+        name = r"[_\s]+".join(re.escape(part) for part in re.split(r"[_\s]+", key) if part)
+        pattern = rf"(?<![\w]){name}(?![\w])\s*(?:[:=\-–—]|\bis\b|\bwas\b|\bof\b)\s*({_NUMBER.pattern})"
+        for match in re.finditer(pattern, answer, re.IGNORECASE):
+            number = _decimal(match.group(1))
+            if number is not None and not _is_in(number, values):
+                wrong.append(f"{key} {match.group(1)}")
+    return tuple(dict.fromkeys(wrong))
 
 
 def is_empty_result(text: str) -> bool:
