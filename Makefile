@@ -16,7 +16,7 @@ PEERS := tests/peers/node_modules/.package-lock.json
 # The Python reference servers (time, git) in a venv of their own: they pin an mcp of their own.
 PY_PEERS := tests/peers/pyvenv/.installed
 
-.PHONY: install run test lint format peers bench bundle check-boards test-floor-qt screenshots ci clean
+.PHONY: install run test lint format peers browser bench bundle check-boards test-floor-qt screenshots ci clean
 
 install: $(VENV)/.installed
 
@@ -38,6 +38,13 @@ $(PY_PEERS): tests/peers/python-requirements.txt
 	tests/peers/pyvenv/bin/python -m pip install --quiet -r tests/peers/python-requirements.txt
 	touch $@
 
+# Debian's Chromium for the web page's tests (Playwright drives it; it downloads no browser of its own).
+CHROMIUM := /usr/bin/chromium
+browser: $(CHROMIUM)
+$(CHROMIUM):
+	$$( [ "$$(id -u)" -eq 0 ] || echo sudo ) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" -eq 0 ] || echo sudo ) apt-get install -y -qq chromium
+
 run: install
 	$(BIN)/edgehost
 
@@ -52,7 +59,7 @@ format: install
 
 # Every test, with branch coverage of the package (and of the edgehost processes the tests start): the
 # least covered files and the total are printed at the end.
-test: install peers lint
+test: install peers browser lint
 	rm -rf build/coverage && mkdir -p build/coverage
 	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs --cov --cov-report=
 	$(BIN)/python -m coverage report | tail -n 22

@@ -44,7 +44,7 @@ __all__ = [
 
 Risk = Literal["safe", "caution", "destructive"]
 Scope = Literal["once", "conversation", "always"]
-DecidedBy = Literal["user", "policy", "rule", "timeout", "cancel", "shutdown"]
+DecidedBy = Literal["user", "web", "policy", "rule", "timeout", "cancel", "shutdown"]
 RuleAction = Literal["allow", "ask", "deny"]
 ConversationId = int | str
 

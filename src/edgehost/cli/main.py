@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "edgehost.cli.chat_commands",  # chat
     "edgehost.cli.history_commands",  # history
     "edgehost.cli.desktop_commands",  # install-desktop
+    "edgehost.cli.web_commands",  # web
 )
 
 

@@ -700,6 +700,12 @@ class Host:
             self._turn_conversation = None
             self._history.finish_partial(conv_id)
 
+    @property
+    def running_turn(self) -> int | None:
+        """The conversation whose turn is running, or None."""
+        task = self._turn_task
+        return self._turn_conversation if task is not None and not task.done() else None
+
     def start_turn(self, text: str, conversation_id: int | None = None, **kwargs: Any) -> asyncio.Task[Any]:
         """submit() as a task (the GUI's way): events report progress, cancel() stops it."""
         return asyncio.create_task(self.submit(text, conversation_id, **kwargs), name="edgehost-turn")

@@ -1,0 +1,253 @@
+"""The web face: an ASGI app over one Host, serving the page, a few JSON reads and the event WebSocket.
+
+Like the window and the CLI, it turns what the user does into Host commands and renders Host events;
+it holds no agent, MCP or storage logic. Every request passes `Access` (token, Origin) first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from edgehost.agent.approval import tool_risk
+from edgehost.host.history_view import AnswerText, Question, ToolRun
+from edgehost.web.auth import WS_PROTOCOL, Access
+from edgehost.web.hub import EventHub, Subscriber
+from edgehost.web.page import page_html
+from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json, tool_json
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
+__all__ = ["create_app"]
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class _Guard:
+    """ASGI middleware: Origin, then the token, on every HTTP request and WebSocket handshake."""
+
+    def __init__(self, app: Any, access: Access) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        websocket = scope["type"] == "websocket"
+        # The page's own link carries the token once, in the query: only the page itself takes it.
+        query = {}
+        if not websocket and scope["path"] == "/":
+            query = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+        if not self.access.origin_ok(headers):
+            await self._refuse(scope, receive, send, 403, "this page may only be used from its own origin")
+        elif not self.access.token_ok(headers, query, websocket):
+            await self._refuse(scope, receive, send, 401, "a valid token is needed (Authorization: Bearer)")
+        else:
+            await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, why: str) -> None:
+        if scope["type"] == "websocket":
+            # Refusing the handshake answers with an HTTP 403 (the ASGI websocket.close before accept).
+            await receive()
+            await send({"type": "websocket.close", "code": 1008, "reason": why})
+            return
+        response = PlainTextResponse(why, status_code=status)
+        if status == 401:
+            response.headers["WWW-Authenticate"] = 'Bearer realm="edgehost"'
+        await response(scope, receive, send)
+
+
+def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
+    """The ASGI app for ``host`` (started by the caller). ``hub`` numbers the host's events; one is
+    made and subscribed when none is given."""
+    if hub is None:
+        hub = EventHub()
+        host.subscribe(hub)
+    faces = _Face(host, hub)
+    routes = [
+        Route("/", faces.page),
+        Route("/health", faces.health),
+        Route("/tools", faces.tools),
+        Route("/api/servers", faces.servers),
+        Route("/api/conversations", faces.conversations),
+        Route("/api/conversations/{conversation_id:int}", faces.conversation),
+        Route("/api/executions", faces.executions),
+        WebSocketRoute("/ws", faces.websocket),
+    ]
+    return _Guard(Starlette(routes=routes), access)
+
+
+class _Face:
+    def __init__(self, host: Host, hub: EventHub) -> None:
+        self.host = host
+        self.hub = hub
+        self._turn: asyncio.Task[Any] | None = None
+
+    # ------------------------------------------------------------------------------- reads
+    async def page(self, _request: Request) -> Response:
+        return HTMLResponse(
+            page_html(), headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+        )
+
+    async def health(self, _request: Request) -> Response:
+        states = self.host.server_states() if self.host.started else []
+        model = self.host.model_status
+        return JSONResponse(
+            {
+                "status": "ok" if self.host.started else "starting",
+                "model": {"status": model.status, "backend": model.backend, "name": model.model},
+                "servers": {
+                    "ready": sum(1 for s in states if s.status.value == "ready"),
+                    "total": len(states),
+                },
+            }
+        )
+
+    async def tools(self, _request: Request) -> Response:
+        return JSONResponse([tool_json(t, *tool_risk(t)) for t in self.host.tools()])
+
+    async def servers(self, _request: Request) -> Response:
+        states = self.host.server_states() if self.host.started else []
+        return JSONResponse(
+            [{"name": s.name, "status": s.status.value, "error": s.error, "tools": s.tools} for s in states]
+        )
+
+    async def conversations(self, request: Request) -> Response:
+        found = self.host.history.conversations(request.query_params.get("q", ""), limit=200)
+        return JSONResponse([{"id": c.id, "title": c.title, "updated": c.updated} for c in found])
+
+    async def conversation(self, request: Request) -> Response:
+        view = self.host.history.conversation(request.path_params["conversation_id"])
+        if view is None:
+            return JSONResponse({"error": "no such conversation"}, status_code=404)
+        entries: list[dict[str, Any]] = []
+        for entry in view.entries:
+            if isinstance(entry, Question):
+                entries.append({"kind": "question", "text": entry.text})
+            elif isinstance(entry, AnswerText):
+                entries.append({"kind": "answer", "text": entry.text})
+            elif isinstance(entry, ToolRun):
+                entries.append({"kind": "tool", "execution": to_json(entry.execution)})
+        record = view.conversation
+        return JSONResponse({"id": record.id, "title": record.title, "entries": entries})
+
+    async def executions(self, request: Request) -> Response:
+        params = request.query_params
+        try:
+            conversation = int(params["conversation"]) if params.get("conversation") else None
+        except ValueError:
+            return JSONResponse({"error": "conversation is a number"}, status_code=400)
+        found = self.host.history.executions(
+            conversation_id=conversation,
+            tool_glob=params.get("tool") or None,
+            status=params.get("status") or None,
+            limit=500,
+        )
+        return JSONResponse([e.to_dict() for e in found])
+
+    # --------------------------------------------------------------------------- the socket
+    async def websocket(self, socket: WebSocket) -> None:
+        offered = [p.strip() for p in socket.headers.get("sec-websocket-protocol", "").split(",")]
+        await socket.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
+        subscriber: Subscriber | None = None
+        unsubscribe: Callable[[], None] = lambda: None  # noqa: E731
+        sender: asyncio.Task[None] | None = None
+        try:
+            while True:
+                text = await socket.receive_text()
+                try:
+                    command = parse_command(text)
+                except CommandError as exc:
+                    await socket.send_text(json.dumps({"reply": None, "ok": False, "error": str(exc)}))
+                    continue
+                if command.name == "resume":
+                    if subscriber is not None:
+                        await self._reply(socket, command, False, error="already resumed")
+                        continue
+                    # Subscribe and take the replay with no await between: nothing missed, nothing twice.
+                    subscriber, unsubscribe = self.hub.subscribe()
+                    replay = self.hub.since(command.fields["after"], command.fields.get("epoch"))
+                    await socket.send_text(json.dumps(self._hello(replay is None)))
+                    for message in replay or ():
+                        await socket.send_text(json.dumps(message))
+                    sender = asyncio.create_task(self._send_events(socket, subscriber))
+                    continue
+                await self._run(socket, command)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            unsubscribe()
+            if sender is not None:
+                sender.cancel()
+                with contextlib.suppress(BaseException):
+                    await sender
+
+    def _hello(self, reset: bool) -> dict[str, Any]:
+        return {
+            "hello": True,
+            "epoch": self.hub.epoch,
+            "seq": self.hub.seq,
+            "reset": reset,  # the page reloads what it shows instead of replaying
+            "turn": self.host.running_turn,
+            "approvals": [to_json(r) for r in self.host.approvals.open_requests],
+        }
+
+    @staticmethod
+    async def _send_events(socket: WebSocket, subscriber: Subscriber) -> None:
+        while True:
+            message = await subscriber.queue.get()
+            if message is None:  # it fell behind: close; the page reconnects and resumes
+                await socket.close(code=1013, reason="too far behind")
+                return
+            await socket.send_text(json.dumps(message))
+
+    async def _run(self, socket: WebSocket, command: Command) -> None:
+        fields = command.fields
+        try:
+            if command.name == "submit":
+                if self._turn is not None and not self._turn.done() or self.host.running_turn is not None:
+                    raise CommandError("a turn is running; stop it first")
+                conversation = fields.get("conversation_id")
+                if conversation is None:
+                    conversation = self.host.new_conversation(fields["text"])
+                self._turn = self.host.start_turn(fields["text"], conversation)
+                await self._reply(socket, command, True, conversation_id=conversation)
+            elif command.name == "cancel":
+                await self.host.cancel()
+                await self._reply(socket, command, True)
+            elif command.name == "approve":
+                if not self.host.resolve_approval(fields["request_id"], approval_decision(fields)):
+                    raise CommandError("that approval is no longer pending")
+                await self._reply(socket, command, True)
+            elif command.name == "enable_server":
+                self.host.set_server_enabled(fields["name"], fields["enabled"])
+                await self._reply(socket, command, True)
+            elif command.name == "enable_tool":
+                self.host.set_tool_enabled(fields["name"], fields["enabled"])
+                await self._reply(socket, command, True)
+        except (CommandError, KeyError, ValueError) as exc:
+            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            await self._reply(socket, command, False, error=f"{message}")
+
+    @staticmethod
+    async def _reply(socket: WebSocket, command: Command, ok: bool, **extra: Any) -> None:
+        await socket.send_text(json.dumps({"reply": command.id, "ok": ok, **extra}))

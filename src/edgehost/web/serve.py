@@ -1,0 +1,98 @@
+"""Serving the web face on the running event loop, beside the Host (one process, one data folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import uvicorn
+
+from edgehost.web.app import create_app
+from edgehost.web.auth import Access, is_loopback, load_or_create_token
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
+__all__ = ["WebServer", "access_for", "serving"]
+
+log = logging.getLogger(__name__)
+START_S = 30.0
+
+
+@dataclass(frozen=True)
+class WebServer:
+    url: str  # where the page is, with the token in its link when one is needed
+    port: int
+    token: str | None
+    token_created: bool
+
+
+def access_for(bind: str, token_file: Path) -> tuple[Access, bool]:
+    """(the checks for a server listening on ``bind``, whether the token was made now). Loopback needs
+    no token; anything else reads (or makes) ``token_file``."""
+    if is_loopback(bind):
+        return Access(None), False
+    token, created = load_or_create_token(token_file)
+    return Access(token), created
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server without its own Ctrl-C handling: the command (or the window) owns signals and
+    stops it by leaving `serving`."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.asynccontextmanager
+async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIterator[WebServer]:
+    """Serve ``host`` (started) on ``bind``:``port`` (0: any free port) while the block runs.
+    Raises OSError when the port cannot be had."""
+    access, created = access_for(bind, token_file)
+    config = uvicorn.Config(
+        create_app(host, access),
+        host=bind,
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        ws_max_size=1 << 20,
+    )
+    server = _Server(config)
+    task = asyncio.create_task(server.serve(), name="edgehost-web")
+    try:
+        deadline = asyncio.get_running_loop().time() + START_S
+        while not server.started:  # noqa: ASYNC110 - uvicorn has no event for it
+            if task.done():
+                with contextlib.suppress(SystemExit):  # uvicorn exits when it cannot bind
+                    task.result()
+                raise OSError(
+                    f"the web server could not listen on {bind}:{port} (in use, or not an address here)"
+                )
+            if asyncio.get_running_loop().time() > deadline:
+                raise OSError(f"the web server did not start on {bind}:{port} within {START_S:.0f} s")
+            await asyncio.sleep(0.02)
+        bound = server.servers[0].sockets[0].getsockname()[1]
+        shown = _lan_address() if bind in ("0.0.0.0", "::") else bind
+        query = f"/?token={access.token}" if access.token else "/"
+        url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{bound}{query}"
+        yield WebServer(url, bound, access.token, created)
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(task, 5)
+
+
+def _lan_address() -> str:
+    """An address of this machine that others on the LAN can reach (127.0.0.1 when none is known)."""
+    with contextlib.suppress(OSError):
+        for *_rest, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            if not str(address[0]).startswith("127."):
+                return str(address[0])
+    return "127.0.0.1"

@@ -1,0 +1,501 @@
+// The page: renders host events from the WebSocket and sends the user's commands back.
+// It keeps the number of the last event it applied; after a lost connection it asks for the events
+// after that one, so an answer streams on with nothing lost and nothing twice.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || localStorage.getItem("edgehost-token") || "";
+if (params.get("token")) localStorage.setItem("edgehost-token", token);
+
+const state = {
+  socket: null, epoch: null, seq: 0, backoff: 500, commandId: 0, replies: new Map(), connections: 0,
+  current: null, // the open conversation's id (null: a new one)
+  turn: null, // the conversation whose turn is running
+  answer: null, // {node, text} of the answer streaming in the open conversation
+  cards: new Map(), // call_id -> card
+  approvals: [], // pending requests, in order
+  panel: null,
+};
+window.edgehost = state; // for the browser tests (and curious users)
+
+async function api(path) {
+  const response = await fetch(path, { headers: token ? { Authorization: "Bearer " + token } : {} });
+  if (!response.ok) throw new Error(path + ": " + response.status + " " + (await response.text()));
+  return response.json();
+}
+
+// ------------------------------------------------------------------ the socket
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const protocols = token ? ["edgehost", "edgehost.bearer." + token] : ["edgehost"];
+  const socket = new WebSocket(scheme + location.host + "/ws", protocols);
+  state.socket = socket;
+  socket.onopen = () => {
+    state.connections += 1;
+    socket.send(JSON.stringify({ command: "resume", after: state.seq, epoch: state.epoch }));
+  };
+  socket.onmessage = (message) => receive(JSON.parse(message.data));
+  socket.onclose = () => {
+    if (state.socket !== socket) return;
+    state.socket = null;
+    setLink(false);
+    for (const [, reject] of state.replies) reject(new Error("the connection was lost"));
+    state.replies.clear();
+    setTimeout(connect, state.backoff);
+    state.backoff = Math.min(state.backoff * 2, 10000);
+  };
+}
+
+function send(command, fields) {
+  return new Promise((resolve, reject) => {
+    if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
+      reject(new Error("not connected; retrying"));
+      return;
+    }
+    const id = ++state.commandId;
+    state.replies.set(id, reject);
+    state.replies.set("ok" + id, resolve);
+    state.socket.send(JSON.stringify({ id, command, ...fields }));
+  });
+}
+
+function receive(message) {
+  if (message.hello) {
+    state.backoff = 500;
+    setLink(true);
+    const reset = message.reset && state.epoch !== null;
+    state.epoch = message.epoch;
+    if (message.reset) state.seq = message.seq;
+    state.turn = message.turn;
+    for (const request of message.approvals) addApproval(request);
+    setBusy();
+    if (reset) reloadCurrent();
+    refreshLists();
+    return;
+  }
+  if ("reply" in message) {
+    const resolve = state.replies.get("ok" + message.reply);
+    const reject = state.replies.get(message.reply);
+    state.replies.delete(message.reply);
+    state.replies.delete("ok" + message.reply);
+    if (message.ok) { if (resolve) resolve(message); }
+    else if (reject) reject(new Error(message.error));
+    else notice(message.error, true);
+    return;
+  }
+  if (message.seq <= state.seq) return; // already applied
+  state.seq = message.seq;
+  apply(message.event, message.data);
+}
+
+function setLink(on) {
+  $("link").textContent = on ? "connected" : "reconnecting…";
+  $("link").className = "pill " + (on ? "on" : "off");
+}
+
+// ------------------------------------------------------------------ host events
+const refreshSoon = debounce(refreshLists, 300);
+
+function apply(kind, e) {
+  const here = e.conversation_id !== undefined && e.conversation_id === state.current;
+  switch (kind) {
+    case "TurnStarted":
+      state.turn = e.conversation_id;
+      setBusy();
+      if (here) { addMessage("user", e.user_text); startAnswer(); }
+      break;
+    case "TextDelta":
+      if (here) appendAnswer(e.text);
+      break;
+    case "TurnRouted":
+      break;
+    case "ToolCallDetected":
+      if (here) card(e.call_id, e.name, e.arguments, e.chosen_by).setStatus("detected");
+      break;
+    case "ToolExecutionStarted":
+      if (here) card(e.call_id, e.tool, e.arguments, e.chosen_by).setStatus("running");
+      break;
+    case "ToolExecutionProgressed":
+      if (here && state.cards.has(e.call_id)) state.cards.get(e.call_id).progress(e.progress, e.total, e.message);
+      break;
+    case "ToolExecutionFinished":
+      if (here) {
+        const c = card(e.call_id, e.tool, e.arguments, "model");
+        c.setStatus(e.status, e.duration_ms);
+        c.result(e.error && !e.result_text ? e.error : e.result_text);
+        startAnswer(); // the model reads the result and answers below the card
+      }
+      if (state.panel === "history") refreshHistory();
+      break;
+    case "AnswerUngrounded":
+      if (here && state.answer) setAnswer(e.text);
+      break;
+    case "TurnCompleted":
+      if (here) finishAnswer(e.text, e.cancelled);
+      state.turn = null;
+      setBusy();
+      break;
+    case "TurnFailed":
+      if (here) { finishAnswer("", false); notice(e.error, true); }
+      state.turn = null;
+      setBusy();
+      break;
+    case "ApprovalRequested":
+      addApproval(e.request);
+      break;
+    case "ApprovalResolved":
+      removeApproval(e.request_id);
+      break;
+    case "ModelStatusChanged":
+      $("model").textContent = "model: " + (e.model || e.backend || "none") + " (" + e.status + ")";
+      break;
+    case "ConversationsChanged":
+      refreshSoon();
+      break;
+    case "ServerStatusChanged":
+    case "CatalogChanged":
+      if (state.panel === "servers" || state.panel === "tools") refreshSoon();
+      break;
+    default:
+      break;
+  }
+}
+
+// ------------------------------------------------------------------ the conversation
+function addMessage(kind, text, markdown) {
+  const node = document.createElement("div");
+  node.className = "msg " + kind;
+  if (markdown) node.innerHTML = renderMarkdown(text);
+  else node.textContent = text;
+  $("messages").appendChild(node);
+  scrollDown();
+  return node;
+}
+
+function notice(text, error) { addMessage(error ? "notice error" : "notice", text); }
+
+function startAnswer() {
+  if (state.answer && !state.answer.text) return; // still empty: keep using it
+  state.answer = { node: addMessage("assistant", "", true), text: "", pending: false };
+  state.answer.node.hidden = true;
+}
+
+function appendAnswer(text) {
+  if (!state.answer) startAnswer();
+  state.answer.text += text;
+  renderSoon(state.answer);
+}
+
+function setAnswer(text) {
+  state.answer.text = text;
+  renderSoon(state.answer);
+}
+
+function renderSoon(answer) {
+  if (answer.pending) return;
+  answer.pending = true;
+  requestAnimationFrame(() => {
+    answer.pending = false;
+    answer.node.hidden = !answer.text;
+    answer.node.innerHTML = renderMarkdown(answer.text);
+    scrollDown();
+  });
+}
+
+function finishAnswer(text, cancelled) {
+  if (state.answer) {
+    // The final answer replaces what streamed (a grounded answer may differ from the raw reply).
+    if (text && text !== state.answer.text) setAnswer(text);
+    else renderSoon(state.answer);
+  } else if (text) {
+    addMessage("assistant", text, true);
+  }
+  if (cancelled) notice("Stopped.");
+  state.answer = null;
+}
+
+function card(callId, name, args, chosenBy) {
+  if (state.cards.has(callId)) return state.cards.get(callId);
+  if (state.answer && !state.answer.text) {
+    // Nothing was said before the call: the answer starts below its card.
+    state.answer.node.remove();
+    state.answer = null;
+  }
+  const node = document.createElement("details");
+  node.className = "card";
+  const summary = document.createElement("summary");
+  const title = document.createElement("strong");
+  title.textContent = name;
+  const chosen = document.createElement("span");
+  chosen.className = "chosen";
+  chosen.textContent = chosenBy === "host" ? "chosen by EdgeHost" : chosenBy === "user" ? "pinned" : "";
+  const status = document.createElement("span");
+  status.className = "status";
+  summary.append(title, chosen, status);
+  const argsNode = document.createElement("pre");
+  argsNode.textContent = JSON.stringify(args, null, 2);
+  const bar = document.createElement("progress");
+  bar.hidden = true;
+  const result = document.createElement("pre");
+  result.className = "result";
+  result.hidden = true;
+  node.append(summary, bar, argsNode, result);
+  $("messages").appendChild(node);
+  scrollDown();
+  const handle = {
+    node,
+    setStatus(value, ms) {
+      status.textContent = value + (ms !== undefined ? " · " + Math.round(ms) + " ms" : "");
+      status.className = "status " + value;
+      if (value !== "running") bar.hidden = true;
+    },
+    progress(done, total, message) {
+      bar.hidden = false;
+      if (total) { bar.max = total; bar.value = done; } else bar.removeAttribute("value");
+      if (message) status.textContent = message;
+    },
+    result(text) {
+      result.textContent = text || "";
+      result.hidden = !text;
+    },
+  };
+  state.cards.set(callId, handle);
+  return handle;
+}
+
+function scrollDown() {
+  const box = $("messages");
+  box.scrollTop = box.scrollHeight;
+}
+
+function clearMessages() {
+  $("messages").textContent = "";
+  state.cards.clear();
+  state.answer = null;
+}
+
+async function openConversation(id) {
+  state.current = id;
+  clearMessages();
+  if (id === null) { $("title").textContent = "New conversation"; markCurrent(); return; }
+  const view = await api("/api/conversations/" + id);
+  if (state.current !== id) return;
+  $("title").textContent = view.title;
+  for (const entry of view.entries) {
+    if (entry.kind === "question") addMessage("user", entry.text);
+    else if (entry.kind === "answer") { if (entry.text) addMessage("assistant", entry.text, true); }
+    else if (entry.kind === "tool") {
+      const run = entry.execution;
+      const c = card("history-" + run.id, run.tool, run.arguments, "model");
+      c.setStatus(run.status, run.duration_ms === null ? undefined : run.duration_ms);
+      c.result(run.result || run.error || "");
+    }
+  }
+  if (state.turn === id) startAnswer();
+  markCurrent();
+}
+
+function reloadCurrent() { if (state.current !== null) openConversation(state.current); }
+
+function setBusy() {
+  const busy = state.turn !== null;
+  $("send").hidden = busy;
+  $("stop").hidden = !busy;
+}
+
+// ------------------------------------------------------------------ lists and panels
+async function refreshLists() {
+  const query = $("search").value.trim();
+  const found = await api("/api/conversations" + (query ? "?q=" + encodeURIComponent(query) : ""));
+  const list = $("conversations");
+  list.textContent = "";
+  for (const c of found) {
+    const item = document.createElement("li");
+    item.textContent = c.title;
+    item.dataset.id = c.id;
+    item.onclick = () => openConversation(c.id);
+    list.appendChild(item);
+  }
+  markCurrent();
+  if (state.panel) refreshPanel();
+}
+
+function markCurrent() {
+  for (const item of $("conversations").children) {
+    item.classList.toggle("current", Number(item.dataset.id) === state.current);
+  }
+}
+
+function openPanel(name) {
+  state.panel = state.panel === name ? null : name;
+  $("panel").hidden = !state.panel;
+  for (const key of ["servers", "tools", "history"]) $("panel-" + key).hidden = key !== state.panel;
+  if (state.panel) {
+    $("panel-title").textContent = name[0].toUpperCase() + name.slice(1);
+    refreshPanel();
+  }
+}
+
+function refreshPanel() {
+  if (state.panel === "servers") refreshServers();
+  if (state.panel === "tools") refreshTools();
+  if (state.panel === "history") refreshHistory();
+}
+
+function switchRow(label, detail, checked, onChange) {
+  const item = document.createElement("li");
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.checked = checked;
+  box.setAttribute("aria-label", label);
+  box.onchange = () => onChange(box.checked).catch((error) => { box.checked = !box.checked; notice(error.message, true); });
+  const name = document.createElement("span");
+  name.className = "name";
+  name.textContent = label;
+  name.title = label;
+  const info = document.createElement("span");
+  info.className = "muted";
+  info.textContent = detail;
+  item.append(box, name, info);
+  return item;
+}
+
+async function refreshServers() {
+  const servers = await api("/api/servers");
+  const list = $("servers");
+  list.textContent = "";
+  for (const s of servers) {
+    const detail = s.status + (s.status === "ready" ? " · " + s.tools + " tools" : "") + (s.error ? " · " + s.error : "");
+    list.appendChild(switchRow(s.name, detail, s.status !== "disabled",
+      (on) => send("enable_server", { name: s.name, enabled: on })));
+  }
+}
+
+async function refreshTools() {
+  const tools = await api("/tools");
+  const list = $("tools");
+  list.textContent = "";
+  for (const t of tools) {
+    list.appendChild(switchRow(t.name, t.risk, t.enabled,
+      (on) => send("enable_tool", { name: t.name, enabled: on })));
+  }
+}
+
+async function refreshHistory() {
+  const query = new URLSearchParams();
+  if ($("history-tool").value.trim()) query.set("tool", $("history-tool").value.trim());
+  if ($("history-status").value) query.set("status", $("history-status").value);
+  const runs = await api("/api/executions?" + query);
+  const body = $("history");
+  body.textContent = "";
+  for (const run of runs) {
+    const row = document.createElement("tr");
+    for (const value of [run.started.slice(11, 19), run.tool, run.status, run.decided_by || "", run.duration_ms === null ? "" : Math.round(run.duration_ms)]) {
+      const cell = document.createElement("td");
+      cell.textContent = value;
+      row.appendChild(cell);
+    }
+    if (run.conversation_id !== null) row.onclick = () => openConversation(run.conversation_id);
+    body.appendChild(row);
+  }
+}
+
+// ------------------------------------------------------------------ approvals
+function addApproval(request) {
+  if (state.approvals.some((r) => r.id === request.id)) return;
+  state.approvals.push(request);
+  showApproval();
+}
+
+function removeApproval(id) {
+  state.approvals = state.approvals.filter((r) => r.id !== id);
+  showApproval();
+}
+
+function showApproval() {
+  const dialog = $("approval");
+  const request = state.approvals[0];
+  if (!request) { if (dialog.open) dialog.close(); return; }
+  if (dialog.dataset.id !== request.id) {
+    dialog.dataset.id = request.id;
+    $("approval-what").textContent = request.tool + " on " + request.server + " (" + request.risk + ")";
+    const reasons = $("approval-reasons");
+    reasons.textContent = "";
+    for (const reason of request.reasons) {
+      const item = document.createElement("li");
+      item.textContent = reason;
+      reasons.appendChild(item);
+    }
+    $("approval-arguments").value = JSON.stringify(request.arguments, null, 2);
+    $("approval-reason").value = "";
+    $("approval-error").hidden = true;
+    $("approval-conversation").hidden = !request.allowed_scopes.includes("conversation");
+  }
+  $("approval-queue").textContent = state.approvals.length > 1 ? state.approvals.length - 1 + " more waiting" : "";
+  if (!dialog.open) dialog.showModal();
+}
+
+function answerApproval(allow, scope) {
+  const request = state.approvals[0];
+  if (!request) return;
+  const fields = { request_id: request.id, allow };
+  if (allow) {
+    try {
+      const edited = JSON.parse($("approval-arguments").value);
+      if (JSON.stringify(edited) !== JSON.stringify(request.arguments)) fields.arguments = edited;
+    } catch (error) {
+      $("approval-error").textContent = "The arguments are not valid JSON: " + error.message;
+      $("approval-error").hidden = false;
+      return;
+    }
+    fields.scope = scope;
+  } else {
+    fields.reason = $("approval-reason").value;
+  }
+  send("approve", fields).catch((error) => notice(error.message, true));
+  removeApproval(request.id); // the ApprovalResolved event will say so too, to every page
+}
+
+// ------------------------------------------------------------------ wiring
+function debounce(fn, ms) {
+  let timer = null;
+  return () => { clearTimeout(timer); timer = setTimeout(fn, ms); };
+}
+
+$("composer").onsubmit = async (event) => {
+  event.preventDefault();
+  const text = $("input").value;
+  if (!text.trim() || state.turn !== null) return;
+  try {
+    const reply = await send("submit", { text, conversation_id: state.current });
+    $("input").value = "";
+    if (state.current !== reply.conversation_id) {
+      state.current = reply.conversation_id;
+      clearMessages();
+      $("title").textContent = text.split("\n")[0].slice(0, 60);
+      markCurrent();
+    }
+  } catch (error) {
+    notice(error.message, true);
+  }
+};
+$("input").onkeydown = (event) => {
+  if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("composer").requestSubmit(); }
+};
+$("stop").onclick = () => send("cancel", {}).catch((error) => notice(error.message, true));
+$("new-chat").onclick = () => openConversation(null);
+$("search").oninput = debounce(refreshLists, 250);
+$("panel-close").onclick = () => openPanel(state.panel);
+for (const button of document.querySelectorAll(".tabs button")) button.onclick = () => openPanel(button.dataset.panel);
+$("history-tool").oninput = debounce(refreshHistory, 250);
+$("history-status").onchange = refreshHistory;
+$("approval-once").onclick = () => answerApproval(true, "once");
+$("approval-conversation").onclick = () => answerApproval(true, "conversation");
+$("approval-deny").onclick = () => answerApproval(false);
+$("approval").oncancel = (event) => event.preventDefault(); // Escape does not answer for the user
+
+api("/health").then((health) => {
+  $("model").textContent = "model: " + (health.model.name || health.model.backend || "none") + " (" + health.model.status + ")";
+}).catch(() => {});
+connect();

@@ -1,0 +1,142 @@
+"""What crosses the page's WebSocket: host events out as JSON, commands in, checked.
+
+Pure functions of their arguments (no Starlette, no sockets), so the protocol is tested on its own.
+An event goes out as ``{"seq": N, "event": "TextDelta", "data": {...}}``; a command comes in as
+``{"id": K, "command": "submit", ...}`` and is answered with ``{"reply": K, "ok": true, ...}`` or
+``{"reply": K, "ok": false, "error": "..."}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from edgehost.agent.approval import ApprovalDecision
+from edgehost.agent.tools import ToolSpec
+
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "CommandError",
+    "approval_decision",
+    "event_json",
+    "parse_command",
+    "to_json",
+    "tool_json",
+]
+
+# The commands a page may send, with the fields each must carry (name -> type).
+COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
+    "resume": {"after": int},
+    "submit": {"text": str},
+    "cancel": {},
+    "approve": {"request_id": str, "allow": bool},
+    "enable_server": {"name": str, "enabled": bool},
+    "enable_tool": {"name": str, "enabled": bool},
+}
+MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
+
+
+class CommandError(ValueError):
+    """A command the page should not have sent: the message says what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Command:
+    id: Any  # echoed in the reply; the page's own counter
+    name: str
+    fields: Mapping[str, Any]
+
+
+def to_json(value: Any) -> Any:
+    """``value`` as JSON-ready data: dataclasses as objects, tuples as lists, enums by value."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_json(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def event_json(seq: int, event: Any) -> dict[str, Any]:
+    """One host event as the page receives it."""
+    return {"seq": seq, "event": type(event).__name__, "data": to_json(event)}
+
+
+def tool_json(tool: ToolSpec, risk: str, reasons: tuple[str, ...]) -> dict[str, Any]:
+    """A tool as `edgehost tools --json` lists it (without the output schema, which the agent never
+    reads)."""
+    return {
+        "name": tool.name,
+        "server": tool.server,
+        "tool": tool.tool_name,
+        "title": tool.title,
+        "description": tool.description,
+        "enabled": tool.enabled,
+        "annotations": dict(tool.annotations),
+        "inputSchema": dict(tool.input_schema),
+        "risk": risk,
+        "riskReasons": list(reasons),
+    }
+
+
+def parse_command(text: str | bytes) -> Command:
+    """A command from the page. Raises CommandError naming what is wrong."""
+    if len(text) > MAX_COMMAND_BYTES:
+        raise CommandError(f"a command is at most {MAX_COMMAND_BYTES} bytes")
+    try:
+        message = json.loads(text)
+    except ValueError as exc:
+        raise CommandError(f"not JSON: {exc}") from None
+    if not isinstance(message, dict):
+        raise CommandError("a command is a JSON object")
+    name = message.get("command")
+    if not isinstance(name, str) or name not in COMMANDS:
+        raise CommandError(f"unknown command {name!r}; one of {', '.join(COMMANDS)}")
+    for key, kind in COMMANDS[name].items():
+        value = message.get(key)
+        # bool is an int in Python: a count must not be true, a switch must not be 1.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise CommandError(f"{name}: {key!r} must be {_kind_name(kind)}")
+    if name == "submit":
+        if not message["text"].strip():
+            raise CommandError("submit: 'text' is empty")
+        conversation = message.get("conversation_id")
+        if conversation is not None and (not isinstance(conversation, int) or isinstance(conversation, bool)):
+            raise CommandError("submit: 'conversation_id' must be a number or null")
+    if name == "approve":
+        arguments = message.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise CommandError("approve: 'arguments' must be an object")
+        if message.get("scope") not in (None, "once", "conversation", "always"):
+            raise CommandError("approve: 'scope' is once, conversation or always")
+    fields = {k: v for k, v in message.items() if k not in ("id", "command")}
+    return Command(message.get("id"), name, fields)
+
+
+def approval_decision(fields: Mapping[str, Any]) -> ApprovalDecision:
+    """The decision an `approve` command carries, recorded as decided on the web page."""
+    if fields["allow"]:
+        return ApprovalDecision(
+            allow=True,
+            scope=fields.get("scope") or "once",
+            arguments=fields.get("arguments"),
+            decided_by="web",
+        )
+    reason = str(fields.get("reason") or "").strip() or "the user denied this call"
+    return ApprovalDecision(allow=False, reason=reason, decided_by="web")
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "a number", bool: "true or false"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)

@@ -1,0 +1,76 @@
+"""A Host on scripted replies and the real built-in servers, served by the real web server (uvicorn) on
+a free port; and Debian's Chromium driven by Playwright for the page's own tests."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.host.conftest import WAIT_S, Recorder
+
+from edgehost.host.host import Host, HostOptions
+from edgehost.llm.base import Backend
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+from edgehost.web.serve import WebServer, serving
+
+CHROMIUM = "/usr/bin/chromium"
+# As the machine's notes say Chromium must start here: no sandbox as root, no background connections
+# (this machine's network is closed, and refused connections slow every start).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Served:
+    host: Host
+    server: WebServer
+    events: Recorder
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+
+@pytest.fixture
+async def serve(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
+    """serve(backend, bind="127.0.0.1", settings=None) -> Served: a started Host behind the web server."""
+    stack = contextlib.AsyncExitStack()
+
+    async def start(
+        backend: Backend | None, *, bind: str = "127.0.0.1", settings: Settings | None = None, **options: Any
+    ) -> Served:
+        host = Host(
+            Paths.resolve(None, data_dir), settings or Settings(), HostOptions(backend=backend, **options)
+        )
+        events = Recorder()
+        host.subscribe(events)
+        stack.push_async_callback(host.aclose)
+        await host.start()
+        states = await host.wait_servers_ready(WAIT_S)
+        assert all(s.status.value == "ready" for s in states), [(s.name, s.error) for s in states]
+        server = await stack.enter_async_context(serving(host, bind, 0, data_dir / "web-token"))
+        return Served(host, server, events)
+
+    async with stack:
+        yield start
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed: make test installs Debian's chromium")
+    return CHROMIUM

@@ -1,0 +1,145 @@
+"""The web server over real HTTP and WebSocket: /health, /tools, the token and the Origin checks, and a
+turn driven through the socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import sys
+from asyncio.subprocess import PIPE
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from tests.host.conftest import call
+
+from edgehost.host import events as ev
+from edgehost.llm.scripted import ScriptedBackend
+
+
+async def test_health_says_the_model_and_how_many_servers_are_ready(serve: Any) -> None:
+    served = await serve(ScriptedBackend([]))
+    async with httpx.AsyncClient(base_url=served.base) as client:
+        health = (await client.get("/health")).json()
+    assert health == {
+        "status": "ok",
+        "model": {"status": "ready", "backend": "scripted", "name": health["model"]["name"]},
+        "servers": {"ready": 2, "total": 2},
+    }
+
+
+async def test_tools_lists_what_edgehost_tools_json_lists(serve: Any, data_dir: Any) -> None:
+    served = await serve(ScriptedBackend([]))
+    async with httpx.AsyncClient(base_url=served.base) as client:
+        listed = (await client.get("/tools")).json()
+    cli = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), "tools", "--json", stdout=PIPE
+    )
+    stdout, _ = await asyncio.wait_for(cli.communicate(), 120)
+    assert cli.returncode == 0
+    from_cli = json.loads(stdout)
+    assert [t["name"] for t in listed] == [t["name"] for t in from_cli]
+    for web, terminal in zip(listed, from_cli, strict=True):
+        terminal.pop("outputSchema")  # what the agent never reads; the page neither
+        assert web == terminal
+
+
+async def test_beyond_loopback_every_request_needs_the_token(serve: Any, data_dir: Any) -> None:
+    served = await serve(ScriptedBackend([]), bind="0.0.0.0")
+    token = served.server.token
+    assert token and served.server.token_created and served.server.url.endswith(f"/?token={token}")
+    token_file = data_dir / "web-token"
+    assert token_file.read_text().strip() == token
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    async with httpx.AsyncClient(base_url=served.base) as client:
+        for path in ("/", "/health", "/tools", "/api/conversations", "/api/executions"):
+            refused = await client.get(path)
+            assert refused.status_code == 401, path
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+            wrong = await client.get(path, headers={"Authorization": "Bearer not-the-token"})
+            assert wrong.status_code == 401, path
+            assert (await client.get(path, headers={"Authorization": f"Bearer {token}"})).status_code == 200
+        # The page's own link carries it in the query; nothing else takes it from there.
+        assert (await client.get(f"/?token={token}")).status_code == 200
+        assert (await client.get(f"/health?token={token}")).status_code == 401
+
+    ws = served.base.replace("http", "ws") + "/ws"
+    with pytest.raises(websockets.InvalidStatus) as refused_socket:
+        async with websockets.connect(ws, subprotocols=["edgehost"]):
+            pass
+    assert refused_socket.value.response.status_code == 403  # the handshake is refused
+    protocols = ["edgehost", f"edgehost.bearer.{token}"]
+    async with websockets.connect(ws, subprotocols=protocols) as socket:  # type: ignore[arg-type]
+        assert socket.subprotocol == "edgehost"
+        await socket.send(json.dumps({"command": "resume", "after": 0}))
+        hello = json.loads(await socket.recv())
+        assert hello["hello"] and hello["reset"]
+
+
+async def test_the_token_is_kept_across_restarts(serve: Any, data_dir: Any) -> None:
+    from edgehost.web.auth import load_or_create_token
+
+    first, created = load_or_create_token(data_dir / "web-token")
+    again, created_again = load_or_create_token(data_dir / "web-token")
+    assert created and not created_again and first == again
+
+
+async def test_a_request_from_another_origin_is_refused(serve: Any) -> None:
+    served = await serve(ScriptedBackend([]))
+    async with httpx.AsyncClient(base_url=served.base) as client:
+        other = await client.get("/health", headers={"Origin": "http://evil.example"})
+        assert other.status_code == 403
+        same = await client.get("/health", headers={"Origin": served.base})
+        assert same.status_code == 200
+    with pytest.raises(websockets.InvalidStatus):
+        async with websockets.connect(
+            served.base.replace("http", "ws") + "/ws",
+            origin="http://evil.example",  # type: ignore[arg-type]
+        ):
+            pass
+
+
+async def _next(socket: Any, predicate: Any) -> dict[str, Any]:
+    while True:
+        message = json.loads(await socket.recv())
+        if predicate(message):
+            return message
+
+
+async def test_a_turn_submitted_on_the_socket_streams_its_events_and_a_denial_is_the_webs(serve: Any) -> None:
+    reply = call("files__write_file", path="notes.txt", content="hello")
+    served = await serve(ScriptedBackend([reply, "I did not write it."]))
+    ws = served.base.replace("http", "ws") + "/ws"
+    async with websockets.connect(ws, subprotocols=["edgehost"]) as socket:  # type: ignore[arg-type]
+        await socket.send(json.dumps({"command": "resume", "after": 0}))
+        hello = json.loads(await socket.recv())
+        await socket.send(json.dumps({"id": 1, "command": "submit", "text": "Write hello to notes.txt"}))
+        answer = await _next(socket, lambda m: m.get("reply") == 1)
+        assert answer["ok"] and isinstance(answer["conversation_id"], int)
+        asked = await _next(socket, lambda m: m.get("event") == "ApprovalRequested")
+        assert asked["seq"] > hello["seq"]
+        request = asked["data"]["request"]
+        assert (request["tool"], request["risk"]) == ("files__write_file", "destructive")
+        await socket.send(json.dumps({"id": 2, "command": "submit", "text": "again"}))
+        busy = await _next(socket, lambda m: m.get("reply") == 2)
+        assert not busy["ok"] and "a turn is running" in busy["error"]
+        await socket.send(
+            json.dumps(
+                {"id": 3, "command": "approve", "request_id": request["id"], "allow": False, "reason": "no"}
+            )
+        )
+        assert (await _next(socket, lambda m: m.get("reply") == 3))["ok"]
+        done = await _next(socket, lambda m: m.get("event") == "TurnCompleted")
+        assert done["data"]["conversation_id"] == answer["conversation_id"]
+        await socket.send(
+            json.dumps({"id": 4, "command": "approve", "request_id": request["id"], "allow": True})
+        )
+        late = await _next(socket, lambda m: m.get("reply") == 4)
+        assert not late["ok"] and "no longer pending" in late["error"]
+    [finished] = served.events.of(ev.ToolExecutionFinished)
+    assert (finished.status, finished.decided_by) == ("denied", "web")
+    [execution] = served.host.history.executions()
+    assert (execution.status, execution.decided_by) == ("denied", "web")
+    assert not (served.host.paths.data_dir / "notes.txt").exists()

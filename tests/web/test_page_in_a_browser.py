@@ -1,0 +1,136 @@
+"""The page in a real browser (Debian's Chromium, driven by Playwright): a question to the embedded
+model, a destructive call approved on the page (and closed in a second browser), the history, and a
+WebSocket dropped in the middle of an answer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.host.conftest import call
+from tests.web.conftest import CHROMIUM_ARGS
+
+from edgehost.host import events as ev
+from edgehost.llm.scripted import ScriptedBackend
+
+pytestmark = pytest.mark.slow
+PAGE_S = 30_000  # ms, Playwright's unit
+TURN_S = 180_000  # a turn of the real model on a loaded 2-core machine
+
+
+@pytest.fixture
+async def browser(chromium: str) -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def _open(browser: Any, url: str) -> Any:
+    page = await browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    await page.goto(url)
+    await page.wait_for_selector("#link.on", timeout=PAGE_S)
+    return page
+
+
+def _words(markdown_or_text: str) -> list[str]:
+    """The words of a text, without markdown's marks (the page renders them, the host's text has them)."""
+    return [w for w in (word.strip("*_`>#-") for word in markdown_or_text.split()) if w]
+
+
+async def _ask(page: Any, text: str) -> None:
+    await page.fill("#input", text)
+    await page.press("#input", "Enter")
+    await page.locator(".msg.user", has_text=text).wait_for(timeout=PAGE_S)  # the turn started
+
+
+async def test_a_question_to_the_embedded_model_streams_its_answer_with_the_tool_it_used(
+    serve: Any, browser: Any, model_path: Path
+) -> None:
+    served = await serve(None, model=str(model_path), backend_name="llamacpp")
+    await served.host.wait_model()
+    page = await _open(browser, served.server.url)
+    await _ask(page, "How much memory is free?")
+    await page.wait_for_selector("#send:not([hidden])", timeout=TURN_S)
+    completed = await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
+    [execution] = served.host.history.executions()
+    assert (execution.tool, execution.status) == ("board__memory_usage", "ok")
+    card = page.locator("details.card", has_text="board__memory_usage")
+    assert "ok" in await card.locator(".status").inner_text()
+    assert "chosen by EdgeHost" in await card.inner_text()
+    # What the page shows is the answer the host completed, and it is grounded in the measured figure.
+    shown = await page.locator(".msg.assistant").last.inner_text()
+    assert completed.text and _words(shown) == _words(completed.text)
+    available = str(json.loads(execution.result or "{}")["available_mb"])
+    assert available in shown
+    assert page.errors == []
+
+
+async def test_a_destructive_call_is_approved_on_the_page_and_the_other_browser_closes_its_prompt(
+    serve: Any, browser: Any
+) -> None:
+    reply = call("files__write_file", path="notes.txt", content="hello from the web")
+    served = await serve(ScriptedBackend([reply, "I wrote **notes.txt**."]))
+    page = await _open(browser, served.server.url)
+    other = await _open(browser, served.server.url)
+    await _ask(page, "Write a note")
+    for shown in (page, other):
+        await shown.wait_for_selector("#approval[open]", timeout=PAGE_S)
+        assert "files__write_file" in await shown.inner_text("#approval-what")
+    edited = {"path": "notes.txt", "content": "hello, edited on the page"}
+    await page.fill("#approval-arguments", json.dumps(edited))
+    await page.click("#approval-once")
+    await other.wait_for_selector("#approval", state="hidden", timeout=PAGE_S)  # answered elsewhere
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    card = page.locator("details.card", has_text="files__write_file")
+    assert "ok" in await card.locator(".status").inner_text()
+    assert await page.locator(".msg.assistant strong").last.inner_text() == "notes.txt"  # markdown rendered
+    [execution] = served.host.history.executions()
+    assert (execution.status, execution.decided_by, execution.arguments) == ("ok", "web", edited)
+    assert execution.proposed_arguments == {"path": "notes.txt", "content": "hello from the web"}
+    # The history panel lists it, with who decided.
+    await page.click("button[data-panel=history]")
+    row = page.locator("#history tr", has_text="files__write_file")
+    await row.wait_for(timeout=PAGE_S)
+    assert "web" in await row.inner_text()
+    assert page.errors == [] and other.errors == []
+
+
+async def test_html_from_the_model_is_shown_as_text(serve: Any, browser: Any) -> None:
+    served = await serve(
+        ScriptedBackend(['<img src=x onerror="window.owned=1"> **bold** <script>window.owned=2</script>'])
+    )
+    page = await _open(browser, served.server.url)
+    await _ask(page, "Say something odd")
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    answer = page.locator(".msg.assistant").last
+    assert "<img src=x" in await answer.inner_text()
+    assert await answer.locator("img, script").count() == 0
+    assert await page.evaluate("window.owned === undefined")
+
+
+async def test_a_socket_dropped_mid_answer_reconnects_and_the_page_has_the_whole_answer_once(
+    serve: Any, browser: Any
+) -> None:
+    words = " ".join(f"word{i}" for i in range(120))
+    served = await serve(ScriptedBackend([words], chunk_size=3, delay_s=0.02))
+    page = await _open(browser, served.server.url)
+    await _ask(page, "Count for me")
+    await page.wait_for_function("document.querySelector('.msg.assistant')?.innerText.includes('word10')")
+    await page.evaluate("window.edgehost.socket.close()")
+    await page.wait_for_selector("#link.off", timeout=PAGE_S)
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    assert await page.evaluate("window.edgehost.connections") == 2  # it reconnected
+    shown = await page.locator(".msg.assistant").last.inner_text()
+    assert shown.split() == words.split()  # every word, none twice
+    assert page.errors == []
