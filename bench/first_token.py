@@ -30,6 +30,10 @@ from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest
 from edgehost.llm.models import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # the tests' helpers build tools as the real catalog names them
+from tests.support import tool_specs  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 MAX_TOKENS = 8
 
@@ -37,9 +41,7 @@ MAX_TOKENS = 8
 def reference_tools() -> list[ToolSpec]:
     """The reference servers' tools, as many as a small model's tools section shows (12)."""
     servers = json.loads((REPO / "tests" / "fixtures" / "reference_tools.json").read_text(encoding="utf-8"))
-    return [ToolSpec.from_mcp(name, tool) for name, listed in servers["servers"].items() for tool in listed][
-        :12
-    ]
+    return tool_specs(servers["servers"])[:12]
 
 
 async def first_token(backend: WorkerBackend, messages: list[ChatMessage]) -> tuple[float, Perf, str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +37,10 @@ from edgehost.agent.selection import (
 )
 from edgehost.agent.tools import ToolSpec
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # the tests' helpers build tools as the real catalog names them
+from tests.support import tool_specs  # noqa: E402
+
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 CONTEXT = 4096
 SECOND_INSTANCES = {
@@ -50,7 +55,7 @@ TIMING_ROUNDS = 25
 
 def reference_tools() -> list[ToolSpec]:
     servers = json.loads((FIXTURES / "reference_tools.json").read_text(encoding="utf-8"))["servers"]
-    return [ToolSpec.from_mcp(server, tool) for server, listed in servers.items() for tool in listed]
+    return tool_specs(servers)
 
 
 def hundred_tools(real: list[ToolSpec]) -> list[ToolSpec]:

@@ -45,7 +45,8 @@ async def _open(browser: Any, url: str) -> Any:
 
 def _words(markdown_or_text: str) -> list[str]:
     """The words of a text, without markdown's marks (the page renders them, the host's text has them)."""
-    return [w for w in (word.strip("*_`>#-") for word in markdown_or_text.split()) if w]
+    words = (word for word in markdown_or_text.split() if not word.startswith("```"))  # a fence, not text
+    return [w for w in (word.strip("*_`>#-") for word in words) if w]
 
 
 async def _ask(page: Any, text: str) -> None:

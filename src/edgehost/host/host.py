@@ -123,6 +123,7 @@ class Host:
         # settings change does not load or embed again.
         self._selector = ToolSelector(cache_dir=self.paths.data_dir / "cache")
         self._warm_task: asyncio.Task[Any] | None = None
+        self._warm_again = False  # the catalog changed while the warm-up ran
         self._turn_ended = False
         self._closing = False
         self._models = ModelLibrary(self.paths.models_dir, self.emit, self.options.hub_endpoint)
@@ -529,15 +530,23 @@ class Host:
         if self._closing or self._mcp is None:
             return
         if self._warm_task is not None and not self._warm_task.done():
-            return  # the running warm-up takes what it finds; the next catalog change catches the rest
+            # The running warm-up took the tools of its moment: it goes round again for the rest (a
+            # server that became ready meanwhile would otherwise wait for the next catalog change).
+            self._warm_again = True
+            return
         tools = [t for t in self.tools() if t.enabled]
         if tools:
             self._warm_task = asyncio.create_task(self._prepare_tools(tools), name="edgehost-tools-warm")
 
     async def _prepare_tools(self, tools: list[ToolSpec]) -> None:
-        await asyncio.to_thread(prepare_validators, [t.input_schema for t in tools])
-        if self.effective_routing(self.settings.routing) == "host":
-            await self._selector.prepare(tools)
+        while True:
+            self._warm_again = False
+            await asyncio.to_thread(prepare_validators, [t.input_schema for t in tools])  # cached per schema
+            if self.effective_routing(self.settings.routing) == "host":
+                await self._selector.prepare(tools)  # embeds only the tools it has not seen
+            if not self._warm_again or self._closing:
+                return
+            tools = [t for t in self.tools() if t.enabled]
 
     # ---------------------------------------------------------- conversations
     def _store(self) -> Store:

@@ -270,19 +270,20 @@ def platform_failure_hint() -> str:
     from edgehost.boards.gui_platform import check_gui_platform, install_hint
 
     gui = check_gui_platform()
-    if gui.missing:
-        return (
-            f"the window needs {', '.join(gui.missing)}: install them with `{install_hint(gui.packages)}`;"
-            " `edgehost chat` works in a terminal meanwhile"
-        )
+    parts = []
     if gui.display is None:
-        return (
+        parts.append(
             "there is no display to open the window on (no DISPLAY or WAYLAND_DISPLAY): use `edgehost chat`"
-            " in a terminal, or start EdgeHost from the desktop session"
+            " or `edgehost web` in a terminal, or start EdgeHost from the desktop session"
         )
-    return (
-        "Qt could not open a window; `edgehost doctor` checks the platform, `edgehost chat` works meanwhile"
-    )
+    if gui.missing:
+        needs = "the window also needs" if parts else "the window needs"
+        parts.append(f"{needs} {', '.join(gui.missing)}: install them with `{install_hint(gui.packages)}`")
+        if gui.display is not None:
+            parts.append("`edgehost chat` works in a terminal meanwhile")
+    if not parts:
+        return "Qt could not open a window; `edgehost doctor` checks the platform, `edgehost chat` works meanwhile"
+    return "; ".join(parts)
 
 
 def _qt_args() -> list[str]:
