@@ -2,7 +2,7 @@
 turn through the Host directly, and the CPU `edgehost web` uses while a page is connected and idle.
 
 - first token: one process, the embedded default model in its worker, the built-in servers; a question
-  that needs no tool, in a new conversation each time, alternating the two ways (5 each). Direct: from
+  that needs no tool, in a new conversation each time, alternating the two ways (10 each). Direct: from
   Host.start_turn to the first TextDelta event. Web: from sending `submit` on a connected socket to the
   first TextDelta message received. Ratio = median web / median direct (goal <= 1.1).
 - idle CPU: `edgehost web` started as users start it, one page-like client connected (resumed), then
@@ -35,7 +35,7 @@ from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.web.serve import serving
 
-ROUNDS = 5
+ROUNDS = 10
 QUESTION = "Tell me a short joke."
 IDLE_S = 20.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -97,12 +97,18 @@ async def _direct(host: Host, first: asyncio.Queue[float], done: asyncio.Queue[N
 async def _web(socket: Any, done: asyncio.Queue[None]) -> float:
     began = time.perf_counter()
     await socket.send(json.dumps({"id": 1, "command": "submit", "text": QUESTION}))
+    conversation: int | None = None
     token: float | None = None
     while True:
         message = json.loads(await socket.recv())
-        if message.get("event") == "TextDelta" and token is None:
+        if message.get("reply") == 1:
+            conversation = message["conversation_id"]
+        data = message.get("data") or {}
+        if conversation is None or data.get("conversation_id") != conversation:
+            continue  # the direct turns' events, which this socket saw too
+        if message["event"] == "TextDelta" and token is None:
             token = time.perf_counter()
-        if message.get("event") in ("TurnCompleted", "TurnFailed"):
+        if message["event"] in ("TurnCompleted", "TurnFailed"):
             break
     await done.get()
     return ((token or time.perf_counter()) - began) * 1000
@@ -162,8 +168,8 @@ async def main() -> None:
         direct, web = await first_tokens(Path(first_dir))
         host_ms, web_ms = statistics.median(direct), statistics.median(web)
         print(f"# direct {[round(x) for x in direct]} web {[round(x) for x in web]}")
-        print(f"RESULT host_first_token_ms {host_ms:.0f}")
-        print(f"RESULT web_first_token_ms {web_ms:.0f}")
+        print(f"RESULT host_first_token_ms {host_ms:.1f}")
+        print(f"RESULT web_first_token_ms {web_ms:.1f}")
         print(f"RESULT web_first_token_ratio {web_ms / host_ms:.3f}")
         own, whole = await idle_cpu(Path(idle_dir))
         print(f"RESULT web_idle_cpu_percent {own:.2f}")

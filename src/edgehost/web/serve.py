@@ -63,6 +63,7 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
         log_level="warning",
         lifespan="off",
         ws_max_size=1 << 20,
+        ws_per_message_deflate=False,  # small JSON messages: compressing them costs more than it saves
     )
     server = _Server(config)
     task = asyncio.create_task(server.serve(), name="edgehost-web")
