@@ -129,3 +129,23 @@ def test_a_name_with_its_own_number_in_any_of_the_usual_forms_is_grounded() -> N
         "The available_mb tells how much is free: 22101.8 MB.",
     ):
         assert check_answer(answer, results=[MEMORY], question="How much memory is free?").grounded, answer
+
+
+def test_the_used_memory_called_available_in_words_is_not_grounded() -> None:
+    # Seen with the embedded model in the web page's test: 2407.5 was used_mb.
+    memory = json.dumps({"total_mb": 24105.6, "available_mb": 21698.0, "used_mb": 2407.5})
+    answer = "The user has 2407.5 MB of memory available to them, which is the maximum allowed amount."
+    grounding = check_answer(answer, results=[memory], question="How much memory is free?")
+    assert not grounding.grounded
+    assert "used_mb 2407.5 called available" in grounding.reason
+
+
+def test_numbers_named_rightly_in_words_are_grounded() -> None:
+    memory = json.dumps({"total_mb": 24105.6, "available_mb": 21698.0, "used_mb": 2407.5})
+    for answer in (
+        "Total memory is 24105.6 MB, of which 21698 MB is available.",
+        "You have 2407.5 MB used and 21698 MB free.",
+        "21698 MB are free; 2407.5 MB are in use.",
+        "The board has 24105.6 MB in total and 21698 MB available.",
+    ):
+        assert check_answer(answer, results=[memory], question="How much memory is free?").grounded, answer

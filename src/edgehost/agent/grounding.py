@@ -17,7 +17,9 @@ tool call is *ungrounded* when
 6. it gives a number under the name of another: a key of a structured result written in the answer
    (``available_mb`` or ``available mb``) and followed at once by a number (``available_mb - 2003.7``,
    ``available mb: 2003.7``, ``available_mb is 2003.7``) that is not that key's value, though it may
-   be another's (the used memory given as the free memory).
+   be another's (the used memory given as the free memory); or a number that is only one key's
+   value, written in a clause that names another key in words and not its own (``2407.5 MB of memory
+   available`` when 2407.5 is ``used_mb``: the clause says "available", or "free", and not "used").
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -197,7 +199,68 @@ def _mislabelled(answer: str, results: Sequence[str]) -> tuple[str, ...]:
             number = _decimal(match.group(1))
             if number is not None and not _is_in(number, values):
                 wrong.append(f"{key} {match.group(1)}")
+    wrong += _misnamed_in_words(answer, labelled)
     return tuple(dict.fromkeys(wrong))
+
+
+# Words of a key that name a unit, not what is measured (used_mb -> used, soc_celsius -> soc).
+_UNIT_WORDS = frozenset(
+    [
+        "mb",
+        "gb",
+        "kb",
+        "tb",
+        "b",
+        "bytes",
+        "c",
+        "celsius",
+        "f",
+        "pct",
+        "percent",
+        "s",
+        "ms",
+        "sec",
+        "secs",
+        "seconds",
+        "min",
+        "minutes",
+        "h",
+        "hours",
+        "mhz",
+        "ghz",
+    ]
+)
+_SYNONYMS = {"available": {"free"}, "free": {"available"}, "used": {"use", "in-use"}}
+_CLAUSE = re.compile(
+    r"[,;:!?()\n]|\.(?!\d)|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof which\b", re.IGNORECASE
+)
+
+
+def _key_words(key: str) -> set[str]:
+    words = {w for w in re.split(r"[_\W]+", key.lower()) if w and w not in _UNIT_WORDS and not w.isdigit()}
+    return words | {synonym for w in words for synonym in _SYNONYMS.get(w, ())}
+
+
+def _misnamed_in_words(answer: str, labelled: Mapping[str, set[Decimal]]) -> list[str]:
+    """Rule 6 in prose: a number that is one key's value only, in a clause naming another key's words
+    and none of its own."""
+    words_of = {key: _key_words(key) for key in labelled}
+    wrong: list[str] = []
+    for clause in _CLAUSE.split(answer):
+        clause_words = set(re.findall(r"[a-z][a-z-]*", clause.lower()))
+        for written in numbers_in(clause):
+            number = _decimal(written)
+            if number is None:
+                continue
+            owners = [key for key, values in labelled.items() if _is_in(number, values)]
+            if len(owners) != 1 or not words_of[owners[0]]:
+                continue
+            own = words_of[owners[0]]
+            others = set().union(*(words_of[k] for k in labelled if k != owners[0])) - own
+            if not clause_words & own and clause_words & others:
+                named = sorted(clause_words & others)[0]
+                wrong.append(f"{owners[0]} {written} called {named}")
+    return wrong
 
 
 def is_empty_result(text: str) -> bool:
