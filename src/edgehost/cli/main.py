@@ -29,7 +29,7 @@ COMMAND_MODULES = (
 
 # `serve` starts our built-in MCP servers: importing only its module keeps their start fast.
 FAST_COMMANDS = {"serve": "edgehost.cli.config_commands"}
-_GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile"}
+_GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile", "--web"}
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -68,6 +68,11 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
         "--hidden", action="store_true", help="start the app in the tray without showing its window"
     )
     parser.add_argument(
+        "--web",
+        metavar="ADDRESS[:PORT]",
+        help="also serve the chat page (as `edgehost web`) from the app, e.g. --web 0.0.0.0",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="also print INFO log records (not only warnings)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -97,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs = configure_logging(ctx.paths, verbose=args.verbose)
     try:
         if args.command is None:
+            from edgehost.cli.web_commands import web_beside_window
             from edgehost.ui.app import Launch, run_app  # Qt is imported only when the GUI starts
 
             return run_app(
@@ -108,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     hidden=bool(getattr(args, "hidden", False)),
                     self_test=bool(getattr(args, "self_test", False)),
                     verbose=bool(args.verbose),
+                    beside=web_beside_window(ctx, args.web) if args.web else None,
                 )
             )
         handler = getattr(args, "handler", None)

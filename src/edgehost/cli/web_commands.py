@@ -7,11 +7,14 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
 from edgehost.cli.context import CliContext
 from edgehost.cli.terminal import add_model_options
-from edgehost.errors import EdgeHostError
+from edgehost.errors import EdgeHostError, UsageError
 
 __all__ = ["register"]
 
@@ -39,6 +42,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_model_options(parser)
     parser.set_defaults(handler=run_web)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """ADDRESS or ADDRESS:PORT (an IPv6 address in brackets: [::]:8765). Raises UsageError."""
+    host, port = text, DEFAULT_PORT
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest:
+            if not rest.startswith(":"):
+                raise UsageError(f"--web takes ADDRESS[:PORT], got {text!r}")
+            port = _port(rest[1:], text)
+    elif text.count(":") == 1:
+        host, _, number = text.partition(":")
+        port = _port(number, text)
+    if not host:
+        raise UsageError(f"--web takes ADDRESS[:PORT], got {text!r}")
+    return host, port
+
+
+def _port(number: str, text: str) -> int:
+    if not number.isdigit() or not 0 <= int(number) < 65536:  # 0: any free port
+        raise UsageError(f"--web takes ADDRESS[:PORT] with a port from 0 to 65535, got {text!r}")
+    return int(number)
+
+
+def web_beside_window(ctx: CliContext, address: str) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
+    """The chat page served by the window's own Host (``edgehost --web ADDRESS``): one process, one
+    data folder, one set of servers; an approval answered in either closes in the other."""
+    bind, port = parse_address(address)
+    token_file = ctx.paths.data_dir / "web-token"
+
+    @contextlib.asynccontextmanager
+    async def serve(host: Any) -> AsyncIterator[Any]:
+        from edgehost.web.serve import serving
+
+        async with serving(host, bind, port, token_file) as server:
+            print(f"EdgeHost is also serving the chat page at {server.url}", flush=True)
+            yield server
+
+    return serve
 
 
 async def run_web(ctx: CliContext) -> int:

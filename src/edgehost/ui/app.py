@@ -62,6 +62,9 @@ class Launch:
     hidden: bool = False
     self_test: bool = False
     verbose: bool = False
+    # Another face served by the same Host while the window runs (the CLI's `--web`): called with the
+    # started Host, entered until the app quits.
+    beside: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]] | None = None
 
 
 def run_app(ctx: Launch) -> int:
@@ -108,7 +111,7 @@ def run_app(ctx: Launch) -> int:
                 ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window
             )
             with quit_on_signals(desktop.quit):
-                return await desktop.run(quick_ask=quick_ask, hidden=hidden)
+                return await desktop.run(quick_ask=quick_ask, hidden=hidden, beside=ctx.beside)
 
         from edgehost.ui._gc import GuiThreadCollector
 
@@ -386,10 +389,24 @@ class Desktop:
         self.window.refresh_conversations()
         self._servers_changed()
 
-    async def run(self, quick_ask: bool = False, hidden: bool = False) -> int:
+    async def run(
+        self,
+        quick_ask: bool = False,
+        hidden: bool = False,
+        beside: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+    ) -> int:
         await self.start(quick_ask, hidden)
-        await self.until_quit()
-        await self.aclose()
+        try:
+            async with contextlib.AsyncExitStack() as faces:
+                if beside is not None and self.host.started:
+                    try:
+                        await faces.enter_async_context(beside(self.host))
+                    except Exception as exc:  # the window goes on without it
+                        log.exception("the face beside the window did not start")
+                        self.window.chat.add_notice(f"⚠ {exc}", error=True)
+                await self.until_quit()
+        finally:
+            await self.aclose()
         return 0
 
     async def until_quit(self) -> None:
