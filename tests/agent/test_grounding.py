@@ -149,3 +149,15 @@ def test_numbers_named_rightly_in_words_are_grounded() -> None:
         "The board has 24105.6 MB in total and 21698 MB available.",
     ):
         assert check_answer(answer, results=[memory], question="How much memory is free?").grounded, answer
+
+
+def test_an_answer_with_the_total_where_the_free_memory_was_asked_is_not_grounded() -> None:
+    # Seen with the embedded model in the web page's test: the whole answer was "24105.6".
+    memory = json.dumps({"total_mb": 24105.6, "available_mb": 21790.3, "used_mb": 2315.3})
+    grounding = check_answer("24105.6", results=[memory], question="How much memory is free?")
+    assert not grounding.grounded
+    assert "total_mb where the question asks for available_mb" in grounding.reason
+    for answer in ("21790.3 MB", "You have 21790.3 MB free of 24105.6 MB."):
+        assert check_answer(answer, results=[memory], question="How much memory is free?").grounded, answer
+    # A question naming no key, or every key, leaves the choice of figures to the answer.
+    assert check_answer("24105.6 MB.", results=[memory], question="How much memory is there?").grounded

@@ -5,6 +5,8 @@ WebSocket dropped in the middle of an answer."""
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,13 @@ async def _open(browser: Any, url: str) -> Any:
     return page
 
 
+def _same_figure(written: str, value: float) -> bool:
+    """``written`` is ``value``, perhaps rounded or cut to the places written (21790 for 21790.3)."""
+    places = len(written.partition(".")[2])
+    number = float(written.replace(",", ""))
+    return number in (round(value, places), math.floor(value * 10**places) / 10**places)
+
+
 def _words(markdown_or_text: str) -> list[str]:
     """The words of a text, without markdown's marks (the page renders them, the host's text has them)."""
     words = (word for word in markdown_or_text.split() if not word.startswith("```"))  # a fence, not text
@@ -72,8 +81,10 @@ async def test_a_question_to_the_embedded_model_streams_its_answer_with_the_tool
     # What the page shows is the answer the host completed, and it is grounded in the measured figure.
     shown = await page.locator(".msg.assistant").last.inner_text()
     assert completed.text and _words(shown) == _words(completed.text)
-    available = str(json.loads(execution.result or "{}")["available_mb"])
-    assert available in shown
+    available = float(json.loads(execution.result or "{}")["available_mb"])
+    assert any(_same_figure(written, available) for written in re.findall(r"\d[\d,]*(?:\.\d+)?", shown)), (
+        shown
+    )
     assert page.errors == []
 
 

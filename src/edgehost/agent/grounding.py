@@ -19,7 +19,10 @@ tool call is *ungrounded* when
    ``available mb: 2003.7``, ``available_mb is 2003.7``) that is not that key's value, though it may
    be another's (the used memory given as the free memory); or a number that is only one key's
    value, written in a clause that names another key in words and not its own (``2407.5 MB of memory
-   available`` when 2407.5 is ``used_mb``: the clause says "available", or "free", and not "used").
+   available`` when 2407.5 is ``used_mb``: the clause says "available", or "free", and not "used"); or
+7. the question names what it asks for in a key's words ("how much memory is *free*?": available_mb,
+   free being a synonym of available) and the answer's numbers from the result are all values of other
+   keys (it answers with the total).
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -157,9 +160,13 @@ def check_answer(
     )
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
-    mislabelled = _mislabelled(answer, results)
+    labelled = _labelled_results(results)
+    mislabelled = _mislabelled(answer, labelled)
     if mislabelled:
         return Grounding(False, f"it gives numbers under the wrong names: {', '.join(mislabelled)}")
+    other = _answers_another_key(answer, question, labelled)
+    if other:
+        return Grounding(False, other)
     if _AMOUNT_QUESTION.search(question):
         measured = _source_numbers(results)
         stated = [value for written in numbers_in(answer) if (value := _decimal(written)) is not None]
@@ -183,14 +190,18 @@ def _labelled_numbers(value: Any, found: dict[str, set[Decimal]]) -> dict[str, s
     return found
 
 
-def _mislabelled(answer: str, results: Sequence[str]) -> tuple[str, ...]:
-    """Rule 6: "key: number" in the answer where the number is not the key's (as "key: its value")."""
+def _labelled_results(results: Sequence[str]) -> dict[str, set[Decimal]]:
     labelled: dict[str, set[Decimal]] = {}
     for text in results:
         try:
             _labelled_numbers(json.loads(text), labelled)
         except (json.JSONDecodeError, ValueError):
             continue
+    return labelled
+
+
+def _mislabelled(answer: str, labelled: Mapping[str, set[Decimal]]) -> tuple[str, ...]:
+    """Rule 6: "key: number" in the answer where the number is not the key's (as "key: its value")."""
     wrong: list[str] = []
     for key, values in labelled.items():
         name = r"[_\s]+".join(re.escape(part) for part in re.split(r"[_\s]+", key) if part)
@@ -242,13 +253,23 @@ def _key_words(key: str) -> set[str]:
 
 
 def _misnamed_in_words(answer: str, labelled: Mapping[str, set[Decimal]]) -> list[str]:
-    """Rule 6 in prose: a number that is one key's value only, in a clause naming another key's words
-    and none of its own."""
+    """Rule 6 in prose: a number that is one key's value only, whose nearest words in its clause name
+    another key and not its own ("2407.5 MB of memory available"; in "21790.3 MB free of 24105.6 MB"
+    "free" is nearest the first number)."""
     words_of = {key: _key_words(key) for key in labelled}
     wrong: list[str] = []
     for clause in _CLAUSE.split(answer):
-        clause_words = set(re.findall(r"[a-z][a-z-]*", clause.lower()))
-        for written in numbers_in(clause):
+        numbers = list(_NUMBER.finditer(clause))
+        if not numbers:
+            continue
+        near: list[set[str]] = [set() for _ in numbers]
+        for word in re.finditer(r"[a-z][a-z-]*", clause.lower()):
+            distances = [
+                max(number.start() - word.end(), word.start() - number.end(), 0) for number in numbers
+            ]
+            near[distances.index(min(distances))].add(word.group())
+        for number_match, words in zip(numbers, near, strict=True):
+            written = number_match.group()
             number = _decimal(written)
             if number is None:
                 continue
@@ -257,10 +278,29 @@ def _misnamed_in_words(answer: str, labelled: Mapping[str, set[Decimal]]) -> lis
                 continue
             own = words_of[owners[0]]
             others = set().union(*(words_of[k] for k in labelled if k != owners[0])) - own
-            if not clause_words & own and clause_words & others:
-                named = sorted(clause_words & others)[0]
-                wrong.append(f"{owners[0]} {written} called {named}")
+            if not words & own and words & others:
+                wrong.append(f"{owners[0]} {written} called {sorted(words & others)[0]}")
     return wrong
+
+
+def _answers_another_key(answer: str, question: str, labelled: Mapping[str, set[Decimal]]) -> str:
+    """Rule 7: the question names what it asks for in a key's words ("how much memory is *free*" ->
+    available_mb), the answer states numbers of the result, and none of them is a value of an asked key
+    (it gives the total instead). "" when the rule does not apply or holds."""
+    question_words = set(re.findall(r"[a-z][a-z-]*", question.lower()))
+    asked = {key for key in labelled if _key_words(key) & question_words}
+    if not asked or len(asked) == len(labelled):
+        return ""
+    owners = {
+        key
+        for written in numbers_in(_ENUMERATORS.sub("", answer))
+        if (number := _decimal(written)) is not None
+        for key, values in labelled.items()
+        if _is_in(number, values)
+    }
+    if owners and not owners & asked:
+        return f"it answers with {', '.join(sorted(owners))} where the question asks for {', '.join(sorted(asked))}"
+    return ""
 
 
 def is_empty_result(text: str) -> bool:
