@@ -62,7 +62,7 @@ format: install
 test: install peers browser lint
 	rm -rf build/coverage && mkdir -p build/coverage
 	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs --cov --cov-report=
-	$(BIN)/python -m coverage report | head -n 22
+	$(BIN)/python -m coverage report > build/coverage/report.txt; head -n 22 build/coverage/report.txt
 	@echo "RESULT branch_coverage_percent $$($(BIN)/python -m coverage report --format=total)"
 
 # The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test).
