@@ -37,6 +37,9 @@ class ToolSpec:
     # The name the server knows the tool by; the catalog's namespaced name may have been sanitised
     # (server "my.srv" gives "my_srv__…"), so it is kept rather than derived.
     original_name: str | None = None
+    output_schema: Mapping[str, Any] | None = field(
+        default=None, hash=False
+    )  # listed; the agent never reads it
 
     @property
     def tool_name(self) -> str:

@@ -10,7 +10,8 @@ import time
 from typing import Any, get_args
 
 from edgehost.cli.context import CliContext, non_negative_int, print_json
-from edgehost.store import EXPORT_FORMATS, Execution, ExecutionStatus, Store
+from edgehost.host.history_view import HistoryView
+from edgehost.store import EXPORT_FORMATS, Execution, ExecutionStatus
 
 __all__ = ["export_history", "format_table", "list_history", "register"]
 
@@ -52,8 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def list_history(ctx: CliContext) -> int:
     args = ctx.args
-    with Store.open(ctx.paths.history_db) as store:
-        executions = store.list_executions(
+    with HistoryView.opened(ctx.paths.history_db) as history:
+        executions = history.executions(
             conversation_id=args.conversation,
             tool_glob=args.tool,
             status=args.status,
@@ -75,13 +76,13 @@ def export_history(ctx: CliContext) -> int:
         "tool_glob": getattr(args, "tool", None),
         "status": getattr(args, "status", None),
     }
-    with Store.open(ctx.paths.history_db) as store:
+    with HistoryView.opened(ctx.paths.history_db) as history:
         if args.output is None:
-            store.export_executions(args.format, sys.stdout, **filters)
+            history.export(args.format, sys.stdout, **filters)
             sys.stdout.flush()
             return 0
         with open(args.output, "w", encoding="utf-8", newline="") as file:
-            count = store.export_executions(args.format, file, **filters)
+            count = history.export(args.format, file, **filters)
     print(f"exported {count} execution(s) to {args.output}", file=sys.stderr)
     return 0
 

@@ -1,8 +1,8 @@
 """`edgehost servers | tools | call | resources | read | prompts | prompt | probe`.
 
-Each command connects only the servers it needs. `call` and `probe` call tools through a Host (no
-model), so the user's deny rules hold and the history records every call; the listing commands read
-the catalog of a ServerManager of their own.
+Each command connects only the servers it needs, through a Host without a model (decision 9): `call`
+and `probe` call tools under the user's deny rules with every call in the history; the listing
+commands read the Host's catalog.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.errors import UsageError
 from edgehost.host.direct_calls import ToolRefused
-from edgehost.host.executor import tool_specs
-from edgehost.mcp.catalog import SEPARATOR, ToolEntry, sanitize
+from edgehost.host.tool_view import tool_json
+from edgehost.mcp.catalog import SEPARATOR, sanitize
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
-from edgehost.mcp.manager import ServerManager
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -173,24 +172,34 @@ def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
 @asynccontextmanager
 async def _connected(
     ctx: CliContext, config: ServersConfig, only: Collection[str] | None, wait: float = _CONNECT_WAIT_S
-) -> AsyncIterator[ServerManager]:
-    """The servers ``only`` (all when None) started, each settled (ready or failed) or still starting
-    after ``wait`` seconds; closed on exit."""
-    with _quiet_sdk_logs():
-        async with ServerManager(config, ctx.settings, only=only, auto_restart=False) as manager:
-            await manager.wait_ready(wait)
-            yield manager
+) -> AsyncIterator[Host]:
+    """A Host with the servers ``only`` (all when None), each settled (ready or failed) or still
+    starting after ``wait`` seconds; closed on exit."""
+    async with _host_for(ctx, config, only) as host:
+        await host.wait_servers_ready(wait)
+        yield host
+
+
+def _state(host: Host, name: str) -> ServerState:
+    return next(s for s in host.server_states() if s.name == name)
 
 
 @asynccontextmanager
-async def _host_for(ctx: CliContext, config: ServersConfig, only: Collection[str]) -> AsyncIterator[Host]:
-    """A Host with just the servers ``only`` and no model (commands that call tools themselves)."""
+async def _host_for(
+    ctx: CliContext, config: ServersConfig, only: Collection[str] | None
+) -> AsyncIterator[Host]:
+    """A Host with just the servers ``only`` (all when None) and no model."""
     from edgehost.host.host import Host, HostOptions
 
     host = Host(
         ctx.paths,
         ctx.settings,
-        HostOptions(servers=config, only_servers=list(only), with_model=False),
+        HostOptions(
+            servers=config,
+            only_servers=list(only) if only is not None else None,
+            with_model=False,
+            auto_restart=False,  # one command, one look: a server that dies is shown failed
+        ),
         ctx.profile_override,
     )
     with _quiet_sdk_logs():
@@ -268,10 +277,10 @@ def _any_failed(states: Sequence[ServerState]) -> bool:
 
 async def servers_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, None, ctx.args.wait) as manager:
-        states = manager.statuses()
-        catalog = manager.catalog
-    names = {s.name: [t.name for t in catalog.tools if t.server == s.name] for s in states}
+    async with _connected(ctx, config, None, ctx.args.wait) as host:
+        states = host.server_states()
+        tools = host.tools()
+    names = {s.name: [t.name for t in tools if t.server == s.name] for s in states}
     exit_code = 1 if _any_failed(states) else 0
     if ctx.args.json:
         print_json([_state_json(s, names[s.name]) for s in states])
@@ -301,11 +310,6 @@ async def servers_command(ctx: CliContext) -> int:
 # --- tools --------------------------------------------------------------------------------------
 
 
-def _tool_json(entry: ToolEntry, spec: ToolSpec) -> dict[str, Any]:
-    risk, reasons = tool_risk(spec)
-    return {**entry.to_json(), "risk": risk, "riskReasons": list(reasons)}
-
-
 def _report_not_ready(states: Sequence[ServerState]) -> None:
     for state in states:
         if state.status is ServerStatus.FAILED:
@@ -318,14 +322,13 @@ async def tools_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
     if ctx.args.top is not None and not ctx.args.query:
         raise UsageError("--top needs --query")
-    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
-        states = manager.statuses()
-        entries = {t.name: t for t in manager.catalog.tools}
-        specs = tool_specs(manager, config)
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
+        states = host.server_states()
+        specs = host.tools()
     if ctx.args.query:
         specs = rank_tools(ctx.args.query, specs, ctx.args.top)
     if ctx.args.json:
-        print_json([_tool_json(entries[spec.name], spec) for spec in specs])
+        print_json([tool_json(spec) for spec in specs])
         return 0
     _tool_table(specs)
     _report_not_ready(states)
@@ -391,31 +394,31 @@ def _repeated_as_text(result: types.CallToolResult) -> bool:
 
 async def resources_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
-        states = manager.statuses()
-        catalog = manager.catalog
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
+        states = host.server_states()
+        resources, templates = host.resources(), host.resource_templates()
     if ctx.args.json:
         print_json(
-            [{"kind": "resource", **r.to_json()} for r in catalog.resources]
-            + [{"kind": "template", **t.to_json()} for t in catalog.resource_templates]
+            [{"kind": "resource", **r.to_json()} for r in resources]
+            + [{"kind": "template", **t.to_json()} for t in templates]
         )
         return 0
-    if not catalog.resources and not catalog.resource_templates:
+    if not resources and not templates:
         print("(no resources)")
     _report_not_ready(states)
-    for resource in catalog.resources:
+    for resource in resources:
         print(f"{resource.uri}  ({resource.server}) {resource.name} {resource.mime_type or ''}".rstrip())
-    for template in catalog.resource_templates:
+    for template in templates:
         print(f"{template.uri_template}  ({template.server}, template) {template.name}")
     return 0
 
 
 async def read_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as manager:
+    async with _connected(ctx, config, _server_names(config, ctx.args.server)) as host:
         if ctx.args.server:
-            _require_ready(manager.status(ctx.args.server))
-        result = await manager.read_resource(ctx.args.uri, server=ctx.args.server)
+            _require_ready(_state(host, ctx.args.server))
+        result = await host.read_resource(ctx.args.uri, server=ctx.args.server)
     if ctx.args.json:
         print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
         return 0
@@ -430,9 +433,9 @@ async def read_command(ctx: CliContext) -> int:
 
 async def prompts_command(ctx: CliContext) -> int:
     config = load_servers_config(ctx.paths)
-    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as manager:
-        states = manager.statuses()
-        prompts = manager.catalog.prompts
+    async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
+        states = host.server_states()
+        prompts = host.prompts()
     if ctx.args.json:
         print_json([p.to_json() for p in prompts])
         return 0
@@ -453,10 +456,10 @@ async def prompt_command(ctx: CliContext) -> int:
     arguments = parse_pairs(ctx.args.pairs)
     config = load_servers_config(ctx.paths)
     server = _server_of(config, ctx.args.name)
-    async with _connected(ctx, config, [server.name]) as manager:
-        _require_ready(manager.status(server.name))
+    async with _connected(ctx, config, [server.name]) as host:
+        _require_ready(_state(host, server.name))
         try:
-            result = await manager.get_prompt(ctx.args.name, arguments)
+            result = await host.get_prompt(ctx.args.name, arguments)
         except UnknownPrompt as exc:
             raise UsageError(str(exc)) from None
     if ctx.args.json:

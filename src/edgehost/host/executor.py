@@ -70,6 +70,7 @@ def specs_of(catalog: Catalog, trusted: Collection[str] = ()) -> tuple[ToolSpec,
             enabled=entry.enabled,
             trusted_server=entry.server in trusted,
             original_name=entry.original_name,
+            output_schema=entry.output_schema,
         )
         for entry in catalog.tools
     )

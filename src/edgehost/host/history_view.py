@@ -4,8 +4,10 @@ and the execution history with its export. The faces never touch the Store itsel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import contextlib
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from edgehost.llm.base import Perf
@@ -63,6 +65,17 @@ class HistoryView:
 
     def __init__(self, store: Callable[[], Store]) -> None:
         self._store = store
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, database: Path) -> Iterator[HistoryView]:
+        """The history in ``database`` without a running Host (`edgehost history`), closed on exit.
+        Raises StoreError when the file cannot be opened."""
+        store = Store.open(database)
+        try:
+            yield cls(lambda: store)
+        finally:
+            store.close()
 
     def conversations(self, query: str = "", *, limit: int = 200) -> list[ConversationRecord]:
         """The conversations not archived, newest first; with ``query``, those whose title or messages

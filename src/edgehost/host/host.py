@@ -41,7 +41,7 @@ from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
-from edgehost.mcp.catalog import PromptEntry, ResourceEntry
+from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import (
     ServerConfig,
@@ -79,6 +79,7 @@ class HostOptions:
     features: ClientFeatures | None = None  # elicitation / sampling handlers (GUI dialogs)
     servers: ServersConfig | None = None
     only_servers: Sequence[str] | None = None  # connect just these (CLI commands)
+    auto_restart: bool = True  # restart a server that dies (a one-shot command shows it failed instead)
     with_servers: bool = True
     with_model: bool = True
     agent: AgentConfig | None = None  # None: from the settings
@@ -181,6 +182,7 @@ class Host:
             features=self._client_features(),
             on_settings_changed=lambda _settings: self.save_settings(),
             only=self.options.only_servers,
+            auto_restart=self.options.auto_restart,
         )
         self._mcp.add_listener(self._on_manager_event)
         if self.options.with_servers:
@@ -407,6 +409,10 @@ class Host:
     def prompts(self) -> list[PromptEntry]:
         """The servers' prompts (namespaced names, descriptions, arguments); none before start()."""
         return list(self._mcp.catalog.prompts) if self._mcp is not None else []
+
+    def resource_templates(self) -> list[ResourceTemplateEntry]:
+        """The servers' resource templates (uri template, name, server); none before start()."""
+        return list(self._mcp.catalog.resource_templates) if self._mcp is not None else []
 
     def resources(self) -> list[ResourceEntry]:
         """The servers' resources (uri, name, server); none before start()."""

@@ -20,12 +20,12 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from edgehost.agent.approval import tool_risk
 from edgehost.host.history_view import AnswerText, Question, ToolRun
+from edgehost.host.tool_view import tool_json
 from edgehost.web.auth import WS_PROTOCOL, Access
 from edgehost.web.hub import EventHub, Subscriber
 from edgehost.web.page import page_html
-from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json, tool_json
+from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -123,7 +123,7 @@ class _Face:
         )
 
     async def tools(self, _request: Request) -> Response:
-        return JSONResponse([tool_json(t, *tool_risk(t)) for t in self.host.tools()])
+        return JSONResponse([tool_json(t) for t in self.host.tools()])
 
     async def servers(self, _request: Request) -> Response:
         states = self.host.server_states() if self.host.started else []

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.approval import ApprovalDecision
-from edgehost.agent.tools import ToolSpec
 
 __all__ = [
     "COMMANDS",
@@ -26,7 +25,6 @@ __all__ = [
     "event_json",
     "parse_command",
     "to_json",
-    "tool_json",
 ]
 
 # The commands a page may send, with the fields each must carry (name -> type).
@@ -70,23 +68,6 @@ def to_json(value: Any) -> Any:
 def event_json(seq: int, event: Any) -> dict[str, Any]:
     """One host event as the page receives it."""
     return {"seq": seq, "event": type(event).__name__, "data": to_json(event)}
-
-
-def tool_json(tool: ToolSpec, risk: str, reasons: tuple[str, ...]) -> dict[str, Any]:
-    """A tool as `edgehost tools --json` lists it (without the output schema, which the agent never
-    reads)."""
-    return {
-        "name": tool.name,
-        "server": tool.server,
-        "tool": tool.tool_name,
-        "title": tool.title,
-        "description": tool.description,
-        "enabled": tool.enabled,
-        "annotations": dict(tool.annotations),
-        "inputSchema": dict(tool.input_schema),
-        "risk": risk,
-        "riskReasons": list(reasons),
-    }
 
 
 def parse_command(text: str | bytes) -> Command:
