@@ -34,6 +34,7 @@ from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_t
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
 from edgehost.agent.tools import ToolSpec
+from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
 __all__ = [
     "DEFAULT_BUDGET_FRACTION",
@@ -50,7 +51,7 @@ __all__ = [
     "select_tools",
 ]
 
-DEFAULT_BUDGET_FRACTION = 0.25
+DEFAULT_BUDGET_FRACTION = DEFAULT_TOOL_BUDGET_FRACTION  # settings.py holds the default
 # Blended and embedding scores are cosine similarities. A tool outside the kept set replaces the set
 # (and with it the KV cache) only when it beats the set's best by the margin and is itself a confident
 # match: on the calibration questions (tests/fixtures/tool_queries/) 70 % of the real matches score

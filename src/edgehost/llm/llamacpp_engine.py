@@ -19,6 +19,7 @@ from edgehost.llm.chat_format import chatml, native_tool_dialect, template_has_t
 from edgehost.llm.models import gguf_context_length
 from edgehost.llm.prompt_cache import PromptCache
 from edgehost.llm.textstream import Utf8Assembler
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH
 
 __all__ = ["LlamaCppEngine", "create_engine"]
 
@@ -27,7 +28,7 @@ __all__ = ["LlamaCppEngine", "create_engine"]
 PREFILL_SLICE_S = 0.1
 PREFILL_FIRST_CHUNK = 32
 PREFILL_MIN_CHUNK = 8
-DEFAULT_CONTEXT = 4096
+DEFAULT_CONTEXT = DEFAULT_CONTEXT_LENGTH
 DEFAULT_TEMPERATURE = 0.7
 # A prompt that needed this many tokens evaluated (a new system prompt, not a question) is kept on
 # disk for the next start (llm/prompt_cache.py), written after its answer so no first token waits.

@@ -32,14 +32,14 @@ from edgehost.llm.base import (
     estimate_tokens,
 )
 from edgehost.llm.textstream import StopMatch, StopMatcher
-from edgehost.settings import OpenAISettings
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH, OpenAISettings
 
 __all__ = ["OpenAIBackend"]
 
 # Connecting to a server on the LAN is quick; a long first token is normal (prefill), so reads wait.
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0
-DEFAULT_CONTEXT = 4096
+DEFAULT_CONTEXT = DEFAULT_CONTEXT_LENGTH
 
 
 @dataclass

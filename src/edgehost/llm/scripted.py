@@ -21,6 +21,7 @@ from edgehost.llm.base import (
     TokenText,
     estimate_tokens,
 )
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH
 
 
 class ScriptedBackend:
@@ -30,7 +31,7 @@ class ScriptedBackend:
         *,
         chunk_size: int = 4,
         delay_s: float = 0.0,
-        max_context: int = 4096,
+        max_context: int = DEFAULT_CONTEXT_LENGTH,
         default_reply: str = "OK.",
     ) -> None:
         self._replies: deque[str] = deque(replies)

@@ -34,6 +34,7 @@ from edgehost.llm.rkllm._handle import RkllmHandle, Sampling
 from edgehost.llm.rkllm._library import locate_library
 from edgehost.llm.rkllm.chat_templates import ChatTemplate, load_template
 from edgehost.llm.textstream import Utf8Assembler
+from edgehost.settings import DEFAULT_CONTEXT_LENGTH
 
 __all__ = ["RkllmEngine", "approximate_tokens", "create_engine"]
 
@@ -68,7 +69,9 @@ class RkllmEngine:
         self._perf = Perf()
         self._n_ctx = 0
         self._prompt_cache: RkllmPromptCache | None = None
-        self.capabilities = Capabilities(backend="rkllm", max_context=int(config.get("n_ctx") or 4096))
+        self.capabilities = Capabilities(
+            backend="rkllm", max_context=int(config.get("n_ctx") or DEFAULT_CONTEXT_LENGTH)
+        )
 
     # -- loading ---------------------------------------------------------------------------------
     def load(self) -> ModelInfo:
