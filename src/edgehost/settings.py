@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_APPROVAL_TIMEOUT_S",
     "DEFAULT_CONTEXT_LENGTH",
     "DEFAULT_MAX_CALLS_PER_TURN",
+    "DEFAULT_MAX_PARALLEL_CALLS",
     "DEFAULT_MAX_CORRECTION_ROUNDS",
     "DEFAULT_TOOL_BUDGET_FRACTION",
     "Backend",
@@ -37,6 +38,7 @@ DEFAULT_APPROVAL_TIMEOUT_S = 120.0  # long enough to read the arguments, short e
 DEFAULT_TOOL_BUDGET_FRACTION = 0.25  # of the context, for the tools section of the prompt
 DEFAULT_MAX_CORRECTION_ROUNDS = 2
 DEFAULT_MAX_CALLS_PER_TURN = 8
+DEFAULT_MAX_PARALLEL_CALLS = 4  # calls of one reply running at once
 
 BackendName = Literal["llamacpp", "rkllm", "openai"]
 Backend = Literal["auto", BackendName]

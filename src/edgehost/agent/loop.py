@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from edgehost.agent import events as ev
 from edgehost.agent._dialects import DRIFTED_CLOSERS, call_prefix
-from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, Approver
+from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, Approver, tool_risk
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import (
     ProseDelta,
@@ -55,6 +55,7 @@ from edgehost.llm.base import (
 from edgehost.settings import (
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_CORRECTION_ROUNDS,
+    DEFAULT_MAX_PARALLEL_CALLS,
     DEFAULT_TOOL_BUDGET_FRACTION,
 )
 
@@ -92,6 +93,8 @@ class AgentConfig:
     temperature: float | None = None  # None: the backend's default
     tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION  # of the context, for the tools in the prompt
     tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
+    # Calls of one reply run at once, at most this many (1: one after another); see _run_calls.
+    max_parallel_calls: int = DEFAULT_MAX_PARALLEL_CALLS
     extra_instructions: str = ""
     routing: str = "auto"  # auto | host | model (decision 11); a conversation may override it
 
@@ -288,16 +291,13 @@ class TurnRunner:
                     break
                 results = [_Result("error", p) for p in round_.problems]
                 all_failed = True
-                for call in round_.calls:
-                    if calls_made >= self.config.max_calls_per_turn:
-                        limit = self.config.max_calls_per_turn
-                        note = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
-                        results.append(_Result(call.name, note, over_limit=True))
-                        continue
-                    calls_made += 1
-                    name, text, ok, record = await self._handle_call(
-                        conv_id, call, by_name, earlier, max_context, round_.chosen_by
-                    )
+                room = max(self.config.max_calls_per_turn - calls_made, 0)
+                admitted, refused_calls = round_.calls[:room], round_.calls[room:]
+                calls_made += len(admitted)
+                outcomes = await self._run_calls(
+                    conv_id, admitted, by_name, earlier, max_context, round_.chosen_by
+                )
+                for name, text, ok, record in outcomes:
                     executions.append(record)
                     shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
@@ -306,6 +306,10 @@ class TurnRunner:
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":
                         grounded_in.append((name, text, dict(record["arguments"])))
+                for call in refused_calls:
+                    limit = self.config.max_calls_per_turn
+                    note = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
+                    results.append(_Result(call.name, note, over_limit=True))
                 question = user_text if round_.chosen_by == "host" else None
                 for result in results:
                     self._append(
@@ -496,6 +500,52 @@ class TurnRunner:
                 f"Error: your tool call could not be read: {item.error}. Use the exact format shown."
             )
 
+    async def _run_calls(
+        self,
+        conv_id: int,
+        calls: Sequence[ToolCallParsed],
+        by_name: dict[str, ToolSpec],
+        earlier: dict[tuple[str, str], ToolOutcome],
+        max_context: int,
+        chosen_by: str,
+    ) -> list[tuple[str, str, bool, dict[str, Any]]]:
+        """The calls of one reply, their outcomes in the order the model wrote them.
+
+        The model wrote them all before seeing any result, so none needs another's result: they run
+        at once, at most ``max_parallel_calls`` together, each asking for approval on its own (the
+        faces queue the prompts). Only side effects order them: a call follows the earlier calls to
+        the same server when either of the two may change something (not read-only), and a repeat of
+        an earlier identical call follows it (and gets its result again without running).
+        """
+        ids = [f"c{next(self._call_ids)}" for _ in calls]  # in the model's order, whatever runs first
+        limit = max(self.config.max_parallel_calls, 1)
+        if len(calls) <= 1 or limit == 1:
+            return [
+                await self._handle_call(conv_id, call, by_name, earlier, max_context, chosen_by, call_id)
+                for call, call_id in zip(calls, ids, strict=True)
+            ]
+        gate = asyncio.Semaphore(limit)
+
+        async def run(index: int, after: list[asyncio.Task[Any]]) -> tuple[str, str, bool, dict[str, Any]]:
+            if after:
+                await asyncio.wait(after)
+            async with gate:
+                return await self._handle_call(
+                    conv_id, calls[index], by_name, earlier, max_context, chosen_by, ids[index]
+                )
+
+        tasks: list[asyncio.Task[tuple[str, str, bool, dict[str, Any]]]] = []
+        for index, call in enumerate(calls):
+            after = [tasks[j] for j in range(index) if _must_follow(calls[j], call, by_name)]
+            tasks.append(asyncio.create_task(run(index, after), name=f"edgehost-call-{ids[index]}"))
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
     async def _handle_call(
         self,
         conv_id: int,
@@ -504,9 +554,10 @@ class TurnRunner:
         earlier: dict[tuple[str, str], ToolOutcome],
         max_context: int,
         chosen_by: str = "model",
+        call_id: str | None = None,
     ) -> tuple[str, str, bool, dict[str, Any]]:
         """Check, approve and execute one call. Returns (name, text for the model, ok, record)."""
-        call_id = f"c{next(self._call_ids)}"
+        call_id = call_id or f"c{next(self._call_ids)}"
         self.emit(
             ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect, chosen_by)
         )
@@ -674,6 +725,17 @@ def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | No
     """Small models often drop the server prefix: accept `read_file` for `files__read_file` when unique."""
     matches = [t for full, t in by_name.items() if full.split("__", 1)[-1] == name]
     return matches[0] if len(matches) == 1 else None
+
+
+def _must_follow(first: ToolCallParsed, second: ToolCallParsed, by_name: dict[str, ToolSpec]) -> bool:
+    """Whether ``second`` waits for ``first`` (both of one reply; see TurnRunner._run_calls)."""
+    if first.name == second.name and dict(first.arguments) == dict(second.arguments):
+        return True
+    a = by_name.get(first.name) or _match_unqualified(first.name, by_name)
+    b = by_name.get(second.name) or _match_unqualified(second.name, by_name)
+    if a is None or b is None or a.server != b.server:
+        return False
+    return tool_risk(a)[0] != "safe" or tool_risk(b)[0] != "safe"
 
 
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:

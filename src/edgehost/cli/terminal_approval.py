@@ -83,8 +83,10 @@ def cli_approver(read_line: ReadLineFn = input, write: WriteFn | None = None) ->
         print(text, end="", flush=True)
 
     out = write or default_write
+    one_at_a_time = asyncio.Lock()  # calls of one reply run at once; their questions do not
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
-        return await asyncio.to_thread(_ask_on_terminal, request, read_line, out)
+        async with one_at_a_time:
+            return await asyncio.to_thread(_ask_on_terminal, request, read_line, out)
 
     return approve
