@@ -198,3 +198,28 @@ def test_toml_arrays_of_tables_inside_arrays_of_tables_count_from_zero_in_each_e
     found = toml_locations("[[a]]\n[[a.b]]\ny = 1\n[[a.b]]\ny = 2\n[[a]]\n[[a.b]]\ny = 3\n")
     assert found.line_of(("a", 0, "b", 1, "y")) == 5
     assert found.line_of(("a", 1, "b", 0, "y")) == 8
+
+
+def test_max_concurrent_calls_is_read_saved_back_and_checked(tmp_path: Path) -> None:
+    from edgehost.mcp.config import server_to_entry
+
+    [server] = parse_servers_file(
+        _write(
+            tmp_path / "servers.json",
+            '{"mcpServers": {"slow": {"command": "slow-server", "maxConcurrentCalls": 2}}}',
+        )
+    ).servers
+    assert server.max_concurrent_calls == 2
+    assert (server_to_entry(server) or {})["maxConcurrentCalls"] == 2
+    [broken] = parse_servers_file(
+        _write(
+            tmp_path / "bad.json",
+            '{"mcpServers": {"slow": {"command": "slow-server", "maxConcurrentCalls": 0}}}',
+        )
+    ).servers
+    assert broken.error is not None and "maxConcurrentCalls" in broken.error
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

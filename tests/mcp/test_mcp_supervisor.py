@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -210,3 +211,13 @@ async def test_restart_reconnects_a_server() -> None:
         await wait_for(manager, lambda: statuses[-2:] == [ServerStatus.STARTING, ServerStatus.READY])
         assert _text(await manager.call_tool("h__echo", {"text": "again"})) == "again"
     assert manager.status("h").status is ServerStatus.STOPPED
+
+
+async def test_calls_to_one_server_run_at_once_unless_its_max_concurrent_calls_says_otherwise() -> None:
+    async with running(
+        hostile("many"), hostile("one", max_concurrent_calls=1), auto_restart=False
+    ) as manager:
+        many = await asyncio.gather(*(manager.call_tool("many__overlap", {}) for _ in range(3)))
+        one = await asyncio.gather(*(manager.call_tool("one__overlap", {}) for _ in range(3)))
+    assert max(int(_text(r)) for r in many) == 3  # JSON-RPC multiplexes: all three at once
+    assert max(int(_text(r)) for r in one) == 1  # one after another

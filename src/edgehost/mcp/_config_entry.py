@@ -51,6 +51,7 @@ _KEYS = {
     "excludedTools": ("excludedTools", "excluded_tools"),
     "roots": ("roots",),
     "trusted": ("trusted",),
+    "maxConcurrentCalls": ("maxConcurrentCalls", "max_concurrent_calls"),
 }
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
 
@@ -97,6 +98,9 @@ class ServerEntry(BaseModel):
     )
     roots: list[_Text] | None = Field(default=None, description="a list of strings")
     trusted: bool | None = None
+    maxConcurrentCalls: int | None = Field(
+        default=None, ge=1, validation_alias=_keys("maxConcurrentCalls"), description="a whole number from 1"
+    )
 
 
 @dataclass
@@ -294,6 +298,9 @@ class _EntryReader:
         trusted = self.value("trusted")
         if trusted is not None:
             server.trusted = trusted
+        max_calls = self.value("maxConcurrentCalls")
+        if max_calls is not None:
+            server.max_concurrent_calls = max_calls
         server.extra = {k: v for k, v in self.raw.items() if k not in _KNOWN}
         server.as_written = self.as_written
         return server

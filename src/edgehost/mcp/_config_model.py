@@ -53,6 +53,9 @@ class ServerConfig:
     excluded_tools: list[str] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)
     trusted: bool = False
+    # Calls to this server running at once (None: no limit; JSON-RPC multiplexes them); for servers
+    # known not to cope with concurrent requests.
+    max_concurrent_calls: int | None = None
     builtin: bool = False  # one of EdgeHost's own servers
     # Set when this entry failed validation: the server is shown failed with this message and the
     # others start as usual.

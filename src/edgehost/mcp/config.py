@@ -7,7 +7,8 @@ Accepted files (JSON may have comments and trailing commas, as VS Code writes th
 - TOML: ``[[servers]]`` tables with ``name`` (or ``[mcp_servers.NAME]`` / ``[servers.NAME]`` tables)
 
 Per server, besides the connection: ``enabled`` (or ``disabled``), ``timeout`` (seconds per call),
-``allowedTools`` / ``excludedTools``, ``roots``, ``trusted`` (camelCase or snake_case). Strings may
+``allowedTools`` / ``excludedTools``, ``roots``, ``trusted``, ``maxConcurrentCalls`` (camelCase or
+snake_case). Strings may
 use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from EDGEHOST_INPUT_<ID>).
 """
 
@@ -329,6 +330,8 @@ def _common_settings(server: ServerConfig, default: ServerConfig) -> dict[str, A
         entry["roots"] = list(server.roots)
     if server.trusted != default.trusted:
         entry["trusted"] = server.trusted
+    if server.max_concurrent_calls != default.max_concurrent_calls:
+        entry["maxConcurrentCalls"] = server.max_concurrent_calls
     return entry
 
 

@@ -145,6 +145,9 @@ class ServerSupervisor:
         auto_restart: bool = True,
     ) -> None:
         self.config = config
+        # maxConcurrentCalls: calls beyond it wait for a slot before they are sent.
+        limit = config.max_concurrent_calls
+        self._call_slots: asyncio.Semaphore | None = asyncio.Semaphore(limit) if limit else None
         self.name = config.name
         self._features = features
         self._enabled = enabled
@@ -595,7 +598,20 @@ class ServerSupervisor:
         timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
         progress: ProgressFnT | None = None,
     ) -> types.CallToolResult:
-        """Call a tool by its original name. Raises as ``request`` does."""
+        """Call a tool by its original name (waiting for a slot under maxConcurrentCalls). Raises as
+        ``request`` does."""
+        if self._call_slots is not None:
+            async with self._call_slots:
+                return await self._call_tool(tool, arguments, timeout, progress)
+        return await self._call_tool(tool, arguments, timeout, progress)
+
+    async def _call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        timeout: float | None,  # noqa: ASYNC109 - see request()
+        progress: ProgressFnT | None,
+    ) -> types.CallToolResult:
         return await self.request(
             f"the call to {tool!r}",
             lambda client, on_progress: client.call_tool(tool, arguments, progress_callback=on_progress),
