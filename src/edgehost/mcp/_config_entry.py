@@ -32,6 +32,8 @@ TRANSPORT_NAMES = {
     "streamable_http": "http",
     "streamablehttp": "http",
     "sse": "sse",
+    "websocket": "websocket",
+    "ws": "websocket",
 }
 
 # Keys we understand; camelCase as in Claude Desktop / VS Code, snake_case as in TOML.
@@ -257,12 +259,22 @@ class _EntryReader:
             if extra_args is not None:
                 server.args = [*builtin.args[: builtin_fixed_args(builtin)], *extra_args]
         elif transport is None and command and url:
-            raise self.fail('has both "command" and "url": give "type" ("stdio", "http" or "sse")', "url")
+            raise self.fail(
+                'has both "command" and "url": give "type" ("stdio", "http", "sse" or "websocket")', "url"
+            )
         elif transport == "stdio" or (transport is None and command is not None):
             if not command:
                 raise self.fail('a stdio server needs "command"', "command")
             server = ServerConfig(name=self.name, transport="stdio", command=command)
             server.args = self.string_list("args") or []
+        elif transport == "websocket" or (
+            transport is None and url is not None and url.startswith(("ws://", "wss://"))
+        ):
+            if not url:
+                raise self.fail('a websocket server needs "url"', transport_key or "url")
+            if self.ctx.expand_variables and not url.startswith(("ws://", "wss://")):
+                raise self.fail(f"a websocket url starts with ws:// or wss://, not {url!r}", "url")
+            server = ServerConfig(name=self.name, transport="websocket", url=url)
         elif transport in ("http", "sse") or (transport is None and url is not None):
             if not url:
                 raise self.fail(f'a {transport or "http"} server needs "url"', transport_key or "url")

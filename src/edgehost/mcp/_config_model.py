@@ -21,7 +21,7 @@ __all__ = [
     "looks_like_secret_name",
 ]
 
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "websocket"]
 
 DEFAULT_CALL_TIMEOUT_S = 60.0  # per call; a server's progress notifications extend it
 

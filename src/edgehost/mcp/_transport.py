@@ -1,4 +1,5 @@
-"""Transports for one server (stdio, Streamable HTTP, legacy SSE), watched for the end of the connection."""
+"""Transports for one server (stdio, Streamable HTTP, legacy SSE, WebSocket), watched for the end of the
+connection."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from edgehost.mcp._stderr import StderrPipe
+from edgehost.mcp._websocket import websocket_client
 from edgehost.mcp.config import ServerConfig, stdio_environment
 
 __all__ = ["ConnectionWatch", "open_transport"]
@@ -139,6 +141,8 @@ def open_transport(server: ServerConfig, stderr: StderrPipe, watch: ConnectionWa
         raise ValueError(f"server {server.name!r} has no url")
     elif server.transport == "sse":
         inner = _sse(server)
+    elif server.transport == "websocket":
+        inner = websocket_client(server.url, server.headers)
     else:
         inner = _streamable_http(server)
     transport: Transport = _watched(inner, watch)

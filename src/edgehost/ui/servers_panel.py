@@ -117,7 +117,7 @@ class ServerForm(QDialog):
         form.setVerticalSpacing(8)
         self.name = QLineEdit(existing.name if existing else "")
         self.transport = QComboBox()
-        self.transport.addItems(["stdio", "http", "sse"])
+        self.transport.addItems(["stdio", "http", "sse", "websocket"])
         self.command = QLineEdit()
         self.command.setPlaceholderText("npx, uvx, /usr/bin/python3 …")
         self.args = QLineEdit()
