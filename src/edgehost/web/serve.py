@@ -65,8 +65,14 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
         ws_max_size=1 << 20,
         ws_per_message_deflate=False,  # small JSON messages: compressing them costs more than it saves
     )
+    # Bound here, not by uvicorn: a port in use is then an OSError to report, not uvicorn's exit.
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    try:
+        listening = socket.create_server((bind, port), family=family)
+    except OSError as exc:
+        raise OSError(f"the web server could not listen on {bind}:{port}: {exc.strerror or exc}") from None
     server = _Server(config)
-    task = asyncio.create_task(server.serve(), name="edgehost-web")
+    task = asyncio.create_task(server.serve(sockets=[listening]), name="edgehost-web")
     try:
         deadline = asyncio.get_running_loop().time() + START_S
         while not server.started:  # noqa: ASYNC110 - uvicorn has no event for it
@@ -79,7 +85,7 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
             if asyncio.get_running_loop().time() > deadline:
                 raise OSError(f"the web server did not start on {bind}:{port} within {START_S:.0f} s")
             await asyncio.sleep(0.02)
-        bound = server.servers[0].sockets[0].getsockname()[1]
+        bound = listening.getsockname()[1]
         shown = _lan_address() if bind in ("0.0.0.0", "::") else bind
         query = f"/?token={access.token}" if access.token else "/"
         url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{bound}{query}"
@@ -88,6 +94,7 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
         server.should_exit = True
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(task, 5)
+        listening.close()
 
 
 def _lan_address() -> str:
