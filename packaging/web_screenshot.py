@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import tempfile
 from pathlib import Path
 
@@ -21,16 +22,9 @@ from edgehost.settings import Settings
 from edgehost.web.serve import serving
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(REPO))  # Chromium's flags for this machine, shared with the browser tests
+from tests.support import CHROMIUM_ARGS  # noqa: E402
+
 QUESTION = "How much memory is free?"
 
 

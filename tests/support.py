@@ -17,6 +17,19 @@ from edgehost.mcp.catalog import ServerListing, build_catalog
 from edgehost.mcp.config import ServerConfig
 from mcp import types
 
+# As the machine's notes say Chromium must start here: no sandbox as root, no background connections
+# (this machine's network is closed, and refused connections slow every start).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
 # Starting a Python server process on a loaded 2-core machine can take several seconds.
 CONNECT_TIMEOUT_S = 60
 

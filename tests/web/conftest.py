@@ -20,18 +20,6 @@ from edgehost.settings import Settings
 from edgehost.web.serve import WebServer, serving
 
 CHROMIUM = "/usr/bin/chromium"
-# As the machine's notes say Chromium must start here: no sandbox as root, no background connections
-# (this machine's network is closed, and refused connections slow every start).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @dataclass

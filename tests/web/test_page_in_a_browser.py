@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from tests.host.conftest import call
-from tests.web.conftest import CHROMIUM_ARGS
+from tests.support import CHROMIUM_ARGS
 
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
