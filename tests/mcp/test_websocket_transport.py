@@ -95,6 +95,13 @@ async def peer() -> AsyncIterator[tuple[WebSocketMcpServer, str]]:
         yield server, f"ws://127.0.0.1:{port}/mcp"
 
 
+def _status_log(manager: Any) -> list[ServerStatus]:
+    """The statuses the manager's servers go through from now on."""
+    statuses: list[ServerStatus] = []
+    manager.add_listener(lambda e: statuses.append(e.status) if isinstance(e, ServerStatusChanged) else None)
+    return statuses
+
+
 def _text(result: types.CallToolResult) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
@@ -150,10 +157,7 @@ async def test_a_connection_dropped_mid_call_fails_the_call_at_once_and_the_serv
         peer() as (_server, url),
         running(ServerConfig(name="ws", transport="websocket", url=url)) as manager,
     ):
-        statuses: list[ServerStatus] = []
-        manager.add_listener(
-            lambda e: statuses.append(e.status) if isinstance(e, ServerStatusChanged) else None
-        )
+        statuses = _status_log(manager)
         with anyio.fail_after(5), pytest.raises(ServerUnavailable):
             await manager.call_tool("ws__drop", {})
         # Reconnected with the supervisor's backoff, like a stdio server that died.
@@ -168,10 +172,7 @@ async def test_a_binary_frame_is_skipped_and_an_oversized_one_ends_the_connectio
         peer() as (_server, url),
         running(ServerConfig(name="ws", transport="websocket", url=url)) as manager,
     ):
-        statuses: list[ServerStatus] = []
-        manager.add_listener(
-            lambda e: statuses.append(e.status) if isinstance(e, ServerStatusChanged) else None
-        )
+        statuses = _status_log(manager)
         assert _text(await manager.call_tool("ws__binary", {})) == "answered after the binary frame"
         assert statuses == []  # a skipped frame is not a broken connection
         with anyio.fail_after(10), pytest.raises(ServerUnavailable):

@@ -18,6 +18,7 @@ import json_repair
 from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
+from edgehost.config_locations import key_path_text
 from edgehost.schema_refs import resolve_ref
 
 __all__ = [
@@ -161,7 +162,7 @@ def check_arguments(
 
 
 def _error_message(error: schema_exceptions.ValidationError) -> str:
-    field = _field_path(list(error.absolute_path))
+    field = key_path_text(error.absolute_path)
     if error.validator == "required" and isinstance(error.instance, dict):
         missing = [name for name in error.validator_value if name not in error.instance]
         if missing:
@@ -170,16 +171,6 @@ def _error_message(error: schema_exceptions.ValidationError) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         return f"{field or 'arguments'}: {error.message}"
     return f"{field or 'arguments'}: {error.message}"
-
-
-def _field_path(parts: list[Any]) -> str:
-    path = ""
-    for part in parts:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else str(part)
-    return path
 
 
 def _resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:

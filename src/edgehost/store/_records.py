@@ -6,9 +6,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from edgehost.errors import EdgeHostError
 from edgehost.roles import Role
 
 __all__ = [
+    "RecordNotFoundError",
+    "StoreError",
     "ConversationRecord",
     "Decision",
     "Execution",
@@ -110,3 +113,11 @@ class Execution:
             "result": self.result,
             "error": self.error,
         }
+
+
+class StoreError(EdgeHostError):
+    """The history database could not be opened, read or written (the message names the file)."""
+
+
+class RecordNotFoundError(StoreError):
+    """A conversation, message or execution id that the database does not hold (or not in that state)."""

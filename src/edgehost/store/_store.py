@@ -23,17 +23,33 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from edgehost.errors import EdgeHostError
 from edgehost.roles import ROLES
+from edgehost.store._approval_rules import ApprovalRuleTable
 from edgehost.store._export import EXPORT_FORMATS, write_executions
 from edgehost.store._migrations import MIGRATIONS, Migration, apply_migrations
 from edgehost.store._records import (
-    FINAL_EXECUTION_STATUSES,
     ConversationRecord,
     Execution,
     Message,
+    RecordNotFoundError,
+    StoreError,
 )
 from edgehost.store._redact import RedactFnT, redact_json
+from edgehost.store._rows import (
+    _check_final_status,
+    _conversation,
+    _cut,
+    _execution,
+    _execution_filter,
+    _expect_conversation,
+    _expect_one,
+    _identity,
+    _json_or_none,
+    _like_escape,
+    _message,
+    _process_alive,
+    _rowid,
+)
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_S",
@@ -58,16 +74,7 @@ _EXECUTION_COLUMNS = (
     " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments"
 )
 _CONVERSATION_COLUMNS = "id, title, created, updated, archived, routing"
-_RULE_ACTIONS = ("allow", "ask", "deny")
 _DECISIONS = ("allowed", "denied", "auto")
-
-
-class StoreError(EdgeHostError):
-    """The history database could not be opened, read or written (the message names the file)."""
-
-
-class RecordNotFoundError(StoreError):
-    """A conversation, message or execution id that the database does not hold (or not in that state)."""
 
 
 class Store:
@@ -730,210 +737,3 @@ class Store:
                 "UPDATE executions SET status = 'interrupted' WHERE id = ? AND status = 'running'", dead
             )
             self._conn.execute("COMMIT")
-
-
-class ApprovalRuleTable:
-    """User approval rules kept in the store (the ``ApprovalRuleStore`` shape of agent/approval.py).
-
-    A rule is ``{"server": glob, "tool": glob, "action": "allow" | "ask" | "deny"}``. Rules saved
-    with a ``conversation_id`` apply to that conversation only and go away with it.
-    """
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    def load(self, conversation_id: int | None = None) -> list[dict[str, str]]:
-        """The rules that apply everywhere (and to ``conversation_id`` when given), oldest first."""
-        # Read before every call: no need to wait for the history being written behind the turn.
-        with self._store._reading(wait=False) as conn:
-            rows = conn.execute(
-                "SELECT server, tool, action FROM approval_rules"
-                " WHERE scope = 'always' OR conversation_id = ? ORDER BY created, id",
-                (conversation_id,),
-            ).fetchall()
-        return [{"server": server, "tool": tool, "action": action} for server, tool, action in rows]
-
-    def save(self, rule: Mapping[str, Any], conversation_id: int | None = None) -> None:
-        """Add a rule, replacing the action of one with the same globs and scope.
-
-        Raises ``ValueError`` for a rule without string globs or with another action,
-        ``RecordNotFoundError`` for an unknown conversation.
-        """
-        server, tool, action = _rule_fields(rule)
-        scope = "always" if conversation_id is None else "conversation"
-        with self._store._transaction() as conn:
-            if conversation_id is not None:
-                _expect_conversation(conn, conversation_id)
-            _delete_rule(conn, server, tool, conversation_id)
-            conn.execute(
-                "INSERT INTO approval_rules (server, tool, action, scope, conversation_id, created)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (server, tool, action, scope, conversation_id, self._store._clock()),
-            )
-
-    def delete(self, rule: Mapping[str, Any], conversation_id: int | None = None) -> bool:
-        """Remove the rule with these globs and scope (its action is ignored); return whether one was."""
-        server, tool = rule.get("server"), rule.get("tool")
-        if not isinstance(server, str) or not isinstance(tool, str):
-            raise ValueError(f"an approval rule needs string 'server' and 'tool' globs, got {dict(rule)!r}")
-        with self._store._transaction() as conn:
-            return _delete_rule(conn, server, tool, conversation_id) > 0
-
-
-def _delete_rule(conn: sqlite3.Connection, server: str, tool: str, conversation_id: int | None) -> int:
-    cursor = conn.execute(
-        "DELETE FROM approval_rules WHERE server = ? AND tool = ? AND conversation_id IS ?",
-        (server, tool, conversation_id),
-    )
-    return cursor.rowcount
-
-
-def _rule_fields(rule: Mapping[str, Any]) -> tuple[str, str, str]:
-    server, tool, action = rule.get("server"), rule.get("tool"), rule.get("action")
-    if not isinstance(server, str) or not server or not isinstance(tool, str) or not tool:
-        raise ValueError(f"an approval rule needs non-empty 'server' and 'tool' globs, got {dict(rule)!r}")
-    if action not in _RULE_ACTIONS:
-        raise ValueError(f"an approval rule's action is one of {', '.join(_RULE_ACTIONS)}, got {action!r}")
-    return server, tool, str(action)
-
-
-def _execution_filter(
-    conversation_id: int | None, tool_glob: str | None, status: str | Collection[str] | None
-) -> tuple[str, tuple[Any, ...]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if conversation_id is not None:
-        clauses.append("conversation_id = ?")
-        params.append(conversation_id)
-    if tool_glob:
-        clauses.append("tool GLOB ?")
-        params.append(tool_glob)
-    if status:
-        statuses = [status] if isinstance(status, str) else list(status)
-        clauses.append(f"status IN ({', '.join('?' * len(statuses))})")
-        params.extend(statuses)
-    return ("WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
-
-
-def _cut(text: str, cap: int) -> tuple[str, int, bool]:
-    """``text`` cut to at most ``cap`` UTF-8 bytes (never inside a character), its size, whether cut."""
-    encoded = text.encode("utf-8")
-    if len(encoded) <= cap:
-        return text, len(encoded), False
-    return encoded[:cap].decode("utf-8", errors="ignore"), len(encoded), True
-
-
-def _check_final_status(status: str) -> None:
-    if status not in FINAL_EXECUTION_STATUSES:
-        raise ValueError(
-            f"an execution ends as one of {', '.join(sorted(FINAL_EXECUTION_STATUSES))}, got {status!r}"
-        )
-
-
-def _expect_conversation(conn: sqlite3.Connection, conversation_id: int) -> None:
-    if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
-        raise RecordNotFoundError(f"no conversation {conversation_id}")
-
-
-def _expect_one(cursor: sqlite3.Cursor, message: str) -> None:
-    if cursor.rowcount != 1:
-        raise RecordNotFoundError(message)
-
-
-def _rowid(cursor: sqlite3.Cursor) -> int:
-    assert cursor.lastrowid is not None
-    return cursor.lastrowid
-
-
-def _process_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    except OSError:
-        return False
-    return True
-
-
-def _json_or_none(value: Mapping[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(dict(value), ensure_ascii=False, default=str)
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _identity(text: str) -> str:
-    return text
-
-
-def _conversation(row: tuple[Any, ...]) -> ConversationRecord:
-    id_, title, created, updated, archived, routing = row
-    return ConversationRecord(
-        id=id_, title=title, created=created, updated=updated, archived=bool(archived), routing=routing
-    )
-
-
-def _message(row: tuple[Any, ...]) -> Message:
-    id_, conversation_id, role, content, name, created, status, perf, model, backend, superseded, call_id = (
-        row
-    )
-    return Message(
-        id=id_,
-        conversation_id=conversation_id,
-        role=role,
-        content=content,
-        name=name,
-        created=created,
-        status=status,
-        perf=json.loads(perf) if perf else None,
-        model=model,
-        backend=backend,
-        superseded=superseded,
-        tool_call_id=call_id,
-    )
-
-
-def _execution(row: tuple[Any, ...]) -> Execution:
-    (
-        id_,
-        conversation_id,
-        message_id,
-        server,
-        tool,
-        arguments,
-        dialect,
-        decision,
-        decided_by,
-        started,
-        duration_ms,
-        status,
-        result_size,
-        result,
-        result_truncated,
-        error,
-        proposed_arguments,
-    ) = row
-    return Execution(
-        id=id_,
-        conversation_id=conversation_id,
-        message_id=message_id,
-        server=server,
-        tool=tool,
-        arguments=json.loads(arguments),
-        dialect=dialect,
-        decision=decision,
-        decided_by=decided_by,
-        started=started,
-        duration_ms=duration_ms,
-        status=status,
-        result_size=result_size,
-        result=result,
-        result_truncated=bool(result_truncated),
-        error=error,
-        proposed_arguments=json.loads(proposed_arguments) if proposed_arguments is not None else None,
-    )
