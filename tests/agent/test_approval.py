@@ -315,7 +315,8 @@ def injecting_server(deleted: list[str]) -> MCPServer:
 
 
 async def test_a_tool_result_claiming_approval_does_not_approve_the_next_destructive_call():
-    from edgehost.agent.loop import Conversation, ToolOutcome, TurnRunner
+    from edgehost.agent.loop import Conversation, TurnRunner
+    from edgehost.agent.tool_calls import ToolOutcome
     from edgehost.host import events as ev
     from edgehost.llm.scripted import ScriptedBackend
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from edgehost.agent.loop import ProgressFn, ToolOutcome
+from edgehost.agent.tool_calls import ProgressFn, ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.mcp.catalog import Catalog
 from edgehost.mcp.config import ServersConfig

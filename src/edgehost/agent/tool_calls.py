@@ -1,0 +1,300 @@
+"""The tool calls of one reply: checked, approved, executed and recorded, several at once.
+
+TurnRunner hands each round's calls here (agent/loop.py); what comes back, in the order the model
+wrote the calls, is what the model reads next and what the turn records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, Protocol
+
+from edgehost.agent import events as ev
+from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, Approver, tool_risk
+from edgehost.agent.arguments import coerce_arguments, validate_arguments
+from edgehost.agent.detector import ToolCallParsed
+from edgehost.agent.prompting import format_tool_result
+from edgehost.agent.tools import ToolSpec
+from edgehost.llm.base import estimate_tokens
+
+if TYPE_CHECKING:
+    from edgehost.agent.loop import AgentConfig
+
+__all__ = [
+    "DENIAL_INSTRUCTION",
+    "CallOutcome",
+    "ProgressFn",
+    "ToolCalls",
+    "ToolExecutor",
+    "ToolOutcome",
+    "denial_note",
+]
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
+DENIAL_INSTRUCTION = "Do not retry it; answer without it."  # for the model, never shown to the user
+# (name, text for the model, ok, the execution's record)
+CallOutcome = tuple[str, str, bool, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    text: str  # the result rendered as text, whole (the loop cuts it to the model's budget)
+    is_error: bool = False
+    status: str = "ok"  # ok | error | timeout
+
+
+class ToolExecutor(Protocol):
+    async def call(self, tool: ToolSpec, arguments: dict[str, Any], progress: ProgressFn) -> ToolOutcome: ...
+
+
+class ToolCalls:
+    """Runs the calls of a turn's replies for one TurnRunner (its executor, approver and policy)."""
+
+    def __init__(
+        self,
+        executor: ToolExecutor,
+        approver: Approver,
+        policy: ApprovalPolicy,
+        emit: Callable[[Any], None],
+        config: AgentConfig,
+    ) -> None:
+        self.executor = executor
+        self.approver = approver
+        self.policy = policy
+        self.emit = emit
+        self.config = config
+        self._call_ids = itertools.count(1)
+
+    async def run(
+        self,
+        conv_id: int,
+        calls: Sequence[ToolCallParsed],
+        by_name: dict[str, ToolSpec],
+        earlier: dict[tuple[str, str], ToolOutcome],
+        max_context: int,
+        chosen_by: str,
+    ) -> list[CallOutcome]:
+        """The calls of one reply, their outcomes in the order the model wrote them.
+
+        The model wrote them all before seeing any result, so none needs another's result: they run
+        at once, at most ``max_parallel_calls`` together, each asking for approval on its own (the
+        faces queue the prompts). Only side effects order them: a call follows the earlier calls to
+        the same server when either of the two may change something (not read-only), and a repeat of
+        an earlier identical call follows it (and gets its result again without running).
+        """
+        ids = [f"c{next(self._call_ids)}" for _ in calls]  # in the model's order, whatever runs first
+        limit = max(self.config.max_parallel_calls, 1)
+        if len(calls) <= 1 or limit == 1:
+            return [
+                await self._handle(conv_id, call, by_name, earlier, max_context, chosen_by, call_id)
+                for call, call_id in zip(calls, ids, strict=True)
+            ]
+        gate = asyncio.Semaphore(limit)
+
+        async def run_one(index: int, after: list[asyncio.Task[Any]]) -> CallOutcome:
+            if after:
+                await asyncio.wait(after)
+            async with gate:
+                return await self._handle(
+                    conv_id, calls[index], by_name, earlier, max_context, chosen_by, ids[index]
+                )
+
+        tasks: list[asyncio.Task[CallOutcome]] = []
+        for index, call in enumerate(calls):
+            after = [tasks[j] for j in range(index) if _must_follow(calls[j], call, by_name)]
+            tasks.append(asyncio.create_task(run_one(index, after), name=f"edgehost-call-{ids[index]}"))
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _handle(
+        self,
+        conv_id: int,
+        call: ToolCallParsed,
+        by_name: dict[str, ToolSpec],
+        earlier: dict[tuple[str, str], ToolOutcome],
+        max_context: int,
+        chosen_by: str = "model",
+        call_id: str | None = None,
+    ) -> CallOutcome:
+        """Check, approve and execute one call. Returns (name, text for the model, ok, record)."""
+        call_id = call_id or f"c{next(self._call_ids)}"
+        self.emit(
+            ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect, chosen_by)
+        )
+        record: dict[str, Any] = {
+            "call_id": call_id,
+            "tool": call.name,
+            "arguments": call.arguments,
+            "dialect": call.dialect,
+            "chosen_by": chosen_by,
+        }
+        tool = by_name.get(call.name) or _match_unqualified(call.name, by_name)
+
+        def finish(
+            status: str,
+            text: str,
+            ok: bool,
+            *,
+            error: str | None = None,
+            duration_ms: float = 0.0,
+            repeated: bool = False,
+            full_result: str = "",
+        ) -> CallOutcome:
+            record.update(status=status, duration_ms=round(duration_ms, 2))
+            self.emit(
+                ev.ToolExecutionFinished(
+                    conv_id,
+                    call_id,
+                    record["tool"],
+                    status,
+                    text,
+                    duration_ms,
+                    error,
+                    repeated,
+                    server=tool.server if tool is not None else "",
+                    arguments=dict(record["arguments"]),
+                    dialect=call.dialect,
+                    decision=record.get("decision"),
+                    decided_by=record.get("decided_by"),
+                    result_size=record.get("result_chars", 0),
+                    full_result=full_result,
+                )
+            )
+            return record["tool"], text, ok, record
+
+        enabled_names = sorted(name for name, t in by_name.items() if t.enabled)
+        if tool is None:
+            return finish(
+                "invalid",
+                f"Error: there is no tool named {call.name!r}. Valid tools: {', '.join(enabled_names)}.",
+                False,
+                error="unknown tool",
+            )
+        record["tool"] = tool.name
+        if not tool.enabled:
+            return finish(
+                "invalid",
+                f"Error: the tool {tool.name!r} is disabled by the user. Valid tools: {', '.join(enabled_names)}.",
+                False,
+                error="disabled tool",
+            )
+        arguments = coerce_arguments(dict(call.arguments), tool.input_schema)
+        problems = validate_arguments(arguments, tool.input_schema)
+        if problems:
+            fields = ", ".join(sorted((tool.input_schema.get("properties") or {}).keys())) or "none"
+            return finish(
+                "invalid",
+                f"Error: invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
+                False,
+                error="invalid arguments",
+            )
+        key = (tool.name, json.dumps(arguments, sort_keys=True, default=str))
+        if key in earlier:
+            previous = earlier[key]
+            return finish(
+                previous.status,
+                f"(Same call as before in this turn; its result again:)\n{previous.text}",
+                not previous.is_error,
+                repeated=True,
+            )
+        verdict = self.policy.evaluate(tool, arguments, conv_id)
+        decision: ApprovalDecision
+        if verdict.action == "allow":
+            decision = ApprovalDecision(allow=True, scope="once", decided_by=verdict.decided_by)
+        elif verdict.action == "deny":
+            decision = ApprovalDecision(allow=False, reason=verdict.reason, decided_by=verdict.decided_by)
+        else:
+            assert verdict.request is not None  # an "ask" verdict always carries its request
+            request = replace(verdict.request, id=f"{conv_id}:{call_id}")
+            try:
+                decision = await self.approver(request)
+            except asyncio.TimeoutError:
+                decision = ApprovalDecision(allow=False, reason="no answer in time", decided_by="timeout")
+            self.emit(ev.ApprovalResolved(request.id, decision.allow, decision.decided_by))
+            self.policy.remember(request, decision)
+        asked = verdict.action == "ask"
+        record.update(
+            decision=("allowed" if asked else "auto") if decision.allow else "denied",
+            decided_by=decision.decided_by,
+        )
+        if not decision.allow:
+            reason = f" Reason: {decision.reason}" if decision.reason else ""
+            record["reason"] = decision.reason or ""
+            return finish(
+                "denied",
+                f"The user denied this call to {tool.name}.{reason} {DENIAL_INSTRUCTION}",
+                True,
+                error="denied",
+            )
+        proposed = None
+        if decision.arguments is not None and dict(decision.arguments) != arguments:
+            proposed = arguments
+            arguments = dict(decision.arguments)
+            record["arguments"] = arguments
+            record["proposed_arguments"] = proposed
+        self.emit(
+            ev.ToolExecutionStarted(
+                conv_id,
+                call_id,
+                tool.server,
+                tool.name,
+                arguments,
+                call.dialect,
+                record["decision"],
+                record["decided_by"],
+                chosen_by,
+                proposed,
+            )
+        )
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            self.emit(ev.ToolExecutionProgressed(conv_id, call_id, done, total, message))
+
+        started = perf_counter()
+        outcome = await self.executor.call(tool, arguments, progress)
+        duration_ms = (perf_counter() - started) * 1000
+        earlier[key] = outcome
+        budget = int(max_context * self.config.tool_result_budget_fraction)
+        text = format_tool_result(tool.name, outcome.text, budget, estimate_tokens)
+        status = outcome.status if outcome.is_error else "ok"
+        record["result_chars"] = len(outcome.text)
+        return finish(
+            status,
+            text,
+            not outcome.is_error,
+            error=outcome.text[:2000] if outcome.is_error else None,
+            duration_ms=duration_ms,
+            full_result=outcome.text,
+        )
+
+
+def denial_note(reason: str | None) -> str:
+    """' (wrong path)' for a denial's reason; empty without one."""
+    return f" ({reason.strip()})" if reason and reason.strip() else ""
+
+
+def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | None:
+    """Small models often drop the server prefix: accept `read_file` for `files__read_file` when unique."""
+    matches = [t for full, t in by_name.items() if full.split("__", 1)[-1] == name]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _must_follow(first: ToolCallParsed, second: ToolCallParsed, by_name: dict[str, ToolSpec]) -> bool:
+    """Whether ``second`` waits for ``first`` (both of one reply; see ToolCalls.run)."""
+    if first.name == second.name and dict(first.arguments) == dict(second.arguments):
+        return True
+    a = by_name.get(first.name) or _match_unqualified(first.name, by_name)
+    b = by_name.get(second.name) or _match_unqualified(second.name, by_name)
+    if a is None or b is None or a.server != b.server:
+        return False
+    return tool_risk(a)[0] != "safe" or tool_risk(b)[0] != "safe"
