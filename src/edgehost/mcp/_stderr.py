@@ -1,6 +1,6 @@
 """Capture of a stdio server's stderr into a ring of its last lines.
 
-The SDK's ``stdio_client`` hands ``errlog`` to the child as its stderr, so it must be a real file
+The stdio transport hands ``errlog`` to the child as its stderr, so it must be a real file
 descriptor: we give it the write end of a pipe and read the other end in a small thread. A thread (not
 the event loop) because the host runs on asyncio and on qasync alike, and a pipe reader there needs no
 loop support at all.

@@ -12,11 +12,12 @@ import anyio
 import httpx2
 from mcp.client import Transport
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from edgehost.mcp._stderr import StderrPipe
+from edgehost.mcp._stdio import stdio_transport
 from edgehost.mcp._websocket import websocket_client
 from edgehost.mcp.config import ServerConfig, stdio_environment
 
@@ -97,7 +98,7 @@ async def _stdio(server: ServerConfig, stderr: StderrPipe) -> AsyncIterator[Any]
     )
     errlog = stderr.open()
     try:
-        async with stdio_client(params, errlog=errlog) as streams:
+        async with stdio_transport(params, errlog) as streams:
             stderr.close_writer()
             yield streams
     finally:

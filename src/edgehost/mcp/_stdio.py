@@ -1,0 +1,220 @@
+"""The stdio transport: the SDK's ``stdio_client`` semantics, the server started off the event loop.
+
+The SDK starts the server with ``anyio.open_process`` on the event loop (a vfork/exec that stalled the
+GUI 20-30 ms under load) in a session of its own (a scheduling group of its own, competing with the GUI
+as an equal). Here the server is started by ``child_processes`` (a spawning thread, below our
+priority, its own process group) and its pipes are read and written without blocking through anyio's
+``wait_readable``/``wait_writable``, which work on asyncio's loop and on qasync's alike.
+
+Kept from ``stdio_client``: the environment (safe variables plus the server's own), one message per
+line with the same parsing (junk lines arrive as exceptions), zero-buffer streams, and the shutdown of
+the MCP spec (close stdin, wait, SIGTERM the process group, SIGKILL it) shielded from cancellation with
+every wait bounded.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TextIO
+
+import anyio
+import anyio.lowlevel
+from mcp.client._transport import TransportStreams
+from mcp.client.stdio import (
+    FORCE_KILL_TIMEOUT,
+    PROCESS_TERMINATION_TIMEOUT,
+    StdioServerParameters,
+    _parse_line,
+    get_default_environment,
+)
+from mcp.os.posix.utilities import terminate_posix_process_tree
+from mcp.shared.message import SessionMessage
+
+from edgehost.child_processes import start_in_background
+
+__all__ = ["stdio_transport"]
+
+logger = logging.getLogger(__name__)
+
+# Time for the writer to flush accepted messages before stdin closes (as the SDK).
+_WRITER_FLUSH_TIMEOUT = 0.5
+# Time to see a killed server gone; only an unkillable process runs this out (as the SDK).
+_KILL_REAP_TIMEOUT = 2.0
+# How often to look whether the server exited while waiting for it (as the SDK).
+_EXIT_POLL_INTERVAL = 0.01
+_READ_SIZE = 65536
+
+
+class _Pipe:
+    """Our non-blocking end of one of the server's pipes; ``close`` wakes a task waiting on it."""
+
+    def __init__(self, fd: int) -> None:
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self.closed = False
+
+    async def read(self) -> bytes:
+        """The next bytes, b"" at end of file. Raises anyio.ClosedResourceError once closed."""
+        while True:
+            if self.closed:
+                raise anyio.ClosedResourceError
+            try:
+                return os.read(self.fd, _READ_SIZE)
+            except BlockingIOError:
+                await anyio.wait_readable(self.fd)
+
+    async def write_all(self, data: bytes) -> None:
+        """Raises OSError (BrokenPipeError when the server closed its stdin), anyio.ClosedResourceError."""
+        view = memoryview(data)
+        while view:
+            if self.closed:
+                raise anyio.ClosedResourceError
+            try:
+                view = view[os.write(self.fd, view) :]
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            anyio.notify_closing(self.fd)
+            os.close(self.fd)
+
+
+class _ProcessView:
+    """What the SDK's process-tree termination reads of a process: its pid and returncode."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.poll()  # reaps the leader, so its group can disappear
+
+
+@asynccontextmanager
+async def stdio_transport(server: StdioServerParameters, errlog: TextIO) -> AsyncIterator[TransportStreams]:
+    """Start ``server`` and exchange newline-delimited JSON-RPC with it over its stdin/stdout.
+
+    ``errlog`` (a real file) becomes the server's stderr. Raises OSError if the server cannot be
+    started, ValueError if its parameters are invalid (embedded NUL bytes).
+    """
+    process = await start_in_background(
+        [server.command, *server.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errlog,
+        cwd=server.cwd,
+        env=get_default_environment() | (server.env or {}),
+        bufsize=0,
+    )
+    # The server runs; no awaits until the task group is entered, or a cancellation delivered in the
+    # gap would leak it.
+    assert process.stdin is not None and process.stdout is not None
+    stdin = _Pipe(os.dup(process.stdin.fileno()))
+    stdout = _Pipe(os.dup(process.stdout.fileno()))
+    process.stdin.close()
+    process.stdout.close()
+    read_stream_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    shutting_down = False
+    writer_done = anyio.Event()
+
+    async def stdout_reader() -> None:
+        decoder = codecs.getincrementaldecoder(server.encoding)(errors=server.encoding_error_handler)
+        try:
+            async with read_stream_writer:
+                try:
+                    buffer = ""
+                    while chunk := await stdout.read():
+                        lines = (buffer + decoder.decode(chunk)).split("\n")
+                        buffer = lines.pop()
+                        for line in lines:
+                            try:
+                                await read_stream_writer.send(_parse_line(line))
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                return  # the session is gone; only the drain below remains
+                finally:
+                    await _drain(stdout)
+        except anyio.ClosedResourceError:
+            pass  # our own shutdown closed stdout under the read
+        except (anyio.BrokenResourceError, OSError):
+            if not shutting_down:
+                logger.exception("Reading from the MCP server's stdout failed mid-session")
+
+    async def stdin_writer() -> None:
+        try:
+            async with write_stream_reader:
+                async for session_message in write_stream_reader:
+                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await stdin.write_all(
+                        (json + "\n").encode(server.encoding, errors=server.encoding_error_handler)
+                    )
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The server may still be alive: end the read side so the session sees the connection
+            # end instead of a request hanging forever.
+            await read_stream_writer.aclose()
+        finally:
+            writer_done.set()
+
+    async def shutdown() -> None:
+        read_stream.close()  # unblocks the reader into its drain, so a server stuck writing can exit
+        write_stream.close()
+        with anyio.move_on_after(_WRITER_FLUSH_TIMEOUT):
+            await writer_done.wait()
+        await _stop_server(process, stdin)
+        stdout.close()  # a survivor of the kill may hold stdout open: poison the reader anyway
+        for stream in (read_stream, write_stream, read_stream_writer, write_stream_reader):
+            await stream.aclose()
+        await anyio.lowlevel.checkpoint()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stdout_reader)
+            tg.start_soon(stdin_writer)
+            try:
+                yield read_stream, write_stream
+            finally:
+                shutting_down = True
+                with anyio.CancelScope(shield=True):
+                    await shutdown()
+                tg.cancel_scope.cancel()
+    finally:
+        stdin.close()
+        stdout.close()
+
+
+async def _drain(stdout: _Pipe) -> None:
+    """Discard the server's remaining output (shielded) until end of file or until it is closed."""
+    with anyio.CancelScope(shield=True), suppress(anyio.ClosedResourceError, OSError):
+        while await stdout.read():
+            pass
+
+
+async def _stop_server(process: subprocess.Popen[bytes], stdin: _Pipe) -> None:
+    """Close stdin, wait out the grace period, then terminate the whole process group."""
+    stdin.close()
+    if await _exited(process, PROCESS_TERMINATION_TIMEOUT):
+        return
+    view: Any = _ProcessView(process)  # duck-typed: the SDK reads only pid and returncode
+    await terminate_posix_process_tree(view, FORCE_KILL_TIMEOUT)
+    if not await _exited(process, _KILL_REAP_TIMEOUT):
+        logger.warning(
+            "MCP server process %d is still alive after the kill escalation; abandoning it", process.pid
+        )
+
+
+async def _exited(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Whether the process exited (and was reaped) within ``seconds``."""
+    with anyio.move_on_after(seconds):
+        # Polled, as the SDK does: nothing announces a child's exit without a loop's child watcher.
+        while process.poll() is None:  # noqa: ASYNC110
+            await anyio.sleep(_EXIT_POLL_INTERVAL)
+        return True
+    return False
