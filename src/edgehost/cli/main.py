@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "edgehost.cli.history_commands",  # history
     "edgehost.cli.desktop_commands",  # install-desktop
     "edgehost.cli.web_commands",  # web
+    "edgehost.cli.auth_commands",  # auth login, logout, status
 )
 
 

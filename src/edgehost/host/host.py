@@ -41,6 +41,7 @@ from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
+from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import (
@@ -84,6 +85,7 @@ class HostOptions:
     with_model: bool = True
     agent: AgentConfig | None = None  # None: from the settings
     hub_endpoint: str | None = None  # where models are downloaded from; None: HF_ENDPOINT or huggingface.co
+    auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
 
 
 class Host:
@@ -128,6 +130,7 @@ class Host:
         self._turn_ended = False
         self._closing = False
         self._models = ModelLibrary(self.paths.models_dir, self.emit, self.options.hub_endpoint)
+        self._auth = self.options.auth
 
     # ----------------------------------------------------------------- events
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -194,6 +197,8 @@ class Host:
         """Elicitation as injected (GUI form; headless: the schema's defaults); sampling answered by
         our own model once the approver allows the draft."""
         features = self.options.features or ClientFeatures()
+        if features.http_auth is None:
+            features = dataclasses.replace(features, http_auth=self.auth().http_auth)
         if features.sampling is not decline_sampling:
             return features
         handler = sampling_handler(self.wait_model, self._approver, self.emit)
@@ -489,6 +494,49 @@ class Host:
 
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)
+
+    # ------------------------------------------------------------------ OAuth
+    def auth(self) -> ServerAuth:
+        """The OAuth side of the remote servers (tokens in the OS keyring or a 0600 file)."""
+        if self._auth is None:
+            self._auth = ServerAuth(default_credential_store(self.paths.data_dir))
+        return self._auth
+
+    def _configured_server(self, name: str) -> ServerConfig:
+        server = self.servers_config.get(name)
+        if server is None:
+            known = ", ".join(s.name for s in self.servers_config.servers) or "none"
+            raise EdgeHostError(f"no server named {name!r} is configured (configured: {known})")
+        return server
+
+    def auth_statuses(self) -> list[AuthStatus]:
+        """The sign-in state of every configured server (no network). Raises CredentialStoreError."""
+        return [self.auth().status(server) for server in self.servers_config.servers]
+
+    def auth_status(self, name: str) -> AuthStatus:
+        """Raises EdgeHostError for an unknown server, CredentialStoreError when the store fails."""
+        return self.auth().status(self._configured_server(name))
+
+    async def sign_in(self, name: str, open_url: Callable[[str], object]) -> AuthStatus:
+        """Sign in to server ``name``: ``open_url`` shows the authorization page (the browser), the
+        redirect comes back to a loopback port; the tokens are stored and the server restarted.
+
+        Raises EdgeHostError (unknown server), ValueError (the server does not use OAuth), OSError (the
+        loopback port), and the SDK's OAuth errors or AuthorizationDenied when the flow fails."""
+        server = self._configured_server(name)
+        async with self.auth().browser_authorizer(server, open_url) as authorizer:
+            status = await self.auth().sign_in(server, authorizer)
+        if self._mcp is not None and any(s.name == name for s in self._mcp.statuses()):
+            self._mcp.restart(name)
+        return status
+
+    def sign_out(self, name: str) -> bool:
+        """Forget server ``name``'s tokens and registration (False when there were none) and restart it,
+        so that its connection stops using them."""
+        forgotten = self.auth().sign_out(self._configured_server(name))
+        if self._mcp is not None and any(s.name == name for s in self._mcp.statuses()):
+            self._mcp.restart(name)
+        return forgotten
 
     def server_states(self) -> list[Any]:
         """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""

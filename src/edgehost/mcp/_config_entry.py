@@ -54,7 +54,12 @@ _KEYS = {
     "roots": ("roots",),
     "trusted": ("trusted",),
     "maxConcurrentCalls": ("maxConcurrentCalls", "max_concurrent_calls"),
+    "clientId": ("clientId", "client_id"),
+    "clientSecret": ("clientSecret", "client_secret"),
+    "oauthGrant": ("oauthGrant", "oauth_grant"),
+    "callbackPort": ("callbackPort", "callback_port"),
 }
+OAUTH_GRANTS = ("auto", "authorization_code", "client_credentials")
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
 
 
@@ -102,6 +107,12 @@ class ServerEntry(BaseModel):
     trusted: bool | None = None
     maxConcurrentCalls: int | None = Field(
         default=None, ge=1, validation_alias=_keys("maxConcurrentCalls"), description="a whole number from 1"
+    )
+    clientId: str | None = Field(default=None, validation_alias=_keys("clientId"))
+    clientSecret: str | None = Field(default=None, validation_alias=_keys("clientSecret"))
+    oauthGrant: str | None = Field(default=None, validation_alias=_keys("oauthGrant"))
+    callbackPort: int | None = Field(
+        default=None, ge=1, le=65535, validation_alias=_keys("callbackPort"), description="a port number"
     )
 
 
@@ -233,6 +244,24 @@ class _EntryReader:
             expanded = self.ctx.base_dir / expanded
         return str(expanded) if self.ctx.expand_variables else value
 
+    def _read_oauth(self, server: ServerConfig) -> None:
+        server.client_id = self.string("clientId")
+        server.client_secret = self.string("clientSecret")
+        grant = self.string("oauthGrant")
+        if grant is not None:
+            if grant not in OAUTH_GRANTS:
+                raise self.fail(
+                    f"oauthGrant is one of {', '.join(OAUTH_GRANTS)}, not {grant!r}", self._key("oauthGrant")
+                )
+            server.oauth_grant = grant
+        if server.client_secret and not server.client_id:
+            raise self.fail('"clientSecret" needs "clientId"', self._key("clientSecret"))
+        if server.oauth_grant == "client_credentials" and not (server.client_id and server.client_secret):
+            raise self.fail(
+                'the client_credentials grant needs "clientId" and "clientSecret"', self._key("oauthGrant")
+            )
+        server.callback_port = self.value("callbackPort")
+
     def read(self, builtin: ServerConfig | None) -> ServerConfig:
         self.check_types()
         command = self.string("command")
@@ -294,6 +323,7 @@ class _EntryReader:
                 server.command = self._loaded_as("command", os.path.expanduser(server.command))
         else:
             server.headers = self.string_map("headers") or {}
+            self._read_oauth(server)
         enabled = self.value("enabled")
         disabled = self.value("disabled")
         if enabled is not None:

@@ -56,6 +56,12 @@ class ServerConfig:
     # Calls to this server running at once (None: no limit; JSON-RPC multiplexes them); for servers
     # known not to cope with concurrent requests.
     max_concurrent_calls: int | None = None
+    # OAuth (http/sse servers): a client registered beforehand with the authorization server, instead of
+    # dynamic registration; which grant to use; the loopback port its redirect URI was registered with.
+    client_id: str | None = None
+    client_secret: str | None = None
+    oauth_grant: str = "auto"  # auto | authorization_code | client_credentials
+    callback_port: int | None = None
     builtin: bool = False  # one of EdgeHost's own servers
     # Set when this entry failed validation: the server is shown failed with this message and the
     # others start as usual.
@@ -90,6 +96,7 @@ class ServerConfig:
 
         A secret is, when it has at least MIN_SECRET_CHARS characters:
 
+        - the OAuth ``clientSecret``;
         - every HTTP header value (``Authorization``, ``X-API-Key``, cookies ...), and the credentials
           after the scheme of ``Bearer <token>`` / ``Basic <token>`` on their own;
         - an env value whose name looks secret (contains KEY, TOKEN, SECRET, PASS, AUTH, CRED, PRIVATE,
@@ -101,6 +108,8 @@ class ServerConfig:
         Raises nothing.
         """
         candidates = [*self.headers.values(), *map(_credentials, self.headers.values())]
+        if self.client_secret:
+            candidates.append(self.client_secret)
         candidates += [value for name, value in self.env.items() if looks_like_secret_name(name)]
         for written, loaded in self.as_written.values():
             candidates += _referenced_secrets(written, loaded)

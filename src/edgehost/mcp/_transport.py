@@ -19,6 +19,7 @@ from mcp.shared.message import SessionMessage
 from edgehost.mcp._stderr import StderrPipe
 from edgehost.mcp._stdio import stdio_transport
 from edgehost.mcp._websocket import websocket_client
+from edgehost.mcp.client_features import HttpAuthFnT
 from edgehost.mcp.config import ServerConfig, stdio_environment
 
 __all__ = ["ConnectionWatch", "open_transport"]
@@ -106,19 +107,19 @@ async def _stdio(server: ServerConfig, stderr: StderrPipe) -> AsyncIterator[Any]
 
 
 @asynccontextmanager
-async def _streamable_http(server: ServerConfig) -> AsyncIterator[Any]:
+async def _streamable_http(server: ServerConfig, auth: httpx2.Auth | None) -> AsyncIterator[Any]:
     assert server.url is not None
     async with (
-        httpx2.AsyncClient(headers=server.headers or None, timeout=_HTTP_TIMEOUT) as http,
+        httpx2.AsyncClient(headers=server.headers or None, timeout=_HTTP_TIMEOUT, auth=auth) as http,
         streamable_http_client(server.url, http_client=http) as streams,
     ):
         yield streams
 
 
 @asynccontextmanager
-async def _sse(server: ServerConfig) -> AsyncIterator[Any]:
+async def _sse(server: ServerConfig, auth: httpx2.Auth | None) -> AsyncIterator[Any]:
     assert server.url is not None
-    async with sse_client(server.url, headers=server.headers or None) as streams:
+    async with sse_client(server.url, headers=server.headers or None, auth=auth) as streams:
         yield streams
 
 
@@ -131,8 +132,11 @@ async def _watched(inner: Any, watch: ConnectionWatch) -> AsyncIterator[Any]:
             watch.mark_ended()
 
 
-def open_transport(server: ServerConfig, stderr: StderrPipe, watch: ConnectionWatch) -> Transport:
-    """The SDK transport for ``server``; ``watch.ended`` is set when the connection ends.
+def open_transport(
+    server: ServerConfig, stderr: StderrPipe, watch: ConnectionWatch, http_auth: HttpAuthFnT | None = None
+) -> Transport:
+    """The SDK transport for ``server``; ``watch.ended`` is set when the connection ends. An http/sse
+    connection authenticates with ``http_auth(server)`` (OAuth) when that gives one.
 
     Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
     """
@@ -141,10 +145,10 @@ def open_transport(server: ServerConfig, stderr: StderrPipe, watch: ConnectionWa
     elif not server.url:
         raise ValueError(f"server {server.name!r} has no url")
     elif server.transport == "sse":
-        inner = _sse(server)
+        inner = _sse(server, http_auth(server) if http_auth else None)
     elif server.transport == "websocket":
         inner = websocket_client(server.url, server.headers)
     else:
-        inner = _streamable_http(server)
+        inner = _streamable_http(server, http_auth(server) if http_auth else None)
     transport: Transport = _watched(inner, watch)
     return transport

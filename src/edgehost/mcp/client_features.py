@@ -9,16 +9,22 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import httpx2
 import mcp_types as types
 from mcp.shared.dispatcher import ProgressFnT
 from pydantic import FileUrl
 
 from edgehost.mcp.schema_values import elicitation_defaults
 
+if TYPE_CHECKING:
+    from edgehost.mcp.config import ServerConfig
+
 __all__ = [
     "ClientFeatures",
     "ElicitationHandlerFnT",
+    "HttpAuthFnT",
     "ProgressFnT",
     "SamplingHandlerFnT",
     "accept_elicitation_with_defaults",
@@ -33,6 +39,9 @@ SamplingHandlerFnT = Callable[
     [str, types.CreateMessageRequestParams], Awaitable[types.CreateMessageResult | types.ErrorData]
 ]
 """(server name, request) -> a generated message, or an error when the user or policy declines."""
+
+HttpAuthFnT = Callable[["ServerConfig"], httpx2.Auth | None]
+"""(server) -> the auth of a new HTTP connection to it (OAuth, mcp/auth/), or None."""
 
 
 async def accept_elicitation_with_defaults(
@@ -70,3 +79,4 @@ class ClientFeatures:
 
     elicitation: ElicitationHandlerFnT = accept_elicitation_with_defaults
     sampling: SamplingHandlerFnT = decline_sampling
+    http_auth: HttpAuthFnT | None = None

@@ -7,7 +7,8 @@ Accepted files (JSON may have comments and trailing commas, as VS Code writes th
 - TOML: ``[[servers]]`` tables with ``name`` (or ``[mcp_servers.NAME]`` / ``[servers.NAME]`` tables)
 
 Per server, besides the connection: ``enabled`` (or ``disabled``), ``timeout`` (seconds per call),
-``allowedTools`` / ``excludedTools``, ``roots``, ``trusted``, ``maxConcurrentCalls`` (camelCase or
+``allowedTools`` / ``excludedTools``, ``roots``, ``trusted``, ``maxConcurrentCalls``; for OAuth on an
+http/sse server ``clientId``, ``clientSecret``, ``oauthGrant``, ``callbackPort`` (camelCase or
 snake_case). Strings may
 use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from EDGEHOST_INPUT_<ID>).
 """
@@ -309,11 +310,25 @@ def server_to_entry(server: ServerConfig, default: ServerConfig | None = None) -
         entry["url"] = server.url
         if server.headers:
             entry["headers"] = dict(server.headers)
+        entry.update(_oauth_settings(server))
     entry.update(_common_settings(server, ServerConfig(name=server.name)))
     for key, (written, loaded) in server.as_written.items():
         if key in entry and entry[key] == loaded:
             entry[key] = written
     return {**server.extra, **entry}
+
+
+def _oauth_settings(server: ServerConfig) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    if server.client_id:
+        entry["clientId"] = server.client_id
+    if server.client_secret:
+        entry["clientSecret"] = server.client_secret  # written back as its ${VAR} (as_written)
+    if server.oauth_grant != "auto":
+        entry["oauthGrant"] = server.oauth_grant
+    if server.callback_port:
+        entry["callbackPort"] = server.callback_port
+    return entry
 
 
 def _common_settings(server: ServerConfig, default: ServerConfig) -> dict[str, Any]:

@@ -342,7 +342,7 @@ class ServerSupervisor:
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + STARTUP_TIMEOUT_S) as startup:
                 self._startup_scope = startup
-                transport = open_transport(self.config, pipe, watch)
+                transport = open_transport(self.config, pipe, watch, self._features.http_auth)
                 async with self._new_client(transport) as client:
                     listing = await self._fetch_listing(client)
                     startup.deadline = math.inf

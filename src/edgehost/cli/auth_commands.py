@@ -1,0 +1,147 @@
+"""`edgehost auth login SERVER | logout SERVER | status [--json]`: OAuth sign-in for remote servers.
+
+Login opens the authorization page in the browser and catches the redirect on a loopback port; the
+tokens go to the OS keyring (or a 0600 file in the data folder). Every command drives a Host without a
+model and without connecting the servers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import webbrowser
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from edgehost.cli.context import CliContext, print_json
+from edgehost.errors import EdgeHostError, UsageError
+from edgehost.mcp.auth import AuthStatus
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("auth", help="sign in to remote servers that use OAuth (login, logout, status)")
+    auth_sub = p.add_subparsers(dest="auth_command", metavar="ACTION", required=True)
+
+    login = auth_sub.add_parser(
+        "login",
+        help="sign in to a server: opens the browser, catches the redirect on a localhost port",
+        description="Sign in to SERVER (an http/sse server of your config that uses OAuth). The authorization "
+        "page opens in your browser; after you approve, the browser is sent back to a port on 127.0.0.1 where "
+        "EdgeHost reads the answer. The tokens are kept in the OS keyring (or a private file in the data "
+        "folder) and refreshed as needed.",
+    )
+    login.add_argument("server", metavar="SERVER")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the authorization URL instead of opening the browser"
+    )
+    login.set_defaults(handler=login_command)
+
+    logout = auth_sub.add_parser("logout", help="forget a server's tokens and client registration")
+    logout.add_argument("server", metavar="SERVER")
+    logout.set_defaults(handler=logout_command)
+
+    status = auth_sub.add_parser(
+        "status", help="show which remote servers are signed in (tokens are never shown)"
+    )
+    status.add_argument("server", metavar="SERVER", nargs="?", help="only this server")
+    status.add_argument("--json", action="store_true", help="print a JSON list")
+    status.set_defaults(handler=status_command)
+
+
+@asynccontextmanager
+async def _host(ctx: CliContext) -> AsyncIterator[Host]:
+    from edgehost.host.host import Host, HostOptions
+
+    host = Host(
+        ctx.paths, ctx.settings, HostOptions(with_model=False, with_servers=False), ctx.profile_override
+    )
+    await host.start()
+    try:
+        yield host
+    finally:
+        await host.aclose()
+
+
+def _open_url(no_browser: bool) -> object:
+    def show(url: str) -> None:
+        print(f"Open this page to sign in:\n  {url}", file=sys.stderr, flush=True)
+        if not no_browser:
+            webbrowser.open(url)
+
+    return show
+
+
+async def login_command(ctx: CliContext) -> int:
+    async with _host(ctx) as host:
+        try:
+            host.auth_status(ctx.args.server)
+        except EdgeHostError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"Signing in to {ctx.args.server} ...", file=sys.stderr, flush=True)
+        try:
+            status = await host.sign_in(ctx.args.server, _open_url(ctx.args.no_browser))  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        except Exception as exc:
+            raise EdgeHostError(f"sign-in to {ctx.args.server!r} failed: {exc}") from None
+    print(f"{status.server}: {status.state}" + (f" (scope {status.scope})" if status.scope else ""))
+    return 0
+
+
+async def logout_command(ctx: CliContext) -> int:
+    async with _host(ctx) as host:
+        try:
+            forgotten = host.sign_out(ctx.args.server)
+        except EdgeHostError as exc:
+            raise UsageError(str(exc)) from None
+    print(f"{ctx.args.server}: signed out" if forgotten else f"{ctx.args.server}: was not signed in")
+    return 0
+
+
+def _when(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    left = seconds - time.time()
+    if left <= 0:
+        return "expired"
+    return f"expires in {int(left // 60)} min" if left < 7200 else f"expires in {left / 3600:.0f} h"
+
+
+def _line(status: AuthStatus) -> str:
+    parts = [f"{status.server}: {status.state}"]
+    if status.state == "not used":
+        return parts[0]
+    details = [
+        f"client {status.client_id} ({status.registered})" if status.client_id else "",
+        f"scope {status.scope}" if status.scope else "",
+        _when(status.expires_at) if status.state == "signed in" else "",
+        "refreshable" if status.refreshable else "",
+    ]
+    shown = [d for d in details if d]
+    return parts[0] + (f"  [{', '.join(shown)}]" if shown else "")
+
+
+async def status_command(ctx: CliContext) -> int:
+    async with _host(ctx) as host:
+        if ctx.args.server:
+            try:
+                statuses = [host.auth_status(ctx.args.server)]
+            except EdgeHostError as exc:
+                raise UsageError(str(exc)) from None
+        else:
+            statuses = host.auth_statuses()
+        where = host.auth().store.where
+    if ctx.args.json:
+        print_json([s.to_json() for s in statuses])
+        return 0
+    if not statuses:
+        print("no servers configured")
+    for status in statuses:
+        print(_line(status))
+    print(f"(credentials kept in {where})", file=sys.stderr)
+    return 0

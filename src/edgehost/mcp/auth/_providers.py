@@ -1,0 +1,155 @@
+"""The SDK's OAuth providers, as EdgeHost builds them for one server.
+
+Everything protocol-level (protected-resource and authorization-server metadata discovery, client ID
+metadata documents, dynamic registration, PKCE, ``resource``, scope selection and step-up, ``iss``
+checks, refresh, re-registration when the authorization server changes) is the SDK's
+``OAuthClientProvider``. What is added here is what a desktop host needs around it:
+
+- the discovered metadata and the token's expiry are kept with the tokens, so that after a restart an
+  expired token is refreshed at the right token endpoint instead of being sent and refused;
+- a client configured with a secret uses the client-credentials grant when its authorization server
+  offers only that grant (or when the entry says ``"oauthGrant": "client_credentials"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
+
+from edgehost.mcp.auth._interaction import Authorizer
+from edgehost.mcp.auth._store import ServerCredentials
+
+__all__ = ["CLIENT_NAME", "GrantChoice", "HostOAuthProvider", "client_metadata"]
+
+CLIENT_NAME = "EdgeHost"
+
+GrantChoice = Literal["auto", "authorization_code", "client_credentials"]
+
+
+def client_metadata(redirect_uri: str | None, grant: GrantChoice) -> OAuthClientMetadata:
+    """What EdgeHost registers as: a native app with a loopback redirect (RFC 8252)."""
+    if grant == "client_credentials":
+        return OAuthClientMetadata(
+            client_name=CLIENT_NAME, redirect_uris=None, grant_types=["client_credentials"]
+        )
+    return OAuthClientMetadata.model_validate(
+        {
+            "client_name": CLIENT_NAME,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        }
+    )
+
+
+class HostOAuthProvider(OAuthClientProvider):
+    """``OAuthClientProvider`` with its discovery kept across restarts and the client-credentials grant
+    for a configured confidential client (see the module's docstring)."""
+
+    def __init__(
+        self,
+        server_url: str,
+        credentials: ServerCredentials,
+        authorizer: Authorizer | None,
+        *,
+        grant: GrantChoice = "auto",
+        client_metadata_url: str | None = None,
+    ) -> None:
+        redirect_uri = authorizer.redirect_uri if authorizer is not None else None
+        super().__init__(
+            server_url,
+            client_metadata(redirect_uri, grant),
+            credentials,
+            redirect_handler=authorizer.redirect if authorizer is not None else None,
+            callback_handler=authorizer.callback if authorizer is not None else None,
+            client_metadata_url=client_metadata_url if grant != "client_credentials" else None,
+        )
+        self.credentials = credentials
+        self.grant = grant
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        record: dict[str, Any] = await anyio.to_thread.run_sync(
+            lambda: self.credentials.store.load(self.credentials.key) or {}
+        )
+        expires_at = record.get("expiresAt")
+        if self.context.current_tokens is not None and isinstance(expires_at, int | float):
+            self.context.token_expiry_time = float(expires_at)
+        discovered = record.get("discovered")
+        if self.context.current_tokens is not None and isinstance(discovered, dict):
+            self._restore_discovery(discovered)
+
+    def _restore_discovery(self, discovered: dict[str, Any]) -> None:
+        """Metadata found when the tokens were issued: a refresh goes to that token endpoint, a step-up to
+        that server. A 401 discovers everything again, as the SDK always does."""
+        try:
+            if isinstance(discovered.get("authorizationServer"), dict):
+                self.context.oauth_metadata = OAuthMetadata.model_validate(discovered["authorizationServer"])
+            if isinstance(discovered.get("protectedResource"), dict):
+                self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    discovered["protectedResource"]
+                )
+            if isinstance(discovered.get("authorizationServerUrl"), str):
+                self.context.auth_server_url = discovered["authorizationServerUrl"]
+        except ValueError:  # metadata saved by another version: discovery will run again
+            self.context.oauth_metadata = None
+            self.context.protected_resource_metadata = None
+
+    async def _save_discovery(self) -> None:
+        context = self.context
+        discovered = {
+            "authorizationServer": context.oauth_metadata.model_dump(mode="json", exclude_none=True)
+            if context.oauth_metadata
+            else None,
+            "protectedResource": context.protected_resource_metadata.model_dump(
+                mode="json", exclude_none=True
+            )
+            if context.protected_resource_metadata
+            else None,
+            "authorizationServerUrl": context.auth_server_url,
+        }
+        credentials = self.credentials
+
+        def save() -> None:
+            record = credentials.store.load(credentials.key) or {}
+            record["discovered"] = discovered
+            credentials.store.save(credentials.key, record)
+
+        await anyio.to_thread.run_sync(save)
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        await super()._handle_token_response(response)
+        await self._save_discovery()
+
+    def _uses_client_credentials(self) -> bool:
+        if self.grant == "client_credentials":
+            return True
+        if self.grant == "authorization_code":
+            return False
+        client = self.context.client_info
+        metadata = self.context.oauth_metadata
+        supported = metadata.grant_types_supported if metadata is not None else None
+        return bool(
+            client is not None
+            and client.client_secret
+            and supported
+            and "client_credentials" in supported
+            and "authorization_code" not in supported
+        )
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        if not self._uses_client_credentials():
+            return await super()._perform_authorization()
+        # RFC 6749 §4.4: the client authenticates as itself; no person, no redirect.
+        data: dict[str, str] = {"grant_type": "client_credentials"}
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        data, headers = self.context.prepare_token_auth(data, headers)
+        if self.context.should_include_resource_param(self.context.protocol_version):
+            data["resource"] = self.context.get_resource_url()
+        if self.context.client_metadata.scope:
+            data["scope"] = self.context.client_metadata.scope
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)

@@ -1,0 +1,294 @@
+"""Where OAuth tokens and client registrations are kept, per server: the OS keyring when it has a usable
+backend, otherwise a private (0600) JSON file in the data folder. Never the history, the logs or
+``servers --json``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from edgehost.errors import EdgeHostError
+from edgehost.mcp.config import ServerConfig
+
+__all__ = [
+    "CREDENTIALS_FILE",
+    "KEYRING_SERVICE",
+    "CredentialStore",
+    "CredentialStoreError",
+    "FileCredentialStore",
+    "KeyringCredentialStore",
+    "MemoryCredentialStore",
+    "ServerCredentials",
+    "credential_key",
+    "default_credential_store",
+]
+
+log = logging.getLogger(__name__)
+
+CREDENTIALS_FILE = "oauth-credentials.json"
+KEYRING_SERVICE = "edgehost-oauth"
+
+Record = dict[str, Any]
+
+
+class CredentialStoreError(EdgeHostError):
+    """The keyring or the credentials file could not be read or written."""
+
+
+def credential_key(server: ServerConfig) -> str:
+    """The name a server's credentials are kept under: its name and URL, so that tokens for one URL are
+    never sent to another one the entry was changed to."""
+    return f"{server.name} {server.url or ''}"
+
+
+class CredentialStore(Protocol):
+    """Records (JSON-able dicts) by key. Every method raises CredentialStoreError when the backend fails."""
+
+    @property
+    def where(self) -> str:
+        """Where the records are, for `auth status` ("OS keyring (SecretService)", a file path)."""
+        ...
+
+    def load(self, key: str) -> Record | None: ...
+
+    def save(self, key: str, record: Record) -> None: ...
+
+    def delete(self, key: str) -> bool:
+        """Forget ``key``; False when there was nothing to forget."""
+        ...
+
+
+class MemoryCredentialStore:
+    """Records for one process only (a URL probe: one look, nothing left behind)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, Record] = {}
+
+    @property
+    def where(self) -> str:
+        return "memory (not kept)"
+
+    def load(self, key: str) -> Record | None:
+        record = self._records.get(key)
+        return json.loads(json.dumps(record)) if record is not None else None
+
+    def save(self, key: str, record: Record) -> None:
+        self._records[key] = json.loads(json.dumps(record))
+
+    def delete(self, key: str) -> bool:
+        return self._records.pop(key, None) is not None
+
+
+class FileCredentialStore:
+    """One JSON object {key: record} in a file only its owner can read (0600), replaced atomically."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()  # the SDK's auth flows call in from worker threads
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def _read(self) -> dict[str, Record]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise CredentialStoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        try:
+            records = json.loads(text)
+        except ValueError:
+            raise CredentialStoreError(f"{self.path} is not valid JSON; remove it to sign in again") from None
+        return records if isinstance(records, dict) else {}
+
+    def _write(self, records: dict[str, Record]) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            # Created 0600 from the start: the tokens are never readable by others, not even briefly.
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(records, out, indent=2, sort_keys=True)
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            temporary.unlink(missing_ok=True)
+            raise CredentialStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+
+    def load(self, key: str) -> Record | None:
+        with self._lock:
+            return self._read().get(key)
+
+    def save(self, key: str, record: Record) -> None:
+        with self._lock:
+            records = self._read()
+            records[key] = record
+            self._write(records)
+
+    def delete(self, key: str) -> bool:
+        with self._lock:
+            records = self._read()
+            if records.pop(key, None) is None:
+                return False
+            self._write(records)
+            return True
+
+
+class KeyringCredentialStore:
+    """One keyring entry per server (service ``edgehost-oauth``, the key as user name), its record as JSON."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+
+    @property
+    def where(self) -> str:
+        return f"OS keyring ({type(self._backend).__name__})"
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        from keyring.errors import KeyringError
+
+        try:
+            yield
+        except KeyringError as exc:
+            raise CredentialStoreError(f"the OS keyring failed to {doing}: {exc}") from None
+
+    def load(self, key: str) -> Record | None:
+        with self._errors("read the credentials"):
+            text = self._backend.get_password(KEYRING_SERVICE, key)
+        if text is None:
+            return None
+        try:
+            record = json.loads(text)
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    def save(self, key: str, record: Record) -> None:
+        with self._errors("store the credentials"):
+            self._backend.set_password(KEYRING_SERVICE, key, json.dumps(record, sort_keys=True))
+
+    def delete(self, key: str) -> bool:
+        from keyring.errors import PasswordDeleteError
+
+        try:
+            with self._errors("delete the credentials"):
+                self._backend.delete_password(KEYRING_SERVICE, key)
+        except PasswordDeleteError:
+            return False
+        return True
+
+
+def usable_keyring() -> Any | None:
+    """The OS keyring backend when there is a real one (Secret Service, KWallet, macOS Keychain, Windows
+    Credential Locker), else None. ``PYTHON_KEYRING_BACKEND`` chooses one, as keyring documents."""
+    try:
+        import keyring
+        from keyring.backends import chainer, fail
+    except ImportError:  # pragma: no cover - keyring is a dependency; a trimmed bundle may lack it
+        return None
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:  # a broken backend plugin must not stop the host from starting
+        log.warning("the OS keyring is not usable (%s); OAuth tokens go to a private file", exc)
+        return None
+    if isinstance(backend, fail.Keyring):
+        return None
+    if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
+        return None
+    try:
+        if float(backend.priority) <= 0:  # keyring's null / fail backends, insecure plain-text ones
+            return None
+    except Exception:
+        return None
+    return backend
+
+
+def default_credential_store(data_dir: Path) -> CredentialStore:
+    """The OS keyring when usable, else ``<data folder>/oauth-credentials.json`` (0600)."""
+    backend = usable_keyring()
+    if backend is not None:
+        return KeyringCredentialStore(backend)
+    return FileCredentialStore(data_dir / CREDENTIALS_FILE)
+
+
+class ServerCredentials:
+    """The SDK's TokenStorage for one server, over a CredentialStore.
+
+    The record also keeps when the access token expires (the SDK only knows ``expires_in`` relative to
+    the moment it got the token), so that after a restart an expired token is refreshed rather than
+    sent. A client configured in the server's entry (``clientId``) always wins over a stored one.
+    """
+
+    def __init__(
+        self, store: CredentialStore, key: str, *, configured_client: OAuthClientInformationFull | None = None
+    ) -> None:
+        self.store = store
+        self.key = key
+        self.configured_client = configured_client
+
+    def _load(self) -> Record:
+        return self.store.load(self.key) or {}
+
+    def _update(self, **values: Any) -> None:
+        record = self._load()
+        record.update(values)
+        record["updatedAt"] = time.time()
+        self.store.save(self.key, record)
+
+    # -- synchronous views (CLI status, GUI) ----------------------------------------------------
+
+    def tokens(self) -> OAuthToken | None:
+        data = self._load().get("tokens")
+        return OAuthToken.model_validate(data) if isinstance(data, dict) else None
+
+    def expires_at(self) -> float | None:
+        value = self._load().get("expiresAt")
+        return float(value) if isinstance(value, int | float) else None
+
+    def client_info(self) -> OAuthClientInformationFull | None:
+        if self.configured_client is not None:
+            return self.configured_client
+        data = self._load().get("client")
+        return OAuthClientInformationFull.model_validate(data) if isinstance(data, dict) else None
+
+    def forget_tokens(self) -> None:
+        record = self._load()
+        if "tokens" in record:
+            record.pop("tokens")
+            record.pop("expiresAt", None)
+            self.store.save(self.key, record)
+
+    def forget(self) -> bool:
+        return self.store.delete(self.key)
+
+    # -- the SDK's TokenStorage (async: a keyring may talk to D-Bus) ---------------------------------
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return await anyio.to_thread.run_sync(self.tokens)
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
+        data = tokens.model_dump(mode="json", exclude_none=True)
+        await anyio.to_thread.run_sync(lambda: self._update(tokens=data, expiresAt=expires_at))
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return await anyio.to_thread.run_sync(self.client_info)
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if self.configured_client is not None and client_info.client_id == self.configured_client.client_id:
+            return  # it lives in the config, with its secret behind ${VAR}
+        data = client_info.model_dump(mode="json", exclude_none=True)
+        await anyio.to_thread.run_sync(lambda: self._update(client=data))
