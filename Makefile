@@ -83,8 +83,9 @@ screenshots: install
 # Everything CI checks (.ci/run).
 ci: test check-boards test-floor-qt bundle
 
+# Every bench/*.py, then one table: figure, value, goal (bench/summary.py keeps the goals), ok.
 bench: install peers
-	for f in bench/*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f || exit 1; done
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/summary.py
 
 clean:
 	rm -rf $(VENV) .venv-floor build dist tests/peers/node_modules tests/peers/pyvenv

@@ -3,7 +3,7 @@
 Both children create the QApplication, watch for the first Show event of a main window (a filter on
 each QMainWindow, installed as it is made), print and exit there; the EdgeHost child then runs the real
 entry point (`edgehost --data-dir D`). Rounds alternate so machine noise hits both. Prints
-``RESULT startup <edgehost / bare>`` (target <= 2.0), ``RESULT startup_edgehost_ms`` and
+``RESULT startup <edgehost / bare>`` (goal <= 1.5, bench/summary.py), ``RESULT startup_edgehost_ms`` and
 ``RESULT startup_bare_ms`` (medians).
 """
 
