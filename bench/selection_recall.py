@@ -15,6 +15,9 @@ run, the same embedding model:
   RESULT ranking_ms                             median route() over the 39 tools, vectors warm,
                                                  without the question's embedding
 
+``--int8`` measures the model as the bundle ships it (every matrix int8 with a scale per row, see
+agent/_embedding.py) instead of the fp32 weights of the installed package.
+
 ``--calibrate`` searches SMALL_TALK_WEIGHT and ROUTE_THRESHOLD on the calibration questions only and
 prints the best pair (how agent/routing.py's constants were chosen).
 """
@@ -131,8 +134,10 @@ def main() -> int:
     parser.add_argument(
         "--calibrate", action="store_true", help="search the gate's constants on the calibration set"
     )
+    parser.add_argument("--int8", action="store_true", help="the int8 model the bundle ships, not fp32")
     args = parser.parse_args()
-    embedder = MiniLMEmbedder.load()
+    embedder = MiniLMEmbedder.load(quantise=args.int8)
+    print(f"embedding model: {embedder.name}")
     ranker = BlendedRanker(EmbeddingRanker(embedder))
     held, calib = evaluation(), calibration()
     if args.calibrate:

