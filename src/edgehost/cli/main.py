@@ -103,9 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs = configure_logging(ctx.paths, verbose=args.verbose)
     try:
         if args.command is None:
-            from edgehost.cli.web_commands import web_beside_window
             from edgehost.ui.app import Launch, run_app  # Qt is imported only when the GUI starts
 
+            beside = None
+            if args.web:  # imports the whole core: only then, or the window waits for it (issue 12)
+                from edgehost.cli.web_commands import web_beside_window
+
+                beside = web_beside_window(ctx, args.web)
             return run_app(
                 Launch(
                     ctx.paths,
@@ -115,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     hidden=bool(getattr(args, "hidden", False)),
                     self_test=bool(getattr(args, "self_test", False)),
                     verbose=bool(args.verbose),
-                    beside=web_beside_window(ctx, args.web) if args.web else None,
+                    beside=beside,
                 )
             )
         handler = getattr(args, "handler", None)
