@@ -7,10 +7,8 @@ import csv
 import io
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from tests.host.conftest import WAIT_S, call
 
 from edgehost.agent.approval import ApprovalDecision
@@ -18,7 +16,6 @@ from edgehost.agent.loop import AgentConfig
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendCrashed, GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend
-from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.settings import Settings
 
 
@@ -185,16 +182,6 @@ async def test_a_disabled_tool_is_refused_and_the_model_is_told(make_host):
     [finished] = recorder.of(ev.ToolExecutionFinished)
     assert finished.status == "invalid" and "disabled" in finished.result_text
     assert "board__uptime" in Settings.load(host.paths.settings_file).disabled_tools
-
-
-@pytest.fixture
-def everything_servers(node: str) -> ServersConfig:
-    script = (
-        Path(__file__).parents[1] / "peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-    )
-    if not script.exists():
-        pytest.skip(f"{script} is missing: run `make peers`")
-    return ServersConfig([ServerConfig(name="everything", command=node, args=[str(script), "stdio"])])
 
 
 async def test_a_servers_sampling_request_is_answered_by_our_model_after_approval(

@@ -127,6 +127,19 @@ def test_call_prints_content_and_saves_images(
     assert str(saved[0]) in completed.stdout
 
 
+def test_call_of_a_task_tool_shows_the_tasks_states_and_prints_its_result(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
+    completed = edgehost(
+        data_dir, config, "call", "everything__simulate-research-query", '{"topic": "ferns"}'
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("# Research Report: ferns")
+    states = [line for line in completed.stderr.splitlines() if line.startswith("[task ")]
+    assert states[0].endswith(": working — Gathering sources...]"), completed.stderr
+    assert ": completed" in states[-1]
+
+
 def test_call_json_gives_content_structured_content_and_is_error(
     data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:

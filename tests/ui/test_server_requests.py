@@ -87,3 +87,28 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             assert resource.uri in sent and sent.endswith("What does it say?")
 
     run(scenario())
+
+
+def test_a_task_tools_card_shows_the_tasks_state_while_it_runs(data_dir: Path, run: Any) -> None:
+    servers = ServersConfig([everything_stdio()])
+    replies = [_call("simulate-research-query", '{"topic": "ferns"}'), "The report is in."]
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, replies, servers=servers) as desktop:
+            window = desktop.window
+            seen: list[tuple[str, str]] = []
+
+            def on_progress(event: Any) -> None:
+                card = window.chat.cards[event.call_id]
+                seen.append((card.status_chip.text(), card.progress_message.text()))
+
+            desktop.bridge.tool_progressed.connect(on_progress)
+            allow_every_approval(desktop)
+            window.send("Research ferns")
+            await finished(window.turn_task, STEP_S * 3)
+            (card,) = window.chat.cards.values()
+            assert seen[0] == ("task working", "Gathering sources...")
+            assert card.status == "ok" and card.result_text.startswith("# Research Report: ferns")
+            assert card.progress.isHidden()
+
+    run(scenario())

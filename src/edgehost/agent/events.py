@@ -65,6 +65,10 @@ class ToolExecutionProgressed:
     progress: float
     total: float | None
     message: str | None
+    # A call run as an MCP Task: the server's task id and its status (working, input_required, completed,
+    # failed, cancelled); message is then the task's status message. None for a plain progress report.
+    task_id: str | None = None
+    task_status: str | None = None
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,22 @@ __all__ = [
     "denial_note",
 ]
 
-ProgressFn = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+class ProgressFn(Protocol):
+    """How a call reports progress: the server's progress notifications, or (with ``task_id`` and
+    ``task_status``) the states of a call run as an MCP Task."""
+
+    def __call__(
+        self,
+        done: float,
+        total: float | None,
+        message: str | None,
+        *,
+        task_id: str | None = None,
+        task_status: str | None = None,
+    ) -> Awaitable[None] | None: ...
+
+
 DENIAL_INSTRUCTION = "Do not retry it; answer without it."  # for the model, never shown to the user
 # (name, text for the model, ok, the execution's record)
 CallOutcome = tuple[str, str, bool, dict[str, Any]]
@@ -257,11 +272,32 @@ class ToolCalls:
             )
         )
 
-        def progress(done: float, total: float | None, message: str | None) -> None:
-            self.emit(ev.ToolExecutionProgressed(conv_id, call_id, done, total, message))
+        def progress(
+            done: float,
+            total: float | None,
+            message: str | None,
+            *,
+            task_id: str | None = None,
+            task_status: str | None = None,
+        ) -> None:
+            self.emit(
+                ev.ToolExecutionProgressed(conv_id, call_id, done, total, message, task_id, task_status)
+            )
 
         started = perf_counter()
-        outcome = await self.executor.call(tool, arguments, progress)
+        try:
+            outcome = await self.executor.call(tool, arguments, progress)
+        except asyncio.CancelledError:
+            # The user stopped the turn: the call ends here (the executor told the server), and the
+            # history records it as cancelled instead of leaving it running.
+            finish(
+                "cancelled",
+                "",
+                False,
+                error="stopped by the user",
+                duration_ms=(perf_counter() - started) * 1000,
+            )
+            raise
         duration_ms = (perf_counter() - started) * 1000
         earlier[key] = outcome
         budget = int(max_context * self.config.tool_result_budget_fraction)

@@ -26,10 +26,13 @@ from edgehost.agent.approval import Risk, tool_risk
 from edgehost.agent.selection import rank_tools
 from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
+from edgehost.cli.probe_auth import probe_credentials, probe_http_auth
 from edgehost.errors import UsageError
+from edgehost.host import events as ev
 from edgehost.host.direct_calls import ToolRefused
 from edgehost.host.tool_view import tool_json
 from edgehost.mcp.catalog import SEPARATOR, sanitize
+from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
 
@@ -130,6 +133,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="call every tool, including those whose annotations or name say destructive (delete_*, kill_*)",
     )
+    p.add_argument(
+        "--client-id", metavar="ID", help="OAuth: a client registered beforehand (else dynamic registration)"
+    )
+    p.add_argument("--client-secret", metavar="SECRET", help="OAuth: that client's secret")
+    p.add_argument(
+        "--client-metadata-url",
+        metavar="HTTPS_URL",
+        help="OAuth: a client ID metadata document describing this client, used where the server supports them",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=probe_command)
 
@@ -186,7 +198,10 @@ def _state(host: Host, name: str) -> ServerState:
 
 @asynccontextmanager
 async def _host_for(
-    ctx: CliContext, config: ServersConfig, only: Collection[str] | None
+    ctx: CliContext,
+    config: ServersConfig,
+    only: Collection[str] | None,
+    features: ClientFeatures | None = None,
 ) -> AsyncIterator[Host]:
     """A Host with just the servers ``only`` (all when None) and no model."""
     from edgehost.host.host import Host, HostOptions
@@ -195,6 +210,7 @@ async def _host_for(
         ctx.paths,
         ctx.settings,
         HostOptions(
+            features=features,
             servers=config,
             only_servers=list(only) if only is not None else None,
             with_model=False,
@@ -348,6 +364,18 @@ def _parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
+def _print_progress(event: object) -> None:
+    """A call's progress and, for a call run as an MCP Task, each of its states, on stderr."""
+    if not isinstance(event, ev.ToolExecutionProgressed):
+        return
+    said = f" — {event.message}" if event.message else ""
+    if event.task_status is not None:
+        print(f"[task {event.task_id}: {event.task_status}{said}]", file=sys.stderr, flush=True)
+    else:
+        total = f"/{event.total:g}" if event.total else ""
+        print(f"[progress {event.progress:g}{total}{said}]", file=sys.stderr, flush=True)
+
+
 async def call_command(ctx: CliContext) -> int:
     """The user's own call: no approval prompt (typing it is the decision), but the user's deny rules
     refuse it and the history records it, through the Host like every other call."""
@@ -357,6 +385,7 @@ async def call_command(ctx: CliContext) -> int:
     async with _host_for(ctx, config, [server.name]) as host:
         states = await host.wait_servers_ready(_CONNECT_WAIT_S)
         _require_ready(next(s for s in states if s.name == server.name))
+        host.subscribe(_print_progress)
         try:
             result = await host.call_tool(ctx.args.name, arguments, timeout=ctx.args.timeout)
         except UnknownTool:
@@ -565,7 +594,11 @@ async def _probe_resources_and_prompts(host: Host) -> tuple[list[dict[str, Any]]
 async def probe_command(ctx: CliContext) -> int:
     config = _probe_target(ctx)
     name = config.servers[0].name
-    async with _host_for(ctx, config, [name]) as host:
+    features = None
+    if ctx.args.url:  # a configured server signs in as it always does (`edgehost auth login`)
+        credentials = probe_credentials(ctx.args.client_id, ctx.args.client_secret)
+        features = ClientFeatures(http_auth=probe_http_auth(credentials, ctx.args.client_metadata_url))
+    async with _host_for(ctx, config, [name], features) as host:
         states = await host.wait_servers_ready(_CONNECT_WAIT_S)
         _require_ready(next(s for s in states if s.name == name))
         tools = await _probe_tools(ctx, host)

@@ -114,6 +114,9 @@ class EventPrinter:
         elif isinstance(event, ev.ToolExecutionStarted):
             chosen = " (chosen by EdgeHost)" if event.chosen_by == "host" else ""
             self._line(f"[MCP: calling {event.tool} …{chosen}]")
+        elif isinstance(event, ev.ToolExecutionProgressed) and event.task_status is not None:
+            said = f" — {event.message}" if event.message else ""
+            self._line(f"[MCP: task {event.task_id} {event.task_status}{said}]")
         elif isinstance(event, ev.ToolExecutionProgressed):
             total = f"/{event.total:g}" if event.total else ""
             self._line(

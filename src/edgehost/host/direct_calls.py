@@ -18,6 +18,7 @@ from edgehost.host.executor import WHOLE_RESULT_CHARS
 from edgehost.mcp.errors import ToolCallError, ToolTimeout, UnknownTool
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import result_text
+from edgehost.mcp.tasks import TaskState
 
 __all__ = ["ToolRefused", "call_outside_conversation"]
 
@@ -73,8 +74,17 @@ async def call_outside_conversation(
     emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who, chosen_by=decided_by))
     started = perf_counter()
     outcome: dict[str, Any] = {"decision": decision, "decided_by": who}
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        emit(ev.ToolExecutionProgressed(None, call_id, progress, total, message))
+
+    def on_task(state: TaskState) -> None:
+        emit(ev.ToolExecutionProgressed(None, call_id, 0.0, None, state.message, state.task_id, state.status))
+
     try:
-        result = await manager.call_tool(name, arguments, timeout=timeout)
+        result = await manager.call_tool(
+            name, arguments, timeout=timeout, progress=on_progress, on_task=on_task
+        )
     except ToolCallError as exc:
         status = "timeout" if isinstance(exc, ToolTimeout) else "error"
         emit(

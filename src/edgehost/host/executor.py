@@ -12,6 +12,7 @@ from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, ToolTimeout
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import result_text
+from edgehost.mcp.tasks import TaskState
 
 # The whole result is kept (history caps what it stores); the agent cuts it to the model's budget.
 WHOLE_RESULT_CHARS = 8 * 1024 * 1024
@@ -27,8 +28,11 @@ class ManagerExecutor:
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             report(progress, total, message)
 
+        def on_task(state: TaskState) -> None:
+            report(0.0, None, state.message, task_id=state.task_id, task_status=state.status)
+
         try:
-            result = await self.manager.call_tool(tool.name, arguments, progress=on_progress)
+            result = await self.manager.call_tool(tool.name, arguments, progress=on_progress, on_task=on_task)
         except ToolTimeout as exc:
             return ToolOutcome(str(exc), is_error=True, status="timeout")
         except ServerUnavailable as exc:

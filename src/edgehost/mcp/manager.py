@@ -17,6 +17,7 @@ from edgehost.mcp.client_features import ClientFeatures, ProgressFnT
 from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.mcp.errors import ToolDisabled, UnknownPrompt, UnknownResource, UnknownServer, UnknownTool
 from edgehost.mcp.supervisor import ServerState, ServerStatus, ServerSupervisor
+from edgehost.mcp.tasks import TaskState
 from edgehost.settings import Settings
 
 __all__ = ["CatalogChanged", "ManagerEvent", "ServerManager", "ServerOutputChanged", "ServerStatusChanged"]
@@ -263,8 +264,10 @@ class ServerManager:
         *,
         progress: ProgressFnT | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see ServerSupervisor.request
+        on_task: Callable[[TaskState], None] | None = None,
     ) -> types.CallToolResult:
         """Call a tool by namespaced name. A tool error comes back as a result with ``isError`` set.
+        A tool that runs as an MCP Task reports its states to ``on_task`` (mcp/tasks.py).
 
         Raises UnknownTool, ToolDisabled, ServerUnavailable, ToolTimeout, ServerRequestFailed (all
         ToolCallError).
@@ -275,7 +278,9 @@ class ServerManager:
         if not entry.enabled:
             raise ToolDisabled(f"tool {name!r} is disabled", server=entry.server)
         supervisor = self._supervisor(entry.server)
-        return await supervisor.call_tool(entry.original_name, arguments, timeout=timeout, progress=progress)
+        return await supervisor.call_tool(
+            entry.original_name, arguments, timeout=timeout, progress=progress, on_task=on_task
+        )
 
     async def read_resource(self, uri: str, *, server: str | None = None) -> types.ReadResourceResult:
         """Read a resource from the server that lists it (or ``server``).

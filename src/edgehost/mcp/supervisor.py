@@ -33,6 +33,7 @@ from edgehost.mcp.catalog import ServerListing
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
 from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
+from edgehost.mcp.tasks import TaskCancelled, TaskState, call_as_task, runs_as_task
 
 __all__ = ["ServerState", "ServerStatus", "ServerSupervisor"]
 
@@ -122,6 +123,19 @@ class _ActiveRequest:
 
     def resume(self) -> None:
         self.scope.deadline = anyio.current_time() + self.timeout
+
+
+class _Progress:
+    """The progress callback of one request: each notification extends its deadline, then is passed on."""
+
+    def __init__(self, active: _ActiveRequest, forward: ProgressFnT | None) -> None:
+        self.active = active
+        self._forward = forward
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.active.extend()
+        if self._forward is not None:
+            await self._forward(progress, total, message)
 
 
 ChangeFnT = Callable[["ServerSupervisor", str], None]
@@ -531,7 +545,7 @@ class ServerSupervisor:
     async def request(
         self,
         what: str,
-        send: Callable[[Client, ProgressFnT], Awaitable[_T]],
+        send: Callable[[Client, _Progress], Awaitable[_T]],
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
         progress: ProgressFnT | None = None,
@@ -550,12 +564,7 @@ class ServerSupervisor:
         with anyio.CancelScope() as scope:
             active = _ActiveRequest(scope, limit)
 
-            forward = progress
-
-            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-                active.extend()
-                if forward is not None:
-                    await forward(progress, total, message)
+            on_progress = _Progress(active, progress)
 
             if self._person_waits:
                 active.pause()
@@ -597,13 +606,17 @@ class ServerSupervisor:
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
         progress: ProgressFnT | None = None,
+        on_task: Callable[[TaskState], None] | None = None,
     ) -> types.CallToolResult:
         """Call a tool by its original name (waiting for a slot under maxConcurrentCalls). Raises as
-        ``request`` does."""
+        ``request`` does.
+
+        A tool that runs as an MCP Task (mcp/tasks.py) reports its states to ``on_task``; a new state
+        extends the deadline as progress does, and giving up the wait cancels the task."""
         if self._call_slots is not None:
             async with self._call_slots:
-                return await self._call_tool(tool, arguments, timeout, progress)
-        return await self._call_tool(tool, arguments, timeout, progress)
+                return await self._call_tool(tool, arguments, timeout, progress, on_task)
+        return await self._call_tool(tool, arguments, timeout, progress, on_task)
 
     async def _call_tool(
         self,
@@ -611,13 +624,30 @@ class ServerSupervisor:
         arguments: dict[str, Any] | None,
         timeout: float | None,  # noqa: ASYNC109 - see request()
         progress: ProgressFnT | None,
+        on_task: Callable[[TaskState], None] | None,
     ) -> types.CallToolResult:
-        return await self.request(
-            f"the call to {tool!r}",
-            lambda client, on_progress: client.call_tool(tool, arguments, progress_callback=on_progress),
-            timeout=timeout,
-            progress=progress,
-        )
+        listed = next((t for t in self.listing.tools if t.name == tool), None)
+        client = self._client
+        if client is None or not runs_as_task(listed, client.server_capabilities):
+            return await self.request(
+                f"the call to {tool!r}",
+                lambda client, on_progress: client.call_tool(tool, arguments, progress_callback=on_progress),
+                timeout=timeout,
+                progress=progress,
+            )
+
+        async def as_task(client: Client, on_progress: _Progress) -> types.CallToolResult:
+            def on_state(state: TaskState) -> None:
+                on_progress.active.extend()  # a new state is progress: it pushes the deadline back
+                if on_task is not None:
+                    on_task(state)
+
+            try:
+                return await call_as_task(client.session, tool, arguments, on_state)
+            except TaskCancelled as exc:
+                raise ServerRequestFailed(f"server {self.name!r}: {exc}", server=self.name) from None
+
+        return await self.request(f"the task {tool!r}", as_task, timeout=timeout, progress=progress)
 
     async def read_resource(
         self,

@@ -474,7 +474,11 @@ class MainWindow(QMainWindow):
 
     def _on_tool_progressed(self, event: ev.ToolExecutionProgressed) -> None:
         card = self.chat.cards.get(event.call_id)
-        if card is not None and event.conversation_id == self.current_id:
+        if card is None or event.conversation_id != self.current_id:
+            return
+        if event.task_id is not None and event.task_status is not None:
+            card.set_task(event.task_id, event.task_status, event.message)
+        else:
             card.set_progress(event.progress, event.total, event.message)
 
     def _on_tool_finished(self, event: ev.ToolExecutionFinished) -> None:

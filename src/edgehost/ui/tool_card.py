@@ -30,6 +30,11 @@ _TONES = {
     "denied": "warn",
     "cancelled": "warn",
     "interrupted": "warn",
+    # A call run as an MCP Task, while the server works on it.
+    "task working": "accent",
+    "task input required": "warn",
+    "task completed": "accent",  # the result is on its way (tasks/result)
+    "task cancelled": "warn",
 }
 ARGUMENTS_PREVIEW_CHARS = 160
 CHOSEN_BY = {"host": "· chosen by EdgeHost", "model": "· chosen by the model", "user": "· pinned by you"}
@@ -164,6 +169,12 @@ class ToolCard(QFrame):
         if message:
             self.progress_message.setText(message)
             self.progress_message.show()
+
+    def set_task(self, task_id: str, status: str, message: str | None) -> None:
+        """A call run as an MCP Task: its state on the server (working, input_required, …)."""
+        self.set_status(f"task {status.replace('_', ' ')}")
+        self.status_chip.setToolTip(f"MCP task {task_id}")
+        self.set_progress(0.0, None, message)
 
     def finish(self, status: str, result_text: str, duration_ms: float | None, error: str | None) -> None:
         self.set_status(status)

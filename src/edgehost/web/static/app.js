@@ -117,7 +117,11 @@ function apply(kind, e) {
       if (here) card(e.call_id, e.tool, e.arguments, e.chosen_by).setStatus("running");
       break;
     case "ToolExecutionProgressed":
-      if (here && state.cards.has(e.call_id)) state.cards.get(e.call_id).progress(e.progress, e.total, e.message);
+      if (here && state.cards.has(e.call_id)) {
+        const c = state.cards.get(e.call_id);
+        if (e.task_status) c.task(e.task_id, e.task_status, e.message);
+        else c.progress(e.progress, e.total, e.message);
+      }
       break;
     case "ToolExecutionFinished":
       if (here) {
@@ -254,6 +258,13 @@ function card(callId, name, args, chosenBy) {
       bar.hidden = false;
       if (total) { bar.max = total; bar.value = done; } else bar.removeAttribute("value");
       if (message) status.textContent = message;
+    },
+    task(taskId, value, message) {
+      bar.hidden = false;
+      bar.removeAttribute("value");
+      status.textContent = "task " + value.replace("_", " ") + (message ? " — " + message : "");
+      status.className = "status running";
+      status.title = "MCP task " + taskId;
     },
     result(text) {
       result.textContent = text || "";
