@@ -14,6 +14,18 @@ for arg in "$@"; do
     esac
 done
 
+# Qt's xcb (X11) plugin needs libraries that board images often lack (libxcb-cursor0, libxcb-icccm4 ...).
+# PyInstaller bundles them from this machine, so they must be here: install the missing ones.
+missing=$(QT_QPA_PLATFORM=xcb "$VENV/bin/python" -c \
+    'from edgehost.boards.gui_platform import check_gui_platform; print(*check_gui_platform().packages)')
+if [ -n "$missing" ]; then
+    echo "build_bundle.sh: installing $missing for the bundle (Qt's xcb plugin needs them)"
+    sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086  # one word per package
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+
 "$VENV/bin/pyinstaller" packaging/edgehost.spec --noconfirm --distpath dist --workpath build --log-level WARN
-echo "bundle: $(du -sh dist/edgehost | cut -f1) in dist/edgehost"
+"$VENV/bin/python" bench/bundle_size.py --top 0 | grep RESULT
 "$VENV/bin/python" packaging/smoke_bundle.py --bundle dist/edgehost

@@ -6,8 +6,9 @@ Each check prints PASS/FAIL/SKIP with a reason; the exit code is 1 when any chec
 Checks: --help; `serve files --help`; the inference worker entry (`__worker__ --help`); `doctor --json`
 (when the command exists); the built-in files and board servers over real stdio with the MCP SDK's
 Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle;
-a short answer from the default model through the bundled worker (when bundled); `--self-test`
-offscreen (when the GUI exists).
+a short answer from the default model through the bundled worker (when bundled); a routed question
+ranks the tools with the bundle's int8 embedding model; the X11 libraries Qt's xcb plugin needs
+resolve inside the bundle; `--self-test` offscreen (when the GUI exists).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ REPO = Path(__file__).resolve().parent.parent
 COMMAND_TIMEOUT_S = 120
 # The GUI self-test loads the default model and runs a turn.
 SELF_TEST_TIMEOUT_S = 600
+# What Qt's xcb plugin needs that board images often lack (libxcb-cursor0 and friends): the bundle
+# carries them (packaging/build_bundle.sh installs them on the build machine for PyInstaller to collect).
+X11_LIBRARY_PREFIXES = ("libxcb-", "libxkbcommon")
 
 
 class Skip(Exception):
@@ -139,6 +143,36 @@ def check_default_model_answers(exe: Path) -> str:
     return f"{generated} tokens from {answer.get('model')} through the bundled worker"
 
 
+def check_embedding_model(exe: Path) -> str:
+    with tempfile.TemporaryDirectory(prefix="edgehost-smoke-data-") as tmp:
+        report = json.loads(run(exe, "--data-dir", tmp, "doctor", "--json"))
+        if not report.get("backends", {}).get("llamacpp", {}).get("available"):
+            raise Skip("no model to route a question for (build with --with-default-model)")
+        run(exe, "--data-dir", tmp, "ask", "What files are in my folder?", "--max-tokens", "1", "--json")
+        # The host keeps the tool vectors it embedded in a file named after the embedding model.
+        cached = sorted(p.name for p in Path(tmp, "cache").glob("tool-vectors-*.npz"))
+    assert cached == ["tool-vectors-minilm-cpu-int8.npz"], cached
+    shipped = exe.parent / "_internal" / "embedding-model" / "model.int8.safetensors"
+    return f"tools ranked with minilm-cpu-int8 ({shipped.stat().st_size / 2**20:.1f} MiB)"
+
+
+def check_x11_libraries(exe: Path) -> str:
+    internal = (exe.parent / "_internal").resolve()
+    plugin = internal / "PySide6" / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    env = {**os.environ, "LD_LIBRARY_PATH": str(internal)}  # as the bootloader starts the app
+    listed = subprocess.run(
+        ["ldd", str(plugin)], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, env=env, check=True
+    ).stdout
+    resolved = {}
+    for line in listed.splitlines():
+        name, _, where = line.strip().partition(" => ")
+        if name.startswith(X11_LIBRARY_PREFIXES):
+            resolved[name] = where.split(" (")[0]
+    outside = {name: where for name, where in resolved.items() if not where.startswith(str(internal))}
+    assert "libxcb-cursor.so.0" in resolved and not outside, outside or resolved
+    return f"{len(resolved)} xcb/xkbcommon libraries from the bundle"
+
+
 def check_self_test(exe: Path) -> str:
     if not (REPO / "src" / "edgehost" / "ui" / "app.py").is_file():
         raise Skip("no GUI in this build yet")
@@ -156,6 +190,8 @@ CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("board server over stdio", check_board_server),
     ("install-desktop", check_install_desktop),
     ("default model answers", check_default_model_answers),
+    ("int8 embedding model", check_embedding_model),
+    ("X11 libraries", check_x11_libraries),
     ("--self-test", check_self_test),
 )
 

@@ -74,6 +74,13 @@ def test_the_spec_is_valid_python_and_names_files_that_exist() -> None:
         ("llama_cpp/lib/libllama.so", True),
         ("llama_cpp/lib/libllama.so.0", True),
         ("llama_cpp/lib/libllama.so.0.5.0", False),
+        # Only Qt's GTK 3 theme needs these, and it loads only where the system has GTK 3 (and them).
+        ("libcairo.so.2", False),
+        ("libpango-1.0.so.0", False),
+        ("libxcb-cursor.so.0", True),
+        ("libxkbcommon-x11.so.0", True),
+        ("libglib-2.0.so.0", True),
+        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", True),
     ],
 )
 def test_the_bundle_filter_keeps_what_the_app_uses_and_drops_the_rest(dest: str, kept: bool) -> None:
