@@ -6,8 +6,9 @@ from a folder holding those files. The 6-layer BERT forward pass is written in n
 matches sentence-transformers (mean pooling over the attention mask, then L2 normalisation).
 
 The bundle ships the model quantised (`write_int8_model`, run when the bundle is built): every matrix
-as int8 with a float32 scale for each 32 values of a row, 26 MB instead of 91 MB. The matrices are dequantised at load;
-the word-embedding table stays int8 in memory (it is only indexed), its rows dequantised per token.
+as int8 with a float32 scale for each 32 values of a row, 26 MB instead of 91 MB. The matrices are
+dequantised at load; the word-embedding table stays int8 in memory (it is only indexed), its rows
+dequantised per token.
 
 On a board, `RknnEmbedder` runs the same model converted to .rknn on one NPU core through
 rknn-toolkit-lite2; tokenisation and pooling stay here.
