@@ -85,3 +85,37 @@ def test_doctor_names_the_packages_the_window_lacks(
     assert report["gui"]["missing_libraries"] == ["libedgehost-gone.so.3"]
     [problem] = [p for p in report["problems"] if "window" in p["problem"]]
     assert problem["hint"].startswith("sudo apt install libedgehost-gone3")
+
+
+def test_in_the_bundle_a_library_it_carries_is_not_named_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bundle's entry point gives child processes (ldd too) the user's library path back, while
+    # the app itself loads libxcb-cursor and friends from the bundle's folder.
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.fail("no C compiler: `make test` needs build-essential (llama-cpp-python needs it too)")
+    bundle = tmp_path / "_internal"
+    bundle.mkdir()
+    carried = bundle / "libedgehost-carried.so.1"
+    (tmp_path / "carried.c").write_text("int carried(void) { return 1; }\n")
+    (tmp_path / "plugin.c").write_text("int carried(void);\nint plugin(void) { return carried(); }\n")
+    subprocess.run(
+        [
+            compiler,
+            "-shared",
+            "-fPIC",
+            "-Wl,-soname,libedgehost-carried.so.1",
+            "-o",
+            carried,
+            tmp_path / "carried.c",
+        ],
+        check=True,
+    )
+    plugin = tmp_path / "libplugin.so"  # no rpath: found only through the library path
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", plugin, tmp_path / "plugin.c", carried], check=True)
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    assert missing_libraries([plugin]) == ("libedgehost-carried.so.1",)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    assert missing_libraries([plugin]) == ()

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,17 @@ def _xcb_plugin_files() -> list[Path]:
     return [path for path in candidates if path.is_file()][:2]
 
 
+def _loader_environment() -> dict[str, str]:
+    """The environment for ldd: in a PyInstaller bundle, the library path this process was started with
+    (the bundle's folder first: it carries libxcb-cursor and friends), which the bundle's entry point
+    takes back from child processes; elsewhere, this process's own."""
+    environ = dict(os.environ)
+    bundle = getattr(sys, "_MEIPASS", None)
+    if getattr(sys, "frozen", False) and bundle:
+        environ["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, (bundle, environ.get("LD_LIBRARY_PATH"))))
+    return environ
+
+
 def missing_libraries(files: list[Path]) -> tuple[str, ...] | None:
     """The shared libraries ``files`` need that the system lacks (sonames), None if ldd cannot tell."""
     ldd = shutil.which("ldd")
@@ -72,7 +84,12 @@ def missing_libraries(files: list[Path]) -> tuple[str, ...] | None:
         return None
     try:
         listed = subprocess.run(
-            [ldd, *map(str, files)], capture_output=True, text=True, timeout=LDD_TIMEOUT_S, check=False
+            [ldd, *map(str, files)],
+            capture_output=True,
+            text=True,
+            timeout=LDD_TIMEOUT_S,
+            check=False,
+            env=_loader_environment(),
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
