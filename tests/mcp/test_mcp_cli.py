@@ -140,6 +140,30 @@ def test_call_of_a_task_tool_shows_the_tasks_states_and_prints_its_result(
     assert ": completed" in states[-1]
 
 
+def test_a_task_call_whose_process_is_killed_is_interrupted_in_the_history_not_running(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
+    command = [sys.executable, "-m", "edgehost", "--config", str(config), "--data-dir", str(data_dir)]
+    process = subprocess.Popen(
+        [*command, "call", "everything__simulate-research-query", '{"topic": "ferns"}'],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:  # the task is running on the server once its first state is printed
+            if line.startswith("[task "):
+                break
+    finally:
+        process.kill()
+        process.communicate(timeout=CLI_TIMEOUT_S)
+    listed = edgehost(data_dir, config, "history", "--json")
+    (execution,) = json.loads(listed.stdout)
+    assert execution["tool"] == "everything__simulate-research-query"
+    assert execution["status"] == "interrupted"
+
+
 def test_call_json_gives_content_structured_content_and_is_error(
     data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:
