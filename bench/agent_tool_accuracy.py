@@ -14,6 +14,8 @@ host decides for a model this small), same servers, same run:
   RESULT agent_grounded_answers <auto: tool turns whose answer the grounding check passed / tool turns>
 
 then one line per question (routing, verdict, tools run, the answer's start) to read the answers.
+``--int8`` ranks with the int8 embedding model the bundle ships (written to a temporary folder from the
+installed package and named by $EDGEHOST_EMBEDDING_MODEL) instead of the fp32 one.
 Needs `make peers`. Takes about 10 minutes on 2 cores.
 """
 
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -136,7 +140,15 @@ def main() -> int:
     parser.add_argument(
         "--only", metavar="TEXT", help="only the questions containing TEXT (to look into one)"
     )
+    parser.add_argument("--int8", action="store_true", help="rank with the int8 model the bundle ships")
     args = parser.parse_args()
+    if args.int8:
+        from edgehost.agent._embedding import MODEL_ENV, find_minilm_source, write_int8_model
+
+        folder = Path(tempfile.mkdtemp(prefix="edgehost-int8-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ[MODEL_ENV] = str(write_int8_model(find_minilm_source(), folder / "embedding-model"))
+        print(f"embedding model: int8 ({os.environ[MODEL_ENV]})")
     document = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     questions = [
         q for q in document["questions"] if not args.only or args.only.lower() in q["question"].lower()
