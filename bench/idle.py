@@ -2,14 +2,19 @@
 connected and the default model loaded in its worker, nobody typing.
 
 CPU is counted over the whole process tree (the GUI, the inference worker, the MCP servers) for 10 s
-and given as percent of one core: ``RESULT idle_cpu`` (target <= 1.0). ``RESULT idle_rss_mb`` is the
-GUI process's resident memory in a run without a model (the worker's model memory is the model's).
+and given as percent of one core: ``RESULT idle_cpu`` (goal <= 1.0). ``RESULT idle_rss_mb`` is the GUI
+process's resident memory with the model worker and the two built-in servers running (goal <= 120);
+``RESULT idle_rss_worker_mb`` and ``RESULT idle_rss_servers_mb`` are theirs (the worker's is mostly
+the model's). The baseline it can be held against is ``RESULT idle_rss_bare_qt_mb``: a bare PySide6
+window in a fresh process. On stderr: each process, and where the GUI process's memory goes (its
+largest mappings by resident size, grouped by file, anonymous memory apart).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -41,34 +46,80 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / CLOCK_TICKS
 
 
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
+def rss_mb(pid: int | str = "self") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
 
-async def run_idle(data_dir: str, with_model: bool) -> tuple[float, float, str]:
+def describe(pid: int) -> str:
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    words = [a.decode(errors="replace") for a in args if a]
+    for marker in ("edgehost.llm.worker", "serve"):
+        if marker in words:
+            return " ".join(Path(w).name for w in words[words.index(marker) - 1 : words.index(marker) + 2])
+    return " ".join(Path(w).name for w in words[:2])
+
+
+def where_memory_goes(pid: int | str = "self", shown: int = 12) -> list[tuple[str, float]]:
+    """Resident MiB of ``pid`` by mapped file (anonymous memory as "[anon]"), largest first."""
+    by_file: dict[str, int] = {}
+    name = "[anon]"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        first = line.split(maxsplit=5)
+        if len(first) >= 5 and "-" in first[0] and ":" in first[3]:  # a mapping's header line
+            path = first[5].strip() if len(first) == 6 else ""
+            name = Path(path).name if path.startswith("/") else (path or "[anon]")
+            name = "[anon]" if name in ("[heap]", "[stack]") else name
+        elif line.startswith("Rss:"):
+            by_file[name] = by_file.get(name, 0) + int(line.split()[1])
+    ranked = sorted(by_file.items(), key=lambda item: item[1], reverse=True)
+    rest = sum(kb for _, kb in ranked[shown:])
+    return [(n, kb / 1024) for n, kb in ranked[:shown]] + [("(the rest)", rest / 1024)]
+
+
+def bare_qt_rss_mb() -> float:
+    """A bare PySide6 window's resident memory, in a fresh process (the baseline)."""
+    code = (
+        "import sys, time\n"
+        "from PySide6 import QtWidgets\n"
+        "app = QtWidgets.QApplication([sys.argv[0]])\n"
+        "w = QtWidgets.QMainWindow(); w.resize(1180, 760); w.show()\n"
+        "for _ in range(20): app.processEvents(); time.sleep(0.05)\n"
+        "print([l for l in open('/proc/self/status') if l.startswith('VmRSS:')][0].split()[1])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(done.stdout.split()[-1]) / 1024
+
+
+async def run_idle(data_dir: str) -> tuple[float, list[tuple[str, float]]]:
+    """Idle CPU percent of the whole tree, and each process's RSS in MiB (the GUI's first)."""
     from edgehost.host.host import HostOptions
     from edgehost.paths import Paths
     from edgehost.settings import Settings
     from edgehost.ui.app import Desktop
 
-    options = HostOptions(backend_name="llamacpp", with_model=with_model)
+    options = HostOptions(backend_name="llamacpp")
     desktop = Desktop(Paths.resolve(None, data_dir), Settings(close_to_tray=False), options)
-    model = "none"
     try:
         await desktop.start()
         await desktop.host.wait_servers_ready(SERVERS_READY_S)
-        if with_model:
-            backend = await desktop.host.wait_model(MODEL_LOAD_S)
-            model = backend.model_info.name if backend.model_info else "model"
+        backend = await desktop.host.wait_model(MODEL_LOAD_S)
+        model = backend.model_info.name if backend.model_info else "model"
         await asyncio.sleep(SETTLE_S)
         pids = tree(os.getpid())
         before = cpu_seconds(pids)
         await asyncio.sleep(IDLE_S)
         used = cpu_seconds(pids) - before
-        return used / IDLE_S * 100, rss_mb(), f"{model}, {len(pids)} processes"
+        memory = [("the GUI process", rss_mb())] + [(describe(pid), rss_mb(pid)) for pid in pids[1:]]
+        print(f"idle with {model}, {len(pids)} processes:", file=sys.stderr)
+        for what, mb in memory:
+            print(f"  {mb:6.1f} MiB  {what}", file=sys.stderr)
+        print("where the GUI process's memory goes (resident MiB by mapping):", file=sys.stderr)
+        for name, mb in where_memory_goes():
+            print(f"  {mb:6.1f}  {name}", file=sys.stderr)
+        return used / IDLE_S * 100, memory
     finally:
         await desktop.aclose()
 
@@ -86,16 +137,19 @@ def main() -> int:
         default_model_path()
     except BackendError as exc:
         sys.exit(f"idle: {exc}")
+    bare = bare_qt_rss_mb()
     app = QApplication([sys.argv[0]])
     loop = event_loop(app)  # as the app makes it
-    with loop:
-        with tempfile.TemporaryDirectory(prefix="edgehost-idle-") as folder:
-            _cpu, rss, _what = loop.run_until_complete(run_idle(folder, with_model=False))
-        with tempfile.TemporaryDirectory(prefix="edgehost-idle-") as folder:
-            cpu, _rss, what = loop.run_until_complete(run_idle(folder, with_model=True))
-    print(f"idle with {what}", file=sys.stderr)
+    with loop, tempfile.TemporaryDirectory(prefix="edgehost-idle-") as folder:
+        cpu, memory = loop.run_until_complete(run_idle(folder))
+    (_, gui), *others = memory
+    workers = [mb for what, mb in others if "edgehost.llm.worker" in what]
+    servers = [mb for what, mb in others if "edgehost.llm.worker" not in what]
     print(f"RESULT idle_cpu {cpu:.2f}")
-    print(f"RESULT idle_rss_mb {rss:.0f}")
+    print(f"RESULT idle_rss_mb {gui:.0f}")
+    print(f"RESULT idle_rss_worker_mb {sum(workers):.0f}")
+    print(f"RESULT idle_rss_servers_mb {sum(servers):.0f}")
+    print(f"RESULT idle_rss_bare_qt_mb {bare:.0f}")
     return 0
 
 
