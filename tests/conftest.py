@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from tests.fake_hub import FakeHub
 
+from edgehost.mcp.config import ServerConfig, ServersConfig
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,3 +83,10 @@ def empty_hub() -> Iterator[FakeHub]:
     hub = FakeHub().start()
     yield hub
     hub.stop()
+
+
+@pytest.fixture
+def everything_servers(node: str) -> ServersConfig:
+    """server-everything (stdio) as the only configured server."""
+    script = peer_path("@modelcontextprotocol", "server-everything", "dist", "index.js")
+    return ServersConfig([ServerConfig(name="everything", command=node, args=[str(script), "stdio"])])

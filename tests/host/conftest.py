@@ -13,7 +13,6 @@ import pytest
 
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.scripted import ScriptedBackend
-from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 
@@ -68,13 +67,3 @@ async def make_host(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
     yield make
     for host in hosts:
         await host.aclose()
-
-
-@pytest.fixture
-def everything_servers(node: str) -> ServersConfig:
-    script = (
-        Path(__file__).parents[1] / "peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-    )
-    if not script.exists():
-        pytest.skip(f"{script} is missing: run `make peers`")
-    return ServersConfig([ServerConfig(name="everything", command=node, args=[str(script), "stdio"])])

@@ -146,3 +146,20 @@ async def test_a_socket_dropped_mid_answer_reconnects_and_the_page_has_the_whole
     shown = await page.locator(".msg.assistant").last.inner_text()
     assert shown.split() == words.split()  # every word, none twice
     assert page.errors == []
+
+
+async def test_a_task_tools_card_shows_the_tasks_state_on_the_page(
+    serve: Any, browser: Any, everything_servers: Any
+) -> None:
+    reply = call("everything__simulate-research-query", topic="ferns")
+    served = await serve(ScriptedBackend([reply, "The report is in."]), servers=everything_servers)
+    page = await _open(browser, served.server.url)
+    await _ask(page, "Research ferns")
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)  # the server is not trusted
+    await page.click("#approval-once")
+    status = page.locator("details.card", has_text="simulate-research-query").locator(".status")
+    await status.filter(has_text="task working — ").wait_for(timeout=PAGE_S)
+    assert "MCP task " in (await status.get_attribute("title") or "")
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    assert (await status.inner_text()).startswith("ok")
+    assert page.errors == []
