@@ -27,6 +27,7 @@ from edgehost.agent.selection import rank_tools
 from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.cli.probe_auth import probe_credentials, probe_http_auth
+from edgehost.cli.probe_conformance import PlannedCall, planned_calls
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.host.direct_calls import ToolRefused
@@ -537,13 +538,21 @@ def _probe_max_risk(ctx: CliContext) -> Risk:
     return "safe"
 
 
-async def _probe_tools(ctx: CliContext, host: Host) -> list[dict[str, Any]]:
-    """Call each tool up to the risk limit with example arguments, through the Host: probe's limit is
-    a policy, not a bypass (the user's deny rules hold; every call is recorded)."""
+async def _probe_tools(
+    ctx: CliContext, host: Host, planned: list[PlannedCall] | None = None
+) -> list[dict[str, Any]]:
+    """Call each tool up to the risk limit with example arguments (or just the ``planned`` calls), through
+    the Host: probe's limit is a policy, not a bypass (the user's deny rules hold; every call is
+    recorded)."""
     reports: list[dict[str, Any]] = []
     limit = _RISK_ORDER.index(_probe_max_risk(ctx))
-    for spec in host.tools():
-        arguments = example_arguments(dict(spec.input_schema))
+    specs = {spec.tool_name: spec for spec in host.tools()}
+    calls = (
+        [(spec, example_arguments(dict(spec.input_schema))) for spec in specs.values()]
+        if planned is None
+        else [(specs[call.tool], call.arguments) for call in planned]
+    )
+    for spec, arguments in calls:
         risk, reasons = tool_risk(spec)
         report: dict[str, Any] = {
             "tool": spec.tool_name,
@@ -595,13 +604,13 @@ async def probe_command(ctx: CliContext) -> int:
     config = _probe_target(ctx)
     name = config.servers[0].name
     features = None
+    credentials = probe_credentials(ctx.args.client_id, ctx.args.client_secret)
     if ctx.args.url:  # a configured server signs in as it always does (`edgehost auth login`)
-        credentials = probe_credentials(ctx.args.client_id, ctx.args.client_secret)
         features = ClientFeatures(http_auth=probe_http_auth(credentials, ctx.args.client_metadata_url))
     async with _host_for(ctx, config, [name], features) as host:
         states = await host.wait_servers_ready(_CONNECT_WAIT_S)
         _require_ready(next(s for s in states if s.name == name))
-        tools = await _probe_tools(ctx, host)
+        tools = await _probe_tools(ctx, host, planned_calls(host.tools(), credentials.tool_calls))
         resources, prompts = await _probe_resources_and_prompts(host)
         state = next(s for s in host.server_states() if s.name == name)
     report = {"server": _state_json(state, []), "tools": tools, "resources": resources, "prompts": prompts}
