@@ -173,7 +173,7 @@ async def run(data_dir: Path) -> None:
             began = time.perf_counter()
             stored = host._store().list_messages(result.conversation_id)
             history_behind_s.append(time.perf_counter() - began)
-            if [m.role for m in stored] != ["user", "assistant", "user", "assistant"]:
+            if [m.role for m in stored] != ["user", "assistant", "tool", "assistant"]:
                 raise SystemExit(f"turn {index} was not recorded: {[(m.role, m.content) for m in stored]}")
             return wall, backend.spent_s, sum(tool_ms[tools_before:]) / 1000
 
