@@ -46,6 +46,9 @@ EDGEHOST = WATCH + "from edgehost.cli.main import main; sys.exit(main(['--data-d
 
 def time_child(code: str, *args: str) -> float:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_LOGGING_RULES": "qt.qpa.*=false"}
+    # As installed: pip compiles the bytecode at install and the bundle ships it; an editable checkout
+    # under PYTHONDONTWRITEBYTECODE would compile all of edgehost's modules at every start instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, env=env, text=True
@@ -66,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     bare: list[float] = []
     edgehost: list[float] = []
     with tempfile.TemporaryDirectory(prefix="edgehost-startup-") as folder:
-        time_child(EDGEHOST, folder)  # warm the file cache and create the data folder once
+        time_child(EDGEHOST, folder)  # warm the file cache, write the bytecode, create the data folder
         for _ in range(args.rounds):
             bare.append(time_child(BARE))
             edgehost.append(time_child(EDGEHOST, folder))

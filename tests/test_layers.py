@@ -12,6 +12,7 @@ FOUNDATION = {
     "errors",
     "paths",
     "settings",
+    "_settings_file",
     "redaction",
     "logs",
     "toml_text",

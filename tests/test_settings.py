@@ -152,7 +152,7 @@ def test_defaults_are_the_ones_the_agent_and_approvals_use() -> None:
 def test_every_setting_is_checked_when_read_so_none_ends_up_among_the_unknown_keys() -> None:
     from dataclasses import fields
 
-    from edgehost.settings import _OpenAIFile, _SettingsFile
+    from edgehost._settings_file import _OpenAIFile, _SettingsFile
 
     assert set(_SettingsFile.model_fields) == {f.name for f in fields(Settings)} - {"extra"}
     assert set(_OpenAIFile.model_fields) == {f.name for f in fields(OpenAISettings)}

@@ -13,9 +13,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from edgehost.config_locations import KeyLocations, config_error, json_locations, key_path_text, near_miss
 from edgehost.errors import ConfigError
 
 __all__ = [
@@ -95,16 +92,14 @@ class Settings:
             raise ConfigError(exc.msg, path=str(path), line=exc.lineno, column=exc.colno) from None
         if not isinstance(data, dict):
             raise ConfigError("settings must be a JSON object", path=str(path), line=1)
-        locations = json_locations(text)
-        try:
-            checked = _SettingsFile.model_validate(_over_defaults(data))
-        except ValidationError as exc:
-            raise config_error(exc, _SettingsFile, path=str(path), locations=locations) from None
-        _refuse_misspelt_keys(checked, (), path, locations)
-        _refuse_misspelt_keys(checked.openai, ("openai",), path, locations)
-        settings = cls(**_known(checked))
-        settings.openai = OpenAISettings(**_known(checked.openai))
-        settings.extra = dict(checked.model_extra or {})
+        # Checked by pydantic models imported only now: at a start without a settings file the window
+        # does not wait for pydantic (issue 12).
+        from edgehost._settings_file import check_settings_file
+
+        known, openai, extra = check_settings_file(_over_defaults(data), text, path)
+        settings = cls(**known)
+        settings.openai = OpenAISettings(**openai)
+        settings.extra = extra
         return settings
 
     def save(self, path: Path) -> None:
@@ -140,43 +135,6 @@ def _set_membership(items: list[str], item: str, *, present: bool) -> None:
         items.remove(item)
 
 
-# --- the file's model ----------------------------------------------------------------------------
-
-
-class _OpenAIFile(BaseModel):
-    model_config = ConfigDict(strict=True, extra="allow")
-
-    base_url: str
-    model: str
-    api_key_env: str
-
-
-class _SettingsFile(BaseModel):
-    """What each key of the settings file takes. It checks the file's keys over the defaults (Settings()),
-    so it declares no defaults of its own."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-
-    backend: Backend
-    model: str | None
-    profile: str | None
-    context_length: int | None = Field(ge=0)
-    threads: int | None = Field(ge=0)
-    rkllm_lib: str | None
-    rkllm_abi: RkllmAbi | None
-    openai: _OpenAIFile
-    disabled_servers: list[str]
-    disabled_tools: list[str]
-    approval_timeout_s: float = Field(ge=0)
-    tool_budget_fraction: float = Field(ge=0, le=1, description="a fraction from 0 to 1")
-    max_correction_rounds: int = Field(ge=0)
-    max_calls_per_turn: int = Field(ge=0)
-    routing: Routing
-    close_to_tray: bool
-    theme: Theme
-    model_hint_dismissed: bool
-
-
 def _over_defaults(data: dict[str, Any]) -> dict[str, Any]:
     """The file's keys over the defaults (the ``openai`` table key by key)."""
     defaults = asdict(Settings())
@@ -185,31 +143,3 @@ def _over_defaults(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("openai"), dict):
         merged["openai"] = {**defaults["openai"], **data["openai"]}
     return merged
-
-
-def _known(checked: BaseModel) -> dict[str, Any]:
-    """The checked values of the known keys (not sub-tables)."""
-    return {
-        name: value
-        for name in type(checked).model_fields
-        if not isinstance(value := getattr(checked, name), BaseModel)
-    }
-
-
-def _refuse_misspelt_keys(
-    checked: BaseModel, prefix: tuple[str, ...], path: Path, locations: KeyLocations
-) -> None:
-    """Raise ConfigError for an unknown key that is a near miss of a known one (``"theem"``): a typo
-    would otherwise be kept and ignored. Other unknown keys (a newer version's) are kept."""
-    for key in checked.model_extra or {}:
-        meant = near_miss(key, type(checked).model_fields)
-        if meant:
-            key_path = (*prefix, key)
-            position = locations.position_of(key_path)
-            raise ConfigError(
-                f"unknown setting {key!r} (did you mean {meant!r}?)",
-                path=str(path),
-                line=position.line if position else None,
-                column=position.column if position else None,
-                field=key_path_text(key_path),
-            )
