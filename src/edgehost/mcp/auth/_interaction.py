@@ -16,7 +16,7 @@ import contextlib
 import html
 import socket
 from collections.abc import Callable
-from typing import Protocol
+from typing import NoReturn, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import httpx2
@@ -108,10 +108,14 @@ class NoAuthorizer:
         self.redirect_uri = redirect_uri
         self._on_needed = on_needed
 
-    async def redirect(self, authorization_url: str) -> None:
+    def refuse(self) -> NoReturn:
+        """Say that a person is needed: mark it, raise SignInRequired."""
         if self._on_needed is not None:
             self._on_needed()
         raise SignInRequired(self.server)
+
+    async def redirect(self, authorization_url: str) -> None:
+        self.refuse()
 
     async def callback(self) -> AuthorizationCodeResult:  # pragma: no cover - redirect() raised
         raise SignInRequired(self.server)

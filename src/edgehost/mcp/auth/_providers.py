@@ -20,7 +20,7 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 
-from edgehost.mcp.auth._interaction import Authorizer
+from edgehost.mcp.auth._interaction import Authorizer, NoAuthorizer
 from edgehost.mcp.auth._store import ServerCredentials
 
 __all__ = ["CLIENT_NAME", "GrantChoice", "HostOAuthProvider", "client_metadata"]
@@ -70,6 +70,7 @@ class HostOAuthProvider(OAuthClientProvider):
         )
         self.credentials = credentials
         self.grant = grant
+        self._authorizer = authorizer
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -124,6 +125,22 @@ class HostOAuthProvider(OAuthClientProvider):
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         await super()._handle_token_response(response)
         await self._save_discovery()
+
+    def _expected_issuer(self) -> str:
+        # Called on every full flow (a 401, a step-up 403) right after the resource's metadata is
+        # found, before any registration. A background connection that would need a person stops here:
+        # registering a client it cannot use would only leave one more registration behind, each retry.
+        if isinstance(self._authorizer, NoAuthorizer) and not self._may_finish_alone():
+            self._authorizer.refuse()
+        return super()._expected_issuer()
+
+    def _may_finish_alone(self) -> bool:
+        """Whether a full flow may end without a person: the client-credentials grant, or a configured
+        secret that the authorization server may turn out to want that grant for."""
+        client = self.context.client_info
+        return self.grant == "client_credentials" or (
+            self.grant == "auto" and client is not None and bool(client.client_secret)
+        )
 
     def _uses_client_credentials(self) -> bool:
         if self.grant == "client_credentials":

@@ -1,0 +1,212 @@
+"""A real OAuth round trip: a Streamable HTTP MCP server behind the mcp SDK's authorization-server support
+(tests/mcp/oauth_server.py), signed into through the Host exactly as the GUI's "Sign in" does - the
+authorization page handed to a browser, the redirect caught on a loopback port - with the browser
+replaced by an HTTP client that follows the redirects. Tokens land in the store; refresh works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx2
+import mcp_types as types
+import pytest
+from tests.mcp.oauth_server import InMemoryAuthorizationServer, ProtectedServer, protected_server
+
+from edgehost.host import events as ev
+from edgehost.host.host import Host, HostOptions
+from edgehost.mcp.auth import FileCredentialStore, ServerAuth
+from edgehost.mcp.auth._store import CREDENTIALS_FILE
+from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.mcp.supervisor import ServerStatus
+from edgehost.paths import Paths
+from edgehost.settings import Settings
+
+# A start, a sign-in and a listing over loopback take well under a second; this bounds each wait.
+WAIT_S = 20.0
+
+
+class ScriptedBrowser:
+    """Stands in for webbrowser.open: loads the authorization page and follows its redirects, which
+    end at EdgeHost's loopback callback - what a browser does once the person has consented."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.landed: list[httpx2.Response] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __call__(self, url: str) -> bool:
+        self.opened.append(url)
+        task = asyncio.get_running_loop().create_task(self._visit(url))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _visit(self, url: str) -> None:
+        async with httpx2.AsyncClient(follow_redirects=True, timeout=WAIT_S) as http:
+            self.landed.append(await http.get(url))
+
+
+def _server(protected: ProtectedServer) -> ServerConfig:
+    return ServerConfig(name="remote", transport="http", url=protected.url, timeout=WAIT_S)
+
+
+@asynccontextmanager
+async def _host(data_dir: Path, server: ServerConfig) -> AsyncIterator[Host]:
+    paths = Paths.resolve(None, data_dir)
+    auth = ServerAuth(FileCredentialStore(paths.data_dir / CREDENTIALS_FILE))
+    host = Host(
+        paths,
+        Settings(),
+        HostOptions(servers=ServersConfig(servers=[server]), with_model=False, auth=auth),
+    )
+    await host.start()
+    try:
+        yield host
+    finally:
+        await host.aclose()
+
+
+async def _settled(host: Host, status: ServerStatus) -> None:
+    """Wait until the server's status is ``status`` (its events say so), within WAIT_S."""
+    reached = asyncio.Event()
+    seen: list[ev.ServerStatusChanged] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, ev.ServerStatusChanged):
+            seen.append(event)
+            if event.status == status.value:
+                reached.set()
+
+    unsubscribe = host.subscribe(on_event)
+    try:
+        if host.server_states()[0].status is status and status is not ServerStatus.FAILED:
+            return
+        async with asyncio.timeout(WAIT_S):
+            await reached.wait()
+    except TimeoutError:
+        raise AssertionError(f"no {status.value} within {WAIT_S} s: {seen}") from None
+    finally:
+        unsubscribe()
+
+
+def _stored(data_dir: Path) -> dict[str, dict[str, object]]:
+    records: dict[str, dict[str, object]] = json.loads((data_dir / CREDENTIALS_FILE).read_text())
+    return records
+
+
+async def test_a_server_that_needs_sign_in_says_so_then_sign_in_through_the_browser_flow_connects_it(
+    tmp_path: Path,
+) -> None:
+    async with protected_server() as protected:
+        server = _server(protected)
+        async with _host(tmp_path, server) as host:
+            # No tokens: the background connection must not open a browser; it stops and says why.
+            await host.wait_servers_ready(WAIT_S)
+            state = host.server_states()[0]
+            assert state.status is ServerStatus.FAILED
+            assert "sign-in required" in (state.error or "")
+            assert "edgehost auth login remote" in (state.error or "")
+            assert host.auth_status("remote").state == "sign-in required"
+            assert protected.authorization_server.authorizations == []
+
+            browser = ScriptedBrowser()
+            status = await host.sign_in("remote", browser)
+
+            assert status.state == "signed in" and status.refreshable and status.registered == "dynamic"
+            (opened,) = browser.opened
+            params = protected.authorization_server.authorizations[0]
+            assert opened.startswith(f"{protected.issuer}/authorize?")
+            assert "code_challenge_method=S256" in opened
+            assert params.resource == protected.url  # RFC 8707: the token is for this server only
+            assert str(params.redirect_uri).startswith("http://127.0.0.1:")
+            (landed,) = browser.landed
+            assert landed.status_code == 200 and "Signed in" in landed.text
+            assert protected.authorization_server.grants == ["authorization_code"]
+
+            # The sign-in restarted the server: it connects with the stored token and its tools work.
+            await _settled(host, ServerStatus.READY)
+            result = await host.call_tool("remote__whoami", {})
+            assert isinstance(result.content[0], types.TextContent)
+            assert result.content[0].text.endswith(" mcp")
+
+    credentials_file = tmp_path / CREDENTIALS_FILE
+    assert stat.S_IMODE(credentials_file.stat().st_mode) == 0o600
+    (record,) = _stored(tmp_path).values()
+    tokens = record["tokens"]
+    assert isinstance(tokens, dict) and tokens["access_token"] in protected.authorization_server.access_tokens
+    # Never in the history: the database holds no token.
+    assert str(tokens["access_token"]).encode() not in (tmp_path / "history.db").read_bytes()
+
+
+async def test_an_expired_token_is_refreshed_after_a_restart_without_a_new_sign_in(tmp_path: Path) -> None:
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected:
+        server = _server(protected)
+        async with _host(tmp_path, server) as host:
+            await host.sign_in("remote", ScriptedBrowser())
+        (before,) = _stored(tmp_path).values()
+
+        # The host is gone; while it is, the access token runs out (the refresh token does not).
+        provider.expire_access_tokens()
+        key = next(iter(_stored(tmp_path)))
+        records = _stored(tmp_path)
+        records[key]["expiresAt"] = time.time() - 60  # as the record says once its lifetime has passed
+        (tmp_path / CREDENTIALS_FILE).write_text(json.dumps(records))
+
+        async with _host(tmp_path, server) as host:
+            await _settled(host, ServerStatus.READY)
+            assert host.auth_status("remote").state == "signed in"
+            result = await host.call_tool("remote__whoami", {})
+            assert not result.is_error
+
+    assert provider.grants == ["authorization_code", "refresh_token"]
+    assert len(provider.authorizations) == 1  # no second trip through the authorization page
+    (after,) = _stored(tmp_path).values()
+    assert isinstance(after["tokens"], dict) and isinstance(before["tokens"], dict)
+    assert after["tokens"]["access_token"] != before["tokens"]["access_token"]
+    assert after["tokens"]["refresh_token"] != before["tokens"]["refresh_token"]  # rotated
+
+
+async def test_sign_out_forgets_the_tokens_and_the_server_needs_sign_in_again(tmp_path: Path) -> None:
+    async with protected_server() as protected, _host(tmp_path, _server(protected)) as host:
+        await host.sign_in("remote", ScriptedBrowser())
+        await _settled(host, ServerStatus.READY)
+
+        assert host.sign_out("remote") is True
+        assert host.auth_status("remote").state in ("not signed in", "sign-in required")
+        assert _stored(tmp_path) == {}
+        await _settled(host, ServerStatus.FAILED)
+        assert "sign-in required" in (host.server_states()[0].error or "")
+        assert host.sign_out("remote") is False
+
+
+@pytest.mark.parametrize("transport", ["http"])
+async def test_probe_signs_in_headless_and_keeps_nothing(tmp_path: Path, transport: str) -> None:
+    """`edgehost probe URL` follows the authorization redirect itself (the suite's way) and stores nothing."""
+    async with protected_server() as protected:
+        process = await asyncio.create_subprocess_exec(
+            *_edgehost(tmp_path, "probe", protected.url, "--json"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        async with asyncio.timeout(WAIT_S * 3):
+            out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    report = json.loads(out)
+    (whoami,) = report["tools"]
+    assert whoami["outcome"] == "ok"
+    assert protected.authorization_server.grants == ["authorization_code"]
+    assert not (tmp_path / CREDENTIALS_FILE).exists()
+
+
+def _edgehost(data_dir: Path, *args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), *args]
