@@ -125,7 +125,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
             await done(window.turn_task)
             window.composer.set_text("Save a short note about it in notes/board.md")
             await settle(app)
-            window.refresh_conversations()
+            window.conversations.refresh()
             await settle(app, 0.5)
             grab(window, "main")
 

@@ -54,11 +54,7 @@ def test_a_servers_file_with_a_syntax_error_leaves_the_built_in_servers_and_the_
         async with opened_desktop(data_dir, ["Hello!"]) as desktop:
             assert desktop.start_error is None
             assert [s.name for s in desktop.host.server_states()] == ["board", "files"]
-            listed = [
-                desktop.window.conversations.item(i).text()
-                for i in range(desktop.window.conversations.count())
-            ]
-            assert listed == ["Trip to Lyon"]
+            assert desktop.window.conversations.titles() == ["Trip to Lyon"]
             assert desktop.host._store().get_conversation(conversation) is not None
             problem = desktop.host.servers_config.file_error
             assert problem is not None and f"{paths.servers_file}:6" in problem

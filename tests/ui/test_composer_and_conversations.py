@@ -64,20 +64,18 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             window.new_chat()
             window.send("Where is the Fête des Lumières?")
             await finished(window.turn_task)
-            assert window.conversations.count() == 2
-            window.search.setText("lumières")
-            window.refresh_conversations()  # the list also refreshes by itself after a pause in typing
-            assert [window.conversations.item(i).text() for i in range(window.conversations.count())] == [
-                "Where is the Fête des Lumières?"
-            ]
-            window.search.clear()
-            window._renamed(first, "France")
-            titles = {window.conversations.item(i).text() for i in range(window.conversations.count())}
-            assert "France" in titles
-            window._deleted(first)
+            listed = window.conversations
+            assert len(listed.titles()) == 2
+            listed.search.setText("lumières")
+            listed.refresh()  # the list also refreshes by itself after a pause in typing
+            assert listed.titles() == ["Where is the Fête des Lumières?"]
+            listed.search.clear()
+            listed.rename(first, "France")
+            assert "France" in listed.titles()
+            listed.delete(first)
             store = desktop.host._store()
             assert store is not None and store.get_conversation(first) is None
-            assert window.conversations.count() == 1
+            assert len(listed.titles()) == 1
 
     run(scenario())
 

@@ -386,7 +386,7 @@ class Desktop:
                 " Open Servers to fix it.",
                 error=True,
             )
-        self.window.refresh_conversations()
+        self.window.conversations.refresh()
         self._servers_changed()
 
     async def run(

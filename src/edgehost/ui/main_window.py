@@ -15,13 +15,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
-    QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
-    QMenu,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -30,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.errors import EdgeHostError
 from edgehost.settings import Settings
-from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet, confirm
+from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet
 from edgehost.ui.chat_view import ChatView
 from edgehost.ui.composer import Composer, Palette, PaletteItem
+from edgehost.ui.conversation_list import ConversationList
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -57,8 +52,6 @@ __all__ = ["MainWindow", "perf_summary"]
 
 log = logging.getLogger(__name__)
 
-LIST_LIMIT = 200
-SEARCH_DELAY_MS = 200  # wait for a pause in typing before searching the history
 CATALOG_REFRESH_DELAY_MS = 50  # a burst of catalog changes (servers starting) becomes one rebuild
 
 
@@ -91,7 +84,6 @@ class MainWindow(QMainWindow):
         self.command_palette: Palette
         self.tasks = TaskSet()
         self.can_hide_to_tray = can_hide_to_tray
-        self.current_id: int | None = None
         self.turn_conversation: int | None = None
         self.turn_task: asyncio.Task[Any] | None = None
         self.last_user_text: dict[int, str] = {}
@@ -117,11 +109,6 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_actions()
 
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._search_timer.timeout.connect(self.refresh_conversations)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self._catalog_timer = QTimer(self)
         self._catalog_timer.setSingleShot(True)
         self._catalog_timer.setInterval(CATALOG_REFRESH_DELAY_MS)
@@ -147,19 +134,11 @@ class MainWindow(QMainWindow):
         self.new_button.setObjectName("Primary")
         self.new_button.clicked.connect(self.new_chat)
         layout.addWidget(self.new_button)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search conversations")
-        self.search.setClearButtonEnabled(True)
-        layout.addWidget(self.search)
-        self.conversations = QListWidget()
-        self.conversations.setObjectName("ConversationList")
-        self.conversations.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.conversations.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.conversations.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.conversations.customContextMenuRequested.connect(self._conversation_menu)
-        self.conversations.itemClicked.connect(
-            lambda item: self.open_conversation(item.data(Qt.ItemDataRole.UserRole))
-        )
+        self.conversations = ConversationList(lambda: self._host)
+        self.conversations.opened.connect(self.open_conversation)
+        self.conversations.renamed.connect(self._renamed)
+        self.conversations.deleted.connect(self._deleted)
+        self.conversations.failed.connect(lambda message: self.chat.add_notice(message, error=True))
         layout.addWidget(self.conversations, 1)
         nav = QVBoxLayout()
         nav.setSpacing(2)
@@ -247,7 +226,7 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         for shortcut, slot in (
             (QKeySequence.StandardKey.New, self.new_chat),
-            (QKeySequence("Ctrl+K"), lambda: self.search.setFocus()),
+            (QKeySequence("Ctrl+K"), lambda: self.conversations.search.setFocus()),
             (QKeySequence("Ctrl+,"), lambda: self.open_panel("settings")),
             (QKeySequence("Ctrl+Q"), self.quit_requested.emit),
             (QKeySequence("Ctrl+L"), lambda: self.composer.edit.setFocus()),
@@ -256,6 +235,15 @@ class MainWindow(QMainWindow):
             action.setShortcut(shortcut)
             action.triggered.connect(slot)
             self.addAction(action)
+
+    @property
+    def current_id(self) -> int | None:
+        """The conversation shown (None: a new one, not yet asked); the list keeps it selected."""
+        return self.conversations.current_id
+
+    @current_id.setter
+    def current_id(self, conversation_id: int | None) -> None:
+        self.conversations.current_id = conversation_id
 
     @property
     def host(self) -> Host:
@@ -287,33 +275,17 @@ class MainWindow(QMainWindow):
         b.server_status_changed.connect(lambda _e: self.refresh_servers())
         b.server_output_changed.connect(lambda _e: self._refresh_panel("servers"))
         b.catalog_changed.connect(self._on_catalog_changed)
-        b.conversations_changed.connect(self.refresh_conversations)
+        b.conversations_changed.connect(self.conversations.refresh)
         self.routing_switch.show_for(host, self.current_id)
 
     # ------------------------------------------------------------ conversations
-    def refresh_conversations(self) -> None:
-        if self._host is None or not self._host.started:
-            return
-        rows = self.host.history.conversations(self.search.text(), limit=LIST_LIMIT)
-        self.conversations.blockSignals(True)
-        self.conversations.clear()
-        for conversation in rows:
-            item = QListWidgetItem(conversation.title)
-            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            item.setToolTip(conversation.title)
-            self.conversations.addItem(item)
-            if conversation.id == self.current_id:
-                item.setSelected(True)
-                self.conversations.setCurrentItem(item)
-        self.conversations.blockSignals(False)
-
     def new_chat(self) -> None:
         self.current_id = None
         self.title.setText("New conversation")
         self.routing_switch.show_for(self.host, None)
         self.show_context()
         self.speed_label.setText("")
-        self.conversations.clearSelection()
+        self.conversations.select(None)
         self.chat.show_placeholder(
             "Ask a question. EdgeHost answers with the local model and uses the tools "
             "of your MCP servers when it needs them."
@@ -350,48 +322,15 @@ class MainWindow(QMainWindow):
         self.speed_label.setText(f"{last.tokens_per_second:.1f} tok/s" if last.tokens_per_second else "")
         if self.turn_conversation == conversation_id:
             self.chat.end_answer("", can_regenerate=False)
-        self.refresh_conversations()
+        self.conversations.select(conversation_id)
         self.chat.scroll_to_end()
         self.show_window()
 
-    def _conversation_menu(self, at: QPoint) -> None:
-        item = self.conversations.itemAt(at)
-        if item is None:
-            return
-        conversation_id = int(item.data(Qt.ItemDataRole.UserRole))
-        menu = QMenu(self)
-        menu.addAction("Rename…", lambda: self.rename_conversation(conversation_id, item.text()))
-        menu.addAction("Delete", lambda: self.delete_conversation(conversation_id, item.text()))
-        menu.popup(self.conversations.viewport().mapToGlobal(at))
-
-    def rename_conversation(self, conversation_id: int, title: str) -> None:
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("Rename conversation")
-        dialog.setLabelText("Title")
-        dialog.setTextValue(title)
-        dialog.textValueSelected.connect(lambda text: self._renamed(conversation_id, text))
-        dialog.open()
-
     def _renamed(self, conversation_id: int, title: str) -> None:
-        if title.strip():
-            self.host.rename_conversation(conversation_id, title)
-            if conversation_id == self.current_id:
-                self.title.setText(title.strip())
-
-    def delete_conversation(self, conversation_id: int, title: str) -> None:
-        confirm(
-            self,
-            "Delete conversation",
-            f"Delete “{title}” and its tool history?",
-            lambda: self._deleted(conversation_id),
-        )
+        if conversation_id == self.current_id:
+            self.title.setText(title)
 
     def _deleted(self, conversation_id: int) -> None:
-        try:
-            self.host.delete_conversation(conversation_id)
-        except EdgeHostError as exc:  # a turn is running in it
-            self.chat.add_notice(str(exc), error=True)
-            return
         if conversation_id == self.current_id:
             self.new_chat()
 
@@ -434,7 +373,7 @@ class MainWindow(QMainWindow):
         self.composer.set_busy(True)
         self.turn_task = task
         task.add_done_callback(self._turn_task_done)
-        self.refresh_conversations()
+        self.conversations.refresh()
         return task
 
     def _turn_task_done(self, task: asyncio.Task[Any]) -> None:
