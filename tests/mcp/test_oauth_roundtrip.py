@@ -135,6 +135,8 @@ async def test_a_server_that_needs_sign_in_says_so_then_sign_in_through_the_brow
             result = await host.call_tool("remote__whoami", {})
             assert isinstance(result.content[0], types.TextContent)
             assert result.content[0].text.endswith(" mcp")
+            shown = json.dumps([s.to_json() for s in host.server_states()])  # `servers --json`
+            assert not any(token in shown for token in protected.authorization_server.access_tokens)
 
     credentials_file = tmp_path / CREDENTIALS_FILE
     assert stat.S_IMODE(credentials_file.stat().st_mode) == 0o600

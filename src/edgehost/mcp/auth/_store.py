@@ -183,11 +183,11 @@ class KeyringCredentialStore:
     def delete(self, key: str) -> bool:
         from keyring.errors import PasswordDeleteError
 
-        try:
-            with self._errors("delete the credentials"):
+        with self._errors("delete the credentials"):
+            try:
                 self._backend.delete_password(KEYRING_SERVICE, key)
-        except PasswordDeleteError:
-            return False
+            except PasswordDeleteError:  # nothing stored under this key (a KeyringError itself)
+                return False
         return True
 
 

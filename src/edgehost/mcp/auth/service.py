@@ -29,6 +29,7 @@ from edgehost.mcp.auth._interaction import (
     BrowserAuthorizer,
     HeadlessAuthorizer,
     NoAuthorizer,
+    SignInRequired,
     free_loopback_port,
     loopback_redirect_uri,
 )
@@ -39,6 +40,17 @@ from edgehost.mcp.config import ServerConfig
 __all__ = ["AuthStatus", "ServerAuth", "uses_oauth"]
 
 log = logging.getLogger(__name__)
+
+
+class _QuietSignInRequired(logging.Filter):
+    """The SDK logs every failed flow with its traceback; "sign-in required" is a state the server's
+    status shows, not an error to log again on each reconnection attempt."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], SignInRequired))
+
+
+_QUIET = _QuietSignInRequired()
 
 # Connecting for a sign-in: the person's part is not on this clock (the SDK pauses it), the rest is
 # a few HTTP round trips.
@@ -122,6 +134,7 @@ class ServerAuth:
         self.client_metadata_url = client_metadata_url
         self._on_sign_in_needed = on_sign_in_needed
         self._sign_in_needed: set[str] = set()
+        logging.getLogger("mcp.client.auth.oauth2").addFilter(_QUIET)  # once: a filter is added once
 
     # -- credentials --------------------------------------------------------------------------------
 

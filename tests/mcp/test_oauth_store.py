@@ -1,0 +1,218 @@
+"""Where OAuth credentials live and how a server's entry configures OAuth: the OS keyring through the
+keyring package's own API (a backend registered with it), the 0600 file where there is none, the
+``clientId`` / ``clientSecret`` / ``oauthGrant`` / ``callbackPort`` keys with ``${VAR}``, and what the
+CLI shows (never a token or a secret)."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from keyring.errors import PasswordDeleteError
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from edgehost.cli.main import main
+from edgehost.errors import ConfigError
+from edgehost.mcp.auth import (
+    FileCredentialStore,
+    KeyringCredentialStore,
+    ServerAuth,
+    ServerCredentials,
+    default_credential_store,
+)
+from edgehost.mcp.auth._store import CREDENTIALS_FILE, KEYRING_SERVICE, credential_key
+from edgehost.mcp.config import ServerConfig, parse_servers_file, server_to_entry
+from edgehost.redaction import redact
+
+
+class DictKeyring(KeyringBackend):
+    """A keyring backend kept in a dict, registered through keyring's API as a real one would be."""
+
+    priority = 5  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.passwords.pop((service, username), None) is None:
+            raise PasswordDeleteError("not found")
+
+
+@pytest.fixture
+def use_keyring() -> Iterator[Callable[[KeyringBackend], None]]:
+    before = keyring.get_keyring()
+    yield keyring.set_keyring
+    keyring.set_keyring(before)
+
+
+REMOTE = ServerConfig(name="remote", transport="http", url="https://mcp.example.com/mcp")
+TOKEN = OAuthToken(access_token="access-abcdefgh-123", refresh_token="refresh-abcdefgh-456", expires_in=3600)
+
+
+async def test_tokens_go_to_the_os_keyring_when_it_has_a_backend(
+    tmp_path: Path, use_keyring: Callable[[KeyringBackend], None]
+) -> None:
+    backend = DictKeyring()
+    use_keyring(backend)
+    store = default_credential_store(tmp_path)
+    assert isinstance(store, KeyringCredentialStore)
+    credentials = ServerCredentials(store, credential_key(REMOTE))
+    await credentials.set_tokens(TOKEN)
+
+    saved = json.loads(backend.passwords[(KEYRING_SERVICE, "remote https://mcp.example.com/mcp")])
+    assert saved["tokens"]["access_token"] == TOKEN.access_token
+    assert await credentials.get_tokens() == TOKEN
+    assert not (tmp_path / CREDENTIALS_FILE).exists()
+    assert credentials.forget() is True and credentials.forget() is False
+    assert backend.passwords == {}
+
+
+async def test_without_a_keyring_backend_tokens_go_to_a_file_only_the_owner_can_read(
+    tmp_path: Path, use_keyring: Callable[[KeyringBackend], None]
+) -> None:
+    use_keyring(fail.Keyring())
+    store = default_credential_store(tmp_path)
+    assert isinstance(store, FileCredentialStore)
+    credentials = ServerCredentials(store, credential_key(REMOTE))
+    await credentials.set_tokens(TOKEN)
+    client = OAuthClientInformationFull.model_validate(
+        {"client_id": "dyn-1", "redirect_uris": ["http://127.0.0.1:5/callback"]}
+    )
+    await credentials.set_client_info(client)
+
+    path = tmp_path / CREDENTIALS_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert await credentials.get_tokens() == TOKEN
+    assert (await credentials.get_client_info()) == client
+    # A second server's record does not disturb the first; forgetting one leaves the other.
+    other = ServerCredentials(
+        store, credential_key(ServerConfig(name="b", transport="http", url="https://b/mcp"))
+    )
+    await other.set_tokens(OAuthToken(access_token="other-token-xyz"))
+    assert credentials.forget() is True
+    assert await credentials.get_tokens() is None
+    assert (await other.get_tokens()) is not None
+
+
+def test_a_server_entry_configures_a_pre_registered_client_with_its_secret_from_the_environment(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "linear": {
+                        "url": "https://mcp.linear.example/mcp",
+                        "clientId": "edgehost-desktop",
+                        "clientSecret": "${LINEAR_CLIENT_SECRET}",
+                        "callbackPort": 33418,
+                    },
+                    "robot": {
+                        "type": "http",
+                        "url": "https://robot.example/mcp",
+                        "client_id": "robot-1",
+                        "client_secret": "s3cr3t-robot-value",
+                        "oauthGrant": "client_credentials",
+                    },
+                }
+            }
+        )
+    )
+    config = parse_servers_file(path, environ={"LINEAR_CLIENT_SECRET": "very-secret-value-1"})
+    linear, robot = config.get("linear"), config.get("robot")
+    assert linear is not None and robot is not None
+    assert (linear.client_id, linear.client_secret, linear.callback_port) == (
+        "edgehost-desktop",
+        "very-secret-value-1",
+        33418,
+    )
+    assert robot.oauth_grant == "client_credentials"
+    # The secret is redacted wherever a server's text goes, and saved back as the reference.
+    assert redact("token=very-secret-value-1", config.secret_values()) == "token=[REDACTED]"
+    assert server_to_entry(linear)["clientSecret"] == "${LINEAR_CLIENT_SECRET}"  # type: ignore[index]
+
+    auth = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))
+    client = auth.credentials(linear).client_info()
+    assert client is not None and client.client_id == "edgehost-desktop"
+    assert [str(u) for u in client.redirect_uris or []] == ["http://127.0.0.1:33418/callback"]
+    assert client.token_endpoint_auth_method == "client_secret_basic"
+    assert auth.status(robot).state == "client credentials"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"url": "https://x/mcp", "clientSecret": "abcdefgh"}, '"clientSecret" needs "clientId"'),
+        ({"url": "https://x/mcp", "oauthGrant": "password"}, "oauthGrant is one of"),
+        ({"url": "https://x/mcp", "clientId": "a", "oauthGrant": "client_credentials"}, "needs"),
+        ({"url": "https://x/mcp", "callbackPort": 70000}, "callbackPort"),
+    ],
+)
+def test_a_bad_oauth_setting_is_named_in_the_servers_error(
+    tmp_path: Path, entry: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"x": entry}}))
+    try:
+        server = parse_servers_file(path).get("x")
+    except ConfigError as exc:  # pragma: no cover - entries fail one by one, not the file
+        raise AssertionError(exc) from None
+    assert server is not None and server.error is not None
+    assert message in server.error
+
+
+def test_auth_status_json_shows_the_state_and_never_a_token(
+    tmp_path: Path, use_keyring: Callable[[KeyringBackend], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_keyring(fail.Keyring())
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "remote": {"url": REMOTE.url},
+                    "fixed": {"url": "https://f/mcp", "headers": {"Authorization": "Bearer static-token-1"}},
+                    "local": {"command": "true"},
+                }
+            }
+        )
+    )
+    data = tmp_path / "data"
+    data.mkdir()
+    store = FileCredentialStore(data / CREDENTIALS_FILE)
+    store.save(
+        credential_key(REMOTE),
+        {
+            "tokens": TOKEN.model_dump(mode="json"),
+            "expiresAt": 4102444800.0,
+            "client": {"client_id": "dyn-9"},
+        },
+    )
+
+    assert main(["--config", str(config), "--data-dir", str(data), "auth", "status", "--json"]) == 0
+    out = capsys.readouterr().out
+    rows = {row["server"]: row for row in json.loads(out)}
+    assert rows["remote"]["state"] == "signed in" and rows["remote"]["clientId"] == "dyn-9"
+    assert rows["remote"]["refreshable"] is True
+    assert rows["fixed"]["state"] == "not used" and rows["local"]["state"] == "not used"
+    assert TOKEN.access_token not in out and "refresh-abcdefgh" not in out
+
+    assert main(["--config", str(config), "--data-dir", str(data), "auth", "logout", "remote"]) == 0
+    assert "signed out" in capsys.readouterr().out
+    assert json.loads((data / CREDENTIALS_FILE).read_text()) == {}
+    assert main(["--config", str(config), "--data-dir", str(data), "auth", "login", "nosuch"]) == 2
