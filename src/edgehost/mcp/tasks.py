@@ -1,12 +1,12 @@
-"""Tool calls run as MCP Tasks (protocol 2025-11-25): call, poll, fetch the result, cancel.
+"""Tool calls run as MCP Tasks (protocol 2025-11-25): call, watch, take the result, cancel.
 
 A tool whose ``execution.taskSupport`` is "optional" or "required", on a server that declares
 ``tasks.requests.tools.call``, is called with a ``task`` field: the server answers at once with a
-task, EdgeHost polls ``tasks/get`` at the server's ``pollInterval`` and reports each status, then
-takes the result with ``tasks/result``. A task that asks for input (``input_required``) gets it
-through ``tasks/result``, which carries the server's queued requests (an elicitation) to our
-handlers and returns once the task has ended. When the wait is given up (the user stops the turn,
-or the call's timeout passes) the task is cancelled on the server with ``tasks/cancel``.
+task. EdgeHost then asks for its result with ``tasks/result`` straight away (the server holds that
+answer until the task has ended, and sends the task's own questions, an elicitation, through it)
+and meanwhile polls ``tasks/get`` at the server's ``pollInterval`` to report each status. When the
+wait is given up (the user stops the turn, or the call's timeout passes) the task is cancelled on
+the server with ``tasks/cancel``.
 
 Tasks do not outlive the host: the servers' task stores live in the server processes EdgeHost
 started (or in sessions it opened), so closing the window cancels the calls in flight, and a
@@ -15,6 +15,7 @@ call whose process died is marked "interrupted" by the history when it next open
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,10 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
-from pydantic import TypeAdapter
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["TASK_TTL_MS", "TaskCancelled", "TaskState", "call_as_task", "runs_as_task"]
 
@@ -82,35 +86,88 @@ async def call_as_task(
     first = await _task_augmented_call(session, tool, arguments)
     if isinstance(first, types.CallToolResult):
         return await _validated(session, tool, first)
-    task = first.task
-    state = TaskState.of(task)
-    on_state(state)
+    watch = _Watch(session, first.task, on_state)
     try:
-        while state.status not in _TERMINAL and state.status != "input_required":
-            await anyio.sleep(_poll_seconds(task.poll_interval))
-            task = await session.send_request(
-                types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=state.task_id)),
-                types.GetTaskResult,
-            )
-            if TaskState.of(task) != state:
-                state = TaskState.of(task)
-                on_state(state)
-        if state.status == "cancelled":
-            raise TaskCancelled(f"the server cancelled task {state.task_id}" + _said(state))
-        # For a finished task this is its result; for one that waits on input, tasks/result brings the
-        # server's questions to our handlers and answers once the task has ended.
-        result = await session.send_request(
-            types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=state.task_id)),
+        result = await watch.result()
+    except BaseException:
+        if watch.state.status not in _TERMINAL:
+            await _cancel(session, watch.state.task_id)
+        raise
+    final = "failed" if result.is_error or watch.state.status == "failed" else "completed"
+    if watch.state.status != final:  # the result came before a poll saw the end
+        watch.report(TaskState(watch.state.task_id, final, watch.state.message))
+    return await _validated(session, tool, result)
+
+
+class _Watch:
+    """One task: its result asked for at once, its states polled meanwhile for the user to see.
+
+    ``tasks/result`` blocks until the task has ended (and carries the server's questions while it
+    waits on input), so the result arrives as soon as the task ends, not at the next poll. A server
+    that answers it early with an error instead is asked again once a poll has seen the end.
+    """
+
+    def __init__(
+        self, session: ClientSession, task: types.Task, on_state: Callable[[TaskState], None]
+    ) -> None:
+        self._session = session
+        self._poll_s = _poll_seconds(task.poll_interval)
+        self._on_state = on_state
+        self._ended = anyio.Event()
+        self.state = TaskState.of(task)
+        self.report(self.state)
+
+    def report(self, state: TaskState) -> None:
+        self.state = state
+        if state.status in _TERMINAL:
+            self._ended.set()
+        self._on_state(state)
+
+    async def result(self) -> types.CallToolResult:
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._poll)
+            outcome = await self._outcome()
+            group.cancel_scope.cancel()
+        # Raised here, outside the task group, which would wrap it in an ExceptionGroup.
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def _outcome(self) -> types.CallToolResult | Exception:
+        try:
+            try:
+                return await self._payload()
+            except MCPError:
+                await self._ended.wait()  # answered before the end: ask again after it
+                if self.state.status == "cancelled":
+                    return TaskCancelled(
+                        f"the server cancelled task {self.state.task_id}" + _said(self.state)
+                    )
+                return await self._payload()
+        except Exception as exc:  # noqa: BLE001 - handed to result(), which raises it
+            return exc
+
+    async def _payload(self) -> types.CallToolResult:
+        return await self._session.send_request(
+            types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=self.state.task_id)),
             types.CallToolResult,
         )
-    except BaseException:
-        if state.status not in _TERMINAL:
-            await _cancel(session, state.task_id)
-        raise
-    final = "failed" if result.is_error or state.status == "failed" else "completed"
-    if state.status != final:  # it went on to the end inside tasks/result
-        on_state(TaskState(state.task_id, final, None))
-    return await _validated(session, tool, result)
+
+    async def _poll(self) -> None:
+        """Report each new state until the task ends; a failed poll ends the reports, not the wait."""
+        while self.state.status not in _TERMINAL:
+            await anyio.sleep(self._poll_s)
+            try:
+                task = await self._session.send_request(
+                    types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=self.state.task_id)),
+                    types.GetTaskResult,
+                )
+            except (MCPError, ValidationError) as exc:
+                log.info("polling task %s stopped: %s", self.state.task_id, exc)
+                self._ended.set()
+                return
+            if TaskState.of(task) != self.state:
+                self.report(TaskState.of(task))
 
 
 async def _task_augmented_call(
