@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+import httpx2
 import uvicorn
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
@@ -34,6 +35,8 @@ from pydantic import AnyHttpUrl
 SCOPE = "mcp"
 # Long enough for a sign-in and a listing; tests that need an expired token make one.
 ACCESS_TOKEN_S = 3600
+# The scripted browser's page loads (authorization page, redirects, the loopback callback).
+BROWSER_TIMEOUT_S = 20.0
 # uvicorn closes its connections and the app's lifespan within this.
 SHUTDOWN_S = 10.0
 
@@ -133,6 +136,27 @@ class InMemoryAuthorizationServer:
     def expire_access_tokens(self) -> None:
         """Every access token issued so far stops working (as at the end of its lifetime)."""
         self.access_tokens.clear()
+
+
+class ScriptedBrowser:
+    """Stands in for webbrowser.open: loads the authorization page and follows its redirects, which
+    end at EdgeHost's loopback callback - what a browser does once the person has consented."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.landed: list[httpx2.Response] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __call__(self, url: str) -> bool:
+        self.opened.append(url)
+        task = asyncio.get_running_loop().create_task(self._visit(url))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _visit(self, url: str) -> None:
+        async with httpx2.AsyncClient(follow_redirects=True, timeout=BROWSER_TIMEOUT_S) as http:
+            self.landed.append(await http.get(url))
 
 
 @dataclass

@@ -14,10 +14,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx2
 import mcp_types as types
 import pytest
-from tests.mcp.oauth_server import InMemoryAuthorizationServer, ProtectedServer, protected_server
+from tests.mcp.oauth_server import (
+    InMemoryAuthorizationServer,
+    ProtectedServer,
+    ScriptedBrowser,
+    protected_server,
+)
 
 from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
@@ -30,27 +34,6 @@ from edgehost.settings import Settings
 
 # A start, a sign-in and a listing over loopback take well under a second; this bounds each wait.
 WAIT_S = 20.0
-
-
-class ScriptedBrowser:
-    """Stands in for webbrowser.open: loads the authorization page and follows its redirects, which
-    end at EdgeHost's loopback callback - what a browser does once the person has consented."""
-
-    def __init__(self) -> None:
-        self.opened: list[str] = []
-        self.landed: list[httpx2.Response] = []
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def __call__(self, url: str) -> bool:
-        self.opened.append(url)
-        task = asyncio.get_running_loop().create_task(self._visit(url))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return True
-
-    async def _visit(self, url: str) -> None:
-        async with httpx2.AsyncClient(follow_redirects=True, timeout=WAIT_S) as http:
-            self.landed.append(await http.get(url))
 
 
 def _server(protected: ProtectedServer) -> ServerConfig:

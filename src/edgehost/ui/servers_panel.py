@@ -1,12 +1,13 @@
 """Servers: status light, protocol, tool count, enable switch, restart, stderr and log, error; add,
-edit, remove and import servers, validated by the config loader before anything is saved."""
+edit, remove and import servers, validated by the config loader before anything is saved; Sign in /
+Sign out for a remote server that uses OAuth."""
 
 from __future__ import annotations
 
 import json
 import shlex
 import tempfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.errors import ConfigError
+from edgehost.errors import ConfigError, EdgeHostError
 from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
@@ -214,7 +215,13 @@ class ServersPanel(QDialog):
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
         self.restart_button = QPushButton("Restart")
+        self.sign_in_button = QPushButton("Sign in")
+        self.sign_in_button.setToolTip("Sign in to this server in your browser (OAuth)")
+        self.sign_out_button = QPushButton("Sign out")
+        self.sign_out_button.setToolTip("Forget this server's sign-in (its tokens and registration)")
         for button in (
+            self.sign_in_button,
+            self.sign_out_button,
             self.add_button,
             self.edit_button,
             self.remove_button,
@@ -285,6 +292,10 @@ class ServersPanel(QDialog):
         self.import_button.clicked.connect(self._import)
         self.restart_button.clicked.connect(self._restart)
         self.open_file_button.clicked.connect(self._open_servers_file)
+        self.sign_in_button.clicked.connect(self._sign_in)
+        self.sign_out_button.clicked.connect(self._sign_out)
+        # Shows the authorization page: the user's browser (tests give a scripted one).
+        self.open_url: Callable[[str], object] = lambda url: QDesktopServices.openUrl(QUrl(url))
         self.form: ServerForm | None = None
         self.tasks = TaskSet()
         self.refresh()
@@ -352,6 +363,9 @@ class ServersPanel(QDialog):
         self.restart_button.setEnabled(state is not None)
         config = self.selected_config()
         self.remove_button.setEnabled(config is not None and not config.builtin)
+        sign_in = self._sign_in_state(name)
+        self.sign_in_button.setVisible(sign_in is not None and sign_in != "signed in")
+        self.sign_out_button.setVisible(sign_in is not None and sign_in != "not signed in")
         if state is None:
             for view in (self.info, self.stderr, self.log):
                 view.clear()
@@ -369,6 +383,8 @@ class ServersPanel(QDialog):
         ]
         if config is not None:
             info.append(f"{'address' if config.url else 'command'}:    {_command_line(config)}")
+        if sign_in is not None:
+            info.append(f"sign-in:    {sign_in}")
         if state.instructions:
             info += ["", "instructions:", state.instructions]
         self.info.setPlainText("\n".join(info))
@@ -388,6 +404,49 @@ class ServersPanel(QDialog):
         if name is None:
             return
         self.host.restart_server(name)
+
+    def _sign_in_state(self, name: str | None) -> str | None:
+        """The OAuth state of server ``name`` ("signed in", "sign-in required" ...); None when it does not
+        use OAuth."""
+        if name is None:
+            return None
+        try:
+            state = self.host.auth_status(name).state
+        except EdgeHostError:  # not in the config (yet), or the keyring cannot be read
+            return None
+        return None if state in ("not used", "client credentials") else state
+
+    def _sign_in(self) -> None:
+        name = self.selected_name()
+        if name is None:
+            return
+        self._say(f"Signing in to “{name}” in your browser…")
+        self.sign_in_button.setEnabled(False)
+        task = self.tasks.spawn(self.host.sign_in(name, self.open_url), name=f"sign-in-{name}")
+        task.add_done_callback(lambda done: self._signed_in(name, done))
+
+    def _signed_in(self, name: str, task: Any) -> None:
+        self.sign_in_button.setEnabled(True)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self._say(f"Sign-in to “{name}” failed: {error}", error=True)
+        else:
+            self._say(f"Signed in to “{name}”; connecting…")
+        self.refresh()
+
+    def _sign_out(self) -> None:
+        name = self.selected_name()
+        if name is None:
+            return
+        try:
+            self.host.sign_out(name)
+        except EdgeHostError as exc:
+            self._say(str(exc), error=True)
+            return
+        self._say(f"Signed out of “{name}”.")
+        self.refresh()
 
     def _builtins(self) -> dict[str, ServerConfig]:
         return {s.name: s for s in builtin_servers(self.host.paths)}

@@ -1,0 +1,66 @@
+"""The servers panel's Sign in / Sign out, against a real OAuth-protected server (the mcp SDK's
+authorization-server support), with a scripted browser in place of the user's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+from keyring.backends import fail
+from tests.mcp.oauth_server import ScriptedBrowser, protected_server
+from tests.ui.conftest import STEP_S, opened_desktop, wait_until
+
+from edgehost.mcp.auth._store import CREDENTIALS_FILE
+from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.ui.servers_panel import ServersPanel
+
+
+@pytest.fixture(autouse=True)
+def no_os_keyring() -> Iterator[None]:
+    """Tokens go to the data folder's file, never to the keyring of the machine running the tests."""
+    before = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(before)
+
+
+def test_sign_in_and_sign_out_from_the_servers_panel(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with protected_server() as protected:
+            servers = ServersConfig(
+                servers=[ServerConfig(name="remote", transport="http", url=protected.url)]
+            )
+            async with opened_desktop(data_dir, wait_servers=False, servers=servers) as desktop:
+                panel = desktop.window.open_panel("servers")
+                assert isinstance(panel, ServersPanel)
+                panel.table.selectRow(0)
+
+                def shows(state: str) -> bool:
+                    panel.refresh()
+                    return f"sign-in:    {state}" in panel.info.toPlainText()
+
+                await wait_until(
+                    lambda: shows("sign-in required") and "sign-in required" in panel.error.text()
+                )
+                assert not panel.sign_in_button.isHidden()
+
+                browser = ScriptedBrowser()
+                panel.open_url = browser
+                panel.sign_in_button.click()
+                await wait_until(lambda: desktop.host.server_states()[0].status.value == "ready", STEP_S)
+                assert len(browser.opened) == 1 and browser.opened[0].startswith(protected.issuer)
+                assert shows("signed in")
+                assert panel.sign_in_button.isHidden() and not panel.sign_out_button.isHidden()
+                assert "Signed in" in panel.notice.text()
+                assert any(t.name == "remote__whoami" for t in desktop.host.tools())
+
+                panel.sign_out_button.click()
+                assert json.loads((data_dir / CREDENTIALS_FILE).read_text()) == {}
+                await wait_until(lambda: shows("sign-in required"), STEP_S)
+                assert not panel.sign_in_button.isHidden()
+
+    run(scenario())
