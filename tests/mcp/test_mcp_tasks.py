@@ -3,10 +3,13 @@ four one-second stages, an elicitation when the topic is ambiguous)."""
 
 from __future__ import annotations
 
+import sys
+
 import anyio
 import mcp_types as types
 import pytest
 from mcp_support import everything_on_a_port, everything_stdio, running
+from tests.conftest import REPO
 
 from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig
@@ -115,3 +118,27 @@ async def test_a_task_tool_over_streamable_http() -> None:
             result = await manager.call_tool(RESEARCH, {"topic": "kotlin"}, on_task=states.append)
     assert "# Research Report: kotlin" in _text(result)
     assert states[0].status == "working" and states[-1].status == "completed"
+
+
+TASK_SERVER = REPO / "tests" / "fixtures" / "servers" / "task_server.py"
+
+
+def task_server(*flags: str) -> ServerConfig:
+    return ServerConfig(name="brewer", command=sys.executable, args=[str(TASK_SERVER), *flags])
+
+
+async def test_a_server_that_answers_tasks_result_early_with_an_error_is_asked_again_after_the_end() -> None:
+    async with running(task_server("--early-result-error"), features=FEATURES) as manager:
+        states: list[TaskState] = []
+        result = await manager.call_tool("brewer__brew", {"what": "tea"}, on_task=states.append)
+    assert _text(result) == "brewed"
+    assert [s.status for s in states] == ["working", "completed"]
+
+
+async def test_a_server_without_tasks_get_still_gives_the_result() -> None:
+    async with running(task_server("--no-tasks-get"), features=FEATURES) as manager:
+        states: list[TaskState] = []
+        result = await manager.call_tool("brewer__brew", {"what": "tea"}, on_task=states.append)
+    assert _text(result) == "brewed"
+    # Only the first state (from the call itself), then the end the result implies.
+    assert [s.status for s in states] == ["working", "completed"]
