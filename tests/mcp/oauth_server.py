@@ -166,12 +166,12 @@ class ProtectedServer:
     authorization_server: InMemoryAuthorizationServer
 
 
-def build_server(base: str, provider: InMemoryAuthorizationServer) -> MCPServer:
+def build_server(base: str, provider: InMemoryAuthorizationServer, endpoint: str = "/mcp") -> MCPServer:
     mcp = MCPServer(
         "oauth-protected",
         auth=AuthSettings(
             issuer_url=AnyHttpUrl(base),
-            resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+            resource_server_url=AnyHttpUrl(f"{base}{endpoint}"),
             required_scopes=[SCOPE],
             validate_token_resource=True,  # a token issued for another resource is refused
             client_registration_options=ClientRegistrationOptions(
@@ -192,26 +192,31 @@ def build_server(base: str, provider: InMemoryAuthorizationServer) -> MCPServer:
 
 @asynccontextmanager
 async def protected_server(
-    provider: InMemoryAuthorizationServer | None = None,
+    provider: InMemoryAuthorizationServer | None = None, transport: str = "http"
 ) -> AsyncIterator[ProtectedServer]:
-    """The server on 127.0.0.1:<free port>, serving until the block ends."""
+    """The server on 127.0.0.1:<free port>, serving until the block ends: Streamable HTTP at /mcp, or
+    with ``transport="sse"`` the legacy SSE transport at /sse."""
     provider = provider or InMemoryAuthorizationServer()
     # Listening before uvicorn runs: a client's first request waits in the backlog, no polling needed.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    endpoint = "/sse" if transport == "sse" else "/mcp"
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     try:
-        app = build_server(base, provider).streamable_http_app(
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        )
+        mcp = build_server(base, provider, endpoint)
+        if transport == "sse":
+            app = mcp.sse_app(transport_security=security)
+        else:
+            app = mcp.streamable_http_app(transport_security=security)
     except BaseException:
         sock.close()
         raise
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        yield ProtectedServer(url=f"{base}/mcp", issuer=base, authorization_server=provider)
+        yield ProtectedServer(url=f"{base}{endpoint}", issuer=base, authorization_server=provider)
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, SHUTDOWN_S)

@@ -27,7 +27,7 @@ from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
 from edgehost.mcp.auth import FileCredentialStore, ServerAuth
 from edgehost.mcp.auth._store import CREDENTIALS_FILE
-from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
 from edgehost.mcp.supervisor import ServerStatus
 from edgehost.paths import Paths
 from edgehost.settings import Settings
@@ -36,8 +36,8 @@ from edgehost.settings import Settings
 WAIT_S = 20.0
 
 
-def _server(protected: ProtectedServer) -> ServerConfig:
-    return ServerConfig(name="remote", transport="http", url=protected.url, timeout=WAIT_S)
+def _server(protected: ProtectedServer, transport: Transport = "http") -> ServerConfig:
+    return ServerConfig(name="remote", transport=transport, url=protected.url, timeout=WAIT_S)
 
 
 @asynccontextmanager
@@ -84,11 +84,12 @@ def _stored(data_dir: Path) -> dict[str, dict[str, object]]:
     return records
 
 
+@pytest.mark.parametrize("transport", ["http", "sse"])
 async def test_a_server_that_needs_sign_in_says_so_then_sign_in_through_the_browser_flow_connects_it(
-    tmp_path: Path,
+    tmp_path: Path, transport: Transport
 ) -> None:
-    async with protected_server() as protected:
-        server = _server(protected)
+    async with protected_server(transport=transport) as protected:
+        server = _server(protected, transport)
         async with _host(tmp_path, server) as host:
             # No tokens: the background connection must not open a browser; it stops and says why.
             await host.wait_servers_ready(WAIT_S)
@@ -172,12 +173,13 @@ async def test_sign_out_forgets_the_tokens_and_the_server_needs_sign_in_again(tm
         assert host.sign_out("remote") is False
 
 
-@pytest.mark.parametrize("transport", ["http"])
+@pytest.mark.parametrize("transport", ["http", "sse"])
 async def test_probe_signs_in_headless_and_keeps_nothing(tmp_path: Path, transport: str) -> None:
     """`edgehost probe URL` follows the authorization redirect itself (the suite's way) and stores nothing."""
-    async with protected_server() as protected:
+    async with protected_server(transport=transport) as protected:
+        sse = ["--sse"] if transport == "sse" else []
         process = await asyncio.create_subprocess_exec(
-            *_edgehost(tmp_path, "probe", protected.url, "--json"),
+            *_edgehost(tmp_path, "probe", protected.url, "--json", *sse),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
