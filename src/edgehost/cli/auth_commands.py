@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 import webbrowser
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -67,11 +68,15 @@ async def _host(ctx: CliContext) -> AsyncIterator[Host]:
         await host.aclose()
 
 
-def _open_url(no_browser: bool) -> object:
+def _open_url(no_browser: bool) -> Callable[[str], None]:
     def show(url: str) -> None:
         print(f"Open this page to sign in:\n  {url}", file=sys.stderr, flush=True)
         if not no_browser:
-            webbrowser.open(url)
+            # webbrowser may wait for the browser program to exit: off the loop, which must go on
+            # serving the loopback port the browser comes back to.
+            threading.Thread(
+                target=webbrowser.open, args=(url,), name="edgehost-browser", daemon=True
+            ).start()
 
     return show
 
@@ -84,7 +89,7 @@ async def login_command(ctx: CliContext) -> int:
             raise UsageError(str(exc)) from None
         print(f"Signing in to {ctx.args.server} ...", file=sys.stderr, flush=True)
         try:
-            status = await host.sign_in(ctx.args.server, _open_url(ctx.args.no_browser))  # type: ignore[arg-type]
+            status = await host.sign_in(ctx.args.server, _open_url(ctx.args.no_browser))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         except Exception as exc:
