@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import stat
 import time
 from collections.abc import AsyncIterator
@@ -197,3 +198,24 @@ def _edgehost(data_dir: Path, *args: str) -> list[str]:
     import sys
 
     return [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), *args]
+
+
+async def test_signing_in_again_while_the_registered_port_is_taken_registers_with_another_port(
+    tmp_path: Path,
+) -> None:
+    async with protected_server() as protected, _host(tmp_path, _server(protected)) as host:
+        await host.sign_in("remote", ScriptedBrowser())
+        (record,) = _stored(tmp_path).values()
+        client = record["client"]
+        assert isinstance(client, dict)
+        first_redirect = client["redirect_uris"][0]
+        with socket.socket() as squatter:
+            squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # the last callback's TIME_WAIT
+            squatter.bind(("127.0.0.1", int(first_redirect.rsplit(":", 1)[1].split("/")[0])))
+            squatter.listen(1)
+            status = await host.sign_in("remote", ScriptedBrowser())
+        assert status.state == "signed in"
+        (record,) = _stored(tmp_path).values()
+        client = record["client"]
+        assert isinstance(client, dict) and client["redirect_uris"][0] != first_redirect
+        assert len(protected.authorization_server.clients) == 2

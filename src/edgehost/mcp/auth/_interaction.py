@@ -168,7 +168,8 @@ class BrowserAuthorizer:
 
     Use as ``async with BrowserAuthorizer(...) as authorizer`` so that the port is listening before the
     page opens and closed after. ``port`` 0 picks a free one; a pre-registered client needs the one it
-    registered (``callbackPort`` in the server's entry).
+    registered (``callbackPort`` in the server's entry). With ``any_port_if_taken`` a port in use is
+    replaced by a free one (the client then registers again with that redirect URI).
     """
 
     def __init__(
@@ -176,9 +177,12 @@ class BrowserAuthorizer:
         open_url: Callable[[str], object],
         port: int = 0,
         timeout: float = SIGN_IN_TIMEOUT_S,
+        *,
+        any_port_if_taken: bool = False,
     ) -> None:
         self._open_url = open_url
         self._requested_port = port
+        self._any_port_if_taken = any_port_if_taken
         self._timeout = timeout
         self._server: asyncio.Server | None = None
         self._answer: asyncio.Future[AuthorizationCodeResult] | None = None
@@ -189,9 +193,11 @@ class BrowserAuthorizer:
         try:
             self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._requested_port)
         except OSError as exc:
-            raise OSError(
-                f"cannot listen on 127.0.0.1:{self._requested_port} for the sign-in: {exc}"
-            ) from None
+            if not (self._any_port_if_taken and self._requested_port):
+                raise OSError(
+                    f"cannot listen on 127.0.0.1:{self._requested_port} for the sign-in: {exc}"
+                ) from None
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         port = self._server.sockets[0].getsockname()[1]
         self.redirect_uri = loopback_redirect_uri(port)
         return self

@@ -233,12 +233,11 @@ class ServerAuth:
     ) -> BrowserAuthorizer:
         """The authorizer of an interactive sign-in to ``server``: its loopback port is the configured
         ``callbackPort``, else the one its registration has, else any free one."""
-        port = server.callback_port or 0
-        if not port:
-            registered = self._registered_redirect(self.credentials(server))
-            if registered is not None:
-                port = int(AnyUrl(registered).port or 0)
-        return BrowserAuthorizer(open_url, port)
+        if server.callback_port:
+            return BrowserAuthorizer(open_url, server.callback_port)
+        registered = self._registered_redirect(self.credentials(server))
+        port = int(AnyUrl(registered).port or 0) if registered is not None else 0
+        return BrowserAuthorizer(open_url, port, any_port_if_taken=True)
 
     def sign_out(self, server: ServerConfig) -> bool:
         """Forget the server's tokens and registration; False when there were none."""
