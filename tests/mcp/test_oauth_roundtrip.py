@@ -98,6 +98,7 @@ async def test_a_server_that_needs_sign_in_says_so_then_sign_in_through_the_brow
             assert state.status is ServerStatus.FAILED
             assert "sign-in required" in (state.error or "")
             assert "edgehost auth login remote" in (state.error or "")
+            assert "restarting" not in (state.error or "")  # retrying cannot sign in; it waits for one
             assert host.auth_status("remote").state == "sign-in required"
             assert protected.authorization_server.authorizations == []
 

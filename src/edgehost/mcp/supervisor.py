@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from edgehost import __version__
 from edgehost.mcp._stderr import LineRing, StderrPipe
 from edgehost.mcp._transport import ConnectionWatch, open_transport
+from edgehost.mcp.auth import SignInRequired
 from edgehost.mcp.catalog import ServerListing
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
 from edgehost.mcp.config import ServerConfig, redact
@@ -192,6 +193,7 @@ class ServerSupervisor:
         self._requests: set[_ActiveRequest] = set()
         self._person_waits = 0
         self._startup_scope: anyio.CancelScope | None = None
+        self._sign_in_required = False  # the last connection stopped because a person must sign in
         self.settled = anyio.Event()  # first ready / failed / disabled outcome after start
         if self.status is not ServerStatus.STARTING:
             self.settled.set()
@@ -321,7 +323,8 @@ class ServerSupervisor:
                 if error is None or self._shutdown:
                     failures = 0
                     continue
-                if not self._auto_restart:
+                if not self._auto_restart or self._sign_in_required:
+                    # Retrying cannot sign in: a person must (Sign in / `edgehost auth login`, which restarts).
                     self._set_status(ServerStatus.FAILED, error)
                     await self._wait_for_signal()
                     continue
@@ -347,6 +350,7 @@ class ServerSupervisor:
     async def _connect_and_serve(self) -> str | None:
         """One connection from start to end. Returns why it ended abnormally, or None when asked to stop."""
         self._set_status(ServerStatus.STARTING)
+        self._sign_in_required = False
         pipe = StderrPipe(self.stderr)
         watch = ConnectionWatch(on_junk=self._on_junk, on_end=self._signal)
         self._pipe = pipe
@@ -374,6 +378,7 @@ class ServerSupervisor:
             return None
         except Exception as exc:
             await pipe.drained(STDERR_DRAIN_S)
+            self._sign_in_required = _caused_by(exc, SignInRequired)
             return f"server {self.name!r} {phase}: {_describe(exc)}"
         finally:
             self._startup_scope = None
@@ -683,6 +688,15 @@ async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: s
         if not cursor:
             break
     return items
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is a ``kind``, or one is inside it (exception groups, causes)."""
+    if isinstance(exc, kind):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_caused_by(inner, kind) for inner in exc.exceptions)
+    return exc.__cause__ is not None and _caused_by(exc.__cause__, kind)
 
 
 def _describe(exc: BaseException) -> str:

@@ -93,10 +93,6 @@ class AuthStatus:
     expires_at: float | None = None
     refreshable: bool = False
 
-    @property
-    def needs_sign_in(self) -> bool:
-        return self.state in ("sign-in required", "expired")
-
     def to_json(self) -> dict[str, Any]:
         return {
             "server": self.server,
@@ -127,12 +123,10 @@ class ServerAuth:
         *,
         headless: bool = False,
         client_metadata_url: str | None = None,
-        on_sign_in_needed: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.headless = headless
         self.client_metadata_url = client_metadata_url
-        self._on_sign_in_needed = on_sign_in_needed
         self._sign_in_needed: set[str] = set()
         logging.getLogger("mcp.client.auth.oauth2").addFilter(_QUIET)  # once: a filter is added once
 
@@ -190,8 +184,6 @@ class ServerAuth:
 
     def _mark_needed(self, name: str) -> None:
         self._sign_in_needed.add(name)
-        if self._on_sign_in_needed is not None:
-            self._on_sign_in_needed(name)
 
     async def sign_in(self, server: ServerConfig, authorizer: Authorizer) -> AuthStatus:
         """Run the whole flow for ``server`` with ``authorizer`` doing the browser step, over a connection
