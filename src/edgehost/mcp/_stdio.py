@@ -60,6 +60,7 @@ class _Pipe:
 
     async def read(self) -> bytes:
         """The next bytes, b"" at end of file. Raises anyio.ClosedResourceError once closed."""
+        await anyio.lowlevel.checkpoint()  # one read per pass of the loop, as the SDK's process streams
         while True:
             if self.closed:
                 raise anyio.ClosedResourceError
