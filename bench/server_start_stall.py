@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from ui_stall import as_before, five_servers, running_model
+from ui_stall import as_before, five_servers, quiet_session, running_model
 
 HEARTBEAT_S = 0.005
 READY_S = 90.0
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--once", action="store_true")
     parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--quiet-session", action="store_true", help=quiet_session.__doc__)
     args = parser.parse_args(argv)
     if args.once:
         if args.baseline:
@@ -83,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     now: list[float] = []
     before: list[float] = []
-    for round_ in range(args.rounds):
-        for baseline in (round_ % 2 == 0, round_ % 2 == 1):
-            (before if baseline else now).append(child(baseline))
+    with quiet_session(args.quiet_session):
+        for round_ in range(args.rounds):
+            for baseline in (round_ % 2 == 0, round_ % 2 == 1):
+                (before if baseline else now).append(child(baseline))
     print(f"now {now}, baseline {before} (ms)", file=sys.stderr)
     mine, theirs = statistics.median(now), statistics.median(before)
     print(f"RESULT server_start_stall_ms {mine:.1f}")

@@ -13,7 +13,7 @@ before issue 12 (the SDK's ``stdio_client``, which starts each server on the eve
 of its own, and the model worker started on the loop in a session of its own) - the baseline.
 Prints ``RESULT ui_stall_ms`` (the median over rounds of each turn's longest stall; goal <= 16),
 ``RESULT ui_stall_p99_ms``, ``RESULT ui_stall_baseline_ms`` and ``RESULT ui_stall_ratio`` (now /
-baseline).
+baseline), and the same for the phases while the servers start (``ui_stall_servers_starting_ms``).
 
 A watchdog thread samples the GUI thread's Python stack while the heartbeat is late; the longest
 stalls of the last round are printed with the stacks that were running during them (on stderr).
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -34,6 +35,7 @@ import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +47,7 @@ TOKEN_DELAY_S = 0.01  # ~100 tokens/s, faster than any edge model, so painting i
 SERVERS_READY_S = 90.0
 TURN_S = 120.0
 CHILD_TIMEOUT_S = 600.0
+SERVER_PHASES = ("start servers", "answer while servers start")
 STALL_REPORT_MS = 20.0  # the watchdog samples the GUI thread once its heartbeat is this late
 SAMPLE_S = 0.002
 STALLS_SHOWN = 4
@@ -297,6 +300,7 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
         await worker.close()  # type: ignore[attr-defined]
     for name, late in worst.items():
         print(f"worst stall while {name}: {late * 1000:.1f} ms", file=sys.stderr)
+        print(f"PHASE {name.replace(' ', '_')} {late * 1000:.1f}")
     return lateness
 
 
@@ -356,6 +360,29 @@ def run_once(baseline: bool) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def quiet_session(wanted: bool) -> Iterator[None]:
+    """With ``wanted`` (root only): this session's autogroup at nice -10 meanwhile, so that other users'
+    sessions on a shared machine, which a board does not have, do not decide the figures. It favours the
+    baseline (whose children are sessions of their own, at nice 0, now weighing a tenth of ours)."""
+    group = Path("/proc/self/autogroup")
+    if not wanted:
+        yield
+        return
+    before = group.read_text().split()[-1]  # "/autogroup-4 nice 0"
+    try:
+        group.write_text("-10")
+    except OSError as exc:
+        raise SystemExit(
+            f"--quiet-session: cannot lower this session's autogroup nice ({exc}); needs root"
+        ) from None
+    print(f"quiet session: {group.read_text().strip()}", file=sys.stderr)
+    try:
+        yield
+    finally:
+        group.write_text(before)
+
+
 def child_results(baseline: bool) -> tuple[dict[str, float], str]:
     """Run one turn in a fresh process: its RESULT values and its report."""
     command = [sys.executable, __file__, "--once", *(["--baseline"] if baseline else [])]
@@ -364,9 +391,9 @@ def child_results(baseline: bool) -> tuple[dict[str, float], str]:
         raise SystemExit(f"ui_stall: a turn failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     values = {}
     for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            _, name, value = line.split()
-            values[name] = float(value)
+        if line.startswith(("RESULT ", "PHASE ")):
+            kind, name, value = line.split()
+            values[name if kind == "RESULT" else f"phase {name.replace('_', ' ')}"] = float(value)
     return values, done.stderr
 
 
@@ -375,25 +402,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--once", action="store_true", help="one turn in this process")
     parser.add_argument("--baseline", action="store_true", help="with --once: as before issue 12")
+    parser.add_argument("--quiet-session", action="store_true", help=quiet_session.__doc__)
     args = parser.parse_args(argv)
     if args.once:
         return run_once(args.baseline)
     now: list[dict[str, float]] = []
     before: list[dict[str, float]] = []
     report = ""
-    for round_ in range(args.rounds):
-        # Alternated, so that the machine's load changes hit both alike.
-        for baseline in (round_ % 2 == 0, round_ % 2 == 1):
-            values, text = child_results(baseline)
-            (before if baseline else now).append(values)
-            if not baseline:
-                report = text
-            which = "baseline" if baseline else "now"
-            print(
-                f"round {round_ + 1} {which}: longest stall {values['ui_stall_ms']:.1f} ms,"
-                f" p99 {values['ui_stall_p99_ms']:.1f} ms",
-                file=sys.stderr,
-            )
+    with quiet_session(args.quiet_session):
+        for round_ in range(args.rounds):
+            # Alternated, so that the machine's load changes hit both alike.
+            for baseline in (round_ % 2 == 0, round_ % 2 == 1):
+                values, text = child_results(baseline)
+                (before if baseline else now).append(values)
+                if not baseline:
+                    report = text
+                which = "baseline" if baseline else "now"
+                print(
+                    f"round {round_ + 1} {which}: longest stall {values['ui_stall_ms']:.1f} ms,"
+                    f" p99 {values['ui_stall_p99_ms']:.1f} ms",
+                    file=sys.stderr,
+                )
+    print("worst stall of each phase, median over rounds (ms):  now   baseline", file=sys.stderr)
+    for phase in [k for k in now[0] if k.startswith("phase ")]:
+        mine = statistics.median(v.get(phase, 0.0) for v in now)
+        theirs = statistics.median(v.get(phase, 0.0) for v in before)
+        print(f"  {phase.removeprefix('phase '):40s} {mine:6.1f} {theirs:9.1f}", file=sys.stderr)
+    starting = [max(v.get(f"phase {p}", 0.0) for p in SERVER_PHASES) for v in now]
+    starting_before = [max(v.get(f"phase {p}", 0.0) for p in SERVER_PHASES) for v in before]
     stall = statistics.median(v["ui_stall_ms"] for v in now)
     baseline_stall = statistics.median(v["ui_stall_ms"] for v in before)
     print(f"RESULT ui_stall_ms {stall:.1f}")
@@ -401,6 +437,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"RESULT ui_stall_worst_ms {max(v['ui_stall_ms'] for v in now):.1f}")
     print(f"RESULT ui_stall_baseline_ms {baseline_stall:.1f}")
     print(f"RESULT ui_stall_ratio {stall / baseline_stall:.2f}")
+    # The part the start of servers and worker causes (what issue 12 moved off the loop and below the GUI).
+    print(f"RESULT ui_stall_servers_starting_ms {statistics.median(starting):.1f}")
+    print(f"RESULT ui_stall_servers_starting_baseline_ms {statistics.median(starting_before):.1f}")
     print("the last round's turn (now):", file=sys.stderr)
     print(
         "\n".join(line for line in report.splitlines() if "does not support raise" not in line),
