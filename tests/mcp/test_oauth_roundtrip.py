@@ -220,3 +220,26 @@ async def test_signing_in_again_while_the_registered_port_is_taken_registers_wit
         client = record["client"]
         assert isinstance(client, dict) and client["redirect_uris"][0] != first_redirect
         assert len(protected.authorization_server.clients) == 2
+
+
+async def test_a_token_the_server_stops_accepting_early_is_refreshed_not_signed_in_again(
+    tmp_path: Path,
+) -> None:
+    """The server refuses the access token before its recorded expiry (revoked, a clock apart): the held
+    refresh token gets a new one, while connected and on the next start, without the user."""
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected:
+        server = _server(protected)
+        async with _host(tmp_path, server) as host:
+            await host.sign_in("remote", ScriptedBrowser())
+            await _settled(host, ServerStatus.READY)
+            provider.expire_access_tokens()
+            result = await host.call_tool("remote__whoami", {})  # 401, refresh, the same call again
+            assert not result.is_error
+            assert provider.grants == ["authorization_code", "refresh_token"]
+
+        provider.expire_access_tokens()
+        async with _host(tmp_path, server) as host:
+            await _settled(host, ServerStatus.READY)
+    assert provider.grants == ["authorization_code", "refresh_token", "refresh_token"]
+    assert len(provider.authorizations) == 1

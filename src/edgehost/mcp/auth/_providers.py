@@ -7,12 +7,16 @@ checks, refresh, re-registration when the authorization server changes) is the S
 
 - the discovered metadata and the token's expiry are kept with the tokens, so that after a restart an
   expired token is refreshed at the right token endpoint instead of being sent and refused;
+- an access token the server refuses (401) while a refresh token is held is refreshed once before the
+  whole flow starts over (the SDK goes straight to a new authorization, which for a background
+  connection means asking the user to sign in again);
 - a client configured with a secret uses the client-credentials grant when its authorization server
   offers only that grant (or when the entry says ``"oauthGrant": "client_credentials"``).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 import anyio
@@ -121,6 +125,36 @@ class HostOAuthProvider(OAuthClientProvider):
             credentials.store.save(credentials.key, record)
 
         await anyio.to_thread.run_sync(save)
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)
+        refreshed_once = False
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                if (
+                    outgoing is request
+                    and response.status_code == 401
+                    and not refreshed_once
+                    and self._refreshable()
+                ):
+                    refreshed_once = True
+                    refresh_response = yield await self._refresh_token()
+                    if await self._handle_refresh_response(refresh_response):
+                        self._add_auth_header(request)
+                        response = yield request
+                    # Refused again, or the refresh failed (tokens cleared): the SDK's flow takes the 401.
+                try:
+                    outgoing = await flow.asend(response)
+                except StopAsyncIteration:
+                    return
+        finally:
+            await flow.aclose()  # it holds the provider's lock while suspended
+
+    def _refreshable(self) -> bool:
+        tokens = self.context.current_tokens
+        return bool(tokens is not None and tokens.refresh_token and self.context.client_info is not None)
 
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         await super()._handle_token_response(response)
