@@ -7,9 +7,12 @@ One test runs the real `python -m edgehost` process; the others call the same en
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +143,15 @@ def test_call_of_a_task_tool_shows_the_tasks_states_and_prints_its_result(
     assert ": completed" in states[-1]
 
 
+def _statuses(history: Path) -> list[str]:
+    """The executions' statuses in a history file another process is writing (WAL: readers see commits)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{history}?mode=ro", uri=True, timeout=5)) as db:
+            return [row[0] for row in db.execute("SELECT status FROM executions")]
+    except sqlite3.OperationalError:  # not created yet
+        return []
+
+
 def test_a_task_call_whose_process_is_killed_is_interrupted_in_the_history_not_running(
     data_dir: Path, config: Path, edgehost: Callable[..., Run]
 ) -> None:
@@ -155,6 +167,10 @@ def test_a_task_call_whose_process_is_killed_is_interrupted_in_the_history_not_r
         for line in process.stderr:  # the task is running on the server once its first state is printed
             if line.startswith("[task "):
                 break
+        # The history is written behind the call, on a thread: kill once the running call is in the file.
+        deadline = time.monotonic() + CLI_TIMEOUT_S
+        while _statuses(data_dir / "history.db") != ["running"] and time.monotonic() < deadline:
+            time.sleep(0.05)
     finally:
         process.kill()
         process.communicate(timeout=CLI_TIMEOUT_S)
