@@ -178,6 +178,9 @@ class Host:
         secrets = self.servers_config.secret_values()
         self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
         self._history.attach(self._db)
+        # Finding the OS keyring imports its backends and may run `gcc` (ctypes.util.find_library):
+        # 40-80 ms that stalled the window when the servers' client features asked for it on the loop.
+        await asyncio.to_thread(self.auth)
         self.policy = ApprovalPolicy.from_config(self.servers_config.approval, store=self._db.approval_rules)
         self._mcp = ServerManager(
             self.servers_config,
