@@ -51,6 +51,8 @@ MODEL_ENV = "EDGEHOST_EMBEDDING_MODEL"
 SHIPPED_FOLDER = "embedding-model"
 WEIGHTS_FP32 = "model.safetensors"
 WEIGHTS_INT8 = "model.int8.safetensors"
+# A zip member is read this much at a time: each piece holds the GIL well under a millisecond.
+_READ_CHUNK = 2**20
 # An int8 matrix `name` has its scales under `name` + SCALE_SUFFIX, one for each QUANT_BLOCK values of a
 # row. One scale per whole row moved the routing gate's scores enough to flip 1 of 49 held-out and 2 of
 # 86 calibration questions; with blocks of 32 every figure of bench/selection_recall.py is fp32's.
@@ -108,25 +110,80 @@ def find_minilm_source() -> Path:
     return archive
 
 
-def _read_model_files(source: Path, *, weights: bool = True) -> tuple[bytes, str, dict[str, Any]]:
+def _read_model_files(
+    source: Path, *, weights: bool = True
+) -> tuple[bytes | memoryview, str, dict[str, Any]]:
     """(safetensors bytes, tokenizer.json text, config) from a model.zip or a folder. The weights are
     model.safetensors, or model.int8.safetensors where there is no fp32 file; b"" without `weights`."""
     try:
         with contextlib.ExitStack() as stack:
-            read: dict[str, Callable[[], bytes]]
+            read: dict[str, Callable[[], bytes | memoryview]]
             if source.is_dir():
                 read = {path.name: path.read_bytes for path in source.iterdir()}
             else:
                 archive = stack.enter_context(zipfile.ZipFile(source))
-                read = {name: functools.partial(archive.read, name) for name in archive.namelist()}
+                read = {name: functools.partial(_read_member, archive, name) for name in archive.namelist()}
             name = WEIGHTS_INT8 if WEIGHTS_INT8 in read and WEIGHTS_FP32 not in read else WEIGHTS_FP32
             return (
                 read[name]() if weights else b"",
-                read["tokenizer.json"]().decode("utf-8"),
-                json.loads(read["config.json"]()),
+                bytes(read["tokenizer.json"]()).decode("utf-8"),
+                json.loads(bytes(read["config.json"]())),
             )
     except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
         raise EmbeddingUnavailable(f"cannot read the embedding model from {source}: {exc}") from None
+
+
+def _read_member(archive: zipfile.ZipFile, name: str) -> memoryview:
+    """A member of the archive read 1 MiB at a time into a buffer allocated once. ``archive.read`` of the
+    83 MB deflated model.safetensors held the GIL ~55 ms at a stretch (inflating and assembling it in one
+    call) and the window froze that long (issue 12); between chunks the GUI thread gets the GIL back."""
+    size = archive.getinfo(name).file_size
+    buffer = np.empty(size, dtype=np.uint8).data  # np.empty: pages are touched as they are filled
+    done = 0
+    with archive.open(name) as member:
+        while done < size:
+            chunk = member.read(min(_READ_CHUNK, size - done))
+            if not chunk:
+                raise OSError(f"{name} ended after {done} of {size} bytes")
+            buffer[done : done + len(chunk)] = chunk
+            done += len(chunk)
+    return buffer
+
+
+# safetensors' dtype names, for the ones these models use.
+_SAFETENSORS_DTYPES = {
+    "F64": np.float64,
+    "F32": np.float32,
+    "F16": np.float16,
+    "I64": np.int64,
+    "I32": np.int32,
+    "I16": np.int16,
+    "I8": np.int8,
+    "U8": np.uint8,
+    "BOOL": np.bool_,
+}
+
+
+def _safetensors_arrays(data: bytes | memoryview) -> dict[str, np.ndarray]:
+    """The tensors of a safetensors file as read-only numpy views of ``data`` (no copy: the safetensors
+    package's loader copied every tensor while holding the GIL, ~30 ms for the fp32 model).
+
+    Raises EmbeddingUnavailable when ``data`` is not a safetensors file of known dtypes.
+    """
+    try:
+        length = int.from_bytes(bytes(data[:8]), "little")
+        header = json.loads(bytes(data[8 : 8 + length]))
+        arrays = {}
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            dtype = np.dtype(_SAFETENSORS_DTYPES[entry["dtype"]])
+            start, end = entry["data_offsets"]
+            count = (end - start) // dtype.itemsize
+            arrays[name] = np.frombuffer(data, dtype, count, 8 + length + start).reshape(entry["shape"])
+        return arrays
+    except (ValueError, KeyError, TypeError) as exc:
+        raise EmbeddingUnavailable(f"the embedding model's weights are not readable: {exc!r}") from None
 
 
 def quantise_int8(weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -171,11 +228,10 @@ def _dequantised(weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def write_int8_model(source: Path, folder: Path) -> Path:
     """Write the model at `source` (model.zip or folder, fp32) to `folder` as model.int8.safetensors,
     tokenizer.json and config.json; returns `folder`. Raises EmbeddingUnavailable when it cannot be read."""
-    from safetensors.numpy import load as load_safetensors
     from safetensors.numpy import save_file
 
     weights_bytes, tokenizer_json, config = _read_model_files(source)
-    weights = load_safetensors(weights_bytes)
+    weights = _safetensors_arrays(weights_bytes)
     if WORD_EMBEDDINGS + SCALE_SUFFIX not in weights:  # not int8 already
         weights = quantise_int8(weights)
     folder.mkdir(parents=True, exist_ok=True)
@@ -280,14 +336,10 @@ class MiniLMEmbedder:
         """Load from a model.zip or folder (default: find_minilm_source()), fp32 or int8 as found there;
         `quantise` makes fp32 weights int8 first (what the bundle ships, for measuring it from a venv).
 
-        Raises EmbeddingUnavailable with the reason when the model, numpy-safetensors or tokenizers is missing.
+        Raises EmbeddingUnavailable with the reason when the model or tokenizers is missing or unreadable.
         """
-        try:
-            from safetensors.numpy import load as load_safetensors
-        except ImportError:
-            raise EmbeddingUnavailable("the `safetensors` package is not installed") from None
         weights_bytes, tokenizer_json, config = _read_model_files(source or find_minilm_source())
-        weights = load_safetensors(weights_bytes)
+        weights = _safetensors_arrays(weights_bytes)
         if quantise and WORD_EMBEDDINGS + SCALE_SUFFIX not in weights:
             weights = quantise_int8(weights)
         return cls(weights, _load_tokenizer(tokenizer_json), config)
