@@ -75,8 +75,9 @@ async def test_a_task_that_needs_input_asks_through_tasks_result_and_uses_the_an
             RESEARCH, {"topic": "python", "ambiguous": True}, on_task=states.append
         )
 
-    assert [s.status for s in states].count("input_required") == 1
-    assert asked and "python" in asked[0]
+    # The question comes through tasks/result, asked at once; the input_required state lasts a few
+    # milliseconds on this server, so a poll rarely sees it.
+    assert len(asked) == 1 and "python" in asked[0]
     assert "# Research Report: python (snake)" in _text(result)
     assert states[-1].status == "completed"
 
