@@ -8,7 +8,7 @@ Checks: --help; `serve files --help`; the inference worker entry (`__worker__ --
 Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle;
 a short answer from the default model through the bundled worker (when bundled); a routed question
 ranks the tools with the bundle's int8 embedding model; the X11 libraries Qt's xcb plugin needs
-resolve inside the bundle; `--self-test` offscreen (when the GUI exists).
+resolve inside the bundle; `--self-test` offscreen (when the GUI and the default model are there).
 """
 
 from __future__ import annotations
@@ -176,6 +176,10 @@ def check_x11_libraries(exe: Path) -> str:
 def check_self_test(exe: Path) -> str:
     if not (REPO / "src" / "edgehost" / "ui" / "app.py").is_file():
         raise Skip("no GUI in this build yet")
+    with tempfile.TemporaryDirectory(prefix="edgehost-smoke-data-") as tmp:
+        report = json.loads(run(exe, "--data-dir", tmp, "doctor", "--json"))
+    if not report.get("backends", {}).get("llamacpp", {}).get("available"):
+        raise Skip("the self-test runs a turn on the default model (build with --with-default-model)")
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     out = run(exe, "--self-test", timeout=SELF_TEST_TIMEOUT_S, env=env)
     return out.strip().splitlines()[-1] if out.strip() else "exit 0"
