@@ -129,19 +129,25 @@ def test_a_server_entry_configures_a_pre_registered_client_with_its_secret_from_
                         "client_secret": "s3cr3t-robot-value",
                         "oauthGrant": "client_credentials",
                     },
+                    "notes": {
+                        "url": "https://notes.example/mcp",
+                        "clientMetadataUrl": "https://edgehost.example.org/oauth/client.json",
+                    },
                 }
             }
         )
     )
     config = parse_servers_file(path, environ={"LINEAR_CLIENT_SECRET": "very-secret-value-1"})
-    linear, robot = config.get("linear"), config.get("robot")
-    assert linear is not None and robot is not None
+    linear, robot, notes = config.get("linear"), config.get("robot"), config.get("notes")
+    assert linear is not None and robot is not None and notes is not None
     assert (linear.client_id, linear.client_secret, linear.callback_port) == (
         "edgehost-desktop",
         "very-secret-value-1",
         33418,
     )
     assert robot.oauth_grant == "client_credentials"
+    assert notes.client_metadata_url == "https://edgehost.example.org/oauth/client.json"
+    assert server_to_entry(notes)["clientMetadataUrl"] == notes.client_metadata_url  # type: ignore[index]
     # The secret is redacted wherever a server's text goes, and saved back as the reference.
     assert redact("token=very-secret-value-1", config.secret_values()) == "token=[REDACTED]"
     assert server_to_entry(linear)["clientSecret"] == "${LINEAR_CLIENT_SECRET}"  # type: ignore[index]
@@ -161,6 +167,10 @@ def test_a_server_entry_configures_a_pre_registered_client_with_its_secret_from_
         ({"url": "https://x/mcp", "oauthGrant": "password"}, "oauthGrant is one of"),
         ({"url": "https://x/mcp", "clientId": "a", "oauthGrant": "client_credentials"}, "needs"),
         ({"url": "https://x/mcp", "callbackPort": 70000}, "callbackPort"),
+        (
+            {"url": "https://x/mcp", "clientMetadataUrl": "http://x/client.json"},
+            "clientMetadataUrl is the https",
+        ),
     ],
 )
 def test_a_bad_oauth_setting_is_named_in_the_servers_error(

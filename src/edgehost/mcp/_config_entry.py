@@ -58,6 +58,7 @@ _KEYS = {
     "clientSecret": ("clientSecret", "client_secret"),
     "oauthGrant": ("oauthGrant", "oauth_grant"),
     "callbackPort": ("callbackPort", "callback_port"),
+    "clientMetadataUrl": ("clientMetadataUrl", "client_metadata_url"),
 }
 OAUTH_GRANTS = ("auto", "authorization_code", "client_credentials")
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
@@ -114,6 +115,7 @@ class ServerEntry(BaseModel):
     callbackPort: int | None = Field(
         default=None, ge=1, le=65535, validation_alias=_keys("callbackPort"), description="a port number"
     )
+    clientMetadataUrl: str | None = Field(default=None, validation_alias=_keys("clientMetadataUrl"))
 
 
 @dataclass
@@ -261,6 +263,13 @@ class _EntryReader:
                 'the client_credentials grant needs "clientId" and "clientSecret"', self._key("oauthGrant")
             )
         server.callback_port = self.value("callbackPort")
+        metadata_url = self.string("clientMetadataUrl")
+        if metadata_url is not None and not metadata_url.startswith("https://"):
+            raise self.fail(
+                "clientMetadataUrl is the https:// address of this client's metadata document",
+                self._key("clientMetadataUrl"),
+            )
+        server.client_metadata_url = metadata_url
 
     def read(self, builtin: ServerConfig | None) -> ServerConfig:
         self.check_types()

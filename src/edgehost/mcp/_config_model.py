@@ -62,6 +62,9 @@ class ServerConfig:
     client_secret: str | None = None
     oauth_grant: str = "auto"  # auto | authorization_code | client_credentials
     callback_port: int | None = None
+    # A client ID metadata document this client is known by (an https URL the user's organisation
+    # hosts), offered to authorization servers that accept one instead of registering.
+    client_metadata_url: str | None = None
     builtin: bool = False  # one of EdgeHost's own servers
     # Set when this entry failed validation: the server is shown failed with this message and the
     # others start as usual.

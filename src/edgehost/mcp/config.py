@@ -8,8 +8,8 @@ Accepted files (JSON may have comments and trailing commas, as VS Code writes th
 
 Per server, besides the connection: ``enabled`` (or ``disabled``), ``timeout`` (seconds per call),
 ``allowedTools`` / ``excludedTools``, ``roots``, ``trusted``, ``maxConcurrentCalls``; for OAuth on an
-http/sse server ``clientId``, ``clientSecret``, ``oauthGrant``, ``callbackPort`` (camelCase or
-snake_case). Strings may
+http/sse server ``clientId``, ``clientSecret``, ``oauthGrant``, ``callbackPort``,
+``clientMetadataUrl`` (camelCase or snake_case). Strings may
 use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from EDGEHOST_INPUT_<ID>).
 """
 
@@ -328,6 +328,8 @@ def _oauth_settings(server: ServerConfig) -> dict[str, Any]:
         entry["oauthGrant"] = server.oauth_grant
     if server.callback_port:
         entry["callbackPort"] = server.callback_port
+    if server.client_metadata_url:
+        entry["clientMetadataUrl"] = server.client_metadata_url
     return entry
 
 

@@ -179,7 +179,11 @@ class ServerAuth:
             )
             authorizer = NoAuthorizer(server.name, redirect, on_needed=lambda: self._mark_needed(server.name))
         return HostOAuthProvider(
-            server.url, credentials, authorizer, grant=grant, client_metadata_url=self.client_metadata_url
+            server.url,
+            credentials,
+            authorizer,
+            grant=grant,
+            client_metadata_url=server.client_metadata_url or self.client_metadata_url,
         )
 
     def _mark_needed(self, name: str) -> None:
@@ -210,7 +214,7 @@ class ServerAuth:
             credentials,
             authorizer,
             grant=cast(GrantChoice, server.oauth_grant),
-            client_metadata_url=self.client_metadata_url,
+            client_metadata_url=server.client_metadata_url or self.client_metadata_url,
         )
         with anyio.fail_after(_SIGN_IN_CONNECT_TIMEOUT_S + SIGN_IN_TIMEOUT_S):
             await _connect_once(server, provider)
@@ -249,7 +253,8 @@ class ServerAuth:
         if credentials.configured_client is not None:
             registered = "configured"
         elif client is not None:
-            registered = "metadata document" if client.client_id == self.client_metadata_url else "dynamic"
+            documents = {server.client_metadata_url, self.client_metadata_url} - {None}
+            registered = "metadata document" if client.client_id in documents else "dynamic"
         tokens = credentials.tokens()
         expires_at = credentials.expires_at()
         if tokens is None:
