@@ -36,13 +36,7 @@ _SKILLS = (
     "skills extension (SEP-2640): neither EdgeHost nor the mcp SDK 2.3.0 implements skills/list, so the "
     "scenario's checks are never reached"
 )
-_SDK_MRTR_RESULT = (
-    "the mcp SDK 2.3.0 rejects a 2026-07-28 tools/call result without resultType "
-    "(test_mrtr_no_result_type: 'CallToolResult.resultType Field required'), so that call fails; the "
-    "SDK's own conformance client fails the same way"
-)
 EXPECTED_FAILURES: dict[str, str] = {
-    "sep-2322-client-request-state": _SDK_MRTR_RESULT,
     "auth/dpop": _SDK_DPOP,
     "auth/dpop-nonce": _SDK_DPOP,
     "auth/wif-jwt-bearer": _SDK_WIF,

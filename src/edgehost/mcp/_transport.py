@@ -15,6 +15,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCResponse
 
 from edgehost.mcp._stderr import StderrPipe
 from edgehost.mcp._stdio import stdio_transport
@@ -64,6 +65,11 @@ class _WatchedReadStream:
             raise
         if isinstance(item, Exception):
             self._watch.on_junk(item)
+        elif isinstance(item.message, JSONRPCResponse) and "resultType" not in item.message.result:
+            # 2026-07-28: "a client MUST treat the absent field as 'complete'". mcp 2.3 instead rejects
+            # such a result as invalid (conformance scenario sep-2322-client-request-state); an earlier
+            # revision's session drops the field again, as it drops every later revision's field.
+            item.message.result["resultType"] = "complete"
         return item
 
     async def aclose(self) -> None:
