@@ -141,6 +141,19 @@ def main() -> int:
     app = QApplication([sys.argv[0]])
     loop = event_loop(app)  # as the app makes it
     with loop, tempfile.TemporaryDirectory(prefix="edgehost-idle-") as folder:
+        # As on every start after the first: the int8 embedding model is in the cache folder already
+        # (the first start writes it, from the package's fp32 model; written here by another process so
+        # that this one's memory is the app's alone).
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys, pathlib; from edgehost.agent._embedding import int8_source; "
+                "int8_source(pathlib.Path(sys.argv[1]))",
+                str(Path(folder) / "cache"),
+            ],
+            check=True,
+        )
         cpu, memory = loop.run_until_complete(run_idle(folder))
     (_, gui), *others = memory
     workers = [mb for what, mb in others if "edgehost.llm.worker" in what]

@@ -15,6 +15,7 @@ from edgehost.agent._embedding import (
     EmbeddingUnavailable,
     MiniLMEmbedder,
     find_minilm_source,
+    int8_source,
     quantise_int8,
     write_int8_model,
 )
@@ -122,3 +123,19 @@ def test_the_environment_can_point_the_host_at_the_int8_model(int8_folder, monke
     monkeypatch.setenv("EDGEHOST_EMBEDDING_MODEL", str(int8_folder / "nowhere"))
     with pytest.raises(EmbeddingUnavailable, match="does not exist"):
         find_minilm_source()
+
+
+def test_an_app_with_a_cache_folder_runs_the_int8_model_written_there_once(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("EDGEHOST_EMBEDDING_MODEL", raising=False)
+    if find_minilm_source().is_dir():
+        pytest.skip("this install ships the int8 model itself")
+    assert load_ranker(cache_dir=tmp_path).ranker.name == "embedding:minilm-cpu-int8+bm25"
+    (written,) = [p for p in tmp_path.iterdir() if p.name.startswith("minilm-int8-")]
+    weights = written / "model.int8.safetensors"
+    first_write = weights.stat().st_mtime_ns
+    assert (
+        int8_source(tmp_path) == written and weights.stat().st_mtime_ns == first_write
+    )  # read, not rewritten
+    assert not list(tmp_path.glob("*.partial"))
+    # Without a cache folder (a script, a bench) the package's fp32 model runs as before.
+    assert load_ranker().ranker.name == "embedding:minilm-cpu+bm25"

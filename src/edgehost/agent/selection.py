@@ -29,7 +29,13 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from edgehost.agent._bm25 import Bm25Index, terms
-from edgehost.agent._embedding import Embedder, EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
+from edgehost.agent._embedding import (
+    Embedder,
+    EmbeddingUnavailable,
+    MiniLMEmbedder,
+    RknnEmbedder,
+    int8_source,
+)
 from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
@@ -321,7 +327,8 @@ def load_ranker(
 ) -> RankerChoice:
     """The best ranker this machine can run: the embedding model on the NPU when `npu_model` is given
     and works, else on the CPU, else BM25 alone. Never raises; what was skipped is in `reasons`.
-    With `cache_dir`, tool embeddings are kept there across restarts (one file per embedding model).
+    With `cache_dir`, tool embeddings are kept there across restarts (one file per embedding model), and
+    the CPU model is the int8 one (_embedding.int8_source: quantised there once from the package's fp32).
 
     Loading the CPU model takes about a second: do it once and keep the ranker.
     """
@@ -339,7 +346,8 @@ def load_ranker(
         except EmbeddingUnavailable as exc:
             reasons.append(f"NPU ranker {exc}")
     try:
-        return RankerChoice(BlendedRanker(cached(MiniLMEmbedder.load())), tuple(reasons))
+        source = int8_source(cache_dir) if cache_dir is not None else None
+        return RankerChoice(BlendedRanker(cached(MiniLMEmbedder.load(source))), tuple(reasons))
     except EmbeddingUnavailable as exc:
         reasons.append(f"CPU embedding ranker unavailable: {exc}")
     return RankerChoice(LexicalRanker(), tuple(reasons))
