@@ -226,3 +226,19 @@ def test_auth_status_json_shows_the_state_and_never_a_token(
     assert "signed out" in capsys.readouterr().out
     assert json.loads((data / CREDENTIALS_FILE).read_text()) == {}
     assert main(["--config", str(config), "--data-dir", str(data), "auth", "login", "nosuch"]) == 2
+
+
+def test_claude_codes_oauth_block_gives_the_pre_registered_client(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    entry = {
+        "type": "http",
+        "url": "https://mcp.example/mcp",
+        "oauth": {"clientId": "cc-1", "callbackPort": 8080},
+    }
+    path.write_text(json.dumps({"mcpServers": {"linear": entry}}))
+    server = parse_servers_file(path).get("linear")
+    assert server is not None and server.error is None
+    assert (server.client_id, server.callback_port) == ("cc-1", 8080)
+    path.write_text(json.dumps({"mcpServers": {"linear": {**entry, "oauth": {"callbackPort": "x"}}}}))
+    broken = parse_servers_file(path).get("linear")
+    assert broken is not None and broken.error is not None and "callbackPort" in broken.error

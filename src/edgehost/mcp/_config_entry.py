@@ -156,7 +156,12 @@ def server_from_entry(
 class _EntryReader:
     def __init__(self, name: str, raw: Any, key_path: KeyPath, ctx: EntryContext) -> None:
         self.name = name
-        self.raw: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        self.raw: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+        oauth = self.raw.get("oauth")
+        if isinstance(oauth, dict):  # Claude Code keeps a pre-registered client under "oauth"
+            for key in ("clientId", "callbackPort"):
+                if key in oauth and self._key(key) is None:
+                    self.raw[key] = oauth[key]
         self.key_path = key_path
         self.ctx = ctx
         self.as_written: dict[str, tuple[Any, Any]] = {}
