@@ -81,3 +81,17 @@ async def test_auth_login_opens_the_browser_and_the_tokens_are_kept_until_logout
         assert code == 0 and out.strip() == "remote: signed out"
         code, out, err = await _edgehost(data, config, "call", "remote__whoami")
         assert code != 0 and "sign-in required" in err
+
+
+def test_without_a_browser_login_says_which_port_to_forward(capsys) -> None:  # type: ignore[no-untyped-def]
+    from edgehost.cli.auth_commands import _open_url
+
+    url = (
+        "https://auth.example/authorize?response_type=code&client_id=x"
+        "&redirect_uri=http%3A%2F%2F127.0.0.1%3A33418%2Fcallback&state=s"
+    )
+    _open_url(no_browser=True)(url)
+    said = capsys.readouterr().err
+    assert url in said and "ssh -L 33418:127.0.0.1:33418" in said
+    _open_url(no_browser=True)("https://auth.example/authorize?redirect_uri=https%3A%2F%2Fapp.example%2Fcb")
+    assert "ssh -L" not in capsys.readouterr().err  # not a loopback redirect: nothing to forward

@@ -11,6 +11,7 @@ import argparse
 import sys
 import threading
 import time
+import urllib.parse
 import webbrowser
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -71,6 +72,14 @@ async def _host(ctx: CliContext) -> AsyncIterator[Host]:
 def _open_url(no_browser: bool) -> Callable[[str], None]:
     def show(url: str) -> None:
         print(f"Open this page to sign in:\n  {url}", file=sys.stderr, flush=True)
+        port = _callback_port(url)
+        if no_browser and port is not None:
+            print(
+                f"The page sends your browser back to port {port} of this machine. From another computer,"
+                f" forward that port first: ssh -L {port}:127.0.0.1:{port} THIS-MACHINE",
+                file=sys.stderr,
+                flush=True,
+            )
         if not no_browser:
             # webbrowser may wait for the browser program to exit: off the loop, which must go on
             # serving the loopback port the browser comes back to.
@@ -79,6 +88,13 @@ def _open_url(no_browser: bool) -> Callable[[str], None]:
             ).start()
 
     return show
+
+
+def _callback_port(authorization_url: str) -> int | None:
+    """The loopback port of the redirect URI an authorization URL carries (None: not a loopback one)."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(authorization_url).query)
+    redirect = urllib.parse.urlsplit(query.get("redirect_uri", [""])[0])
+    return redirect.port if redirect.hostname in ("127.0.0.1", "localhost", "::1") else None
 
 
 async def login_command(ctx: CliContext) -> int:
