@@ -139,3 +139,24 @@ def test_an_app_with_a_cache_folder_runs_the_int8_model_written_there_once(tmp_p
     assert not list(tmp_path.glob("*.partial"))
     # Without a cache folder (a script, a bench) the package's fp32 model runs as before.
     assert load_ranker().ranker.name == "embedding:minilm-cpu+bm25"
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_the_fp32_model_in_use(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("EDGEHOST_EMBEDDING_MODEL", raising=False)
+    if find_minilm_source().is_dir():
+        pytest.skip("this install ships the int8 model itself")
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder should be")
+    assert int8_source(not_a_folder) == find_minilm_source()
+
+
+def test_hosts_starting_at_once_each_get_the_int8_model(tmp_path, monkeypatch) -> None:
+    import concurrent.futures
+
+    monkeypatch.delenv("EDGEHOST_EMBEDDING_MODEL", raising=False)
+    if find_minilm_source().is_dir():
+        pytest.skip("this install ships the int8 model itself")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        sources = list(pool.map(lambda _: int8_source(tmp_path), range(3)))
+    assert len(set(sources)) == 1 and (sources[0] / "model.int8.safetensors").is_file()
+    assert not list(tmp_path.glob("*.partial"))

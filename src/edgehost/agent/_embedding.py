@@ -20,9 +20,11 @@ import contextlib
 import functools
 import importlib.util
 import json
+import logging
 import math
 import os
 import shutil
+import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +50,8 @@ __all__ = [
 
 MODEL_PACKAGE = "all_minilm_l6_v2"
 # A model folder or model.zip used instead of the shipped or installed one (e.g. the int8 form in a venv).
+log = logging.getLogger(__name__)
+
 MODEL_ENV = "EDGEHOST_EMBEDDING_MODEL"
 # The bundle's own copy (int8), at its root beside resources/ (edgehost.paths.shipped_dir).
 SHIPPED_FOLDER = "embedding-model"
@@ -92,8 +96,8 @@ def int8_source(cache_dir: Path) -> Path:
     The bundle's copy, or $EDGEHOST_EMBEDDING_MODEL, is used as it is. The installed package's fp32
     model.zip is quantised once into ``cache_dir`` (a folder per package file, written whole or not at
     all) and read from there: it loads in about a tenth of the time, with about half the memory, and
-    ranks the same (bench/selection_recall.py --int8). Raises EmbeddingUnavailable as find_minilm_source
-    does, or when the copy cannot be written.
+    ranks the same (bench/selection_recall.py --int8). When the copy cannot be written, the fp32 model is
+    returned (and a warning logged). Raises EmbeddingUnavailable as find_minilm_source does.
     """
     source = find_minilm_source()
     if os.environ.get(MODEL_ENV) or source.is_dir():
@@ -102,14 +106,21 @@ def int8_source(cache_dir: Path) -> Path:
     folder = cache_dir / f"minilm-int8-{stat.st_size}-{stat.st_mtime_ns}"
     if (folder / WEIGHTS_INT8).is_file():
         return folder
-    partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    # Written in a folder of its own, then renamed: two hosts starting at once each write theirs, and
+    # the first rename wins; a copy that cannot be written leaves the fp32 model in use.
+    partial: Path | None = None
     try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=folder.name + ".", suffix=".partial", dir=cache_dir))
         write_int8_model(source, partial)
         partial.rename(folder)
-    except OSError as exc:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise EmbeddingUnavailable(f"cannot write the int8 embedding model to {folder}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - OSError, or safetensors' own error type
+        if partial is not None:
+            shutil.rmtree(partial, ignore_errors=True)
+        if (folder / WEIGHTS_INT8).is_file():
+            return folder  # another host wrote it meanwhile
+        log.warning("running the fp32 embedding model: cannot write its int8 copy to %s: %s", folder, exc)
+        return source
     return folder
 
 
