@@ -529,17 +529,20 @@ class Host:
         server = self._configured_server(name)
         async with self.auth().browser_authorizer(server, open_url) as authorizer:
             status = await self.auth().sign_in(server, authorizer)
-        if self._mcp is not None and any(s.name == name for s in self._mcp.statuses()):
-            self._mcp.restart(name)
+        self._reconnect(name)
         return status
 
     def sign_out(self, name: str) -> bool:
         """Forget server ``name``'s tokens and registration (False when there were none) and restart it,
         so that its connection stops using them."""
         forgotten = self.auth().sign_out(self._configured_server(name))
+        self._reconnect(name)
+        return forgotten
+
+    def _reconnect(self, name: str) -> None:
+        """Restart server ``name``'s connection (when it runs here), so that it uses its new tokens."""
         if self._mcp is not None and any(s.name == name for s in self._mcp.statuses()):
             self._mcp.restart(name)
-        return forgotten
 
     def server_states(self) -> list[Any]:
         """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""

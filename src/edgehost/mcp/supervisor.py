@@ -631,17 +631,13 @@ class ServerSupervisor:
         progress: ProgressFnT | None,
         on_task: Callable[[TaskState], None] | None,
     ) -> types.CallToolResult:
-        listed = next((t for t in self.listing.tools if t.name == tool), None)
-        client = self._client
-        if client is None or not runs_as_task(listed, client.server_capabilities):
-            return await self.request(
-                f"the call to {tool!r}",
-                lambda client, on_progress: client.call_tool(tool, arguments, progress_callback=on_progress),
-                timeout=timeout,
-                progress=progress,
-            )
+        async def send(client: Client, on_progress: _Progress) -> types.CallToolResult:
+            # Decided on the connection the call goes out on (the listing and capabilities are its own),
+            # so a call made while the server starts is a task as much as one made later.
+            listed = next((t for t in self.listing.tools if t.name == tool), None)
+            if not runs_as_task(listed, client.server_capabilities):
+                return await client.call_tool(tool, arguments, progress_callback=on_progress)
 
-        async def as_task(client: Client, on_progress: _Progress) -> types.CallToolResult:
             def on_state(state: TaskState) -> None:
                 on_progress.active.extend()  # a new state is progress: it pushes the deadline back
                 if on_task is not None:
@@ -652,7 +648,7 @@ class ServerSupervisor:
             except TaskCancelled as exc:
                 raise ServerRequestFailed(f"server {self.name!r}: {exc}", server=self.name) from None
 
-        return await self.request(f"the task {tool!r}", as_task, timeout=timeout, progress=progress)
+        return await self.request(f"the call to {tool!r}", send, timeout=timeout, progress=progress)
 
     async def read_resource(
         self,
