@@ -4,8 +4,8 @@ connected and the default model loaded in its worker, nobody typing.
 CPU is counted over the whole process tree (the GUI, the inference worker, the MCP servers) for 10 s
 and given as percent of one core: ``RESULT idle_cpu`` (goal <= 1.0). ``RESULT idle_rss_mb`` is the GUI
 process's resident memory with the model worker and the two built-in servers running (goal <= 120);
-``RESULT idle_rss_worker_mb`` and ``RESULT idle_rss_servers_mb`` are theirs (the worker's is mostly
-the model's). The baseline it can be held against is ``RESULT idle_rss_bare_qt_mb``: a bare PySide6
+``RESULT idle_rss_worker_mb``, ``RESULT idle_rss_ranker_mb`` and ``RESULT idle_rss_servers_mb`` are
+theirs (the worker's is mostly the model's, the tool-ranking process's the embedding model's). The baseline it can be held against is ``RESULT idle_rss_bare_qt_mb``: a bare PySide6
 window in a fresh process. On stderr: each process, and where the GUI process's memory goes (its
 largest mappings by resident size, grouped by file, anonymous memory apart).
 """
@@ -56,7 +56,7 @@ def rss_mb(pid: int | str = "self") -> float:
 def describe(pid: int) -> str:
     args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     words = [a.decode(errors="replace") for a in args if a]
-    for marker in ("edgehost.llm.worker", "serve"):
+    for marker in ("edgehost.llm.worker", "edgehost.agent.ranking_process", "serve"):
         if marker in words:
             return " ".join(Path(w).name for w in words[words.index(marker) - 1 : words.index(marker) + 2])
     return " ".join(Path(w).name for w in words[:2])
@@ -157,10 +157,14 @@ def main() -> int:
         cpu, memory = loop.run_until_complete(run_idle(folder))
     (_, gui), *others = memory
     workers = [mb for what, mb in others if "edgehost.llm.worker" in what]
-    servers = [mb for what, mb in others if "edgehost.llm.worker" not in what]
+    rankers = [mb for what, mb in others if "ranking_process" in what]
+    servers = [
+        mb for what, mb in others if "edgehost.llm.worker" not in what and "ranking_process" not in what
+    ]
     print(f"RESULT idle_cpu {cpu:.2f}")
     print(f"RESULT idle_rss_mb {gui:.0f}")
     print(f"RESULT idle_rss_worker_mb {sum(workers):.0f}")
+    print(f"RESULT idle_rss_ranker_mb {sum(rankers):.0f}")
     print(f"RESULT idle_rss_servers_mb {sum(servers):.0f}")
     print(f"RESULT idle_rss_bare_qt_mb {bare:.0f}")
     return 0

@@ -53,6 +53,7 @@ from edgehost.agent.selection import (  # noqa: E402
     semantic_text,
 )
 from edgehost.agent.tools import ToolSpec  # noqa: E402
+from edgehost.agent.vector_index import VectorIndex  # noqa: E402
 
 REPEATS = 30
 
@@ -63,11 +64,10 @@ class BaselineBlend:
     name = "baseline"
 
     def __init__(self, embedder: MiniLMEmbedder) -> None:
-        self.semantic = EmbeddingRanker(embedder)
+        self.index = VectorIndex(embedder)
 
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        vectors = self.semantic.text_vectors([semantic_text(t) for t in tools])
-        meaning = vectors @ self.semantic.query_vector(query)
+        meaning = self.index.similarities(query, [semantic_text(t) for t in tools])
         raw = Bm25Index([lexical_document(t) for t in tools]).scores(terms(query))
         return [
             float(m) + LEXICAL_WEIGHT * s / (s + LEXICAL_SATURATION)
@@ -102,11 +102,10 @@ def gate_accuracy(decisions: list[tuple[bool, tuple[str, ...]]], questions: Ques
 
 def calibrate(ranker: BlendedRanker, questions: QuestionSet) -> None:
     """Grid search of the gate's constants for the best accuracy on ``questions`` (the calibration set)."""
-    examples = ranker.semantic.text_vectors(small_talk_examples())
     features = []
     for question in questions.questions:
         best = max(ranker.scores(question.text, questions.tools))
-        chat = float(np.max(examples @ ranker.semantic.query_vector(question.text)))
+        chat = ranker.semantic.best_similarity(question.text, small_talk_examples())
         lexical = max(LexicalRanker().scores(question.text, questions.tools))
         features.append((best, chat, lexical, bool(question.tools)))
     found = (0.0, 0.0, 0.0, 0.0)
@@ -138,7 +137,7 @@ def main() -> int:
     args = parser.parse_args()
     embedder = MiniLMEmbedder.load(quantise=args.int8)
     print(f"embedding model: {embedder.name}")
-    ranker = BlendedRanker(EmbeddingRanker(embedder))
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(embedder)))
     held, calib = evaluation(), calibration()
     if args.calibrate:
         calibrate(ranker, calib)

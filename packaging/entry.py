@@ -2,8 +2,9 @@
 
 A frozen build has no ``python -m``, so the bundle's own executable stands in for it: the built-in
 servers run as ``edgehost serve board|files`` (a normal subcommand) and the inference worker as
-``edgehost __worker__ --fds R,W`` (edgehost.llm.worker_backend.worker_command), routed here before
-the CLI parser sees it.
+``edgehost __worker__ --fds R,W`` (edgehost.llm.worker_backend.worker_command) and the tool-ranking
+process as ``edgehost __ranker__ --fds R,W ...`` (edgehost.agent.ranking_process), routed here before
+the CLI parser sees them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 from collections.abc import MutableMapping
 
 WORKER_COMMAND = "__worker__"
+RANKER_COMMAND = "__ranker__"
 
 
 def restore_library_path(environ: MutableMapping[str, str]) -> None:
@@ -36,6 +38,10 @@ def run(argv: list[str]) -> int:
         from edgehost.llm.worker import main as worker_main
 
         return worker_main(argv[1:])
+    if argv[:1] == [RANKER_COMMAND]:
+        from edgehost.agent.ranking_process import main as ranker_main
+
+        return ranker_main(argv[1:])
     from edgehost.cli.main import main
 
     return main(argv)

@@ -3,11 +3,12 @@
 
 Each check prints PASS/FAIL/SKIP with a reason; the exit code is 1 when any check failed.
   python packaging/smoke_bundle.py [--bundle dist/edgehost]
-Checks: --help; `serve files --help`; the inference worker entry (`__worker__ --help`); `doctor --json`
+Checks: --help; `serve files --help`; the inference worker's and the ranking process's entries
+(`__worker__ --help`, `__ranker__ --help`); `doctor --json`
 (when the command exists); the built-in files and board servers over real stdio with the MCP SDK's
 Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle;
 a short answer from the default model through the bundled worker (when bundled); a routed question
-ranks the tools with the bundle's int8 embedding model; the X11 libraries Qt's xcb plugin needs
+ranks the tools with the bundle's int8 embedding model (in the bundle's ranking process); the X11 libraries Qt's xcb plugin needs
 resolve inside the bundle; `--self-test` offscreen (when the GUI and the default model are there).
 """
 
@@ -63,10 +64,11 @@ def check_serve_help(exe: Path) -> str:
     return "ok"
 
 
-def check_worker_entry(exe: Path) -> str:
-    out = run(exe, "__worker__", "--help")
-    assert "--fds" in out, out[:200]
-    return "routed to edgehost.llm.worker"
+def check_worker_entries(exe: Path) -> str:
+    for command in ("__worker__", "__ranker__"):
+        out = run(exe, command, "--help")
+        assert "--fds" in out, out[:200]
+    return "routed to edgehost.llm.worker and edgehost.agent.ranking_process"
 
 
 def check_doctor(exe: Path) -> str:
@@ -188,7 +190,7 @@ def check_self_test(exe: Path) -> str:
 CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("help", check_help),
     ("serve files --help", check_serve_help),
-    ("worker entry", check_worker_entry),
+    ("worker entries", check_worker_entries),
     ("doctor --json", check_doctor),
     ("files server over stdio", check_files_server),
     ("board server over stdio", check_board_server),

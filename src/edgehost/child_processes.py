@@ -29,7 +29,13 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["BACKGROUND_NICE_STEP", "spawn_in_background", "start_in_background"]
+__all__ = [
+    "BACKGROUND_NICE_STEP",
+    "python_module_command",
+    "spawn_below",
+    "spawn_in_background",
+    "start_in_background",
+]
 
 # Nice 10 weighs 110 against the GUI's 1024: a busy child leaves the GUI ~90 % of a contended core,
 # while an idle system still gives the child all it asks for.
@@ -76,6 +82,20 @@ def spawn_in_background(command: Sequence[str], **popen_kwargs: Any) -> subproce
             current = os.getpriority(os.PRIO_PROCESS, process.pid)
             os.setpriority(os.PRIO_PROCESS, process.pid, min(_MAX_NICE, current + BACKGROUND_NICE_STEP))
     return process
+
+
+def spawn_below(command: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:
+    """``spawn_in_background`` on the spawning thread, waited for here: for a caller that is itself a
+    worker thread (never the event loop). Raises what Popen raises."""
+    return _spawner().submit(spawn_in_background, command, **popen_kwargs).result()
+
+
+def python_module_command(module: str, frozen_command: str, *args: str) -> list[str]:
+    """The command that runs ``python -m module args``; in a frozen (PyInstaller) build, where
+    ``sys.executable`` is edgehost itself, ``edgehost frozen_command args`` (routed in packaging/entry.py)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, frozen_command, *args]
+    return [sys.executable, "-m", module, *args]
 
 
 async def start_in_background(command: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:

@@ -39,3 +39,7 @@ class ConfigError(EdgeHostError):
         prefix = f"{where}: " if where else ""
         suffix = f" (field {field!r})" if field else ""
         super().__init__(f"{prefix}{message}{suffix}")
+
+
+class EmbeddingUnavailable(EdgeHostError):
+    """The embedding model (tool ranking) cannot run here; str() is the reason shown to the user."""

@@ -21,6 +21,7 @@ from edgehost.agent._embedding import (
 )
 from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, ToolSelector, load_ranker, rank_tools
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import VectorIndex
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # test_selection.py's floor for the fp32 model (measured 0.918); the int8 model must meet it too.
@@ -96,7 +97,7 @@ def test_int8_embeddings_point_where_fp32_ones_do(fp32, int8) -> None:
 def test_the_int8_model_keeps_the_recall_at_5_floor(reference_tools: dict[str, ToolSpec], int8) -> None:
     tools = list(reference_tools.values())
     queries = json.loads((FIXTURES / "tool_queries" / "queries.json").read_text(encoding="utf-8"))["queries"]
-    ranker = BlendedRanker(EmbeddingRanker(int8))
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(int8)))
     hits = sum(
         bool({t.name for t in rank_tools(q["query"], tools, 5, ranker=ranker)} & set(q["tools"]))
         for q in queries
@@ -106,7 +107,7 @@ def test_the_int8_model_keeps_the_recall_at_5_floor(reference_tools: dict[str, T
 
 async def test_the_int8_model_keeps_the_routing_gate_floors(int8) -> None:
     questions = calibration()
-    selector = ToolSelector(BlendedRanker(EmbeddingRanker(int8)))
+    selector = ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(int8))))
     decisions = [await selector.route(q.text, questions.tools) for q in questions.questions]
     tool_right = [d.needs_tool for d, q in zip(decisions, questions.questions, strict=True) if q.tools]
     chat_right = [

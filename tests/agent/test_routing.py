@@ -11,12 +11,13 @@ from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
 from edgehost.agent.routing import decide_route, small_talk_examples
 from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice, ToolSelector
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import VectorIndex
 
 
 @pytest.fixture(scope="module")
 def selector() -> ToolSelector:
     try:
-        return ToolSelector(BlendedRanker(EmbeddingRanker(MiniLMEmbedder.load())))
+        return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))))
     except EmbeddingUnavailable as exc:
         pytest.skip(str(exc))
 
@@ -71,11 +72,11 @@ async def test_routing_then_selecting_a_turn_embeds_its_question_once(reference_
         counting = Counting(MiniLMEmbedder.load())
     except EmbeddingUnavailable as exc:
         pytest.skip(str(exc))
-    ranker = BlendedRanker(EmbeddingRanker(counting))
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(counting)))
     selector = ToolSelector(ranker)
     tools = list(reference_tools.values())
     await selector.prepare(tools)
-    ranker.semantic.text_vectors(small_talk_examples())
+    ranker.semantic.index.prepare(small_talk_examples())
     counting.texts.clear()
     await selector.route("show me the last five commits", tools)
     await selector.select("show me the last five commits", tools, budget_tokens=200)

@@ -30,6 +30,7 @@ from edgehost.agent.selection import (
     select_tools,
 )
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import VectorIndex
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -54,7 +55,7 @@ def minilm() -> MiniLMEmbedder:
 
 @pytest.fixture(scope="module")
 def blended(minilm) -> BlendedRanker:
-    return BlendedRanker(EmbeddingRanker(minilm))
+    return BlendedRanker(EmbeddingRanker(VectorIndex(minilm)))
 
 
 class CountingEmbedder:
@@ -177,7 +178,7 @@ def test_blended_ranking_keeps_its_recall_at_5_and_stays_ahead_of_bm25_alone(too
 def test_ranking_a_turn_embeds_only_the_question_once_tools_are_cached(tools, minilm):
     git = [t for t in tools if t.server == "git"]
     embedder = CountingEmbedder(minilm)
-    ranker = EmbeddingRanker(embedder)
+    ranker = EmbeddingRanker(VectorIndex(embedder))
     rank_tools("show me the commit logs", git, 3, ranker=ranker)
     assert len(embedder.texts) == 2 * len(git) + 1  # two views of each tool, then the question
     embedder.texts.clear()
@@ -191,10 +192,10 @@ def test_ranking_a_turn_embeds_only_the_question_once_tools_are_cached(tools, mi
 def test_a_restart_embeds_no_tool_it_embedded_before(tools, minilm, tmp_path):
     cache = tmp_path / "cache" / "tool-vectors.npz"
     first = CountingEmbedder(minilm)
-    before = EmbeddingRanker(first, cache_file=cache).scores("what time is it", tools)
+    before = EmbeddingRanker(VectorIndex(first, cache_file=cache)).scores("what time is it", tools)
     assert len(first.texts) == 2 * len(tools) + 1
     second = CountingEmbedder(minilm)
-    after = EmbeddingRanker(second, cache_file=cache).scores("what time is it", tools)
+    after = EmbeddingRanker(VectorIndex(second, cache_file=cache)).scores("what time is it", tools)
     assert second.texts == ["what time is it"]
     assert after == pytest.approx(before, abs=1e-6)
 
@@ -203,7 +204,7 @@ def test_a_damaged_cache_is_ignored_and_written_anew(tools, minilm, tmp_path):
     cache = tmp_path / "tool-vectors.npz"
     cache.write_bytes(b"not a numpy archive")
     counting = CountingEmbedder(minilm)
-    EmbeddingRanker(counting, cache_file=cache).scores("hello", tools[:3])
+    EmbeddingRanker(VectorIndex(counting, cache_file=cache)).scores("hello", tools[:3])
     assert len(counting.texts) == 2 * 3 + 1
     assert set(np.load(cache).files)  # a readable cache again
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from edgehost.errors import EdgeHostError
+from edgehost.errors import EmbeddingUnavailable
 from edgehost.paths import shipped_dir
 
 __all__ = [
@@ -68,10 +68,6 @@ WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 # sentence-transformers' max_seq_length for this model; tool descriptions longer than that are cut.
 MAX_SEQUENCE_TOKENS = 256
 NPU_CORE_MASKS = {"auto": 0, "core0": 1, "core1": 2, "core2": 4, "core0_1": 3, "all": 7}
-
-
-class EmbeddingUnavailable(EdgeHostError):
-    """The embedding model cannot run here; str() is the reason shown to the user."""
 
 
 class Embedder(Protocol):

@@ -8,38 +8,27 @@ needs a tool outside it.
 
 Rankers: BM25 over names, descriptions and argument names (always available); all-MiniLM-L6-v2
 sentence embeddings on the CPU (numpy) or the NPU (rknn-toolkit-lite2) with the lexical score
-blended in, when the model is installed.
+blended in, when the model is installed. For the host the embedder runs in a process of its own
+(agent/ranking_process.py), so this module and the GUI process need no numpy.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import inspect
 import logging
-import os
-import tempfile
-import zipfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-import numpy as np
-
 from edgehost.agent._bm25 import Bm25Index, terms
-from edgehost.agent._embedding import (
-    Embedder,
-    EmbeddingUnavailable,
-    MiniLMEmbedder,
-    RknnEmbedder,
-    int8_source,
-)
 from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
 from edgehost.agent.tools import ToolSpec
+from edgehost.errors import EmbeddingUnavailable
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
 __all__ = [
@@ -73,8 +62,6 @@ LEXICAL_WEIGHT = 0.15
 # questions (tests/fixtures/tool_queries/), for the best recall@1 there.
 ARGUMENT_WEIGHT = 0.05
 CAUTION_WEIGHT = 0.05
-STACKED_KEPT = 8  # tool sets' and the small-talk examples' matrices kept whole
-EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -183,94 +170,47 @@ class LexicalRanker:
         self.index(tools)
 
 
+class SimilarityIndex(Protocol):
+    """Sentence-embedding similarity of texts to a question: agent/vector_index.VectorIndex here, or the
+    same in the ranking process (agent/ranking_process.RankingProcess). Raise EmbeddingUnavailable when
+    the embedder stops working."""
+
+    name: str
+
+    def prepare(self, texts: Sequence[str]) -> None: ...
+
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+    def close(self) -> None: ...
+
+
 class EmbeddingRanker:
     """Cosine similarity of sentence embeddings, the mean over two views of each tool (semantic_text,
-    described_text). Tool vectors are cached by the hash of their text, in memory and, with
-    ``cache_file``, on disk (so a restart embeds nothing it saw before); the last question's vector is
-    kept, so routing and selection of one turn embed it once."""
+    described_text)."""
 
-    def __init__(self, embedder: Embedder, cache_file: Path | None = None) -> None:
-        self.embedder = embedder
-        self.name = f"embedding:{embedder.name}"
-        self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
-        self._cache_file = cache_file
-        self._last_query: tuple[str, np.ndarray] | None = None
-        self._keys: dict[str, str] = {}  # text -> its cache key
-        self._stacked: dict[tuple[str, ...], np.ndarray] = {}  # texts -> their vectors, one row each
+    def __init__(self, index: SimilarityIndex) -> None:
+        self.index = index
+        self.name = f"embedding:{index.name}"
 
-    def query_vector(self, query: str) -> np.ndarray:
-        if self._last_query is None or self._last_query[0] != query:
-            self._last_query = (query, self.embedder.embed([query])[0])
-        return self._last_query[1]
-
-    def text_vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts`` (embedding only those not cached), one row each. The last few
-        matrices are kept whole: a turn asks again for the same tools and small-talk examples."""
-        whole = tuple(texts)
-        stacked = self._stacked.get(whole)
-        if stacked is None:
-            if len(self._stacked) >= STACKED_KEPT:
-                self._stacked.clear()
-            stacked = self._stacked[whole] = self._vectors(texts)
-        return stacked
-
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [self._key(text) for text in texts]
-        missing = sorted(
-            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
-            key=lambda kt: len(kt[1]),
-        )
-        for start in range(0, len(missing), EMBEDDING_BATCH):
-            chunk = missing[start : start + EMBEDDING_BATCH]
-            for (key, _text), vector in zip(
-                chunk, self.embedder.embed([text for _key, text in chunk]), strict=True
-            ):
-                self._cache[key] = vector
-        if missing and self._cache_file is not None:
-            _write_vectors(self._cache_file, self._cache)
-        return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
-
-    def _key(self, text: str) -> str:
-        key = self._keys.get(text)
-        if key is None:
-            key = self._keys[text] = hashlib.sha1(f"{self.embedder.name}\n{text}".encode()).hexdigest()
-        return key
-
-    def tool_vectors(self, tools: Sequence[ToolSpec]) -> tuple[np.ndarray, np.ndarray]:
-        return self.text_vectors([semantic_text(t) for t in tools]), self.text_vectors(
-            [described_text(t) for t in tools]
-        )
+    @staticmethod
+    def _texts(tools: Sequence[ToolSpec]) -> list[str]:
+        return [semantic_text(t) for t in tools] + [described_text(t) for t in tools]
 
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        self.tool_vectors(tools)
+        self.index.prepare(self._texts(tools))
 
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         if not tools:
             return []
-        query_vector = self.query_vector(query)
-        named, described = self.tool_vectors(tools)
-        return [float(s) for s in (named @ query_vector + described @ query_vector) / 2]
+        both = self.index.similarities(query, self._texts(tools))
+        return [
+            (named + described) / 2
+            for named, described in zip(both[: len(tools)], both[len(tools) :], strict=True)
+        ]
 
-
-def _read_vectors(path: Path) -> dict[str, np.ndarray]:
-    """The cached vectors in ``path``; none when it is missing or unreadable (it is only a cache)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        return {}
-
-
-def _write_vectors(path: Path, vectors: Mapping[str, np.ndarray]) -> None:
-    """Write atomically (a temporary file, then a rename); a failure leaves the old cache."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=".vectors-", suffix=".npz", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **dict(vectors))  # type: ignore[arg-type]
-        os.replace(temporary, path)
-    except OSError:
-        log.warning("could not write the tool embedding cache %s", path, exc_info=True)
+    def best_similarity(self, query: str, texts: Sequence[str]) -> float:
+        """The closest of ``texts`` to ``query`` (the small-talk examples' gate)."""
+        return max(self.index.similarities(query, texts), default=0.0)
 
 
 class BlendedRanker:
@@ -324,33 +264,34 @@ def load_ranker(
     npu_core_mask: str = "core2",
     embeddings: bool = True,
     cache_dir: Path | None = None,
+    own_process: bool = False,
+    log_file: Path | None = None,
 ) -> RankerChoice:
     """The best ranker this machine can run: the embedding model on the NPU when `npu_model` is given
-    and works, else on the CPU, else BM25 alone. Never raises; what was skipped is in `reasons`.
-    With `cache_dir`, tool embeddings are kept there across restarts (one file per embedding model), and
-    the CPU model is the int8 one (_embedding.int8_source: quantised there once from the package's fp32).
+    and works, else on the CPU, each blended with BM25; else BM25 alone. Never raises; what was skipped
+    is in `reasons`. With `cache_dir`, tool embeddings are kept there across restarts (one file per
+    embedding model), and the CPU model is the int8 one (_embedding.int8_source).
 
-    Loading the CPU model takes about a second: do it once and keep the ranker.
+    `own_process` (needs `cache_dir`) runs the embedder in the ranking process (agent/ranking_process.py,
+    its stderr to `log_file`), as the host does; else it is loaded here, which imports numpy. Either takes
+    0.1-1 s: do it once and keep the ranker.
     """
-
-    def cached(embedder: Embedder) -> EmbeddingRanker:
-        where = cache_dir / f"tool-vectors-{embedder.name}.npz" if cache_dir is not None else None
-        return EmbeddingRanker(embedder, cache_file=where)
-
-    reasons: list[str] = []
     if not embeddings:
         return RankerChoice(LexicalRanker(), ("embeddings are turned off",))
-    if npu_model is not None:
-        try:
-            return RankerChoice(BlendedRanker(cached(RknnEmbedder.open(npu_model, core_mask=npu_core_mask))))
-        except EmbeddingUnavailable as exc:
-            reasons.append(f"NPU ranker {exc}")
-    try:
-        source = int8_source(cache_dir) if cache_dir is not None else None
-        return RankerChoice(BlendedRanker(cached(MiniLMEmbedder.load(source))), tuple(reasons))
-    except EmbeddingUnavailable as exc:
-        reasons.append(f"CPU embedding ranker unavailable: {exc}")
-    return RankerChoice(LexicalRanker(), tuple(reasons))
+    index: SimilarityIndex | None
+    if own_process and cache_dir is not None:
+        from edgehost.agent.ranking_process import RankingProcess
+
+        index, reasons = RankingProcess.start(
+            cache_dir=cache_dir, npu_model=npu_model, npu_core_mask=npu_core_mask, log_file=log_file
+        )
+    else:
+        from edgehost.agent.vector_index import open_index
+
+        index, reasons = open_index(npu_model=npu_model, npu_core_mask=npu_core_mask, cache_dir=cache_dir)
+    if index is None:
+        return RankerChoice(LexicalRanker(), reasons)
+    return RankerChoice(BlendedRanker(EmbeddingRanker(index)), reasons)
 
 
 def _ordered(tools: Sequence[ToolSpec], scores: Sequence[float]) -> list[int]:
@@ -476,6 +417,20 @@ def select_tools(
     )
 
 
+def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
+    ranker.prepare(tools)
+
+
+def _close_index(ranker: ToolRanker | None) -> None:
+    """Stop the embedder behind ``ranker`` (its process), if it has one; never raises."""
+    semantic = ranker.semantic if isinstance(ranker, BlendedRanker) else ranker
+    if isinstance(semantic, EmbeddingRanker):
+        try:
+            semantic.index.close()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            log.warning("could not close the tool-ranking embedder", exc_info=True)
+
+
 class ToolSelector:
     """Tool selection for a host: owns the ranker (loaded once, on first need, off the event loop)
     and caches tool embeddings and token counts across turns and conversations."""
@@ -488,13 +443,18 @@ class ToolSelector:
         min_score: float = DEFAULT_RESELECT_MIN_SCORE,
         ranker_loader: Callable[[], RankerChoice] = load_ranker,
         cache_dir: Path | None = None,
+        log_file: Path | None = None,
     ) -> None:
+        """With `cache_dir` (and the default loader) the embedder runs in the ranking process, its
+        stderr to `log_file`; see load_ranker."""
         self._ranker = ranker
         self._loader = (
-            functools.partial(load_ranker, cache_dir=cache_dir)
+            functools.partial(load_ranker, cache_dir=cache_dir, own_process=True, log_file=log_file)
             if ranker_loader is load_ranker and cache_dir is not None
             else ranker_loader
         )
+        self._loading = asyncio.Lock()
+        self._closed = False
         self._margin = margin
         self._min_score = min_score
         self._token_counts: dict[str, int] = {}
@@ -502,16 +462,41 @@ class ToolSelector:
         self.last: Selection | None = None
 
     async def ranker(self) -> ToolRanker:
-        if self._ranker is None:
-            choice = await _in_thread(self._loader)
-            self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
-        return self._ranker
+        async with self._loading:  # the warm-up and a first turn may ask at once: one load
+            if self._ranker is None:
+                choice = await _in_thread(self._loader)
+                if self._closed:  # closed while it loaded
+                    await _in_thread(_close_index, choice.ranker)
+                    return LexicalRanker()
+                self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
+            return self._ranker
+
+    async def aclose(self) -> None:
+        """Stop the ranking process (or free the embedder); ranking by words after this."""
+        self._closed = True
+        async with self._loading:
+            ranker, self._ranker = self._ranker, LexicalRanker()
+        await _in_thread(_close_index, ranker)
+
+    async def _ranked(self, function: Callable[..., T], *args: object) -> T:
+        """``function(ranker, *args)`` in a thread. When the embedder stops working (its process
+        died), ranking falls back to words from then on and the call is made again with them: a turn
+        never fails for its ranking."""
+        ranker = await self.ranker()
+        try:
+            return await _in_thread(function, ranker, *args)
+        except EmbeddingUnavailable as exc:
+            if self._ranker is ranker:
+                log.warning("ranking tools by words from now on: %s", exc)
+                self._ranker = LexicalRanker()
+                self.ranker_reasons = (*self.ranker_reasons, str(exc))
+                await _in_thread(_close_index, ranker)
+            return await _in_thread(function, await self.ranker(), *args)
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
         does not wait for it. Call when the catalog changes; safe to skip."""
-        ranker = await self.ranker()
-        await _in_thread(ranker.prepare, [t for t in tools if t.enabled])
+        await self._ranked(_prepare, [t for t in tools if t.enabled])
 
     async def select(
         self,
@@ -548,8 +533,7 @@ class ToolSelector:
         if sum(costs) + frame <= budget_tokens:
             selection = choose(LexicalRanker)  # everything is shown: no ranking happens
         else:
-            ranker = await self.ranker()
-            selection = await _in_thread(choose, lambda: ranker)
+            selection = await self._ranked(lambda ranker: choose(lambda: ranker))
         self.last = selection
         return selection
 
@@ -565,8 +549,7 @@ class ToolSelector:
         first (agent/routing.py). ``context``: the conversation's earlier questions, newest last.
         Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
-        ranker = await self.ranker()
-        return await _in_thread(self._route, ranker, query, enabled, context, max_candidates)
+        return await self._ranked(self._route, query, enabled, context, max_candidates)
 
     @staticmethod
     def _route(
@@ -579,8 +562,7 @@ class ToolSelector:
         def small_talk(text: str) -> float | None:
             if semantic is None:
                 return None
-            examples = semantic.text_vectors(small_talk_examples())
-            return float(np.max(examples @ semantic.query_vector(text)))
+            return semantic.best_similarity(text, small_talk_examples())
 
         follow_up = None
         if context and is_follow_up(query):

@@ -124,7 +124,9 @@ class Host:
         self.runner: TurnRunner | None = None
         # Ranking model and tool embeddings (cached on disk) outlive runners: a model switch or a
         # settings change does not load or embed again.
-        self._selector = ToolSelector(cache_dir=self.paths.data_dir / "cache")
+        self._selector = ToolSelector(
+            cache_dir=self.paths.data_dir / "cache", log_file=self.paths.log_dir / "ranker.log"
+        )
         self._warm_task: asyncio.Task[Any] | None = None
         self._warm_again = False  # the catalog changed while the warm-up ran
         self._turn_ended = False
@@ -231,6 +233,7 @@ class Host:
             self._model_task.cancel()
             with contextlib.suppress(BaseException):
                 await self._model_task
+        await self._selector.aclose()
         if self._mcp is not None:
             await self._mcp.aclose()
         if self.backend is not None:

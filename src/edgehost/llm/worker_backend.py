@@ -15,13 +15,12 @@ import itertools
 import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from edgehost.child_processes import start_in_background
+from edgehost.child_processes import python_module_command, start_in_background
 from edgehost.llm._framing import MessageWriter, read_message
 from edgehost.llm._wire import (
     capabilities_from_wire,
@@ -59,10 +58,7 @@ def worker_command(fds: tuple[int, int]) -> list[str]:
     In a frozen (PyInstaller) build ``sys.executable`` is edgehost itself, which routes the
     ``__worker__`` command to edgehost.llm.worker.main.
     """
-    fd_arg = f"--fds={fds[0]},{fds[1]}"
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "__worker__", fd_arg]
-    return [sys.executable, "-m", "edgehost.llm.worker", fd_arg]
+    return python_module_command("edgehost.llm.worker", "__worker__", f"--fds={fds[0]},{fds[1]}")
 
 
 def worker_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -1,0 +1,150 @@
+"""Sentence-embedding similarity of texts to a question: the numpy side of tool ranking.
+
+A ``VectorIndex`` embeds texts with one embedder (agent/_embedding.py: the CPU model, or the NPU's),
+keeps their unit vectors by the hash of the text, in memory and in a file (so a restart embeds nothing
+it saw before), and answers ``similarities(question, texts)`` with cosine similarities. The last
+question's vector is kept: routing and selection of one turn embed it once.
+
+The host runs its index in a process of its own (agent/ranking_process.py), so that the GUI process
+holds neither numpy nor the model; tests and benches may open one here (``open_index``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from edgehost.agent._embedding import (
+    Embedder,
+    EmbeddingUnavailable,
+    MiniLMEmbedder,
+    RknnEmbedder,
+    int8_source,
+)
+
+__all__ = ["VectorIndex", "open_index"]
+
+STACKED_KEPT = 8  # text lists' matrices kept whole (a turn asks again for the same tools and examples)
+EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
+
+log = logging.getLogger(__name__)
+
+
+class VectorIndex:
+    """Unit vectors of texts by ``embedder``, cached (see the module docstring)."""
+
+    def __init__(self, embedder: Embedder, cache_file: Path | None = None) -> None:
+        self.embedder = embedder
+        self.name = embedder.name
+        self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
+        self._cache_file = cache_file
+        self._last_query: tuple[str, np.ndarray] | None = None
+        self._keys: dict[str, str] = {}  # text -> its cache key
+        self._stacked: dict[tuple[str, ...], np.ndarray] = {}  # texts -> their vectors, one row each
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Embed the texts not seen yet (ahead of the first question that needs them)."""
+        self._text_vectors(texts)
+
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Cosine similarity of ``query`` to each of ``texts``, in order."""
+        if not texts:
+            return []
+        return [float(s) for s in self._text_vectors(texts) @ self._query_vector(query)]
+
+    def close(self) -> None:
+        close = getattr(self.embedder, "close", None)
+        if close is not None:
+            close()
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        if self._last_query is None or self._last_query[0] != query:
+            self._last_query = (query, self.embedder.embed([query])[0])
+        return self._last_query[1]
+
+    def _text_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        whole = tuple(texts)
+        stacked = self._stacked.get(whole)
+        if stacked is None:
+            if len(self._stacked) >= STACKED_KEPT:
+                self._stacked.clear()
+            stacked = self._stacked[whole] = self._vectors(texts)
+        return stacked
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [self._key(text) for text in texts]
+        missing = sorted(
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
+            key=lambda kt: len(kt[1]),
+        )
+        for start in range(0, len(missing), EMBEDDING_BATCH):
+            chunk = missing[start : start + EMBEDDING_BATCH]
+            for (key, _text), vector in zip(
+                chunk, self.embedder.embed([text for _key, text in chunk]), strict=True
+            ):
+                self._cache[key] = vector
+        if missing and self._cache_file is not None:
+            _write_vectors(self._cache_file, self._cache)
+        return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def _key(self, text: str) -> str:
+        key = self._keys.get(text)
+        if key is None:
+            key = self._keys[text] = hashlib.sha1(f"{self.embedder.name}\n{text}".encode()).hexdigest()
+        return key
+
+
+def open_index(
+    *, npu_model: Path | None = None, npu_core_mask: str = "core2", cache_dir: Path | None = None
+) -> tuple[VectorIndex | None, tuple[str, ...]]:
+    """The index on the best embedder this machine runs: the NPU's when ``npu_model`` is given and works,
+    else the CPU's, and why a better one was skipped. With ``cache_dir`` the vectors are kept there (a
+    file per embedding model) and the CPU model is the int8 one (_embedding.int8_source).
+
+    Loading the CPU model takes 0.1-1 s. None (and every reason) when no embedder runs here.
+    """
+
+    def cached(embedder: Embedder) -> VectorIndex:
+        where = cache_dir / f"tool-vectors-{embedder.name}.npz" if cache_dir is not None else None
+        return VectorIndex(embedder, cache_file=where)
+
+    reasons: list[str] = []
+    if npu_model is not None:
+        try:
+            return cached(RknnEmbedder.open(npu_model, core_mask=npu_core_mask)), ()
+        except EmbeddingUnavailable as exc:
+            reasons.append(f"NPU ranker {exc}")
+    try:
+        source = int8_source(cache_dir) if cache_dir is not None else None
+        return cached(MiniLMEmbedder.load(source)), tuple(reasons)
+    except EmbeddingUnavailable as exc:
+        reasons.append(f"CPU embedding ranker unavailable: {exc}")
+    return None, tuple(reasons)
+
+
+def _read_vectors(path: Path) -> dict[str, np.ndarray]:
+    """The cached vectors in ``path``; none when it is missing or unreadable (it is only a cache)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return {}
+
+
+def _write_vectors(path: Path, vectors: Mapping[str, np.ndarray]) -> None:
+    """Write atomically (a temporary file, then a rename); a failure leaves the old cache."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=".vectors-", suffix=".npz", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **dict(vectors))  # type: ignore[arg-type]
+        os.replace(temporary, path)
+    except OSError:
+        log.warning("could not write the tool embedding cache %s", path, exc_info=True)

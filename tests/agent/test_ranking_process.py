@@ -1,0 +1,165 @@
+"""The tool-ranking process: the host's embedder in a process of its own (agent/ranking_process.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from edgehost.agent import ranking_process
+from edgehost.agent.ranking_process import RankingProcess
+from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, ToolSelector, load_ranker
+from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import open_index
+from edgehost.errors import EmbeddingUnavailable
+
+QUESTIONS = ["what time is it in Tokyo", "show me the last five commits", "thanks, that was helpful"]
+
+
+@pytest.fixture
+def tools(reference_tools: dict[str, ToolSpec]) -> list[ToolSpec]:
+    return list(reference_tools.values())
+
+
+@pytest.fixture
+def process(tmp_path: Path):
+    started, reasons = RankingProcess.start(cache_dir=tmp_path / "cache", log_file=tmp_path / "ranker.log")
+    if started is None:
+        pytest.skip("; ".join(reasons))
+    yield started
+    started.close()
+
+
+def index_of(ranker: object) -> RankingProcess:
+    assert isinstance(ranker, BlendedRanker) and isinstance(ranker.semantic, EmbeddingRanker)
+    index = ranker.semantic.index
+    assert isinstance(index, RankingProcess)
+    return index
+
+
+def test_the_process_ranks_exactly_as_the_same_model_in_this_process(process, tools, tmp_path) -> None:
+    here, _reasons = open_index(cache_dir=tmp_path / "cache")  # the int8 copy the process wrote
+    assert here is not None and here.name == process.name == "minilm-cpu-int8"
+    texts = [t.description for t in tools]
+    process.prepare(texts)
+    for question in QUESTIONS:
+        assert process.similarities(question, texts) == pytest.approx(
+            here.similarities(question, texts), abs=1e-6
+        )
+    assert process.similarities("anything", []) == []
+
+
+def test_tool_vectors_embedded_by_one_process_are_read_by_the_next(tools, tmp_path) -> None:
+    cache = tmp_path / "cache"
+    first, _ = RankingProcess.start(cache_dir=cache)
+    assert first is not None
+    first.prepare([t.description for t in tools])
+    first.close()
+    assert (cache / "tool-vectors-minilm-cpu-int8.npz").is_file()
+    second, _ = RankingProcess.start(cache_dir=cache)
+    assert second is not None
+    try:
+        scores = second.similarities("show me the commit history", [t.description for t in tools])
+    finally:
+        second.close()
+    assert tools[max(range(len(tools)), key=scores.__getitem__)].name == "git__git_log"
+
+
+def test_the_host_selector_ranks_in_the_process_and_its_own_process_never_loads_numpy(tmp_path) -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, json, sys
+        from pathlib import Path
+        from edgehost.agent.selection import ToolSelector
+        from tests.question_sets import reference_tools
+
+        async def main():
+            selector = ToolSelector(cache_dir=Path(sys.argv[1]))
+            tools = reference_tools()
+            route = await selector.route("show me the last five commits", tools)
+            chat = await selector.route("thanks, that was helpful", tools)
+            ranker = (await selector.ranker()).name
+            await selector.aclose()
+            print(json.dumps([route.needs_tool, [t.name for t in route.candidates], chat.needs_tool, ranker,
+                              "numpy" in sys.modules]))
+
+        asyncio.run(main())
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+        check=True,
+    )
+    needs_tool, candidates, chat_needs_tool, ranker, numpy_loaded = __import__("json").loads(done.stdout)
+    assert needs_tool and candidates[0] == "git__git_log"
+    assert not chat_needs_tool
+    assert ranker == "embedding:minilm-cpu-int8+bm25"
+    assert numpy_loaded is False
+
+
+async def test_a_ranking_process_that_dies_leaves_ranking_by_words_and_the_turn_goes_on(
+    tools, tmp_path
+) -> None:
+    selector = ToolSelector(cache_dir=tmp_path / "cache")
+    await selector.prepare(tools)
+    index = index_of(await selector.ranker())
+    os.kill(index.pid, signal.SIGKILL)
+    route = await selector.route("what time is it in Tokyo", tools)
+    assert route.needs_tool and route.candidates[0].name == "time__get_current_time"
+    assert isinstance(await selector.ranker(), LexicalRanker)
+    assert any("signal 9 (SIGKILL)" in reason for reason in selector.ranker_reasons)
+    await selector.aclose()
+
+
+async def test_a_ranking_process_that_hangs_is_killed_after_the_timeout(tools, tmp_path, monkeypatch) -> None:
+    selector = ToolSelector(cache_dir=tmp_path / "cache")
+    await selector.prepare(tools)
+    index = index_of(await selector.ranker())
+    monkeypatch.setattr(ranking_process, "REQUEST_TIMEOUT_S", 1.0)
+    os.kill(index.pid, signal.SIGSTOP)
+    try:
+        selection = await selector.select("show me the last five commits", tools, budget_tokens=300)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # killed already, as it should be
+            os.kill(index.pid, signal.SIGCONT)
+    assert "git__git_log" in [t.name for t in selection.tools]
+    assert any("did not answer within 1 s" in reason for reason in selector.ranker_reasons)
+    await selector.aclose()
+    with pytest.raises(ProcessLookupError):  # killed, and reaped
+        os.kill(index.pid, 0)
+
+
+async def test_closing_the_selector_ends_the_process(tools, tmp_path) -> None:
+    selector = ToolSelector(cache_dir=tmp_path / "cache")
+    await selector.prepare(tools[:3])
+    index = index_of(await selector.ranker())
+    await selector.aclose()
+    with pytest.raises(ProcessLookupError):
+        os.kill(index.pid, 0)
+    with pytest.raises(EmbeddingUnavailable):
+        index.similarities("hello", ["a text"])
+    assert isinstance(await selector.ranker(), LexicalRanker)
+
+
+def test_without_an_embedding_model_the_process_says_why_and_words_rank(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EDGEHOST_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
+    choice = load_ranker(cache_dir=tmp_path / "cache", own_process=True)
+    assert isinstance(choice.ranker, LexicalRanker)
+    assert any("no-such-model, which does not exist" in reason for reason in choice.reasons)
+
+
+def test_a_program_that_cannot_start_is_a_reason_not_an_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(ranking_process, "python_module_command", lambda *_a: [str(tmp_path / "missing")])
+    started, reasons = RankingProcess.start(cache_dir=tmp_path / "cache")
+    assert started is None and "could not start" in reasons[0]
