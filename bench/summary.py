@@ -36,6 +36,7 @@ GOALS: dict[str, tuple[str, float, str]] = {
     "bundle_mb_without_model": ("<=", 250.0, "12"),
     "bundle_mb_with_model": ("<=", 350.0, "12"),
     "turn_overhead_ms": ("<=", 5.0, "12"),
+    "turn_overhead_typed_ms": ("<=", 5.0, "12"),
     "concurrent_start": ("<=", 1.3, ""),
     "decode_overhead": (">=", 0.95, ""),
     "mcp_call_overhead": ("<=", 1.10, ""),

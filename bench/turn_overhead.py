@@ -7,7 +7,10 @@ The scripted model makes one tool call and then answers. For each turn the wall 
 ScriptedBackend subclass times its own steps) and minus the tool call (the loop's own measure,
 ``ToolExecutionFinished.duration_ms``, which covers the MCP round trip). Prints the medians:
 
-  RESULT turn_overhead_ms <host time per turn outside the backend and the tool>
+  RESULT turn_overhead_ms <host time per turn outside the backend and the tool, for a question that
+         arrives whole (the CLI, the web page, a paste sent at once)>
+  RESULT turn_overhead_typed_ms <the same for a question typed in the window: the composer handed it to
+         the host when typing paused (Host.anticipate), so its embedding was made before Enter>
   RESULT turn_backend_ms <the scripted backend alone: the turn's two replies, same requests>
   RESULT turn_tool_ms <the tool call alone through the ServerManager>
   RESULT turn_overhead_ratio <turn_overhead_ms / turn_tool_ms> (the same run's baseline)
@@ -45,7 +48,9 @@ TOOLS = 50
 WARM_UP_TURNS = 5
 TURNS = 60
 PROFILED_TURNS = 30
-SERVER_READY_S = 60.0  # a cold Python start of the server on a loaded 2-core machine
+SERVER_READY_S = 60.0
+# A typist's pause between the last key and Enter (the window hands the draft over after 120 ms of it).
+TYPED_PAUSE_S = 0.3  # a cold Python start of the server on a loaded 2-core machine
 
 
 def build_bench_server() -> Any:
@@ -157,14 +162,19 @@ async def run(data_dir: Path) -> None:
 
         history_behind_s: list[float] = []
 
-        async def one_turn(index: int) -> tuple[float, float, float]:
-            """(wall, backend, tool) seconds of one turn in a new conversation."""
+        async def one_turn(index: int, typed: bool = False) -> tuple[float, float, float]:
+            """(wall, backend, tool) seconds of one turn in a new conversation. ``typed``: as in the
+            window, where the question was handed to the host when typing paused (Host.anticipate)."""
             name = f"bench__gauge_{index % TOOLS:02d}"
+            question = f"what does gauge {index % TOOLS} read on channel {index}?"
             backend.enqueue(tool_call(name, channel=index, label="x"), f"Gauge {index} reads 42.")
             backend.spent_s = 0.0
             tools_before = len(tool_ms)
+            if typed:
+                host.anticipate(question)
+                await asyncio.sleep(TYPED_PAUSE_S)
             began = time.perf_counter()
-            result = await host.submit(f"what does gauge {index % TOOLS} read on channel {index}?")
+            result = await host.submit(question)
             wall = time.perf_counter() - began
             if result is None or len(result.executions) != 1 or problems:
                 raise SystemExit(f"turn {index} went wrong: {result} {problems}")
@@ -207,6 +217,12 @@ async def run(data_dir: Path) -> None:
             overhead.append(wall - in_backend - in_tool)
             without_selection.append(overhead[-1] - sum(selection_s[selected_before:]))
 
+        # As in the window: each question handed over when typing paused, before Enter.
+        typed_overhead = []
+        for index in range(TURNS):
+            wall, in_backend, in_tool = await one_turn(index + TURNS, typed=True)
+            typed_overhead.append(wall - in_backend - in_tool)
+
         # Baselines, same run: the backend alone on the turn's two requests, the tool alone.
         recorded = backend.requests[-2:]
         backend_alone: list[float] = []
@@ -235,6 +251,7 @@ async def run(data_dir: Path) -> None:
             f"prompt {sum(len(m.content) for m in recorded[0].messages)} characters"
         )
         print(f"RESULT turn_overhead_ms {median_overhead:.2f}")
+        print(f"RESULT turn_overhead_typed_ms {statistics.median(typed_overhead) * 1000:.2f}")
         print(f"RESULT turn_backend_ms {statistics.median(backend_alone) * 1000:.2f}")
         print(f"RESULT turn_tool_ms {median_tool:.2f}")
         print(f"RESULT turn_overhead_ratio {median_overhead / median_tool:.2f}")

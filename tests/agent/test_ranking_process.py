@@ -53,6 +53,10 @@ def test_the_process_ranks_exactly_as_the_same_model_in_this_process(process, to
             here.similarities(question, texts), abs=1e-6
         )
     assert process.similarities("anything", []) == []
+    process.anticipate("what is the weather like")  # embedded ahead, the same vector when asked
+    assert process.similarities("what is the weather like", texts) == pytest.approx(
+        here.similarities("what is the weather like", texts), abs=1e-6
+    )
 
 
 def test_tool_vectors_embedded_by_one_process_are_read_by_the_next(tools, tmp_path) -> None:

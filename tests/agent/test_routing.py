@@ -4,6 +4,8 @@ the figures measured when the constants were chosen (bench/selection_recall.py),
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.question_sets import calibration
 
@@ -78,6 +80,40 @@ async def test_routing_then_selecting_a_turn_embeds_its_question_once(reference_
     await selector.prepare(tools)
     ranker.semantic.index.prepare(small_talk_examples())
     counting.texts.clear()
+    await selector.route("show me the last five commits", tools)
+    await selector.select("show me the last five commits", tools, budget_tokens=200)
+    assert counting.texts == ["show me the last five commits"]
+
+
+async def test_a_question_embedded_while_typed_is_not_embedded_again_when_asked(reference_tools) -> None:
+    class Counting:
+        name = "counting"
+
+        def __init__(self, inner: MiniLMEmbedder) -> None:
+            self.inner, self.texts = inner, []
+
+        def embed(self, texts):
+            self.texts.extend(texts)
+            return self.inner.embed(texts)
+
+    try:
+        counting = Counting(MiniLMEmbedder.load())
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(counting)))
+    selector = ToolSelector(ranker)
+    tools = list(reference_tools.values())
+    await selector.prepare(tools)
+    ranker.semantic.index.prepare(small_talk_examples())
+    counting.texts.clear()
+    for draft in ("show", "show me the", "show me the last five commits  "):  # faster than it embeds
+        selector.anticipate(draft)
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if counting.texts:
+            break
+    assert counting.texts == ["show me the last five commits"]  # only the newest draft, stripped
+    # Asked while that embedding may still run: the turn waits for it rather than embed again.
     await selector.route("show me the last five commits", tools)
     await selector.select("show me the last five commits", tools, budget_tokens=200)
     assert counting.texts == ["show me the last five commits"]

@@ -3,12 +3,16 @@ who decides, and an answer that ignores the tool's result gives way to the resul
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from tests.ui.conftest import finished, opened_desktop, shown_widgets
 
+from edgehost.agent.ranking_process import RankingProcess
 from edgehost.settings import Settings
 from edgehost.ui.chat_view import AssistantBlock
 
@@ -57,5 +61,35 @@ def test_the_conversation_switch_hands_the_choice_to_the_model(data_dir: Path, r
             assert switch.currentData() == "host"  # a new conversation follows the setting again
             window.open_conversation(desktop.host._store().list_conversations()[0].id)
             assert switch.currentData() == "model"
+
+    run(scenario())
+
+
+def test_a_question_being_typed_is_handed_to_the_ranking_process_when_typing_pauses(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["Plenty."], settings=HOST_ROUTED) as desktop:
+            ranker = await desktop.host._selector.ranker()  # loaded by the warm-up, as the window starts
+            index = ranker.semantic.index
+            assert isinstance(index, RankingProcess)
+            drafts: list[str] = []
+            anticipate = index.anticipate
+
+            def seen(draft: str) -> None:  # records, then the real request to the process
+                drafts.append(draft)
+                anticipate(draft)
+
+            index.anticipate = seen
+            window = desktop.window
+            QTest.keyClicks(window.composer.edit, "How much memory is free?  ")
+            for _ in range(500):
+                await asyncio.sleep(0.01)
+                if drafts:
+                    break
+            assert drafts == ["How much memory is free?"]  # once typing paused, not once a key
+            QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
+            await finished(window.turn_task)
+            assert drafts == ["How much memory is free?"]
 
     run(scenario())

@@ -10,6 +10,7 @@ once its embedder is loaded, or ``{"unavailable": [...]}`` (and exits) when none
 answer per request, in order:
 
     {"op": "prepare", "texts": [...]}                    -> {"ok": true}
+    {"op": "anticipate", "query": Q}                     -> {"ok": true}
     {"op": "similarities", "query": Q, "texts": [...]}   -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
@@ -58,7 +59,7 @@ def ranking_command(
 
 class RankingProcess:
     """The host's handle on a ranking process: the VectorIndex surface (``name``, ``prepare``,
-    ``similarities``, ``close``), blocking, safe to call from several threads (one request at a time).
+    ``anticipate``, ``similarities``, ``close``), blocking, safe to call from several threads (one request at a time).
 
     A process that exits, answers nonsense or hangs past REQUEST_TIMEOUT_S raises EmbeddingUnavailable
     (and is killed): the caller falls back to ranking by words.
@@ -127,6 +128,9 @@ class RankingProcess:
 
     def prepare(self, texts: Sequence[str]) -> None:
         self._request({"op": "prepare", "texts": list(texts)})
+
+    def anticipate(self, query: str) -> None:
+        self._request({"op": "anticipate", "query": query})
 
     def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
@@ -235,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 if message.get("op") == "prepare":
                     index.prepare(message["texts"])
+                    writer.send({"ok": True})
+                elif message.get("op") == "anticipate":
+                    index.anticipate(message["query"])
                     writer.send({"ok": True})
                 elif message.get("op") == "similarities":
                     writer.send({"scores": index.similarities(message["query"], message["texts"])})

@@ -2,8 +2,9 @@
 
 A ``VectorIndex`` embeds texts with one embedder (agent/_embedding.py: the CPU model, or the NPU's),
 keeps their unit vectors by the hash of the text, in memory and in a file (so a restart embeds nothing
-it saw before), and answers ``similarities(question, texts)`` with cosine similarities. The last
-question's vector is kept: routing and selection of one turn embed it once.
+it saw before), and answers ``similarities(question, texts)`` with cosine similarities. The last few
+questions' vectors are kept: routing and selection of one turn embed the question once, and a question
+embedded while it was typed (``anticipate``) is not embedded again when it is asked.
 
 The host runs its index in a process of its own (agent/ranking_process.py), so that the GUI process
 holds neither numpy nor the model; tests and benches may open one here (``open_index``).
@@ -16,6 +17,7 @@ import logging
 import os
 import tempfile
 import zipfile
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from edgehost.agent._embedding import (
 __all__ = ["VectorIndex", "open_index"]
 
 STACKED_KEPT = 8  # text lists' matrices kept whole (a turn asks again for the same tools and examples)
+QUERIES_KEPT = 8  # the last questions' vectors: one typed ahead (anticipate), a follow-up's combined text
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 log = logging.getLogger(__name__)
@@ -45,7 +48,7 @@ class VectorIndex:
         self.name = embedder.name
         self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
         self._cache_file = cache_file
-        self._last_query: tuple[str, np.ndarray] | None = None
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._keys: dict[str, str] = {}  # text -> its cache key
         self._stacked: dict[tuple[str, ...], np.ndarray] = {}  # texts -> their vectors, one row each
 
@@ -59,15 +62,24 @@ class VectorIndex:
             return []
         return [float(s) for s in self._text_vectors(texts) @ self._query_vector(query)]
 
+    def anticipate(self, query: str) -> None:
+        """Embed ``query`` now (the question as it is being typed), for a later ``similarities``."""
+        self._query_vector(query)
+
     def close(self) -> None:
         close = getattr(self.embedder, "close", None)
         if close is not None:
             close()
 
     def _query_vector(self, query: str) -> np.ndarray:
-        if self._last_query is None or self._last_query[0] != query:
-            self._last_query = (query, self.embedder.embed([query])[0])
-        return self._last_query[1]
+        vector = self._queries.get(query)
+        if vector is None:
+            vector = self._queries[query] = self.embedder.embed([query])[0]
+            if len(self._queries) > QUERIES_KEPT:
+                self._queries.popitem(last=False)
+        else:
+            self._queries.move_to_end(query)
+        return vector
 
     def _text_vectors(self, texts: Sequence[str]) -> np.ndarray:
         whole = tuple(texts)

@@ -782,6 +782,11 @@ class Host:
         """submit() as a task (the GUI's way): events report progress, cancel() stops it."""
         return asyncio.create_task(self.submit(text, conversation_id, **kwargs), name="edgehost-turn")
 
+    def anticipate(self, draft: str) -> None:
+        """The next question as it is being typed (the window's composer): its embedding for tool ranking
+        is made ahead, off the loop (ToolSelector.anticipate). Cheap to call on every pause in typing."""
+        self._selector.anticipate(draft)
+
     async def cancel(self) -> None:
         """Stop the running turn: generation and tool calls in flight; what was produced is kept."""
         task = self._turn_task

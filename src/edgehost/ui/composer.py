@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -25,6 +25,10 @@ from edgehost.agent.tools import summary
 __all__ = ["Composer", "Palette", "PaletteItem"]
 
 MAX_INPUT_LINES = 8
+# A pause this long in typing hands the draft to the host, which embeds it for tool ranking ahead of the
+# turn (~10 ms on a desktop, 20-40 on a board, in the ranking process). Shorter than the pause before
+# Enter, longer than the gap between a typist's keys, so a question costs a few embeddings, not one a key.
+DRAFT_PAUSE_MS = 120
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,8 @@ class Composer(QFrame):
     """Multi-line input with attach, a pinned-tool chip, attachment chips and a Send/Stop button."""
 
     send_requested = Signal(str)
+    # The text as typed, once typing pauses for DRAFT_PAUSE_MS: the host embeds it ahead (Host.anticipate).
+    draft_changed = Signal(str)
     stop_requested = Signal()
     palette_requested = Signal()
     attach_requested = Signal()
@@ -178,6 +184,11 @@ class Composer(QFrame):
         )
         self.edit.setTabChangesFocus(True)
         self.edit.textChanged.connect(self._fit)
+        self._draft_timer = QTimer(self)
+        self._draft_timer.setSingleShot(True)
+        self._draft_timer.setInterval(DRAFT_PAUSE_MS)
+        self._draft_timer.timeout.connect(self._draft_paused)
+        self.edit.textChanged.connect(self._draft_timer.start)
         self.edit.submitted.connect(self._submit)
         self.edit.slash_typed.connect(self.palette_requested.emit)
         row = QHBoxLayout()
@@ -246,6 +257,11 @@ class Composer(QFrame):
         text = self.edit.toPlainText().strip()
         if text:
             self.send_requested.emit(text)
+
+    def _draft_paused(self) -> None:
+        text = self.edit.toPlainText().strip()
+        if text:
+            self.draft_changed.emit(text)
 
     def _fit(self) -> None:
         metrics = self.edit.fontMetrics()

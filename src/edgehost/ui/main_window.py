@@ -192,6 +192,7 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.composer.setMaximumWidth(900)
         self.composer.send_requested.connect(self.send)
+        self.composer.draft_changed.connect(self._anticipate)
         self.composer.stop_requested.connect(self.stop)
         self.composer.palette_requested.connect(self.show_palette)
         self.composer.attach_requested.connect(self.show_resources)
@@ -352,6 +353,10 @@ class MainWindow(QMainWindow):
         attachments = [body for _label, body in self.composer.attachments]
         self.composer.clear_after_send()
         self.start_turn(self.current_id, text, pinned, attachments)
+
+    def _anticipate(self, draft: str) -> None:
+        if self._host is not None and self._host.started:
+            self._host.anticipate(draft)
 
     def start_turn(
         self, conversation_id: int, text: str, pinned: str | None = None, attachments: list[str] | None = None
