@@ -164,3 +164,28 @@ async def test_a_task_tools_card_shows_the_tasks_state_on_the_page(
     await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
     assert (await status.inner_text()).startswith("ok")
     assert page.errors == []
+
+
+async def test_a_question_typed_on_the_page_is_handed_to_the_host_when_typing_pauses(
+    serve: Any, browser: Any
+) -> None:
+    served = await serve(ScriptedBackend(["Hello."]))
+    drafts: list[str] = []
+    anticipate = served.host.anticipate
+
+    def seen(draft: str) -> None:  # records, then the host's own
+        drafts.append(draft)
+        anticipate(draft)
+
+    served.host.anticipate = seen
+    page = await _open(browser, served.server.url)
+    await page.type("#input", "How much memory is free? ")
+    for _ in range(300):
+        if drafts:
+            break
+        await page.wait_for_timeout(10)
+    assert drafts == ["How much memory is free?"]  # once, when typing paused; trimmed as it is sent
+    await page.press("#input", "Enter")
+    completed = await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
+    assert completed.text == "Hello."
+    assert page.errors == []

@@ -41,7 +41,7 @@ from edgehost.host.sampling import sampling_handler
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
-from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store
+from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store, uses_oauth
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import (
@@ -180,9 +180,11 @@ class Host:
         secrets = self.servers_config.secret_values()
         self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
         self._history.attach(self._db)
-        # Finding the OS keyring imports its backends and may run `gcc` (ctypes.util.find_library):
-        # 40-80 ms that stalled the window when the servers' client features asked for it on the loop.
-        await asyncio.to_thread(self.auth)
+        # Finding the OS keyring imports its backends (11 MB) and may run `gcc` (ctypes.util.find_library):
+        # 40-80 ms that stalled the window when it ran on the loop. Only a host with a server that may
+        # sign in looks for it, and in a thread; the others never do (Host._http_auth).
+        if any(uses_oauth(server) for server in self.servers_config.servers):
+            await asyncio.to_thread(self.auth)
         self.policy = ApprovalPolicy.from_config(self.servers_config.approval, store=self._db.approval_rules)
         self._mcp = ServerManager(
             self.servers_config,
@@ -203,11 +205,16 @@ class Host:
         our own model once the approver allows the draft."""
         features = self.options.features or ClientFeatures()
         if features.http_auth is None:
-            features = dataclasses.replace(features, http_auth=self.auth().http_auth)
+            features = dataclasses.replace(features, http_auth=self._http_auth)
         if features.sampling is not decline_sampling:
             return features
         handler = sampling_handler(self.wait_model, self._approver, self.emit)
         return dataclasses.replace(features, sampling=handler)
+
+    def _http_auth(self, server: ServerConfig) -> Any:
+        """A connection's OAuth (ServerAuth.http_auth): the credential store is not looked for until a
+        server that may sign in connects."""
+        return self.auth().http_auth(server) if uses_oauth(server) else None
 
     async def sample(self, server: str, params: Any) -> Any:
         """Answer a sampling request as the servers' requests are answered (our model drafts, the

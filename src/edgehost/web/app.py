@@ -231,6 +231,9 @@ class _Face:
                     conversation = self.host.new_conversation(fields["text"])
                 self._turn = self.host.start_turn(fields["text"], conversation)
                 await self._reply(socket, command, True, conversation_id=conversation)
+            elif command.name == "draft":
+                self.host.anticipate(fields["text"])
+                await self._reply(socket, command, True)
             elif command.name == "cancel":
                 await self.host.cancel()
                 await self._reply(socket, command, True)

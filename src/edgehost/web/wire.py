@@ -31,6 +31,7 @@ __all__ = [
 COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "resume": {"after": int},
     "submit": {"text": str},
+    "draft": {"text": str},  # the question as typed, when typing pauses: embedded ahead (Host.anticipate)
     "cancel": {},
     "approve": {"request_id": str, "allow": bool},
     "enable_server": {"name": str, "enabled": bool},

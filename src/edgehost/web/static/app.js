@@ -6,6 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || localStorage.getItem("edgehost-token") || "";
+const DRAFT_PAUSE_MS = 120; // a pause in typing this long sends the draft (as the window does, ui/composer.py)
 if (params.get("token")) localStorage.setItem("edgehost-token", token);
 
 const state = {
@@ -476,7 +477,7 @@ function debounce(fn, ms) {
 
 $("composer").onsubmit = async (event) => {
   event.preventDefault();
-  const text = $("input").value;
+  const text = $("input").value.trim();
   if (!text.trim() || state.turn !== null) return;
   try {
     const reply = await send("submit", { text, conversation_id: state.current });
@@ -494,6 +495,11 @@ $("composer").onsubmit = async (event) => {
 $("input").onkeydown = (event) => {
   if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("composer").requestSubmit(); }
 };
+// A pause in typing hands the question to the host, which embeds it for tool ranking before Enter.
+$("input").oninput = debounce(() => {
+  const text = $("input").value.trim();
+  if (text) send("draft", { text }).catch(() => {});
+}, DRAFT_PAUSE_MS);
 $("stop").onclick = () => send("cancel", {}).catch((error) => notice(error.message, true));
 $("new-chat").onclick = () => openConversation(null);
 $("search").oninput = debounce(refreshLists, 250);
