@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -105,7 +106,7 @@ def test_the_host_selector_ranks_in_the_process_and_its_own_process_never_loads_
         timeout=300,
         check=True,
     )
-    needs_tool, candidates, chat_needs_tool, ranker, numpy_loaded = __import__("json").loads(done.stdout)
+    needs_tool, candidates, chat_needs_tool, ranker, numpy_loaded = json.loads(done.stdout)
     assert needs_tool and candidates[0] == "git__git_log"
     assert not chat_needs_tool
     assert ranker == "embedding:minilm-cpu-int8+bm25"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from tests.agent.conftest import CountingEmbedder
 from tests.question_sets import calibration
 
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
@@ -59,19 +60,11 @@ async def test_a_short_follow_up_is_read_with_the_previous_question(selector, re
     assert not thanks.needs_tool
 
 
-async def test_routing_then_selecting_a_turn_embeds_its_question_once(reference_tools) -> None:
-    class Counting:
-        name = "counting"
-
-        def __init__(self, inner: MiniLMEmbedder) -> None:
-            self.inner, self.texts = inner, []
-
-        def embed(self, texts):
-            self.texts.extend(texts)
-            return self.inner.embed(texts)
-
+@pytest.fixture
+async def counted(reference_tools) -> tuple[ToolSelector, CountingEmbedder, list[ToolSpec]]:
+    """A selector whose embedder counts what it embeds, the tools and small-talk examples embedded."""
     try:
-        counting = Counting(MiniLMEmbedder.load())
+        counting = CountingEmbedder(MiniLMEmbedder.load())
     except EmbeddingUnavailable as exc:
         pytest.skip(str(exc))
     ranker = BlendedRanker(EmbeddingRanker(VectorIndex(counting)))
@@ -80,32 +73,18 @@ async def test_routing_then_selecting_a_turn_embeds_its_question_once(reference_
     await selector.prepare(tools)
     ranker.semantic.index.prepare(small_talk_examples())
     counting.texts.clear()
+    return selector, counting, tools
+
+
+async def test_routing_then_selecting_a_turn_embeds_its_question_once(counted) -> None:
+    selector, counting, tools = counted
     await selector.route("show me the last five commits", tools)
     await selector.select("show me the last five commits", tools, budget_tokens=200)
     assert counting.texts == ["show me the last five commits"]
 
 
-async def test_a_question_embedded_while_typed_is_not_embedded_again_when_asked(reference_tools) -> None:
-    class Counting:
-        name = "counting"
-
-        def __init__(self, inner: MiniLMEmbedder) -> None:
-            self.inner, self.texts = inner, []
-
-        def embed(self, texts):
-            self.texts.extend(texts)
-            return self.inner.embed(texts)
-
-    try:
-        counting = Counting(MiniLMEmbedder.load())
-    except EmbeddingUnavailable as exc:
-        pytest.skip(str(exc))
-    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(counting)))
-    selector = ToolSelector(ranker)
-    tools = list(reference_tools.values())
-    await selector.prepare(tools)
-    ranker.semantic.index.prepare(small_talk_examples())
-    counting.texts.clear()
+async def test_a_question_embedded_while_typed_is_not_embedded_again_when_asked(counted) -> None:
+    selector, counting, tools = counted
     for draft in ("show", "show me the", "show me the last five commits  "):  # faster than it embeds
         selector.anticipate(draft)
     for _ in range(500):

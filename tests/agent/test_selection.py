@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.agent.conftest import CountingEmbedder
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
@@ -56,20 +57,6 @@ def minilm() -> MiniLMEmbedder:
 @pytest.fixture(scope="module")
 def blended(minilm) -> BlendedRanker:
     return BlendedRanker(EmbeddingRanker(VectorIndex(minilm)))
-
-
-class CountingEmbedder:
-    """The real model, counting the texts it is asked to embed."""
-
-    name = "counting"
-
-    def __init__(self, inner: MiniLMEmbedder) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
 
 
 def recall_at_5(ranker: ToolRanker, tools: list[ToolSpec], queries: list[dict]) -> float:
