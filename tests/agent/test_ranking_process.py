@@ -15,7 +15,7 @@ import pytest
 
 from edgehost.agent import ranking_process
 from edgehost.agent.ranking_process import RankingProcess
-from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, ToolSelector, load_ranker
+from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import open_index
 from edgehost.errors import EmbeddingUnavailable
@@ -157,11 +157,17 @@ async def test_closing_the_selector_ends_the_process(tools, tmp_path) -> None:
     assert isinstance(await selector.ranker(), LexicalRanker)
 
 
-def test_without_an_embedding_model_the_process_says_why_and_words_rank(tmp_path, monkeypatch) -> None:
+async def test_without_an_embedding_model_the_process_says_why_and_words_rank(
+    tools, tmp_path, monkeypatch, caplog
+) -> None:
     monkeypatch.setenv("EDGEHOST_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
-    choice = load_ranker(cache_dir=tmp_path / "cache", own_process=True)
-    assert isinstance(choice.ranker, LexicalRanker)
-    assert any("no-such-model, which does not exist" in reason for reason in choice.reasons)
+    selector = ToolSelector(cache_dir=tmp_path / "cache")
+    route = await selector.route("show me the last five commits", tools)
+    assert route.needs_tool and route.candidates[0].server == "git"  # by words: git_show, not git_log
+    assert isinstance(await selector.ranker(), LexicalRanker)
+    assert any("no-such-model, which does not exist" in reason for reason in selector.ranker_reasons)
+    assert "no-such-model, which does not exist" in caplog.text  # in edgehost.log, for the user
+    await selector.aclose()
 
 
 def test_a_program_that_cannot_start_is_a_reason_not_an_error(tmp_path, monkeypatch) -> None:

@@ -473,6 +473,10 @@ class ToolSelector:
                     await _in_thread(_close_index, choice.ranker)
                     return LexicalRanker()
                 self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
+                if choice.reasons:
+                    log.warning(
+                        "tool ranking: %s (ranking with %s)", "; ".join(choice.reasons), choice.ranker.name
+                    )
             return self._ranker
 
     def anticipate(self, draft: str) -> None:
