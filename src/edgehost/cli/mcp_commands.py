@@ -28,6 +28,7 @@ from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.cli.probe_auth import probe_credentials, probe_http_auth
 from edgehost.cli.probe_conformance import PlannedCall, planned_calls
+from edgehost.cli.terminal import progress_text
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.host.direct_calls import ToolRefused
@@ -367,14 +368,8 @@ def _parse_arguments(text: str) -> dict[str, Any]:
 
 def _print_progress(event: object) -> None:
     """A call's progress and, for a call run as an MCP Task, each of its states, on stderr."""
-    if not isinstance(event, ev.ToolExecutionProgressed):
-        return
-    said = f" — {event.message}" if event.message else ""
-    if event.task_status is not None:
-        print(f"[task {event.task_id}: {event.task_status}{said}]", file=sys.stderr, flush=True)
-    else:
-        total = f"/{event.total:g}" if event.total else ""
-        print(f"[progress {event.progress:g}{total}{said}]", file=sys.stderr, flush=True)
+    if isinstance(event, ev.ToolExecutionProgressed):
+        print(f"[{progress_text(event)}]", file=sys.stderr, flush=True)
 
 
 async def call_command(ctx: CliContext) -> int:

@@ -34,6 +34,16 @@ def add_approval_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def progress_text(event: ev.ToolExecutionProgressed) -> str:
+    """A call's progress, "progress 3/10 — message", or a Task's state, "task ID: working — message"
+    (`edgehost chat` and `edgehost call` print it)."""
+    said = f" — {event.message}" if event.message else ""
+    if event.task_status is not None:
+        return f"task {event.task_id}: {event.task_status}{said}"
+    total = f"/{event.total:g}" if event.total else ""
+    return f"progress {event.progress:g}{total}{said}"
+
+
 class LineReader:
     """Reads stdin lines in a daemon thread, so the event loop never blocks and Ctrl-C still works."""
 
@@ -114,14 +124,8 @@ class EventPrinter:
         elif isinstance(event, ev.ToolExecutionStarted):
             chosen = " (chosen by EdgeHost)" if event.chosen_by == "host" else ""
             self._line(f"[MCP: calling {event.tool} …{chosen}]")
-        elif isinstance(event, ev.ToolExecutionProgressed) and event.task_status is not None:
-            said = f" — {event.message}" if event.message else ""
-            self._line(f"[MCP: task {event.task_id} {event.task_status}{said}]")
         elif isinstance(event, ev.ToolExecutionProgressed):
-            total = f"/{event.total:g}" if event.total else ""
-            self._line(
-                f"[MCP: progress {event.progress:g}{total}{' ' + event.message if event.message else ''}]"
-            )
+            self._line(f"[MCP: {progress_text(event)}]")
         elif isinstance(event, ev.ToolExecutionFinished):
             detail = f" — {event.error.splitlines()[0]}" if event.error and event.status != "ok" else ""
             again = " (repeated call)" if event.repeated else ""
