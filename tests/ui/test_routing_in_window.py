@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from tests.ui.conftest import finished, opened_desktop, shown_widgets
 
 from edgehost.agent.ranking_process import RankingProcess
+from edgehost.agent.selection import BlendedRanker
 from edgehost.settings import Settings
 from edgehost.ui.chat_view import AssistantBlock
 
@@ -70,7 +72,12 @@ def test_a_question_being_typed_is_handed_to_the_ranking_process_when_typing_pau
 ) -> None:
     async def scenario() -> None:
         async with opened_desktop(data_dir, ["Plenty."], settings=HOST_ROUTED) as desktop:
-            ranker = await desktop.host._selector.ranker()  # loaded by the warm-up, as the window starts
+            selector = desktop.host._selector
+            ranker = await selector.ranker()  # loaded by the warm-up, as the window starts
+            if not isinstance(
+                ranker, BlendedRanker
+            ):  # a venv without it (the floor-Qt one); make test has it
+                pytest.skip(f"the embedding model is not installed: {selector.ranker_reasons}")
             index = ranker.semantic.index
             assert isinstance(index, RankingProcess)
             drafts: list[str] = []
