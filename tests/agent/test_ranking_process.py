@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -174,3 +175,32 @@ def test_a_program_that_cannot_start_is_a_reason_not_an_error(tmp_path, monkeypa
     monkeypatch.setattr(ranking_process, "python_module_command", lambda *_a: [str(tmp_path / "missing")])
     started, reasons = RankingProcess.start(cache_dir=tmp_path / "cache")
     assert started is None and "could not start" in reasons[0]
+
+
+def processes_for(cache: Path) -> list[int]:
+    """The ranking processes running with ``cache`` as their cache folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"edgehost.agent.ranking_process" in words and f"--cache-dir={cache}".encode() in words:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_warm_up_cancelled_while_the_process_starts_leaves_no_process_behind(tools, tmp_path) -> None:
+    cache = tmp_path / "cache"
+    selector = ToolSelector(cache_dir=cache)
+    warm_up = asyncio.create_task(selector.prepare(tools))
+    for _ in range(500):  # until the process exists: the load is under way
+        await asyncio.sleep(0.01)
+        if processes_for(cache):
+            break
+    assert processes_for(cache)
+    warm_up.cancel()  # as Host.aclose cancels its warm-up
+    with contextlib.suppress(asyncio.CancelledError):
+        await warm_up
+    await selector.aclose()
+    assert processes_for(cache) == []

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import traceback
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,8 @@ class RankingProcess:
         self._reader = os.fdopen(pipes[1], "rb", buffering=0)
         self._lock = threading.Lock()
         self._failed: str | None = None
+        # A handle dropped without close() (its owner gone) still ends the process: the pipe closes.
+        weakref.finalize(self, self._writer.close)
 
     @classmethod
     def start(

@@ -455,7 +455,7 @@ class ToolSelector:
             if ranker_loader is load_ranker and cache_dir is not None
             else ranker_loader
         )
-        self._loading = asyncio.Lock()
+        self._load: asyncio.Task[ToolRanker] | None = None
         self._closed = False
         self._anticipated: str | None = None  # the newest draft not embedded yet
         self._anticipating: asyncio.Task[None] | None = None
@@ -466,18 +466,25 @@ class ToolSelector:
         self.last: Selection | None = None
 
     async def ranker(self) -> ToolRanker:
-        async with self._loading:  # the warm-up and a first turn may ask at once: one load
-            if self._ranker is None:
-                choice = await _in_thread(self._loader)
-                if self._closed:  # closed while it loaded
-                    await _in_thread(_close_index, choice.ranker)
-                    return LexicalRanker()
-                self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
-                if choice.reasons:
-                    log.warning(
-                        "tool ranking: %s (ranking with %s)", "; ".join(choice.reasons), choice.ranker.name
-                    )
+        if self._ranker is not None:
             return self._ranker
+        if self._load is None:  # the warm-up and a first turn may ask at once: one load
+            self._load = asyncio.get_running_loop().create_task(
+                self._load_ranker(), name="edgehost-ranker-load"
+            )
+        # Shielded: a caller cancelled meanwhile (a warm-up, a stopped turn) leaves the load to finish
+        # and keep its ranker, so a ranking process started for it is always closed by aclose().
+        return await asyncio.shield(self._load)
+
+    async def _load_ranker(self) -> ToolRanker:
+        choice = await _in_thread(self._loader)
+        if self._closed:  # closed while it loaded
+            await _in_thread(_close_index, choice.ranker)
+            return LexicalRanker()
+        self._ranker, self.ranker_reasons = choice.ranker, choice.reasons
+        if choice.reasons:
+            log.warning("tool ranking: %s (ranking with %s)", "; ".join(choice.reasons), choice.ranker.name)
+        return choice.ranker
 
     def anticipate(self, draft: str) -> None:
         """The question as the user types it: its embedding starts now, in the ranking process, so the
@@ -507,8 +514,9 @@ class ToolSelector:
         self._anticipated = None
         if self._anticipating is not None:
             await asyncio.wait({self._anticipating})
-        async with self._loading:
-            ranker, self._ranker = self._ranker, LexicalRanker()
+        if self._load is not None:
+            await asyncio.wait({self._load})  # a load under way closes what it loaded itself
+        ranker, self._ranker = self._ranker, LexicalRanker()
         await _in_thread(_close_index, ranker)
 
     async def _ranked(self, function: Callable[..., T], *args: object) -> T:

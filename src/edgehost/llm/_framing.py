@@ -48,11 +48,14 @@ class MessageWriter:
                 data = data[written:]
 
     def close(self) -> None:
+        """Close the descriptor, once: a second call must not close a file that reuses its number."""
         with self._lock:
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
+            fd, self._fd = self._fd, -1
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
 
 def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
