@@ -4,7 +4,9 @@ Both children create the QApplication, watch for the first Show event of a main 
 each QMainWindow, installed as it is made), print and exit there; the EdgeHost child then runs the real
 entry point (`edgehost --data-dir D`). Rounds alternate so machine noise hits both. Prints
 ``RESULT startup <edgehost / bare>`` (goal <= 1.5, bench/summary.py), ``RESULT startup_edgehost_ms`` and
-``RESULT startup_bare_ms`` (medians).
+``RESULT startup_bare_ms`` (medians); and the same against a bare window that uses one flag of Qt's
+namespace (``RESULT startup_vs_qt_namespace``, ``RESULT startup_bare_with_qt_namespace_ms``): PySide
+creates the whole namespace's enums on its first use, which the plain bare window never pays.
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ QtWidgets.QMainWindow = WatchedMainWindow  # what `from PySide6.QtWidgets import
 BARE = WATCH + (
     "w = QtWidgets.QMainWindow(); w.setWindowTitle('bare'); w.resize(1180, 760); w.show(); app.exec()\n"
 )
+# The same bare window using one flag of Qt's namespace: the first `from PySide6.QtCore import Qt`
+# makes PySide create all of the namespace's Python enums (94, ~16 ms), which any real window pays.
+BARE_WITH_QT_NAMESPACE = WATCH + (
+    "from PySide6.QtCore import Qt\n"
+    "w = QtWidgets.QMainWindow(); w.setWindowTitle('bare'); w.resize(1180, 760)\n"
+    "w.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose); w.show(); app.exec()\n"
+)
 EDGEHOST = WATCH + "from edgehost.cli.main import main; sys.exit(main(['--data-dir', sys.argv[1]]))\n"
 
 
@@ -67,17 +76,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     bare: list[float] = []
+    bare_qt: list[float] = []
     edgehost: list[float] = []
     with tempfile.TemporaryDirectory(prefix="edgehost-startup-") as folder:
         time_child(EDGEHOST, folder)  # warm the file cache, write the bytecode, create the data folder
         for _ in range(args.rounds):
             bare.append(time_child(BARE))
+            bare_qt.append(time_child(BARE_WITH_QT_NAMESPACE))
             edgehost.append(time_child(EDGEHOST, folder))
     bare_ms = statistics.median(bare) * 1000
     edgehost_ms = statistics.median(edgehost) * 1000
     print(f"RESULT startup {edgehost_ms / bare_ms:.2f}")
     print(f"RESULT startup_edgehost_ms {edgehost_ms:.0f}")
     print(f"RESULT startup_bare_ms {bare_ms:.0f}")
+    bare_qt_ms = statistics.median(bare_qt) * 1000
+    print(f"RESULT startup_vs_qt_namespace {edgehost_ms / bare_qt_ms:.2f}")
+    print(f"RESULT startup_bare_with_qt_namespace_ms {bare_qt_ms:.0f}")
     return 0
 
 
