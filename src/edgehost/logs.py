@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from edgehost.paths import Paths
 
-__all__ = ["LOG_FILE_NAME", "LoggingSetup", "configure_logging", "rotate_when_larger"]
+__all__ = ["LOG_FILE_NAME", "LoggingSetup", "configure_logging", "open_child_log", "rotate_when_larger"]
 
 LOG_FILE_NAME = "edgehost.log"
 # A few weeks of everyday use; four files at most stay on a board's small eMMC.
@@ -111,3 +113,15 @@ def rotate_when_larger(path: Path, max_bytes: int = MAX_BYTES) -> bool:
     except OSError:
         return False
     return True
+
+
+def open_child_log(log_file: Path | None, max_bytes: int = MAX_BYTES) -> tuple[Any, int]:
+    """A child process's stderr: ``log_file`` opened for appending (moved to ``.1`` first when larger than
+    ``max_bytes``) and where this start's lines begin; ``subprocess.DEVNULL`` and 0 without a log file.
+    The caller closes the file once the child has it. Raises OSError."""
+    if log_file is None:
+        return subprocess.DEVNULL, 0
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    rotate_when_larger(log_file, max_bytes)
+    stderr = open(log_file, "ab")  # noqa: SIM115 - the caller closes it once the child inherited it
+    return stderr, stderr.tell()

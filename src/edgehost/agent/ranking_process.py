@@ -37,7 +37,7 @@ from typing import Any
 from edgehost.child_processes import python_module_command, spawn_below
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.llm._framing import MessageWriter, read_message
-from edgehost.logs import rotate_when_larger
+from edgehost.logs import open_child_log
 
 __all__ = ["RankingProcess", "main", "ranking_command"]
 
@@ -93,7 +93,7 @@ class RankingProcess:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         try:
-            stderr = _open_log(log_file)
+            stderr, _start = open_child_log(log_file, LOG_MAX_BYTES)
             try:
                 popen = spawn_below(
                     ranking_command((to_child_r, from_child_w), cache_dir, npu_model, npu_core_mask),
@@ -197,14 +197,6 @@ class RankingProcess:
     def _fail(self, reason: str) -> EmbeddingUnavailable:
         self._failed = reason
         return EmbeddingUnavailable(reason)
-
-
-def _open_log(log_file: Path | None) -> Any:
-    if log_file is None:
-        return subprocess.DEVNULL
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    rotate_when_larger(log_file, LOG_MAX_BYTES)
-    return open(log_file, "ab")  # noqa: SIM115 - closed as soon as the child has it
 
 
 def _environment() -> dict[str, str]:

@@ -38,7 +38,7 @@ from edgehost.llm.base import (
     ModelInfo,
     TokenText,
 )
-from edgehost.logs import rotate_when_larger
+from edgehost.logs import open_child_log
 
 __all__ = ["WorkerBackend", "describe_exit", "worker_command"]
 
@@ -94,17 +94,6 @@ class _Stream:
         self.cancel_requested = False
 
 
-def _open_log(log_file: Path | None) -> tuple[Any, int]:
-    """The worker's stderr: ``log_file`` opened for appending (rotated when large) and where this start's
-    lines begin, or DEVNULL without a log. Raises OSError."""
-    if log_file is None:
-        return subprocess.DEVNULL, 0
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    rotate_when_larger(log_file, WORKER_LOG_MAX_BYTES)
-    stderr = open(log_file, "ab")  # noqa: SIM115 - closed right after the child inherits it
-    return stderr, stderr.tell()
-
-
 class _Process:
     """One worker process, its pipes and the thread that reads its messages (made by ``start``)."""
 
@@ -138,7 +127,7 @@ class _Process:
 
         Raises OSError when it cannot be started.
         """
-        stderr, log_start = await asyncio.to_thread(_open_log, log_file)
+        stderr, log_start = await asyncio.to_thread(open_child_log, log_file, WORKER_LOG_MAX_BYTES)
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
