@@ -34,6 +34,7 @@ from edgehost.mcp.catalog import ServerListing
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
 from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
+from edgehost.mcp.request_deadlines import ActiveRequest, Progress
 from edgehost.mcp.tasks import TaskCancelled, TaskState, call_as_task, runs_as_task
 
 __all__ = ["ServerState", "ServerStatus", "ServerSupervisor"]
@@ -108,37 +109,6 @@ class ServerState:
         }
 
 
-class _ActiveRequest:
-    """The deadline of one request in flight: progress extends it; waiting on a person pauses it."""
-
-    def __init__(self, scope: anyio.CancelScope, timeout: float) -> None:
-        self.scope = scope
-        self.timeout = timeout
-
-    def extend(self) -> None:
-        if self.scope.deadline != math.inf:
-            self.scope.deadline = anyio.current_time() + self.timeout
-
-    def pause(self) -> None:
-        self.scope.deadline = math.inf
-
-    def resume(self) -> None:
-        self.scope.deadline = anyio.current_time() + self.timeout
-
-
-class _Progress:
-    """The progress callback of one request: each notification extends its deadline, then is passed on."""
-
-    def __init__(self, active: _ActiveRequest, forward: ProgressFnT | None) -> None:
-        self.active = active
-        self._forward = forward
-
-    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        self.active.extend()
-        if self._forward is not None:
-            await self._forward(progress, total, message)
-
-
 ChangeFnT = Callable[["ServerSupervisor", str], None]
 """Called with (supervisor, what) where what is "status" or "listing"."""
 
@@ -190,7 +160,7 @@ class ServerSupervisor:
         self._shutdown = False
         self._restart_requested = False
         self._refresh_requested = False
-        self._requests: set[_ActiveRequest] = set()
+        self._requests: set[ActiveRequest] = set()
         self._person_waits = 0
         self._startup_scope: anyio.CancelScope | None = None
         self._sign_in_required = False  # the last connection stopped because a person must sign in
@@ -550,7 +520,7 @@ class ServerSupervisor:
     async def request(
         self,
         what: str,
-        send: Callable[[Client, _Progress], Awaitable[_T]],
+        send: Callable[[Client, Progress], Awaitable[_T]],
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - progress extends it; see request()
         progress: ProgressFnT | None = None,
@@ -567,9 +537,9 @@ class ServerSupervisor:
         client = await self._ready_client(limit)
 
         with anyio.CancelScope() as scope:
-            active = _ActiveRequest(scope, limit)
+            active = ActiveRequest(scope, limit)
 
-            on_progress = _Progress(active, progress)
+            on_progress = Progress(active, progress)
 
             if self._person_waits:
                 active.pause()
@@ -631,7 +601,7 @@ class ServerSupervisor:
         progress: ProgressFnT | None,
         on_task: Callable[[TaskState], None] | None,
     ) -> types.CallToolResult:
-        async def send(client: Client, on_progress: _Progress) -> types.CallToolResult:
+        async def send(client: Client, on_progress: Progress) -> types.CallToolResult:
             # Decided on the connection the call goes out on (the listing and capabilities are its own),
             # so a call made while the server starts is a task as much as one made later.
             listed = next((t for t in self.listing.tools if t.name == tool), None)
