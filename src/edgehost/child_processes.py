@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import signal
 import subprocess
@@ -101,18 +100,29 @@ def python_module_command(module: str, frozen_command: str, *args: str) -> list[
 async def start_in_background(command: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:
     """``spawn_in_background`` on the spawning thread, without blocking the event loop.
 
-    Cancelled while the process starts, the process is killed as soon as it exists. Raises what
-    Popen raises.
+    Cancelled while the process starts, it waits for the fork/exec in flight (milliseconds), kills the
+    process as soon as it exists, and then raises CancelledError: the caller's clean-up, which closes
+    what it handed to the child (``pass_fds``, a ``stderr`` file), must not run while Popen still uses
+    those descriptors. Closed mid-spawn, a number can be taken by Popen's own exec-status pipe and given
+    to the child; the spawning thread then reads that pipe for as long as the child lives, and every
+    later start queues behind it. Raises what Popen raises.
     """
-    call = functools.partial(spawn_in_background, command, **popen_kwargs)
-    future: asyncio.Future[subprocess.Popen[bytes]] = asyncio.get_running_loop().run_in_executor(
-        _spawner(), call
-    )
+    spawning = _spawner().submit(spawn_in_background, command, **popen_kwargs)
+    future = asyncio.wrap_future(spawning)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
-        future.add_done_callback(_discard)
+        if not spawning.cancel():  # not still queued: it runs or ran, and owns the descriptors until done
+            await _settled(future)
+            _discard(future)
         raise
+
+
+async def _settled(future: asyncio.Future[Any]) -> None:
+    """Wait until ``future`` is done, through further cancellations (anyio repeats one until it lands)."""
+    while not future.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait([future])
 
 
 def _discard(future: asyncio.Future[subprocess.Popen[bytes]]) -> None:

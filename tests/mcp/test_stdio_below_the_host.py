@@ -8,6 +8,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import anyio
 import pytest
 from mcp_support import HOSTILE, hostile, running
 
+from edgehost import child_processes
 from edgehost.child_processes import BACKGROUND_NICE_STEP, start_in_background
 from edgehost.mcp.config import ServerConfig
 
@@ -85,6 +87,41 @@ async def test_a_process_whose_start_was_cancelled_is_killed() -> None:
         await task
     with anyio.fail_after(WAIT_S):
         while _children(os.getpid(), marker):  # noqa: ASYNC110 - nothing announces another's exit
+            await anyio.sleep(0.05)
+
+
+async def test_a_start_cancelled_mid_spawn_returns_only_once_the_spawn_is_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The caller closes what it handed to the child (pass_fds, stderr) as the cancellation reaches it:
+    that must not happen while Popen, on the spawning thread, still uses those descriptors."""
+    marker = "edgehost-cancelled-mid-spawn-test"
+    spawning, spawned = threading.Event(), threading.Event()
+    spawn = child_processes.spawn_in_background
+
+    def slow_spawn(command: list[str], **kwargs: Any) -> Any:
+        spawning.set()
+        time.sleep(0.3)  # a fork/exec on a loaded board
+        try:
+            return spawn(command, **kwargs)
+        finally:
+            spawned.set()
+
+    monkeypatch.setattr(child_processes, "spawn_in_background", slow_spawn)
+    read_fd, write_fd = os.pipe()
+    try:
+        command = [sys.executable, "-c", "import time; time.sleep(60)", marker]
+        task = asyncio.ensure_future(start_in_background(command, pass_fds=(read_fd,)))
+        assert await asyncio.to_thread(spawning.wait, WAIT_S)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert spawned.is_set()  # the spawn was over before the cancellation came back
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+    with anyio.fail_after(WAIT_S):
+        while _children(os.getpid(), marker):  # noqa: ASYNC110 - killed once it existed
             await anyio.sleep(0.05)
 
 
