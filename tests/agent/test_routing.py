@@ -5,6 +5,7 @@ the figures measured when the constants were chosen (bench/selection_recall.py),
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from tests.agent.conftest import CountingEmbedder
@@ -15,6 +16,8 @@ from edgehost.agent.routing import decide_route, small_talk_examples
 from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice, ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
+
+WAIT_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +99,36 @@ async def test_a_question_embedded_while_typed_is_not_embedded_again_when_asked(
     await selector.route("show me the last five commits", tools)
     await selector.select("show me the last five commits", tools, budget_tokens=200)
     assert counting.texts == ["show me the last five commits"]
+
+
+async def test_a_question_given_while_the_embedder_loads_is_embedded_once_it_is_loaded(
+    reference_tools,
+) -> None:
+    """`edgehost ask` hands its question over at start, and a user may type before the model is in."""
+    try:
+        counting = CountingEmbedder(MiniLMEmbedder.load())
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+    loaded = threading.Event()
+
+    def slow_loader() -> RankerChoice:
+        assert loaded.wait(WAIT_S)
+        return RankerChoice(BlendedRanker(EmbeddingRanker(VectorIndex(counting))), ())
+
+    selector = ToolSelector(ranker_loader=slow_loader)
+    selector.anticipate("show me the last five commits")
+    await asyncio.sleep(0.05)
+    assert counting.texts == []  # nothing to embed with yet
+    loaded.set()
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if counting.texts:
+            break
+    assert counting.texts == ["show me the last five commits"]
+    tools = list(reference_tools.values())
+    await selector.select("show me the last five commits", tools, budget_tokens=200)
+    assert "show me the last five commits" not in counting.texts[1:]  # the tools were embedded, not it
+    await selector.aclose()
 
 
 def test_without_embeddings_the_gate_is_a_threshold_on_words(reference_tools) -> None:

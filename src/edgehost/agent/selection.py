@@ -423,9 +423,14 @@ def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
     ranker.prepare(tools)
 
 
+def _semantic(ranker: ToolRanker | None) -> ToolRanker | None:
+    """The embedding side of ``ranker`` (a BlendedRanker's), or ``ranker`` itself."""
+    return ranker.semantic if isinstance(ranker, BlendedRanker) else ranker
+
+
 def _close_index(ranker: ToolRanker | None) -> None:
     """Stop the embedder behind ``ranker`` (its process), if it has one; never raises."""
-    semantic = ranker.semantic if isinstance(ranker, BlendedRanker) else ranker
+    semantic = _semantic(ranker)
     if isinstance(semantic, EmbeddingRanker):
         try:
             semantic.index.close()
@@ -487,24 +492,30 @@ class ToolSelector:
         return choice.ranker
 
     def anticipate(self, draft: str) -> None:
-        """The question as the user types it: its embedding starts now, in the ranking process, so the
-        turn that asks it finds the vector ready (about 10 ms less per turn on a desktop, 20-40 on a
-        board). Only once the embedder is loaded, one draft at a time: the newest one typed meanwhile
-        is next, the ones between are skipped. Never raises; call from the event loop."""
-        semantic = self._ranker.semantic if isinstance(self._ranker, BlendedRanker) else self._ranker
-        if self._closed or not isinstance(semantic, EmbeddingRanker) or not draft.strip():
+        """The question as the user types it (or as `edgehost ask` was given it): its embedding starts
+        now, in the ranking process, so the turn that asks it finds the vector ready (about 10 ms less
+        per turn on a desktop, 20-40 on a board). While the embedder still loads, the draft waits for
+        it. One draft at a time: the newest one typed meanwhile is next, the ones between are skipped.
+        Never raises; call from the event loop."""
+        if self._closed or not draft.strip():
             return
+        if self._ranker is not None and not isinstance(_semantic(self._ranker), EmbeddingRanker):
+            return  # ranking by words: nothing to compute ahead
         self._anticipated = draft.strip()
         if self._anticipating is None or self._anticipating.done():
             self._anticipating = asyncio.get_running_loop().create_task(
-                self._embed_drafts(semantic.index), name="edgehost-anticipate"
+                self._embed_drafts(), name="edgehost-anticipate"
             )
 
-    async def _embed_drafts(self, index: SimilarityIndex) -> None:
+    async def _embed_drafts(self) -> None:
+        semantic = _semantic(await self.ranker())  # the load under way, or started here
+        if not isinstance(semantic, EmbeddingRanker):
+            self._anticipated = None
+            return
         while (draft := self._anticipated) is not None:
             self._anticipated = None
             try:
-                await _in_thread(index.anticipate, draft)
+                await _in_thread(semantic.index.anticipate, draft)
             except EmbeddingUnavailable:
                 return  # the next turn finds out too, and ranks by words
 

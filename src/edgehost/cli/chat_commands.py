@@ -223,6 +223,8 @@ async def run_ask(ctx: CliContext) -> int:
     try:
         await host.start()
         if not args.no_tools:
+            if not args.tool:  # routed: its embedding is made while the servers and the model start
+                host.anticipate(args.question)
             await host.wait_servers_ready(SERVERS_READY_S)
         if args.tool and args.tool not in {t.name for t in host.tools()}:
             raise UsageError(f"no tool named {args.tool!r}; `edgehost tools` lists them")
