@@ -23,11 +23,13 @@ def test_enter_sends_shift_enter_breaks_the_line_and_slash_opens_the_palette(
             window = desktop.window
             edit = window.composer.edit
             QTest.keyClick(edit, Qt.Key.Key_Slash)
-            assert window.command_palette.isVisible() and edit.toPlainText() == ""
-            tools = [i for i in window.palette_items() if i.kind == "tool"]
+            assert window.composer_actions.palette.isVisible() and edit.toPlainText() == ""
+            tools = [i for i in window.composer_actions.palette_items() if i.kind == "tool"]
             assert any(i.name == "board__cpu_status" for i in tools)
-            window.command_palette.chosen.emit(PaletteItem("tool", "board__cpu_status", "board__cpu_status"))
-            window.command_palette.hide()
+            window.composer_actions.palette.chosen.emit(
+                PaletteItem("tool", "board__cpu_status", "board__cpu_status")
+            )
+            window.composer_actions.palette.hide()
             assert (
                 window.composer.pinned_tool == "board__cpu_status"
                 and window.composer.chip_row.isVisibleTo(window)
@@ -85,7 +87,7 @@ def test_the_attach_button_says_no_connected_server_offers_resources(data_dir: P
         async with opened_desktop(data_dir) as desktop:  # board and files offer tools, no resources
             window = desktop.window
             window.composer.attach_button.click()
-            palette = window.command_palette
+            palette = window.composer_actions.palette
             texts = [palette.list.item(i).text() for i in range(palette.list.count())]
             assert texts == ["No resources to attach: board and files offer none."]
             assert palette.filter.placeholderText() == "Type to filter resources…"

@@ -70,15 +70,15 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
     async def scenario() -> None:
         async with opened_desktop(data_dir, ["Read it."], servers=servers) as desktop:
             window = desktop.window
-            items = window.palette_items()
+            items = window.composer_actions.palette_items()
             prompts = [i for i in items if i.kind == "prompt"]
             assert prompts and any(i.kind == "tool" for i in items)
             catalog = manager(desktop).catalog
             simple = next(p for p in catalog.prompts if not any(a.get("required") for a in p.arguments))
-            await window.use_prompt(simple.name)
+            await window.composer_actions.use_prompt(simple.name)
             assert window.composer.text().strip()
             resource = catalog.resources[0]
-            await window.attach_resource(resource.uri)
+            await window.composer_actions.attach_resource(resource.uri)
             assert len(window.composer.attachments) == 1
             window.composer.set_text("What does it say?")
             window.composer.send_button.click()

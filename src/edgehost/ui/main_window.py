@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 from edgehost.settings import Settings
 from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet
 from edgehost.ui.chat_view import ChatView
-from edgehost.ui.composer import Composer, Palette, PaletteItem
+from edgehost.ui.composer import Composer
+from edgehost.ui.composer_actions import ComposerActions
 from edgehost.ui.conversation_list import ConversationList
 from edgehost.ui.theme import current_colors
 
@@ -81,7 +82,7 @@ class MainWindow(QMainWindow):
         self._host: Host | None = None  # attach() gives it, once the window is on screen
         self.bridge: HostBridge | None = None
         self.approvals: ApprovalWindow  # made by attach(), with the palette
-        self.command_palette: Palette
+        self.composer_actions: ComposerActions  # made by attach(): the palette needs the host
         self.tasks = TaskSet()
         self.can_hide_to_tray = can_hide_to_tray
         self.turn_conversation: int | None = None
@@ -194,8 +195,8 @@ class MainWindow(QMainWindow):
         self.composer.send_requested.connect(self.send)
         self.composer.draft_changed.connect(self._anticipate)
         self.composer.stop_requested.connect(self.stop)
-        self.composer.palette_requested.connect(self.show_palette)
-        self.composer.attach_requested.connect(self.show_resources)
+        self.composer.palette_requested.connect(lambda: self.composer_actions.show_palette())
+        self.composer.attach_requested.connect(lambda: self.composer_actions.show_resources())
         holder.addWidget(self.composer)
         layout.addLayout(holder)
         return area
@@ -260,8 +261,7 @@ class MainWindow(QMainWindow):
         self._host = host
         self.bridge = b = bridge
         self.approvals = ApprovalWindow(self._resolve_approval, self.settings.approval_timeout_s, self)
-        self.command_palette = Palette(self)
-        self.command_palette.chosen.connect(self._palette_chosen)
+        self.composer_actions = ComposerActions(self)
         b.text_arrived.connect(self._on_text)
         b.tool_call_detected.connect(self._on_call_detected)
         b.tool_started.connect(self._on_tool_started)
@@ -553,78 +553,6 @@ class MainWindow(QMainWindow):
         if panel is not None and panel.isVisible():
             panel.refresh()  # type: ignore[attr-defined]
 
-    # ----------------------------------------------------------- palette, attach
-    def palette_items(self) -> list[PaletteItem]:
-        items = [PaletteItem("prompt", p.name, p.name, p.description) for p in self.host.prompts()]
-        items += [PaletteItem("tool", t.name, t.name, t.description) for t in self.host.tools() if t.enabled]
-        return items
-
-    def show_palette(self) -> None:
-        self.command_palette.set_items(self.palette_items())
-        self._popup(self.command_palette)
-
-    def show_resources(self) -> None:
-        resources = self.host.resources()
-        ready = [s.name for s in self.host.server_states() if getattr(s.status, "value", s.status) == "ready"]
-        self.command_palette.set_items(
-            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in resources],
-            empty=(
-                f"No resources to attach: {_listed(ready)} {'offers' if len(ready) == 1 else 'offer'} none."
-                if ready
-                else "No resources to attach: no server is connected yet."
-            ),
-            hint="Type to filter resources…",
-        )
-        self._popup(self.command_palette)
-
-    def _popup(self, palette: Palette) -> None:
-        palette.adjustSize()
-        corner = self.composer.mapToGlobal(QPoint(0, 0))
-        palette.popup(QPoint(corner.x(), corner.y() - palette.sizeHint().height() - 6))
-
-    def _palette_chosen(self, item: PaletteItem) -> None:
-        if item.kind == "tool":
-            self.composer.pin_tool(item.name)
-        elif item.kind == "prompt":
-            self.tasks.spawn(self.use_prompt(item.name), name="get-prompt")
-        elif item.kind == "resource":
-            self.tasks.spawn(self.attach_resource(item.name), name="read-resource")
-        self.composer.edit.setFocus()
-
-    async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
-        """Put the prompt's text in the input (asking for its arguments first when it has any)."""
-        import mcp_types as types
-
-        prompt = self.host.prompt_arguments(name)
-        if prompt is not None and prompt[1] and arguments is None:
-            description, wanted = prompt
-            schema = {
-                "type": "object",
-                "properties": {
-                    a["name"]: {"type": "string", "description": a.get("description", "")} for a in wanted
-                },
-                "required": [a["name"] for a in wanted if a.get("required")],
-            }
-            params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
-            answer = await self.elicit(f"prompt {name}", params)
-            if answer.action != "accept":
-                return
-            arguments = {k: str(v) for k, v in (answer.content or {}).items()}
-        try:
-            text = await self.host.prompt_text(name, arguments or {})
-        except Exception as exc:  # a server error is shown, not raised into the event loop
-            self.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
-            return
-        self.composer.set_text(text)
-
-    async def attach_resource(self, uri: str) -> None:
-        try:
-            text = await self.host.read_resource_text(uri)
-        except Exception as exc:  # shown to the user; the chat goes on
-            self.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
-            return
-        self.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{text}")
-
     # --------------------------------------------------- approvals, server requests
     def _resolve_approval(self, request_id: str, decision: Any) -> bool:
         return bool(self.host.resolve_approval(request_id, decision))
@@ -761,8 +689,3 @@ _RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"
 
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-
-
-def _listed(names: list[str]) -> str:
-    """'board', 'board and files', 'board, files and time'."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

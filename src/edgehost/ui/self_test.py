@@ -242,11 +242,11 @@ async def _open_dialogs(desktop: Any, types: Any) -> list[str]:
     desktop.quick_ask.hide()
     opened.append("quick-ask")
 
-    window.show_palette()
+    window.composer_actions.show_palette()
     await asyncio.sleep(0)
-    if not window.command_palette.isVisible():
+    if not window.composer_actions.palette.isVisible():
         raise SelfTestFailed("the / palette did not open")
-    window.command_palette.hide()
+    window.composer_actions.palette.hide()
     opened.append("palette")
     return opened
 

@@ -1,0 +1,105 @@
+"""What the composer's command palette (`/`) and attach button do: the palette lists the servers'
+prompts and the enabled tools; a tool chosen is pinned to the next question, a prompt is put in the
+input (its arguments asked first, in the elicitation form), and a resource chosen is attached."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint
+
+from edgehost.ui.composer import Palette, PaletteItem
+
+if TYPE_CHECKING:
+    from edgehost.ui.main_window import MainWindow
+
+__all__ = ["ComposerActions"]
+
+
+class ComposerActions:
+    """The palette of one window (made once the window has its host) and what its choices do."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.palette = Palette(window)
+        self.palette.chosen.connect(self._chosen)
+
+    def palette_items(self) -> list[PaletteItem]:
+        host = self.window.host
+        items = [PaletteItem("prompt", p.name, p.name, p.description) for p in host.prompts()]
+        items += [PaletteItem("tool", t.name, t.name, t.description) for t in host.tools() if t.enabled]
+        return items
+
+    def show_palette(self) -> None:
+        self.palette.set_items(self.palette_items())
+        self._popup()
+
+    def show_resources(self) -> None:
+        host = self.window.host
+        ready = [s.name for s in host.server_states() if getattr(s.status, "value", s.status) == "ready"]
+        self.palette.set_items(
+            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in host.resources()],
+            empty=(
+                f"No resources to attach: {_listed(ready)} {'offers' if len(ready) == 1 else 'offer'} none."
+                if ready
+                else "No resources to attach: no server is connected yet."
+            ),
+            hint="Type to filter resources…",
+        )
+        self._popup()
+
+    def _popup(self) -> None:
+        self.palette.adjustSize()
+        corner = self.window.composer.mapToGlobal(QPoint(0, 0))
+        self.palette.popup(QPoint(corner.x(), corner.y() - self.palette.sizeHint().height() - 6))
+
+    def _chosen(self, item: PaletteItem) -> None:
+        window = self.window
+        if item.kind == "tool":
+            window.composer.pin_tool(item.name)
+        elif item.kind == "prompt":
+            window.tasks.spawn(self.use_prompt(item.name), name="get-prompt")
+        elif item.kind == "resource":
+            window.tasks.spawn(self.attach_resource(item.name), name="read-resource")
+        window.composer.edit.setFocus()
+
+    async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
+        """Put the prompt's text in the input (asking for its arguments first when it has any)."""
+        import mcp_types as types
+
+        window = self.window
+        prompt = window.host.prompt_arguments(name)
+        if prompt is not None and prompt[1] and arguments is None:
+            description, wanted = prompt
+            schema = {
+                "type": "object",
+                "properties": {
+                    a["name"]: {"type": "string", "description": a.get("description", "")} for a in wanted
+                },
+                "required": [a["name"] for a in wanted if a.get("required")],
+            }
+            params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
+            answer = await window.elicit(f"prompt {name}", params)
+            if answer.action != "accept":
+                return
+            arguments = {k: str(v) for k, v in (answer.content or {}).items()}
+        try:
+            text = await window.host.prompt_text(name, arguments or {})
+        except Exception as exc:  # a server error is shown, not raised into the event loop
+            window.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
+            return
+        window.composer.set_text(text)
+
+    async def attach_resource(self, uri: str) -> None:
+        window = self.window
+        try:
+            text = await window.host.read_resource_text(uri)
+        except Exception as exc:  # shown to the user; the chat goes on
+            window.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
+            return
+        window.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{text}")
+
+
+def _listed(names: list[str]) -> str:
+    """'board', 'board and files', 'board, files and time'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
