@@ -1,0 +1,248 @@
+"""The Host's commands about the MCP servers (a mixin of ``Host``, host/host.py).
+
+Their states and output, the catalog (tools, prompts, resources) and one-off calls, the servers file
+(entries, imports, the user's approval rules) and OAuth sign-in. The faces call these as ``Host``
+methods; the Host owns the state they use, declared below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from edgehost.agent.approval import ApprovalPolicy, parse_rules
+from edgehost.agent.tools import ToolSpec
+from edgehost.errors import EdgeHostError
+from edgehost.host.direct_calls import call_outside_conversation
+from edgehost.host.executor import tool_specs
+from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store, uses_oauth
+from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
+from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
+from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
+from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.results import block_text
+from edgehost.paths import Paths
+
+if TYPE_CHECKING:
+    from edgehost.host import events as ev
+
+__all__ = ["RULE_ACTIONS", "ServerCommands", "with_rule"]
+
+RULE_ACTIONS = ("default", "allow", "ask", "deny")  # "default": no user rule, the tool's risk decides
+
+
+class ServerCommands:
+    """The servers' side of the Host's command surface; ``Host`` inherits it."""
+
+    # The Host's, set in Host.__init__ and Host.start().
+    paths: Paths
+    servers_config: ServersConfig
+    policy: ApprovalPolicy
+    _mcp: ServerManager | None
+    _auth: ServerAuth | None
+
+    if TYPE_CHECKING:
+
+        def emit(self, event: ev.HostEvent) -> None: ...
+
+    def _manager(self) -> ServerManager:
+        if self._mcp is None:
+            raise RuntimeError("Host.start() has not run")
+        return self._mcp
+
+    async def wait_servers_ready(self, timeout: float) -> list[Any]:  # noqa: ASYNC109 - a bound on start-up
+        """Wait until every enabled server is ready or failed (at most ``timeout`` s); their states."""
+        return list(await self._manager().wait_ready(timeout))
+
+    def server_output(self, name: str) -> tuple[list[str], list[str]]:
+        """The last lines a server wrote on stderr and the log messages it sent, for its details."""
+        manager = self._manager()
+        return list(manager.stderr_tail(name)), list(manager.log_tail(name))
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - the server's call timeout, passed on
+        decided_by: str = "user",
+    ) -> Any:
+        """One tool call outside a conversation (`edgehost call`, `probe`), recorded in the history;
+        the user's deny rules refuse it (host/direct_calls.py). Returns the CallToolResult."""
+        return await call_outside_conversation(
+            self._manager(),
+            self.policy,
+            self.tools(),
+            self.emit,
+            name,
+            arguments,
+            timeout=timeout,
+            decided_by=decided_by,
+        )
+
+    def prompts(self) -> list[PromptEntry]:
+        """The servers' prompts (namespaced names, descriptions, arguments); none before start()."""
+        return list(self._mcp.catalog.prompts) if self._mcp is not None else []
+
+    def resource_templates(self) -> list[ResourceTemplateEntry]:
+        """The servers' resource templates (uri template, name, server); none before start()."""
+        return list(self._mcp.catalog.resource_templates) if self._mcp is not None else []
+
+    def resources(self) -> list[ResourceEntry]:
+        """The servers' resources (uri, name, server); none before start()."""
+        return list(self._mcp.catalog.resources) if self._mcp is not None else []
+
+    def prompt_arguments(self, name: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """A server prompt's description and its arguments ({name, description, required}), or None."""
+        entry = self._manager().catalog.prompt(name)
+        return (entry.description or "", list(entry.arguments or [])) if entry is not None else None
+
+    def tools(self) -> list[ToolSpec]:
+        return tool_specs(self._mcp, self.servers_config) if self._mcp is not None else []
+
+    def set_server_enabled(self, name: str, enabled: bool) -> None:
+        self._manager().set_server_enabled(name, enabled)
+
+    def set_tool_enabled(self, namespaced: str, enabled: bool) -> None:
+        self._manager().set_tool_enabled(namespaced, enabled)
+
+    def set_approval_rule(self, namespaced: str, action: str) -> None:
+        """Save the user's rule for one tool (allow / ask / deny; "default" removes it) in the servers
+        file's ``approval`` list; it applies from the next call on.
+
+        Raises ValueError for an unknown action, KeyError for a tool not in the catalog and ConfigError
+        when the servers file cannot be read or written (then nothing changes).
+        """
+        if action not in RULE_ACTIONS:
+            raise ValueError(f"a rule's action is one of {', '.join(RULE_ACTIONS)}, got {action!r}")
+        tool = next((t for t in self.tools() if t.name == namespaced), None)
+        if tool is None:
+            raise KeyError(namespaced)
+
+        def set_rule(config: ServersConfig) -> tuple[list[dict[str, Any]], list[Any]]:
+            config.approval = with_rule(list(config.approval), tool, action)
+            return config.approval, parse_rules(config.approval)  # checked before anything is saved
+
+        approval, rules = edit_servers_file(self.paths, set_rule)
+        self.servers_config.approval = approval
+        self.policy.set_rules(rules)  # the user's grants for open conversations stay
+
+    def save_server(self, server: ServerConfig) -> None:
+        """Add ``server`` to the servers file, or replace the entry of that name; reload_server applies
+        it. Raises ConfigError when the file cannot be read or written (then nothing changes)."""
+        edit_servers_file(self.paths, lambda config: merge_servers(config, ServersConfig(servers=[server])))
+
+    def remove_server_entry(self, name: str) -> None:
+        """Take ``name`` out of the servers file; reload_server stops it. Raises ConfigError."""
+
+        def remove(config: ServersConfig) -> None:
+            config.servers = [s for s in config.servers if s.name != name]
+
+        edit_servers_file(self.paths, remove)
+
+    def import_servers(self, source: Path) -> ImportPlan:
+        """Merge a Claude Desktop / VS Code / TOML config into the servers file (same names replaced);
+        reload_server applies each. Raises ConfigError when a file cannot be read or written."""
+        return import_servers(self.paths, source)
+
+    async def reload_server(self, name: str) -> None:
+        """Apply the servers file's entry for ``name`` now: start it (anew) when the file has it, stop
+        and forget it when the file no longer does. Raises ConfigError when the file cannot be read."""
+        config = await asyncio.to_thread(load_servers_config, self.paths)
+        server = config.get(name)
+        manager = self._manager()
+        if server is not None:
+            await manager.add_server(server)
+        elif any(state.name == name for state in manager.statuses()):
+            await manager.remove_server(name)
+
+    def restart_server(self, name: str) -> None:
+        self._manager().restart(name)
+
+    # ------------------------------------------------------------------ OAuth
+    def _http_auth(self, server: ServerConfig) -> Any:
+        """A connection's OAuth (ServerAuth.http_auth): the credential store is not looked for until a
+        server that may sign in connects."""
+        return self.auth().http_auth(server) if uses_oauth(server) else None
+
+    def auth(self) -> ServerAuth:
+        """The OAuth side of the remote servers (tokens in the OS keyring or a 0600 file)."""
+        if self._auth is None:
+            self._auth = ServerAuth(default_credential_store(self.paths.data_dir))
+        return self._auth
+
+    def _configured_server(self, name: str) -> ServerConfig:
+        server = self.servers_config.get(name)
+        if server is None:
+            known = ", ".join(s.name for s in self.servers_config.servers) or "none"
+            raise EdgeHostError(f"no server named {name!r} is configured (configured: {known})")
+        return server
+
+    def auth_statuses(self) -> list[AuthStatus]:
+        """The sign-in state of every configured server (no network). Raises CredentialStoreError."""
+        return [self.auth().status(server) for server in self.servers_config.servers]
+
+    def auth_status(self, name: str) -> AuthStatus:
+        """Raises EdgeHostError for an unknown server, CredentialStoreError when the store fails."""
+        return self.auth().status(self._configured_server(name))
+
+    async def sign_in(self, name: str, open_url: Callable[[str], object]) -> AuthStatus:
+        """Sign in to server ``name``: ``open_url`` shows the authorization page (the browser), the
+        redirect comes back to a loopback port; the tokens are stored and the server restarted.
+
+        Raises EdgeHostError (unknown server), ValueError (the server does not use OAuth), OSError (the
+        loopback port), and the SDK's OAuth errors or AuthorizationDenied when the flow fails."""
+        server = self._configured_server(name)
+        async with self.auth().browser_authorizer(server, open_url) as authorizer:
+            status = await self.auth().sign_in(server, authorizer)
+        self._reconnect(name)
+        return status
+
+    def sign_out(self, name: str) -> bool:
+        """Forget server ``name``'s tokens and registration (False when there were none) and restart it,
+        so that its connection stops using them."""
+        forgotten = self.auth().sign_out(self._configured_server(name))
+        self._reconnect(name)
+        return forgotten
+
+    def _reconnect(self, name: str) -> None:
+        """Restart server ``name``'s connection (when it runs here), so that it uses its new tokens."""
+        if self._mcp is not None and any(s.name == name for s in self._mcp.statuses()):
+            self._mcp.restart(name)
+
+    def server_states(self) -> list[Any]:
+        """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""
+        return self._manager().statuses() if self._mcp is not None else []
+
+    def server_instructions(self) -> dict[str, str]:
+        return {s.name: s.instructions for s in self._manager().statuses() if s.instructions}
+
+    async def read_resource(self, uri: str, server: str | None = None) -> Any:
+        """resources/read (the ReadResourceResult). Raises ToolCallError."""
+        return await self._manager().read_resource(uri, server=server)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """prompts/get of a namespaced prompt (the GetPromptResult). Raises ToolCallError."""
+        return await self._manager().get_prompt(name, arguments)
+
+    async def read_resource_text(self, uri: str) -> str:
+        """A resource's contents as text (to attach to a message). Raises ToolCallError."""
+        result = await self.read_resource(uri)
+        return "\n".join(
+            getattr(c, "text", None) or f"[binary {getattr(c, 'mime_type', '')}]" for c in result.contents
+        )
+
+    async def prompt_text(self, name: str, arguments: dict[str, str]) -> str:
+        """An MCP prompt rendered to the text the user sends. Raises ToolCallError."""
+        result = await self.get_prompt(name, arguments)
+        return "\n\n".join(block_text(m.content) for m in result.messages)
+
+
+def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> list[dict[str, Any]]:
+    """``approval`` with the exact rule for ``tool`` set to ``action`` ("default" removes it)."""
+    kept = [r for r in approval if not (r.get("server") == tool.server and r.get("tool") == tool.tool_name)]
+    if action == "default":
+        return kept
+    return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
