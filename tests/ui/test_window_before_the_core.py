@@ -1,5 +1,5 @@
-"""`edgehost` shows its window before it imports the core: what is imported by the time the main window
-is first shown, in a real process started as a user starts the app (issue 12: start-up)."""
+"""`edgehost` paints its window before it imports the core: what is imported by the time the main
+window's first frame is painted, in a real process started as a user starts the app (issue 12)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Prints the imported modules at the main window's first Show event, then exits there.
+# Prints the imported modules at the main window's first Paint event, then exits there.
 WATCH = """
 import os, sys
 from PySide6 import QtWidgets
 from PySide6.QtCore import QEvent, QObject
-class FirstShow(QObject):
+class FirstPaint(QObject):
     def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Show:
+        if event.type() == QEvent.Type.Paint:
             print(" ".join(sorted(sys.modules)), flush=True)
             os._exit(0)
         return False
-watcher = FirstShow()
+watcher = FirstPaint()
 class WatchedMainWindow(QtWidgets.QMainWindow):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -32,7 +32,9 @@ sys.exit(main(["--data-dir", sys.argv[1]]))
 NOT_BEFORE_THE_WINDOW = ("pydantic", "mcp", "numpy", "edgehost.host", "edgehost.cli.web_commands", "asyncio")
 
 
-def test_the_window_is_shown_before_the_core_pydantic_and_the_mcp_sdk_are_imported(tmp_path: Path) -> None:
+def test_the_windows_first_frame_is_painted_before_asyncio_the_core_and_the_mcp_sdk_are_imported(
+    tmp_path: Path,
+) -> None:
     env = {
         **os.environ,
         "QT_QPA_PLATFORM": "offscreen",
@@ -54,4 +56,4 @@ def test_the_window_is_shown_before_the_core_pydantic_and_the_mcp_sdk_are_import
         m for m in imported if m.split(".")[0] in NOT_BEFORE_THE_WINDOW or m in NOT_BEFORE_THE_WINDOW
     )
     early += sorted(m for m in imported for prefix in NOT_BEFORE_THE_WINDOW if m.startswith(prefix + "."))
-    assert early == [], f"imported before the window was shown: {sorted(set(early))}"
+    assert early == [], f"imported before the first frame was painted: {sorted(set(early))}"

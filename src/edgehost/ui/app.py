@@ -74,6 +74,7 @@ def run_app(ctx: Launch) -> int:
 
         with app_logging(ctx):
             return run_self_test(ctx.settings.model, ctx.profile_override)
+    from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
     from edgehost.ui._instance import instance_name, send_to_running
@@ -99,6 +100,10 @@ def run_app(ctx: Launch) -> int:
     tray_available = QSystemTrayIcon.isSystemTrayAvailable()
     if not quick_ask and not (hidden and tray_available):
         window.show_window()
+        # Paint it now: the rest of the start (logging, asyncio and qasync, then the core importing in a
+        # thread that holds the GIL in long pieces) delayed the first frame ~30 ms after this point.
+        # Input waits: nothing is attached to handle it yet.
+        app.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     with app_logging(ctx):
         hidden = starts_in_tray(hidden, tray_available)  # after the logging set-up: it may log why
         loop = event_loop(app)
