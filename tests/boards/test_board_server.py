@@ -14,6 +14,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 from tests.support import CONNECT_TIMEOUT_S, python_server_client
 
+from edgehost.servers.board import BoardReader
+
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
     result = await client.call_tool(name, arguments or {})
@@ -83,3 +85,14 @@ async def test_the_sysfs_root_can_come_from_the_environment(tmp_path: Path) -> N
         async with Client(params) as client:
             board = await call(client, "board_info")
     assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")
+
+
+def test_a_machine_without_thermal_zones_says_so_in_words(tmp_path: Path) -> None:
+    """An empty list alone reads to a small model as a reading to fill in; the note is what it repeats."""
+    root = build(tmp_path / "root", rk3588_board(thermal=[]))
+    reading = BoardReader(root).temperatures()
+    assert reading == {
+        "zones": [],
+        "note": "this machine has no readable temperature sensors (no thermal zones)",
+    }
+    assert len(BoardReader(build(tmp_path / "other", rk3588_board())).temperatures()["zones"]) == 7

@@ -63,7 +63,8 @@ async def test_every_tool_works_over_stdio_and_is_annotated(tmp_path: Path) -> N
         assert (root / "archive" / "old.txt").exists() and not (root / "notes" / "todo.txt").exists()
         await call_ok(client, "delete_file", {"path": "archive/old.txt"})
         assert not (root / "archive" / "old.txt").exists()
-        assert "empty directory" in await call_ok(client, "list_directory", {"path": "archive"})
+        empty = await call_ok(client, "list_directory", {"path": "archive"})
+        assert empty == f"archive (in the files folder, {root.resolve()}): empty"
 
 
 async def test_paths_outside_the_root_are_refused_with_a_tool_error(tmp_path: Path) -> None:

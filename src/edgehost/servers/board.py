@@ -99,7 +99,13 @@ class BoardReader:
         }
 
     def temperatures(self) -> dict[str, Any]:
-        return {"zones": [asdict(zone) for zone in read_thermal_zones(self.root)]}
+        zones = [asdict(zone) for zone in read_thermal_zones(self.root)]
+        if not zones:  # said in words, or the model reads an empty list as a reading to make up
+            return {
+                "zones": [],
+                "note": "this machine has no readable temperature sensors (no thermal zones)",
+            }
+        return {"zones": zones}
 
     def memory(self) -> dict[str, Any]:
         memory = read_memory(self.root)

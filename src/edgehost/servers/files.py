@@ -131,8 +131,13 @@ class FilesRoot:
                 lines.append(f"[file] {entry.name} ({size} bytes)")
         if len(entries) > MAX_LISTED_ENTRIES:
             lines.append(f"... and {len(entries) - MAX_LISTED_ENTRIES} more entries")
-        where = self.relative(folder)
-        return f"{where}: empty directory" if not lines else f"{where}:\n" + "\n".join(lines)
+        # Named so that neither the model nor the user reads "." as the folder they asked about.
+        where = (
+            f"the files folder ({self.root})"
+            if folder == self.root
+            else f"{self.relative(folder)} (in the files folder, {self.root})"
+        )
+        return f"{where}: empty" if not lines else f"{where}:\n" + "\n".join(lines)
 
     def read_file(self, path: str) -> str:
         file = self._file(path)
