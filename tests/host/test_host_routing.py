@@ -79,6 +79,9 @@ async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_ho
     measured = json.loads(host._store().list_executions()[0].result)
     assert f"available_mb: {measured['available_mb']}" in result.text
     assert "> You have 2307.2 MB free." in result.text  # the model's reply, marked as such
+    # A face that streamed the reply shows the result after it, without quoting the reply again.
+    assert ungrounded.results_text.startswith("**board__memory_usage** returned:")
+    assert "2307.2" not in ungrounded.results_text
     # What the user read is what the history keeps and what the model sees next.
     assert host._store().list_messages(result.conversation_id)[-1].content == result.text
     assert host.conversation(result.conversation_id).messages[-1].content == result.text

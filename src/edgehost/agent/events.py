@@ -117,12 +117,15 @@ class ApprovalResolved:
 @dataclass(frozen=True)
 class AnswerUngrounded:
     """The model's answer after a tool ignored its result (agent/grounding.py): the user is shown
-    ``text`` (the result, rendered, with the model's reply marked) instead of the streamed reply."""
+    ``text`` (the result, rendered, with the model's reply marked) instead of the streamed reply.
+    ``results_text`` is the rendered results alone, for a face that cannot take back what it streamed
+    (the terminal)."""
 
     conversation_id: int
     reason: str
     text: str
     model_text: str
+    results_text: str
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ __all__ = [
     "is_empty_result",
     "numbers_in",
     "render_result",
+    "rendered_results",
     "repeats_itself",
     "ungrounded_answer_text",
 ]
@@ -367,13 +368,21 @@ def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
     return "\n".join(lines)
 
 
+def rendered_results(results: Sequence[tuple[str, str]]) -> str:
+    """Each result rendered under its tool's name. ``results`` are (tool name, result text) pairs."""
+    return "\n\n".join(f"**{name}** returned:\n\n{render_result(text)}" for name, text in results)
+
+
 def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, grounding: Grounding) -> str:
     """What the user reads instead of an ungrounded answer: each result rendered, then the model's own
     text marked as such (left out when empty). ``results`` are (tool name, result text) pairs."""
-    parts = [f"**{name}** returned:\n\n{render_result(text)}" for name, text in results]
+    parts = [rendered_results(results)]
     if model_text.strip():
         quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
-        parts.append(
-            f"*The model's reply, which does not match this result ({grounding.reason}):*\n\n{quoted}"
-        )
+        if all(is_empty_result(text) for _name, text in results):
+            # Nothing to contradict: the reply may even say so, but none of it comes from the tool.
+            mark = "*The model's reply, which has nothing from the tool to go on (the tool found nothing):*"
+        else:
+            mark = f"*The model's reply, which does not match this result ({grounding.reason}):*"
+        parts.append(f"{mark}\n\n{quoted}")
     return "\n\n".join(parts)

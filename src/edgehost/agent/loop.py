@@ -26,7 +26,7 @@ from edgehost.agent.detector import (
     opening_marker,
 )
 from edgehost.agent.grammar import PROSE_GRAMMAR
-from edgehost.agent.grounding import check_answer, ungrounded_answer_text
+from edgehost.agent.grounding import check_answer, rendered_results, ungrounded_answer_text
 from edgehost.agent.prompting import (
     RESULT_CLOSE,
     RESULT_PREFIX,
@@ -263,7 +263,9 @@ class TurnRunner:
                     # The model copied the denial meant for it: the user reads what happened instead.
                     replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
                     self.emit(
-                        ev.AnswerUngrounded(conv_id, "the reply repeats the denial", replacement, echoed)
+                        ev.AnswerUngrounded(
+                            conv_id, "the reply repeats the denial", replacement, echoed, replacement
+                        )
                     )
                 if replacement is not None:
                     shown[answer_from:] = [replacement]
@@ -361,10 +363,11 @@ class TurnRunner:
         )
         if grounding.grounded:
             return None
-        replacement = ungrounded_answer_text(
-            [(name, text) for name, text, _arguments in grounded_in], answer, grounding
+        results = [(name, text) for name, text, _arguments in grounded_in]
+        replacement = ungrounded_answer_text(results, answer, grounding)
+        self.emit(
+            ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer, rendered_results(results))
         )
-        self.emit(ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer))
         return replacement
 
     def routing_for(self, conversation: Conversation) -> str:

@@ -117,10 +117,11 @@ class EventPrinter:
         elif isinstance(event, ev.TurnRouted) and event.needs_tool:
             self._line(f"[EdgeHost: choosing among {', '.join(event.candidates)}]")
         elif isinstance(event, ev.AnswerUngrounded):
-            # The text streamed above ignored the tool's result: the result itself, then the reply marked.
+            # The text streamed above ignored the tool's result; it stays on the screen, so only the
+            # result follows (the window replaces the reply and quotes it instead).
             if self.show_text:
-                self._line(f"\n[EdgeHost: that reply does not match the tool's result; {event.reason}]")
-                self._line(event.text)
+                self._line(f"\n[EdgeHost: the reply above is not what the tool returned ({event.reason}):]")
+                self._line(event.results_text)
         elif isinstance(event, ev.ToolExecutionStarted):
             chosen = " (chosen by EdgeHost)" if event.chosen_by == "host" else ""
             self._line(f"[MCP: calling {event.tool} …{chosen}]")
