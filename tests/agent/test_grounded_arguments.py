@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
-from edgehost.agent.grounded_arguments import grounded_schema, question_spans
+from edgehost.agent.grounded_arguments import grounded_schema, path_from_question, path_values, question_spans
 from edgehost.agent.tools import ToolSpec
 
 PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."
@@ -128,3 +128,21 @@ def test_a_word_of_the_tools_own_name_is_offered_last_and_only_where_a_value_mus
 def test_an_optional_argument_the_question_gives_no_value_for_is_left_out() -> None:
     none_named = enums(grounded_schema(SEARCH, "files", "files__search_files"))
     assert none_named == {}  # the call is search_files({}), not search_files({"pattern": ""})
+
+
+def test_a_path_written_from_the_root_or_home_is_a_value_whole() -> None:
+    assert path_values("list the files in /tmp?") == ["/tmp"]
+    assert path_values("what is in ~/notes/todo.txt.") == ["~/notes/todo.txt"]
+    assert path_values("read the file at /etc/hostname") == ["/etc/hostname"]  # not also etc/hostname
+    assert path_values("fetch https://example.com/a") == []  # a URL's slashes are not a path
+
+
+def test_the_one_path_the_question_names_fills_a_path_the_model_left_out() -> None:
+    schema = {"type": "object", "properties": {"path": {"type": "string", "default": ""}}}
+    assert path_from_question({}, schema, "List the files in /tmp") == {"path": "/tmp"}
+    assert path_from_question({"path": " "}, schema, "List the files in /tmp") == {"path": "/tmp"}
+    assert path_from_question({"path": "notes"}, schema, "List the files in /tmp") is None  # given
+    assert path_from_question({}, schema, "List my files") is None  # the question names none
+    assert path_from_question({}, schema, "Compare /tmp/a.txt with /tmp/b.txt") is None  # which one?
+    two = {"type": "object", "properties": {"source": {"type": "string"}, "destination": {"type": "string"}}}
+    assert path_from_question({}, two, "Move /tmp/a.txt") is None  # which field?

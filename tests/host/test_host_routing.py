@@ -132,3 +132,20 @@ async def test_a_conversations_routing_overrides_the_setting_and_survives_a_rest
         assert again.routing(None) == ("host", "host")
     finally:
         await again.aclose()
+
+
+async def test_a_folder_the_question_names_reaches_the_tool_when_the_model_leaves_it_out(make_host) -> None:
+    # Seen with the embedded model: "list the files in /tmp" called list_directory({}), the server listed
+    # its own folder, and the user read that /tmp was empty.
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "`Files__list_directory: /tmp`"])
+    host, recorder = await make_host(backend, HOST)
+    result = await host.submit("List the files in /tmp")
+    [detected] = recorder.of(ev.ToolCallDetected)
+    assert (detected.name, detected.arguments) == ("files__list_directory", {"path": "/tmp"})
+    [execution] = host._store().list_executions()
+    assert execution.arguments == {"path": "/tmp"}
+    assert execution.status == "error" and "'/tmp' is outside the files folder" in (execution.result or "")
+    # The model's reply to the error said nothing of it: the user reads the error, the reply marked.
+    [replaced] = recorder.of(ev.AnswerUngrounded)
+    assert "'/tmp' is outside the files folder" in result.text
+    assert "> `Files__list_directory: /tmp`" in result.text and replaced.text == result.text

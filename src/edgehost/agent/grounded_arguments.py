@@ -26,7 +26,14 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-__all__ = ["clock_times", "grounded_schema", "named_timezones", "path_values", "question_spans"]
+__all__ = [
+    "clock_times",
+    "grounded_schema",
+    "named_timezones",
+    "path_from_question",
+    "path_values",
+    "question_spans",
+]
 
 MAX_SPAN_WORDS = 4
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
@@ -46,6 +53,8 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
 _FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$")
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
+# A path written from the root or the home folder: "/tmp", "~/notes/todo.txt" (not a URL's "//host").
+_WRITTEN_PATH = re.compile(r"(?<![\w/.~:])(~?/[\w\-.][\w\-./]*)")
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
 
@@ -148,10 +157,33 @@ def _text_values(
     return list(dict.fromkeys([*values, *related, *given, *(naming if required else [])]))
 
 
+def path_from_question(
+    arguments: Mapping[str, Any], schema: Mapping[str, Any], text: str
+) -> dict[str, Any] | None:
+    """``arguments`` with the one path the question names put in the tool's one path field, where the
+    model left it out or empty: the grammar offers the question's paths, but an optional path may be
+    left out, and without a grammar (a remote model) nothing holds it (the 135M model wrote ``{}`` for
+    "list the files in /tmp", and the tool listed its own folder, which read as /tmp). None when there
+    is nothing to fill: the field is given, the tool has no single path field, or the question names
+    no path or several."""
+    properties = schema.get("properties") or {}
+    fields = [
+        key
+        for key, value in properties.items()
+        if _PATH_NAMES.search(key) and isinstance(value, Mapping) and value.get("type", "string") == "string"
+    ]
+    if len(fields) != 1 or str(arguments.get(fields[0]) or "").strip():
+        return None
+    paths = path_values(text)
+    return {**arguments, fields[0]: paths[0]} if len(paths) == 1 else None
+
+
 def path_values(text: str) -> list[str]:
-    """File names the question writes, and the folder it names ("the recipes folder", "called photos")."""
+    """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), and the
+    folder it names ("the recipes folder", "called photos")."""
     words = _WORD.findall(text)
-    found = [w for w in words if _FILE_LIKE.match(w)]
+    found = [p.rstrip(".") for p in _WRITTEN_PATH.findall(text)]
+    found += [w for w in words if _FILE_LIKE.match(w) and not any(p.endswith("/" + w) for p in found)]
     for index, word in enumerate(words):
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""

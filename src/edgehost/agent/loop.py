@@ -8,8 +8,9 @@ host records history and the GUI and CLI show progress.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,8 @@ from edgehost.agent.detector import (
     opening_marker,
 )
 from edgehost.agent.grammar import PROSE_GRAMMAR
-from edgehost.agent.grounding import check_answer, rendered_results, ungrounded_answer_text
+from edgehost.agent.grounded_arguments import path_from_question
+from edgehost.agent.grounding import Grounding, check_answer, rendered_results, ungrounded_answer_text
 from edgehost.agent.prompting import (
     RESULT_CLOSE,
     RESULT_PREFIX,
@@ -230,6 +232,7 @@ class TurnRunner:
         cancelled = False
         round_: _Round | None = None
         last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
+        host_call_failed = False  # the last calls were EdgeHost's choice, and none of them worked
         grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
         answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
@@ -259,6 +262,10 @@ class TurnRunner:
                 replacement = None
                 if final and grounded_in:
                     replacement = self._grounded(conv_id, content, grounded_in, shown[answer_from:], round_)
+                elif final and host_call_failed and "".join(shown[answer_from:]).strip():
+                    replacement = self._failed_call_answer(
+                        conv_id, last_results, "".join(shown[answer_from:])
+                    )
                 elif final and DENIAL_INSTRUCTION in (echoed := "".join(shown[answer_from:])):
                     # The model copied the denial meant for it: the user reads what happened instead.
                     replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
@@ -286,6 +293,8 @@ class TurnRunner:
                 all_failed = True
                 room = max(self.config.max_calls_per_turn - calls_made, 0)
                 admitted, refused_calls = round_.calls[:room], round_.calls[room:]
+                if round_.chosen_by == "host":
+                    admitted = [_with_question_path(call, by_name, user_text) for call in admitted]
                 calls_made += len(admitted)
                 outcomes = await self._calls.run(
                     conv_id, admitted, by_name, earlier, max_context, round_.chosen_by
@@ -312,6 +321,12 @@ class TurnRunner:
                         ),
                     )
                 last_results = [(r.name, r.shown if r.shown is not None else r.text) for r in results]
+                # Failed, not refused: a denial has its own text (DENIAL_INSTRUCTION) and the user's reason.
+                host_call_failed = (
+                    round_.chosen_by == "host"
+                    and all_failed
+                    and all(record.get("status") != "denied" for *_, record in outcomes)
+                )
                 answer_from = len(shown)
                 if all_failed:
                     corrections += 1
@@ -364,6 +379,17 @@ class TurnRunner:
         if grounding.grounded:
             return None
         results = [(name, text) for name, text, _arguments in grounded_in]
+        replacement = ungrounded_answer_text(results, answer, grounding)
+        self.emit(
+            ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer, rendered_results(results))
+        )
+        return replacement
+
+    def _failed_call_answer(self, conv_id: int, results: Sequence[tuple[str, str]], answer: str) -> str:
+        """The text the user reads instead of the model's reply after the call EdgeHost chose failed:
+        the error itself, the reply marked (a small model's reply to an error rarely says what it was;
+        the embedded one answered "list the files in /tmp" with "`Files__list_directory: /tmp`")."""
+        grounding = Grounding(False, "the tool failed, so nothing in the reply comes from it")
         replacement = ungrounded_answer_text(results, answer, grounding)
         self.emit(
             ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer, rendered_results(results))
@@ -506,3 +532,13 @@ def _loads_or_raw(text: str) -> dict[str, Any]:
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:
     """The user's questions in a model's view."""
     return [m.content for m in messages if m.role == "user"]
+
+
+def _with_question_path(
+    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str
+) -> ToolCallParsed:
+    """``call`` with the path its question names, where the model left the tool's path field out
+    (grounded_arguments.path_from_question); shown and recorded as the call's arguments."""
+    tool = by_name.get(call.name)
+    filled = path_from_question(call.arguments, tool.input_schema, question) if tool is not None else None
+    return call if filled is None else dataclasses.replace(call, arguments=filled)
