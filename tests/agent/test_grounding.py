@@ -162,3 +162,34 @@ def test_an_answer_with_the_total_where_the_free_memory_was_asked_is_not_grounde
         assert check_answer(answer, results=[memory], question="How much memory is free?").grounded, answer
     # A question naming no key, or every key, leaves the choice of figures to the answer.
     assert check_answer("24105.6 MB.", results=[memory], question="How much memory is there?").grounded
+
+
+CLOCK = json.dumps(
+    {
+        "date": "2026-11-26",
+        "time": "01:54:53",
+        "weekday": "Thursday",
+        "time_zone": "UTC",
+        "utc_offset": "+00:00",
+    }
+)
+TOKYO = json.dumps({"timezone": "Asia/Tokyo", "datetime": "2026-11-26T10:54:53+09:00", "is_dst": False})
+
+
+def test_asked_the_time_an_answer_must_give_the_hours_and_minutes_the_tool_read() -> None:
+    # Seen with the embedded model and board__clock: the date given as the time, and an hour of its own.
+    wrong = check_answer(
+        "The time is 2026-11-26, which is midnight.", results=[CLOCK], question="What time is it?"
+    )
+    assert not wrong.grounded and wrong.reason == "it does not give the time the tool read"
+    assert check_answer("It is 01:54.", results=[CLOCK], question="What time is it?").grounded
+    assert check_answer("It's 1:54 on Thursday.", results=[CLOCK], question="What's the time?").grounded
+    # The time inside an ISO timestamp counts (its hour follows a "T"), and a wrong one does not.
+    assert check_answer(
+        "It is 10:54 in Tokyo.", results=[TOKYO], question="What time is it in Tokyo?"
+    ).grounded
+    assert not check_answer(
+        "It is 01:54 in Tokyo.", results=[TOKYO], question="What time is it in Tokyo?"
+    ).grounded
+    # A question about the time zone asks for no time.
+    assert check_answer("The time zone is UTC.", results=[CLOCK], question="What is the time zone?").grounded

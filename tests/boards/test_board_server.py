@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ async def test_every_tool_answers_from_the_board_and_is_read_only(tmp_path: Path
             "disk_usage",
             "uptime",
             "npu_status",
+            "clock",
         }
         for tool in tools.values():
             assert tool.annotations is not None and tool.annotations.read_only_hint is True, tool.name
@@ -62,6 +64,12 @@ async def test_every_tool_answers_from_the_board_and_is_read_only(tmp_path: Path
         assert disk["total_mb"] > 0 and disk["free_mb"] >= 0
 
         assert (await call(client, "uptime"))["uptime_seconds"] == 12345.67
+
+        before = datetime.now().astimezone().replace(microsecond=0)
+        clock = await call(client, "clock")
+        read = datetime.fromisoformat(f"{clock['date']}T{clock['time']}{clock['utc_offset']}")
+        assert before <= read <= datetime.now().astimezone()
+        assert clock["weekday"] == read.strftime("%A") and clock["time_zone"]
 
         npu = await call(client, "npu_status")
         assert (npu["present"], npu["driver_version"], npu["accessible"]) == (True, "0.9.8", True)

@@ -22,7 +22,10 @@ tool call is *ungrounded* when
    available`` when 2407.5 is ``used_mb``: the clause says "available", or "free", and not "used"); or
 7. the question names what it asks for in a key's words ("how much memory is *free*?": available_mb,
    free being a synonym of available) and the answer's numbers from the result are all values of other
-   keys (it answers with the total).
+   keys (it answers with the total); or
+8. the question asks the time ("what time is it?") and a result holds a clock time (``01:54:53``), but
+   the answer writes none of the result's hours and minutes ("The time is 2026-11-26, which is
+   midnight": the date, and an hour of its own).
 
 Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
 the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
@@ -54,10 +57,15 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.
 # A question whose answer is an amount the tool measured (rule 5).
 _AMOUNT_QUESTION = re.compile(
     r"\bhow\s+(much|many|hot|warm|cold|long|big|large|fast|full|busy|old)\b|\bwhat\s+time\b"
-    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(temperature|load|usage|size|uptime|time)\b",
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(temperature|load|usage|size|uptime|time)\b(?!\s+zone)",
     re.IGNORECASE,
 )
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
+# A question that asks the time of day (rule 8), and a clock time as a result or an answer writes it.
+_TIME_QUESTION = re.compile(
+    r"\bwhat\s+time\b|\bthe\s+(?:current\s+|exact\s+)?time\b(?!\s+zone)", re.IGNORECASE
+)
+_CLOCK_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])")
 REPEATED_SENTENCE_TIMES = 3
 SUMMARY_MAX_LINES = 12
 SUMMARY_LINE_CHARS = 160
@@ -96,6 +104,11 @@ def _source_numbers(sources: Iterable[str]) -> set[Decimal]:
     found: set[Decimal] = set()
     for text in sources:
         found.update(d for d in map(_decimal, numbers_in(text)) if d is not None)
+        # A clock time's parts, also inside an ISO timestamp ("2026-11-26T10:54:53", where "10"
+        # follows a letter and is no number of its own to numbers_in).
+        found.update(
+            Decimal(part) for match in _CLOCK_TIME.finditer(text) for part in match.group(0).split(":")
+        )
         try:
             value = json.loads(text)
         except (json.JSONDecodeError, ValueError):
@@ -168,6 +181,11 @@ def check_answer(
     other = _answers_another_key(answer, question, labelled)
     if other:
         return Grounding(False, other)
+    if _TIME_QUESTION.search(question):
+        read = {(int(hour), minute) for text in results for hour, minute in _CLOCK_TIME.findall(text)}
+        written = {(int(hour), minute) for hour, minute in _CLOCK_TIME.findall(answer)}
+        if read and not read & written:
+            return Grounding(False, "it does not give the time the tool read")
     if _AMOUNT_QUESTION.search(question):
         measured = _source_numbers(results)
         stated = [value for written in numbers_in(answer) if (value := _decimal(written)) is not None]

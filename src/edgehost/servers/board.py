@@ -1,9 +1,10 @@
 """The built-in ``board`` MCP server: what the board is and how it is doing, read-only.
 
 Board model, SoC and profile; CPU cores with current and maximum frequency; every thermal zone;
-memory, disk, uptime and load; the NPU (presence, driver version, load where readable). Everything
-comes from edgehost.boards' detection functions, so ``--root`` (or EDGEHOST_SYSFS_ROOT) points it at
-a fake tree in tests. Run it with ``edgehost serve board``.
+memory, disk, uptime and load; the NPU (presence, driver version, load where readable); the clock
+(date, time, time zone). Everything but the clock comes from edgehost.boards' detection functions, so
+``--root`` (or EDGEHOST_SYSFS_ROOT) points it at a fake tree in tests. Run it with
+``edgehost serve board``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -133,6 +135,17 @@ class BoardReader:
             "used_percent": round(100.0 * usage.used / usage.total, 1) if usage.total else None,
         }
 
+    def clock(self) -> dict[str, Any]:
+        now = datetime.now().astimezone()
+        offset = now.strftime("%z")
+        return {
+            "date": now.date().isoformat(),
+            "time": now.strftime("%H:%M:%S"),
+            "weekday": now.strftime("%A"),
+            "time_zone": now.tzname(),
+            "utc_offset": f"{offset[:3]}:{offset[3:]}",
+        }
+
     def uptime(self) -> dict[str, Any]:
         return {"uptime_seconds": read_uptime(self.root), "load_average": list(read_loadavg(self.root) or ())}
 
@@ -150,7 +163,7 @@ def build_server(reader: BoardReader) -> MCPServer:
         "board",
         version=__version__,
         instructions="Read-only facts about the machine EdgeHost runs on: board, CPUs, temperatures, "
-        "memory, disk, uptime and the NPU.",
+        "memory, disk, uptime, the NPU and the clock.",
     )
 
     @server.tool(annotations=_READ_ONLY)
@@ -181,6 +194,11 @@ def build_server(reader: BoardReader) -> MCPServer:
     ) -> dict[str, Any]:
         """Total, used and free space in MB of the file system holding ``path``."""
         return reader.disk(path)
+
+    @server.tool(annotations=_READ_ONLY)
+    def clock() -> dict[str, Any]:
+        """The current local date and time of the board's clock, with the weekday and time zone."""
+        return reader.clock()
 
     @server.tool(annotations=_READ_ONLY)
     def uptime() -> dict[str, Any]:
