@@ -156,3 +156,22 @@ def test_config_show_lists_built_ins_with_json(data_dir: Path, capsys: pytest.Ca
         ("board", True, None),
         ("files", True, None),
     ]
+
+
+def test_config_show_on_a_broken_file_names_it_lists_the_built_ins_that_run_and_exits_1(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = CONFIGS / "broken_missing_comma.json"
+    code, out, err = run(capsys, "--config", str(broken), "--data-dir", str(data_dir), "config", "show")
+    assert code == 1
+    assert f"{broken}:4:5: invalid JSON" in err and "only the built-in servers run until it is fixed" in err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["board", "files"]
+
+
+def test_a_config_file_that_does_not_exist_is_said_not_ignored(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "sevrers.json"  # a typo
+    code, _, err = run(capsys, "--config", str(missing), "--data-dir", str(data_dir), "config", "show")
+    assert code == 1
+    assert f"{missing}: no such file (given with --config)" in err

@@ -164,7 +164,7 @@ def test_a_broken_file_raises_with_file_line_and_column(
 
 
 def test_a_missing_file_means_only_the_built_in_servers(data_dir: Path) -> None:
-    config = load(data_dir / "servers.json", data_dir)
+    config = load_servers_config(Paths.resolve(None, data_dir))  # none written yet
     assert [(s.name, s.builtin, s.trusted) for s in config.servers] == [
         ("board", True, True),
         ("files", True, True),
@@ -177,11 +177,20 @@ def test_a_missing_file_means_only_the_built_in_servers(data_dir: Path) -> None:
     )
 
 
+def test_a_file_given_with_config_that_does_not_exist_is_an_error_not_an_empty_file(data_dir: Path) -> None:
+    missing = data_dir / "sevrers.json"  # a typo on the command line
+    with pytest.raises(ConfigError, match="sevrers.json: no such file \\(given with --config\\)"):
+        load(missing, data_dir)
+    config = load_servers_config(Paths.resolve(missing, data_dir), fall_back=True)  # what the app does
+    assert [s.name for s in config.servers] == ["board", "files"]
+    assert config.file_error == f"{missing}: no such file (given with --config)"
+
+
 def test_a_frozen_bundle_runs_its_built_in_servers_with_its_own_executable(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sys, "frozen", True, raising=False)
-    board = load(data_dir / "servers.json", data_dir).get("board")
+    board = load_servers_config(Paths.resolve(None, data_dir)).get("board")
     assert board is not None and (board.command, board.args) == (sys.executable, ["serve", "board"])
 
 

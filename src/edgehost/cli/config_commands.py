@@ -9,10 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
-from edgehost.mcp.config import (
-    ServerConfig,
-    load_servers_config,
-)
+from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, load_servers_config
 from edgehost.mcp.config_edits import import_servers
 
 # `edgehost serve NAME` runs edgehost.servers.NAME:main(argv) -> int
@@ -136,13 +133,18 @@ def _describe(server: ServerConfig) -> str:
 
 
 def show_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths)
+    """The servers EdgeHost will run and each entry's problem; exits 1 when the file or an entry has one."""
+    # As the app and every command that runs servers: a file that cannot be read leaves the built-ins.
+    config = load_servers_config(ctx.paths, fall_back=True)
     rows = [_server_row(server) for server in config.servers]
+    if config.file_error:
+        print(f"edgehost: {config.file_error}; {BUILT_INS_ONLY}", file=sys.stderr)
     if ctx.args.json:
         print_json(rows)
     else:
+        exists = ctx.paths.servers_file.exists()
         print(
-            f"servers config: {ctx.paths.servers_file}{'' if ctx.paths.servers_file.exists() else ' (none yet)'}"
+            f"servers config: {ctx.paths.servers_file}{'' if exists or config.file_error else ' (none yet)'}"
         )
         for row in rows:
             state = "error" if row["error"] else ("enabled" if row["enabled"] else "disabled")
@@ -150,7 +152,7 @@ def show_command(ctx: CliContext) -> int:
             print(f"{row['name']:<24} {state:<9} {row['transport']:<6} {row['target'] or ''}{tags}")
             if row["error"]:
                 print(f"    {row['error']}")
-    return 1 if any(row["error"] for row in rows) else 0
+    return 1 if config.file_error or any(row["error"] for row in rows) else 0
 
 
 def _server_row(server: ServerConfig) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from edgehost.llm.catalog import CatalogRow
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import ServerAuth, uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
-from edgehost.mcp.config import ServersConfig, load_servers_config
+from edgehost.mcp.config import BUILT_INS_ONLY, ServersConfig, load_servers_config
 from edgehost.mcp.manager import ServerManager
 from edgehost.paths import Paths
 from edgehost.settings import Settings
@@ -166,7 +166,7 @@ class Host(ServerCommands):
         if servers is None:
             servers = await asyncio.to_thread(load_servers_config, self.paths, fall_back=True)
         if servers.file_error:
-            log.warning("%s; only the built-in servers run until it is fixed", servers.file_error)
+            log.warning("%s; %s", servers.file_error, BUILT_INS_ONLY)
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
         self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))

@@ -40,6 +40,7 @@ from edgehost.redaction import redact
 
 __all__ = [
     "BUILTIN_SERVER_NAMES",
+    "BUILT_INS_ONLY",
     "DEFAULT_CALL_TIMEOUT_S",
     "MIN_SECRET_CHARS",
     "SAFE_ENV_VARS",
@@ -110,6 +111,10 @@ def builtin_servers(paths: Paths) -> list[ServerConfig]:
 # --- loading ------------------------------------------------------------------------------------
 
 
+# What the app (and every command that runs servers) does when the servers file cannot be read.
+BUILT_INS_ONLY = "only the built-in servers run until it is fixed"
+
+
 def load_servers_config(
     paths: Paths, *, environ: Mapping[str, str] | None = None, fall_back: bool = False
 ) -> ServersConfig:
@@ -124,9 +129,11 @@ def load_servers_config(
     builtins = builtin_servers(paths)
     defaults = {server.name: server for server in builtins}
     path = paths.servers_file
-    if not path.exists():
-        return ServersConfig(servers=builtins, path=path, builtin_defaults=defaults)
     try:
+        if not path.exists():
+            if paths.explicit_config is None:  # none written yet: the built-in servers alone
+                return ServersConfig(servers=builtins, path=path, builtin_defaults=defaults)
+            raise ConfigError(f"{path}: no such file (given with --config)")
         config = parse_servers_file(path, environ=environ, builtins=defaults)
     except ConfigError as exc:
         if not fall_back:
