@@ -7,7 +7,7 @@ import re
 import mcp_types as types
 
 from edgehost.mcp._stderr import LineRing
-from edgehost.mcp.catalog import ServerListing, build_catalog, namespace
+from edgehost.mcp.catalog import ServerListing, build_catalog, namespace, unknown_tool_text
 from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.results import result_text
 from edgehost.mcp.schema_values import elicitation_defaults, example_arguments
@@ -108,3 +108,13 @@ def test_a_resource_uri_is_routed_to_the_server_listing_it_or_a_matching_templat
     assert catalog.server_for_uri("demo://items/42") == "demo"
     assert catalog.server_for_uri("demo://items/42/more") is None
     assert catalog.server_for_uri("other://x") is None
+
+
+def test_an_unknown_tool_name_points_at_the_tool_meant() -> None:
+    names = ["board__temperatures", "board__uptime", "files__read_file"]
+    assert (
+        unknown_tool_text("temperatures", names)
+        == "no tool named 'temperatures' (did you mean board__temperatures?)"
+    )
+    assert unknown_tool_text("board__temperatures2", names).endswith("(did you mean board__temperatures?)")
+    assert unknown_tool_text("weather", names) == "no tool named 'weather'"

@@ -24,6 +24,7 @@ from edgehost.cli.terminal import (
 from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host import events as ev
 from edgehost.host.host import Host
+from edgehost.mcp.catalog import unknown_tool_text
 
 SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold the chat forever
 
@@ -148,7 +149,9 @@ class ChatSession:
         elif command == "/tool":
             pinned = next((t for t in host.tools() if t.name == rest), None)
             if rest and pinned is None:
-                raise UsageError(f"no tool named {rest!r}; /tools lists them")
+                raise UsageError(
+                    f"{unknown_tool_text(rest, [t.name for t in host.tools()])}; /tools lists them"
+                )
             if pinned is not None and not pinned.enabled:
                 raise UsageError(
                     f"{rest} is disabled, so it would not be called: enable it in the Tools panel"
@@ -227,7 +230,9 @@ async def run_ask(ctx: CliContext) -> int:
                 host.anticipate(args.question)
             await host.wait_servers_ready(SERVERS_READY_S)
         if args.tool and args.tool not in {t.name for t in host.tools()}:
-            raise UsageError(f"no tool named {args.tool!r}; `edgehost tools` lists them")
+            raise UsageError(
+                f"{unknown_tool_text(args.tool, [t.name for t in host.tools()])}; `edgehost tools` lists them"
+            )
         failures: list[str] = []
         host.subscribe(lambda e: failures.append(e.error) if isinstance(e, ev.TurnFailed) else None)
         result = await host.submit(args.question, pinned_tool=args.tool)

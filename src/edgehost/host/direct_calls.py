@@ -15,6 +15,7 @@ from edgehost.agent.approval import ApprovalPolicy
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
 from edgehost.host.executor import WHOLE_RESULT_CHARS
+from edgehost.mcp.catalog import unknown_tool_text
 from edgehost.mcp.errors import ToolCallError, ToolTimeout, UnknownTool
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import result_text
@@ -46,7 +47,7 @@ async def call_outside_conversation(
     error comes back as a result with ``isError`` set. Every outcome is recorded."""
     tool = next((t for t in tools if t.name == name), None)
     if tool is None:
-        raise UnknownTool(f"no tool named {name!r}")
+        raise UnknownTool(unknown_tool_text(name, [t.name for t in tools]))
     call_id = f"direct-{next(_call_ids)}"
     verdict = policy.evaluate(tool, arguments, None)
     common: dict[str, Any] = {

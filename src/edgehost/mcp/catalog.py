@@ -6,10 +6,11 @@ changes, and hands out that immutable snapshot.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "is_tool_allowed",
     "namespace",
     "sanitize",
+    "unknown_tool_text",
 ]
 
 SEPARATOR = "__"
@@ -174,6 +176,16 @@ def sanitize(text: str) -> str:
 def namespace(server: str, name: str) -> str:
     """The plain namespaced name ``server__name``: sanitised, cut to MAX_NAME_LENGTH (no collision check)."""
     return (sanitize(server) + SEPARATOR + sanitize(name))[:MAX_NAME_LENGTH]
+
+
+def unknown_tool_text(name: str, names: Iterable[str]) -> str:
+    """ "no tool named 'X'", with the tool meant when ``name`` is one's own name without its server
+    (``temperatures`` for ``board__temperatures``) or a near miss of one."""
+    known = list(names)
+    meant = [n for n in known if n.split(SEPARATOR, 1)[-1] == name] or difflib.get_close_matches(
+        name, known, n=2, cutoff=0.75
+    )
+    return f"no tool named {name!r}" + (f" (did you mean {' or '.join(meant)}?)" if meant else "")
 
 
 def _suffixed(base: str, server: str, name: str) -> str:
