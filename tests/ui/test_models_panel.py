@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from tests.fake_hub import FakeHub
 from tests.ui.conftest import opened_desktop, wait_until
 
@@ -138,5 +139,24 @@ def test_on_the_embedded_model_the_window_suggests_one_for_this_board_once(
             window.model_hint.later.click()
             assert Settings.load(desktop.host.paths.settings_file).model_hint_dismissed is True
             assert await desktop.host.suggested_model() is None
+
+    run(scenario())
+
+
+def test_the_model_in_use_is_listed_even_when_it_is_no_catalog_entry(
+    data_dir: Path, empty_hub: FakeHub, run: Any
+) -> None:
+    """The embedded default is the model of a first start: the panel shows it, in use, above the catalog."""
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=empty_hub.url) as desktop:
+            panel = desktop.window.open_panel("models")
+            assert isinstance(panel, ModelsPanel)
+            await wait_until(lambda: bool(panel.installed))
+            [embedded] = panel.installed
+            assert embedded.path == str(default_model_path())
+            assert embedded.action.text() == "In use" and not embedded.action.isEnabled()
+            details = " ".join(label.text() for label in embedded.findChildren(QLabel))
+            assert "built into EdgeHost" in details and default_model_path().name in details
 
     run(scenario())

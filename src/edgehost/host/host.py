@@ -14,6 +14,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from edgehost.agent.approval import (
@@ -39,6 +40,7 @@ from edgehost.host.sampling import sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
+from edgehost.llm.models import ModelFile, find_models
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import ServerAuth, uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
@@ -347,6 +349,18 @@ class Host(ServerCommands):
                 current_profile, self.profile_override or self.settings.profile
             )
         return await self._models.rows(profile, self.settings)
+
+    async def installed_models(self) -> list[ModelFile]:
+        """The model files on this machine (what `edgehost models` lists first): the embedded default,
+        the one the settings name, and those in the models folder."""
+        return await asyncio.to_thread(find_models, self.paths.models_dir, [self.settings.model])
+
+    def model_in_use(self, model: ModelFile) -> bool:
+        """Whether ``model`` is the file the settings choose (the embedded default when they name none)."""
+        chosen = self.settings.model
+        if not chosen:
+            return model.source == "embedded default"
+        return Path(model.path).expanduser().resolve() == Path(chosen).expanduser().resolve()
 
     async def suggested_model(self) -> CatalogRow | None:
         """The catalog model to offer instead of the embedded one: None when another model is set,

@@ -1,8 +1,11 @@
-"""Models: the catalog fitted to this board, downloads with progress (bytes, speed, time left), cancel,
-and switching to a downloaded model. Drives Host commands and follows its download events."""
+"""Models: the ones on this machine (the embedded default among them) and the catalog fitted to this
+board, downloads with progress (bytes, speed, time left), cancel, and switching to a model on this
+machine. Drives Host commands and follows its download events."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from edgehost.llm.catalog import CatalogRow
+    from edgehost.llm.models import ModelFile
 
 __all__ = ["ModelsPanel", "describe_progress"]
 
@@ -145,12 +149,63 @@ class ModelRow(QFrame):
         self.status.show()
 
 
+# How a model file found on this machine came to be there.
+_SOURCES = {
+    "embedded default": "built into EdgeHost",
+    "settings": "named in the settings",
+    "models folder": "in the models folder",
+}
+
+
+class InstalledRow(QFrame):
+    """A model file on this machine that is no catalog entry: what it is, and Use / In use."""
+
+    def __init__(self, panel: ModelsPanel, model: ModelFile) -> None:
+        super().__init__()
+        self.path: str | None = model.path
+        self.setObjectName("ModelCard")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        top = QHBoxLayout()
+        name = QLabel(model.name)
+        name.setObjectName("ModelName")
+        top.addWidget(name)
+        top.addStretch(1)
+        self.action = QPushButton()
+        self.action.clicked.connect(lambda: panel.use(self))
+        top.addWidget(self.action)
+        layout.addLayout(top)
+        context = f" · {model.context_length:,} tokens of context" if model.context_length else ""
+        details = QLabel(
+            f"{_SOURCES.get(model.source, model.source)} · {model.format} · "
+            f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
+        )
+        details.setObjectName("Caption")
+        details.setWordWrap(True)
+        details.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(details)
+        self.status = QLabel(model.error or "")
+        self.status.setObjectName("Caption")
+        self.status.setWordWrap(True)
+        self.status.setVisible(bool(model.error))
+        layout.addWidget(self.status)
+        self.usable = model.error is None
+        self.show_state("installed")
+
+    def show_state(self, state: str) -> None:
+        """installed | in use."""
+        self.state = state
+        self.action.setText("In use" if state == "in use" else "Use")
+        self.action.setEnabled(state != "in use" and self.usable)
+
+
 class ModelsPanel(QDialog):
     def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.tasks = TaskSet()
         self.rows: dict[str, ModelRow] = {}
+        self.installed: list[InstalledRow] = []  # files on this machine that no catalog row shows
         self.setWindowTitle("Models — EdgeHost")
         self.resize(760, 620)
         layout = QVBoxLayout(self)
@@ -179,7 +234,7 @@ class ModelsPanel(QDialog):
         self.tasks.spawn(self._load(), name="model-catalog")
 
     async def _load(self) -> None:
-        board, rows = await self.host.model_catalog()
+        (board, rows), models = await asyncio.gather(self.host.model_catalog(), self.host.installed_models())
         self.board.setText(
             f"{board}. Models come from the Hugging Face Hub into {self.host.paths.models_dir}; "
             "an interrupted download resumes."
@@ -187,7 +242,18 @@ class ModelsPanel(QDialog):
         while (item := self.list_layout.takeAt(0)) is not None:
             if (widget := item.widget()) is not None:
                 widget.deleteLater()
-        self.rows = {}
+        self.rows, self.installed = {}, []
+        catalog_files = {row.entry.file.rsplit("/", 1)[-1] for row in rows}
+        others = [m for m in models if Path(m.path).name not in catalog_files]
+        self.list_layout.addWidget(_heading("On this machine" if others else "From the catalog"))
+        for model in others:
+            installed = InstalledRow(self, model)
+            if self.host.model_in_use(model):
+                installed.show_state("in use")
+            self.installed.append(installed)
+            self.list_layout.addWidget(installed)
+        if others:
+            self.list_layout.addWidget(_heading("From the catalog"))
         in_use = self.host.settings.model or ""
         downloading = self.host.downloads()
         for row in sorted(
@@ -212,9 +278,13 @@ class ModelsPanel(QDialog):
         row.status.show()
         self.host.download_model(row.row.entry.name)
 
-    def use(self, row: ModelRow) -> None:
-        path = row.path or str(self.host.paths.models_dir / row.row.entry.file.rsplit("/", 1)[-1])
-        for other in self.rows.values():
+    def use(self, row: ModelRow | InstalledRow) -> None:
+        path = row.path
+        if path is None and isinstance(row, ModelRow):
+            path = str(self.host.paths.models_dir / row.row.entry.file.rsplit("/", 1)[-1])
+        assert path is not None
+        others: list[ModelRow | InstalledRow] = [*self.rows.values(), *self.installed]
+        for other in others:
             if other.state == "in use":
                 other.show_state("installed")
         row.show_state("in use")
@@ -235,3 +305,9 @@ class ModelsPanel(QDialog):
             self.hide()
             return
         super().keyPressEvent(event)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("ModelName")
+    return label
