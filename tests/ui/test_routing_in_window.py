@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from tests.ui.conftest import finished, opened_desktop, shown_widgets
+from tests.ui.conftest import finished, opened_desktop, shown_widgets, wait_until
 
 from edgehost.agent.ranking_process import RankingProcess
 from edgehost.agent.selection import BlendedRanker
@@ -98,5 +98,27 @@ def test_a_question_being_typed_is_handed_to_the_ranking_process_when_typing_pau
             QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
             await finished(window.turn_task)
             assert drafts == ["How much memory is free?"]
+
+    run(scenario())
+
+
+def test_while_the_model_reads_the_prompt_the_window_says_which_tool_edgehost_chose(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(
+            data_dir, ["{}}[END_TOOL_CALL]", "Plenty."], settings=HOST_ROUTED, delay_s=0.5
+        ) as desktop:
+            window = desktop.window
+            window.send("How much memory is free?")
+            await wait_until(
+                lambda: window.chat.thinking is not None and window.chat.thinking.text() != "Thinking…"
+            )
+            assert window.chat.thinking is not None
+            assert (
+                window.chat.thinking.text() == "Using board__memory_usage: the model is reading the question…"
+            )
+            await finished(window.turn_task)
+            assert window.chat.thinking is None
 
     run(scenario())

@@ -23,6 +23,7 @@ DISPLAY_INTERVAL_MS = 33  # ~30 paints a second: smooth to the eye, cheap for a 
 class HostBridge(QObject):
     text_arrived = Signal(int, str)  # conversation id, coalesced text
     turn_started = Signal(object)  # TurnStarted
+    turn_routed = Signal(object)  # TurnRouted
     tool_call_detected = Signal(object)  # ToolCallDetected
     tool_started = Signal(object)  # ToolExecutionStarted
     tool_progressed = Signal(object)  # ToolExecutionProgressed
@@ -51,6 +52,7 @@ class HostBridge(QObject):
         self._unsubscribe: Callable[[], None] | None = None
         self._routes: dict[type, Callable[[Any], None]] = {
             ev.TurnStarted: self.turn_started.emit,
+            ev.TurnRouted: self.turn_routed.emit,
             ev.ToolCallDetected: self.tool_call_detected.emit,
             ev.ToolExecutionStarted: self.tool_started.emit,
             ev.ToolExecutionProgressed: self.tool_progressed.emit,

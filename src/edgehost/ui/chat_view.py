@@ -178,6 +178,11 @@ class ChatView(QScrollArea):
         self._add(label)
         self.thinking = label
 
+    def set_thinking(self, text: str) -> None:
+        """What the quiet line says, while it is shown."""
+        if self.thinking is not None:
+            self.thinking.setText(text)
+
     def stop_thinking(self) -> None:
         if self.thinking is not None:
             self.items.removeWidget(self.thinking)

@@ -263,6 +263,7 @@ class MainWindow(QMainWindow):
         self.approvals = ApprovalWindow(self._resolve_approval, self.settings.approval_timeout_s, self)
         self.composer_actions = ComposerActions(self)
         b.text_arrived.connect(self._on_text)
+        b.turn_routed.connect(self._on_turn_routed)
         b.tool_call_detected.connect(self._on_call_detected)
         b.tool_started.connect(self._on_tool_started)
         b.tool_progressed.connect(self._on_tool_progressed)
@@ -403,6 +404,18 @@ class MainWindow(QMainWindow):
     def _on_text(self, conversation_id: int, text: str) -> None:
         if conversation_id == self.current_id:
             self.chat.append_text(text)
+
+    def _on_turn_routed(self, event: ev.TurnRouted) -> None:
+        """Say which tool EdgeHost chose while the model reads the prompt (seconds on a board) before
+        it writes the call: "Thinking…" alone looked stuck."""
+        if event.conversation_id != self.current_id or not event.needs_tool:
+            return
+        names = list(event.candidates)
+        self.chat.set_thinking(
+            f"Using {names[0]}: the model is reading the question…"
+            if len(names) == 1
+            else f"Choosing among {', '.join(names)}: the model is reading the question…"
+        )
 
     def _on_call_detected(self, event: ev.ToolCallDetected) -> None:
         if event.conversation_id == self.current_id:
