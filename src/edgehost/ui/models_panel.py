@@ -56,14 +56,8 @@ class ModelRow(QFrame):
         self.panel = panel
         self.row = row
         self.path: str | None = None
-        self.setObjectName("ModelCard")
         entry = row.entry
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 10, 12, 10)
-        top = QHBoxLayout()
-        name = QLabel(entry.display_name)
-        name.setObjectName("ModelName")
-        top.addWidget(name)
+        layout, top = _card(self, entry.display_name)
         if row.recommended:
             top.addWidget(Chip("Suggested for this board", "accent"))
         top.addStretch(1)
@@ -80,20 +74,16 @@ class ModelRow(QFrame):
             if row.expected_tokens_per_s
             else ""
         )
-        details = QLabel(
-            f"{entry.params_b:g}B parameters · {entry.quantization} · {entry.size_mb / 1000:.2f} GB download · "
-            f"needs {entry.ram_gb:g} GB RAM{speed} · {entry.license} · {entry.repo}"
+        layout.addWidget(
+            _caption(
+                f"{entry.params_b:g}B parameters · {entry.quantization} · {entry.size_mb / 1000:.2f} GB "
+                f"download · needs {entry.ram_gb:g} GB RAM{speed} · {entry.license} · {entry.repo}"
+            )
         )
-        details.setObjectName("Caption")
-        details.setWordWrap(True)
-        layout.addWidget(details)
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.status = QLabel()
-        self.status.setObjectName("Caption")
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status = _caption()
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         self.partial_bytes = 0 if row.installed else row.partial_bytes  # of a download a click resumes
@@ -163,30 +153,20 @@ class InstalledRow(QFrame):
     def __init__(self, panel: ModelsPanel, model: ModelFile) -> None:
         super().__init__()
         self.path: str | None = model.path
-        self.setObjectName("ModelCard")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 10, 12, 10)
-        top = QHBoxLayout()
-        name = QLabel(model.name)
-        name.setObjectName("ModelName")
-        top.addWidget(name)
+        layout, top = _card(self, model.name)
         top.addStretch(1)
         self.action = QPushButton()
         self.action.clicked.connect(lambda: panel.use(self))
         top.addWidget(self.action)
         layout.addLayout(top)
         context = f" · {model.context_length:,} tokens of context" if model.context_length else ""
-        details = QLabel(
-            f"{_SOURCES.get(model.source, model.source)} · {model.format} · "
-            f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
+        layout.addWidget(
+            _caption(
+                f"{_SOURCES.get(model.source, model.source)} · {model.format} · "
+                f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
+            )
         )
-        details.setObjectName("Caption")
-        details.setWordWrap(True)
-        details.setTextFormat(Qt.TextFormat.PlainText)
-        layout.addWidget(details)
-        self.status = QLabel(model.error or "")
-        self.status.setObjectName("Caption")
-        self.status.setWordWrap(True)
+        self.status = _caption(model.error or "")
         self.status.setVisible(bool(model.error))
         layout.addWidget(self.status)
         self.usable = model.error is None
@@ -310,4 +290,24 @@ class ModelsPanel(QDialog):
 def _heading(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("ModelName")
+    return label
+
+
+def _card(card: QFrame, name: str) -> tuple[QVBoxLayout, QHBoxLayout]:
+    """A model's card: its layout, and the top row that starts with the model's name."""
+    card.setObjectName("ModelCard")
+    layout = QVBoxLayout(card)
+    layout.setContentsMargins(12, 10, 12, 10)
+    top = QHBoxLayout()
+    label = QLabel(name)
+    label.setObjectName("ModelName")
+    top.addWidget(label)
+    return layout, top
+
+
+def _caption(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("Caption")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
