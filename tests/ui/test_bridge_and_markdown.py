@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from edgehost.host import events as ev
 from edgehost.ui._widgets import MarkdownView
 from edgehost.ui.bridge import HostBridge
+from edgehost.ui.tool_card import RESULT_MAX_HEIGHT, ToolCard
 
 
 def test_many_text_deltas_arrive_as_one_paint_in_order_with_other_events(qapp: QApplication) -> None:
@@ -60,3 +61,18 @@ def test_a_link_opens_only_after_the_user_sees_the_address(qtbot: Any, monkeypat
     assert opened == []
     boxes[-1].button(QMessageBox.StandardButton.Open).click()
     assert opened == [QUrl("https://example.com/a?b=c")]
+
+
+def test_a_tool_result_box_is_as_high_as_its_lines_up_to_a_limit(qtbot: Any) -> None:
+    short, long = ToolCard("c1", "board__temperatures", {}), ToolCard("c2", "files__read_file", {})
+    for card in (short, long):
+        qtbot.addWidget(card)
+        card.resize(700, 400)
+        card.show()
+    short.finish("ok", '{"zones": []}', 5.0, None)
+    long.finish("ok", "\n".join(f"line {i}" for i in range(100)), 5.0, None)
+    for card in (short, long):
+        card.toggle.setChecked(True)
+    line = short.result.fontMetrics().lineSpacing()
+    assert short.result.height() < 3 * line + 40  # one line and its frame, not a 190 px box
+    assert long.result.height() == RESULT_MAX_HEIGHT  # the rest scrolls

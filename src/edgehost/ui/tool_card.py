@@ -60,6 +60,10 @@ def _compact(arguments: Any) -> str:
     return text if len(text) <= ARGUMENTS_PREVIEW_CHARS else text[: ARGUMENTS_PREVIEW_CHARS - 1] + "…"
 
 
+RESULT_MAX_HEIGHT = 220  # longer results scroll inside the card
+RESULT_GUESSED_WIDTH = 600  # px, for a result measured before its box is shown
+
+
 class ToolCard(QFrame):
     def __init__(
         self, call_id: str, name: str, arguments: Any, server: str = "", parent: QWidget | None = None
@@ -132,7 +136,7 @@ class ToolCard(QFrame):
         self.result = QPlainTextEdit()
         self.result.setObjectName("Mono")
         self.result.setReadOnly(True)
-        self.result.setMaximumHeight(220)
+        self.result.setMaximumHeight(RESULT_MAX_HEIGHT)
         self.result.hide()
         layout.addWidget(self.result)
 
@@ -190,8 +194,21 @@ class ToolCard(QFrame):
         self.result_text = result_text or ""
         if self.result_text:
             self.result.setPlainText(self.result_text)
+            self._fit_result()
             self.toggle.show()
 
     def _toggle_result(self, shown: bool) -> None:
         self.result.setVisible(shown)
         self.toggle.setText("▾ Hide result" if shown else "▸ Show result")
+        if shown:
+            self._fit_result()  # its width is known now
+
+    def _fit_result(self) -> None:
+        """As high as the result's lines, wrapped at the box's width, up to RESULT_MAX_HEIGHT: a
+        one-line result sat in a 190 px box."""
+        metrics = self.result.fontMetrics()
+        width = self.result.viewport().width() if self.result.isVisible() else RESULT_GUESSED_WIDTH
+        per_line = max(20, width // max(metrics.horizontalAdvance("0"), 1))
+        rows = sum(max(1, -(-len(line) // per_line)) for line in self.result_text.splitlines() or [""])
+        chrome = 2 * (self.result.frameWidth() + round(self.result.document().documentMargin())) + 10
+        self.result.setFixedHeight(min(RESULT_MAX_HEIGHT, rows * metrics.lineSpacing() + chrome))
