@@ -126,6 +126,10 @@ def test_the_context_meter_and_reply_stats_follow_the_conversation_on_screen(
             maximum = desktop.host.backend.capabilities.max_context
             assert used > 0 and window.context_meter.value() == used
             assert not window.context_label.text().startswith("context 0 ")
+            # It says which size it is: the one loaded, not the model file's (what `models` lists).
+            assert window.context_label.toolTip().startswith(
+                f"{used} of {maximum} tokens of context used: the size the model was loaded with"
+            )
             stats = window.chat.last_answer.perf.text()
             assert "tokens" in stats
             window.new_chat()

@@ -505,7 +505,13 @@ class MainWindow(QMainWindow):
         self.context_meter.setRange(0, maximum)
         self.context_meter.setValue(min(used, maximum))
         self.context_label.setText(f"context {_k(used)} / {_k(maximum)}")
-        self.context_meter.setToolTip(f"{used} of {maximum} tokens of context used")
+        # The size the model was loaded with, which `edgehost models` does not list (it gives the file's).
+        tip = (
+            f"{used} of {maximum} tokens of context used: the size the model was loaded with, chosen by "
+            "the board profile or the context length in Settings (the model itself may allow more)"
+        )
+        self.context_meter.setToolTip(tip)
+        self.context_label.setToolTip(tip)
 
     async def _offer_model(self) -> None:
         row = await self.host.suggested_model()
