@@ -17,6 +17,7 @@ from tests.support import CHROMIUM_ARGS
 
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.settings import Settings
 
 pytestmark = pytest.mark.slow
 PAGE_S = 30_000  # ms, Playwright's unit
@@ -188,4 +189,21 @@ async def test_a_question_typed_on_the_page_is_handed_to_the_host_when_typing_pa
     await page.press("#input", "Enter")
     completed = await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
     assert completed.text == "Hello."
+    assert page.errors == []
+
+
+async def test_while_the_model_reads_the_prompt_the_page_says_which_tool_edgehost_chose(
+    serve: Any, browser: Any
+) -> None:
+    # No grammar in the scripted backend: the host writes the call's start, the model the rest.
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "Plenty."], delay_s=0.3)
+    served = await serve(backend, settings=Settings(routing="host"))
+    page = await _open(browser, served.server.url)
+    await _ask(page, "How much memory is free?")
+    thinking = page.locator(".msg.thinking")
+    await thinking.filter(has_text="Using board__memory_usage: the model is reading the question…").wait_for(
+        timeout=PAGE_S
+    )
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    assert await thinking.count() == 0  # gone with the turn
     assert page.errors == []

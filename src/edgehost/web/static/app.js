@@ -14,6 +14,7 @@ const state = {
   current: null, // the open conversation's id (null: a new one)
   turn: null, // the conversation whose turn is running
   answer: null, // {node, text} of the answer streaming in the open conversation
+  thinking: null, // the quiet line while the model reads the prompt (as the window's, ui/chat_view.py)
   cards: new Map(), // call_id -> card
   approvals: [], // pending requests, in order
   panel: null,
@@ -104,12 +105,18 @@ function apply(kind, e) {
     case "TurnStarted":
       state.turn = e.conversation_id;
       setBusy();
-      if (here) { addMessage("user", e.user_text); startAnswer(); }
+      if (here) { addMessage("user", e.user_text); startAnswer(); showThinking("Thinking…"); }
       break;
     case "TextDelta":
-      if (here) appendAnswer(e.text);
+      if (here) { stopThinking(); appendAnswer(e.text); }
       break;
     case "TurnRouted":
+      // Which tool EdgeHost chose, while the model reads the prompt before it writes the call.
+      if (here && e.needs_tool) {
+        const names = e.candidates;
+        showThinking((names.length === 1 ? "Using " + names[0] : "Choosing among " + names.join(", "))
+          + ": the model is reading the question…");
+      }
       break;
     case "ToolCallDetected":
       if (here) card(e.call_id, e.name, e.arguments, e.chosen_by).setStatus("detected");
@@ -130,6 +137,7 @@ function apply(kind, e) {
         c.setStatus(e.status, e.duration_ms);
         c.result(e.error && !e.result_text ? e.error : e.result_text);
         startAnswer(); // the model reads the result and answers below the card
+        if (state.turn === e.conversation_id) showThinking("Thinking…");
       }
       if (state.panel === "history") refreshHistory();
       break;
@@ -137,11 +145,13 @@ function apply(kind, e) {
       if (here && state.answer) setAnswer(e.text);
       break;
     case "TurnCompleted":
+      stopThinking();
       if (here) finishAnswer(e.text, e.cancelled);
       state.turn = null;
       setBusy();
       break;
     case "TurnFailed":
+      stopThinking();
       if (here) { finishAnswer("", false); notice(e.error, true); }
       state.turn = null;
       setBusy();
@@ -179,6 +189,16 @@ function addMessage(kind, text, markdown) {
 }
 
 function notice(text, error) { addMessage(error ? "notice error" : "notice", text); }
+
+function showThinking(text) {
+  if (!state.thinking) state.thinking = addMessage("thinking", text);
+  else state.thinking.textContent = text;
+}
+
+function stopThinking() {
+  if (state.thinking) state.thinking.remove();
+  state.thinking = null;
+}
 
 function startAnswer() {
   if (state.answer && !state.answer.text) return; // still empty: keep using it
@@ -222,6 +242,7 @@ function finishAnswer(text, cancelled) {
 
 function card(callId, name, args, chosenBy) {
   if (state.cards.has(callId)) return state.cards.get(callId);
+  stopThinking();
   if (state.answer && !state.answer.text) {
     // Nothing was said before the call: the answer starts below its card.
     state.answer.node.remove();
@@ -285,6 +306,7 @@ function clearMessages() {
   $("messages").textContent = "";
   state.cards.clear();
   state.answer = null;
+  state.thinking = null;
 }
 
 async function openConversation(id) {
