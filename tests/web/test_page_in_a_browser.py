@@ -4,6 +4,7 @@ WebSocket dropped in the middle of an answer."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -16,6 +17,7 @@ from tests.host.conftest import call
 from tests.support import CHROMIUM_ARGS
 
 from edgehost.host import events as ev
+from edgehost.llm.base import GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.settings import Settings
 
@@ -192,11 +194,24 @@ async def test_a_question_typed_on_the_page_is_handed_to_the_host_when_typing_pa
     assert page.errors == []
 
 
+class HeldBackend(ScriptedBackend):
+    """A scripted model that reads its prompt until the test lets it go (``go``)."""
+
+    def __init__(self, replies: list[str]) -> None:
+        super().__init__(replies)
+        self.go = asyncio.Event()
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationEvent]:
+        await self.go.wait()
+        async for event in super().generate(request):
+            yield event
+
+
 async def test_while_the_model_reads_the_prompt_the_page_says_which_tool_edgehost_chose(
     serve: Any, browser: Any
 ) -> None:
     # No grammar in the scripted backend: the host writes the call's start, the model the rest.
-    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "Plenty."], delay_s=0.3)
+    backend = HeldBackend(["{}}[END_TOOL_CALL]", "Plenty."])
     served = await serve(backend, settings=Settings(routing="host"))
     page = await _open(browser, served.server.url)
     await _ask(page, "How much memory is free?")
@@ -204,6 +219,7 @@ async def test_while_the_model_reads_the_prompt_the_page_says_which_tool_edgehos
     await thinking.filter(has_text="Using board__memory_usage: the model is reading the question…").wait_for(
         timeout=PAGE_S
     )
+    backend.go.set()
     await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
     assert await thinking.count() == 0  # gone with the turn
     assert page.errors == []
