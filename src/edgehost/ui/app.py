@@ -329,7 +329,7 @@ class Desktop:
         # Elicitation is answered in the window's form; sampling by the Host's handler, whose approval
         # the window shows as a draft dialog.
         if options.features is None:
-            options.features = ClientFeatures(elicitation=self.window.elicit)
+            options.features = ClientFeatures(elicitation=self.window.server_dialogs.elicit)
         self.instance = InstanceServer(instance) if instance else None
         import asyncio
 

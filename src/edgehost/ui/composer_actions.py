@@ -79,7 +79,7 @@ class ComposerActions:
                 "required": [a["name"] for a in wanted if a.get("required")],
             }
             params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
-            answer = await window.elicit(f"prompt {name}", params)
+            answer = await window.server_dialogs.elicit(f"prompt {name}", params)
             if answer.action != "accept":
                 return
             arguments = {k: str(v) for k, v in (answer.content or {}).items()}

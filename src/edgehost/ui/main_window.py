@@ -31,6 +31,7 @@ from edgehost.ui.chat_view import ChatView
 from edgehost.ui.composer import Composer
 from edgehost.ui.composer_actions import ComposerActions
 from edgehost.ui.conversation_list import ConversationList
+from edgehost.ui.server_dialogs import ServerDialogs
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -39,9 +40,6 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     import asyncio
 
-    import mcp_types as types
-
-    from edgehost.agent.approval import ApprovalRequest
     from edgehost.host import events as ev
     from edgehost.llm.base import Perf
     from edgehost.ui.approval import ApprovalWindow
@@ -91,6 +89,7 @@ class MainWindow(QMainWindow):
         self.context_used: dict[int, int] = {}  # conversation id -> tokens in context after its last reply
         self.panels: dict[str, QWidget] = {}
         self.dialogs: list[QWidget] = []  # open elicitation / sampling dialogs
+        self.server_dialogs = ServerDialogs(self)
         self.model_ready = False
         self.quit_was_requested = False
         self.setWindowTitle("EdgeHost")
@@ -450,7 +449,7 @@ class MainWindow(QMainWindow):
 
         request = event.request
         if request.tool == SAMPLING_TOOL:
-            self._open_sampling(request)
+            self.server_dialogs.open_sampling(request, self._resolve_approval)
             return
         if request.conversation_id == self.current_id:
             waiting = [c for c in self.chat.cards.values() if c.status == "detected"]
@@ -572,46 +571,9 @@ class MainWindow(QMainWindow):
         if panel is not None and panel.isVisible():
             panel.refresh()  # type: ignore[attr-defined]
 
-    # --------------------------------------------------- approvals, server requests
+    # --------------------------------------------------------------- approvals
     def _resolve_approval(self, request_id: str, decision: Any) -> bool:
         return bool(self.host.resolve_approval(request_id, decision))
-
-    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
-        """Ask the user with a non-modal form; the answer comes when they press a button."""
-        from edgehost.ui.elicitation import ElicitationDialog
-
-        dialog = ElicitationDialog(server, params, self)
-        return await self._run_dialog(dialog, dialog.result_future)
-
-    def _open_sampling(self, request: ApprovalRequest) -> None:
-        """A server's sampling request, drafted by the Host with our model: the user sends the draft
-        (perhaps edited) or rejects it; the answer goes back as the approval's decision."""
-        from edgehost.ui.sampling import SamplingDialog
-
-        dialog = SamplingDialog(request, self._resolve_approval, self)
-        dialog.finished.connect(lambda _code: self._forget_dialog(dialog))
-        self.dialogs.append(dialog)
-        dialog.show()
-        dialog.raise_()
-        self.dialog_opened.emit(dialog)
-
-    def _forget_dialog(self, dialog: QWidget) -> None:
-        if dialog in self.dialogs:
-            self.dialogs.remove(dialog)
-
-    async def _run_dialog(self, dialog: QWidget, future: asyncio.Future[Any]) -> Any:
-        self.dialogs.append(dialog)
-        dialog.show()
-        dialog.raise_()
-        self.dialog_opened.emit(dialog)
-        try:
-            return await future
-        finally:
-            if dialog in self.dialogs:
-                self.dialogs.remove(dialog)
-            if not future.done():  # cancelled by the server or shutdown: close without answering
-                dialog.hide()
-                dialog.deleteLater()
 
     # ---------------------------------------------------------------- panels
     def panel(self, key: str) -> QWidget:

@@ -204,7 +204,7 @@ async def _open_dialogs(desktop: Any, types: Any) -> list[str]:
         "required": ["name"],
     }
     elicit = asyncio.ensure_future(
-        window.elicit(
+        window.server_dialogs.elicit(
             "self-test", types.ElicitRequestFormParams(message="Your name?", requested_schema=schema)
         )
     )
