@@ -175,3 +175,13 @@ def test_a_config_file_that_does_not_exist_is_said_not_ignored(
     code, _, err = run(capsys, "--config", str(missing), "--data-dir", str(data_dir), "config", "show")
     assert code == 1
     assert f"{missing}: no such file (given with --config)" in err
+
+
+def test_a_server_not_found_because_the_file_is_broken_says_so(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = CONFIGS / "broken_missing_comma.json"
+    code, _, err = run(capsys, "--config", str(broken), "--data-dir", str(data_dir), "call", "a__x", "{}")
+    assert code == 2
+    assert "does not start with a configured server name" in err
+    assert f"could not be read, so only the built-in servers run until it is fixed: {broken}:4:5" in err

@@ -260,18 +260,20 @@ class TurnRunner:
                 final = not round_.calls and not round_.problems
                 message = round_.raw
                 replacement = None
+                answer = "".join(shown[answer_from:]) if final else ""
                 if final and grounded_in:
-                    replacement = self._grounded(conv_id, content, grounded_in, shown[answer_from:], round_)
-                elif final and host_call_failed and "".join(shown[answer_from:]).strip():
-                    replacement = self._failed_call_answer(
-                        conv_id, last_results, "".join(shown[answer_from:])
-                    )
-                elif final and DENIAL_INSTRUCTION in (echoed := "".join(shown[answer_from:])):
+                    replacement = self._grounded(conv_id, content, grounded_in, answer, round_)
+                elif final and host_call_failed and answer.strip():
+                    # A small model's reply to an error rarely says what it was (the embedded one
+                    # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
+                    failed = Grounding(False, "the tool failed, so nothing in the reply comes from it")
+                    replacement = self._replaced(conv_id, last_results, answer, failed)
+                elif final and DENIAL_INSTRUCTION in answer:
                     # The model copied the denial meant for it: the user reads what happened instead.
                     replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
                     self.emit(
                         ev.AnswerUngrounded(
-                            conv_id, "the reply repeats the denial", replacement, echoed, replacement
+                            conv_id, "the reply repeats the denial", replacement, answer, replacement
                         )
                     )
                 if replacement is not None:
@@ -363,12 +365,11 @@ class TurnRunner:
         conv_id: int,
         question: str,
         grounded_in: Sequence[tuple[str, str, dict[str, Any]]],
-        answer_parts: Sequence[str],
+        answer: str,
         round_: _Round,
     ) -> str | None:
         """None when the answer after the turn's tools is grounded in their results; otherwise the
         text the user is shown instead (decision 11), announced with AnswerUngrounded."""
-        answer = "".join(answer_parts)
         grounding = check_answer(
             answer,
             results=[text for _name, text, _arguments in grounded_in],
@@ -378,18 +379,13 @@ class TurnRunner:
         )
         if grounding.grounded:
             return None
-        results = [(name, text) for name, text, _arguments in grounded_in]
-        replacement = ungrounded_answer_text(results, answer, grounding)
-        self.emit(
-            ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer, rendered_results(results))
-        )
-        return replacement
+        return self._replaced(conv_id, [(name, text) for name, text, _args in grounded_in], answer, grounding)
 
-    def _failed_call_answer(self, conv_id: int, results: Sequence[tuple[str, str]], answer: str) -> str:
-        """The text the user reads instead of the model's reply after the call EdgeHost chose failed:
-        the error itself, the reply marked (a small model's reply to an error rarely says what it was;
-        the embedded one answered "list the files in /tmp" with "`Files__list_directory: /tmp`")."""
-        grounding = Grounding(False, "the tool failed, so nothing in the reply comes from it")
+    def _replaced(
+        self, conv_id: int, results: Sequence[tuple[str, str]], answer: str, grounding: Grounding
+    ) -> str:
+        """What the user reads instead of ``answer``: the results, the reply marked; announced with
+        AnswerUngrounded."""
         replacement = ungrounded_answer_text(results, answer, grounding)
         self.emit(
             ev.AnswerUngrounded(conv_id, grounding.reason, replacement, answer, rendered_results(results))

@@ -35,7 +35,7 @@ from edgehost.host.direct_calls import ToolRefused
 from edgehost.host.tool_view import tool_json
 from edgehost.mcp.catalog import SEPARATOR, sanitize
 from edgehost.mcp.client_features import ClientFeatures
-from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
+from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
 
 if TYPE_CHECKING:
@@ -168,8 +168,16 @@ def _server_names(config: ServersConfig, only: str | None) -> list[str] | None:
         return None
     if config.get(only) is None:
         known = ", ".join(s.name for s in config.servers) or "none"
-        raise UsageError(f"no server named {only!r} is configured (configured: {known})")
+        raise _not_configured(config, f"no server named {only!r} is configured (configured: {known})")
     return [only]
+
+
+def _not_configured(config: ServersConfig, problem: str) -> UsageError:
+    """``problem`` (a server the user named is not in ``config``), with why when the servers file could
+    not be read: it may well be there, and only the built-in servers were loaded."""
+    if config.file_error:
+        problem += f". The servers file could not be read, so {BUILT_INS_ONLY}: {config.file_error}"
+    return UsageError(problem)
 
 
 def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
@@ -177,8 +185,8 @@ def _server_of(config: ServersConfig, namespaced: str) -> ServerConfig:
     matches = [s for s in config.servers if namespaced.startswith(sanitize(s.name) + SEPARATOR)]
     if not matches:
         known = ", ".join(s.name for s in config.servers) or "none"
-        raise UsageError(
-            f"{namespaced!r} does not start with a configured server name and '__' (servers: {known})"
+        raise _not_configured(
+            config, f"{namespaced!r} does not start with a configured server name and '__' (servers: {known})"
         )
     return max(matches, key=lambda s: len(s.name))
 
@@ -507,7 +515,7 @@ def _probe_target(ctx: CliContext) -> ServersConfig:
         config = load_servers_config(ctx.paths, fall_back=True)
         server = config.get(ctx.args.server)
         if server is None:
-            raise UsageError(f"no server named {ctx.args.server!r} is configured")
+            raise _not_configured(config, f"no server named {ctx.args.server!r} is configured")
         return ServersConfig(servers=[replace(server, enabled=True)])
     url = ctx.args.url
     if not url.startswith(("http://", "https://")):

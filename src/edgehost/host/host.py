@@ -40,7 +40,7 @@ from edgehost.host.sampling import sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
-from edgehost.llm.models import ModelFile, find_models
+from edgehost.llm.models import ModelFile, default_model_path, find_models
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import ServerAuth, uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
@@ -355,12 +355,14 @@ class Host(ServerCommands):
         the one the settings name, and those in the models folder."""
         return await asyncio.to_thread(find_models, self.paths.models_dir, [self.settings.model])
 
-    def model_in_use(self, model: ModelFile) -> bool:
-        """Whether ``model`` is the file the settings choose (the embedded default when they name none)."""
-        chosen = self.settings.model
-        if not chosen:
-            return model.source == "embedded default"
-        return Path(model.path).expanduser().resolve() == Path(chosen).expanduser().resolve()
+    def model_in_use(self, path: str | Path) -> bool:
+        """Whether the model file at ``path`` is the one the settings choose (the embedded default when
+        they name none)."""
+        try:
+            chosen = Path(self.settings.model) if self.settings.model else default_model_path()
+        except BackendError:  # no model named, and the embedded one is not installed
+            return False
+        return Path(path).expanduser().resolve() == chosen.expanduser().resolve()
 
     async def suggested_model(self) -> CatalogRow | None:
         """The catalog model to offer instead of the embedded one: None when another model is set,

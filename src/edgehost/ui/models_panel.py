@@ -228,13 +228,12 @@ class ModelsPanel(QDialog):
         self.list_layout.addWidget(_heading("On this machine" if others else "From the catalog"))
         for model in others:
             installed = InstalledRow(self, model)
-            if self.host.model_in_use(model):
+            if self.host.model_in_use(model.path):
                 installed.show_state("in use")
             self.installed.append(installed)
             self.list_layout.addWidget(installed)
         if others:
             self.list_layout.addWidget(_heading("From the catalog"))
-        in_use = self.host.settings.model or ""
         downloading = self.host.downloads()
         for row in sorted(
             rows, key=lambda r: (not r.recommended, not r.fits, r.entry.backend, r.entry.params_b)
@@ -242,7 +241,7 @@ class ModelsPanel(QDialog):
             if not row.fits and not row.installed and not self.show_all.isChecked():
                 continue
             widget = ModelRow(self, row)
-            if row.installed and in_use.endswith(row.entry.file.rsplit("/", 1)[-1]):
+            if row.installed and self.host.model_in_use(self._catalog_path(row)):
                 widget.show_state("in use")
             elif row.entry.name in downloading:
                 widget.show_state("downloading")
@@ -258,10 +257,12 @@ class ModelsPanel(QDialog):
         row.status.show()
         self.host.download_model(row.row.entry.name)
 
+    def _catalog_path(self, row: CatalogRow) -> str:
+        """Where a catalog model is (or goes) in the models folder."""
+        return str(self.host.paths.models_dir / row.entry.file.rsplit("/", 1)[-1])
+
     def use(self, row: ModelRow | InstalledRow) -> None:
-        path = row.path
-        if path is None and isinstance(row, ModelRow):
-            path = str(self.host.paths.models_dir / row.row.entry.file.rsplit("/", 1)[-1])
+        path = row.path or (self._catalog_path(row.row) if isinstance(row, ModelRow) else None)
         assert path is not None
         others: list[ModelRow | InstalledRow] = [*self.rows.values(), *self.installed]
         for other in others:
