@@ -58,6 +58,8 @@ def _same_figure(written: str, value: float) -> bool:
 def _words(markdown_or_text: str) -> list[str]:
     """The words of a text, without markdown's marks (the page renders them, the host's text has them)."""
     words = (word for word in markdown_or_text.split() if not word.startswith("```"))  # a fence, not text
+    # A backtick opens or closes a code span wherever it stands in a word ("0;`."): the page draws none.
+    words = (word.replace("`", "") for word in words)
     # A numbered list's "1." is drawn by the browser, not part of the list item's text.
     return [w for w in (word.strip("*_`>#-") for word in words) if w and not re.fullmatch(r"\d+[.)]", w)]
 
