@@ -95,10 +95,12 @@ def bare_qt_rss_mb() -> float:
 
 async def run_idle(data_dir: str) -> tuple[float, list[tuple[str, float]]]:
     """Idle CPU percent of the whole tree, and each process's RSS in MiB (the GUI's first)."""
+    from edgehost.ui.app import Desktop, load_core
+
+    await load_core()  # as the app imports the core: in a thread, after the window, with PySide loaded
     from edgehost.host.host import HostOptions
     from edgehost.paths import Paths
     from edgehost.settings import Settings
-    from edgehost.ui.app import Desktop
 
     options = HostOptions(backend_name="llamacpp")
     desktop = Desktop(Paths.resolve(None, data_dir), Settings(close_to_tray=False), options)
