@@ -12,6 +12,9 @@ import platformdirs
 from edgehost import APP_NAME
 
 SERVER_CONFIG_NAMES = ("servers.json", "servers.toml")
+# A folder standing in for / when the board is read (a fake device tree for tests and demos): board
+# detection and the built-in board server both read it.
+SYSFS_ROOT_ENV = "EDGEHOST_SYSFS_ROOT"
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -104,3 +106,20 @@ def test_a_machine_without_thermal_zones_says_so_in_words(tmp_path: Path) -> Non
         "note": "this machine has no readable temperature sensors (no thermal zones)",
     }
     assert len(BoardReader(build(tmp_path / "other", rk3588_board())).temperatures()["zones"]) == 7
+
+
+def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp_path: Path) -> None:
+    """A stdio server gets only the safe variables of the host's environment; EDGEHOST_SYSFS_ROOT (a
+    fake tree for a demo) reached detection but not the built-in board server, which read the real /."""
+    root = build(tmp_path / "root", rk3588_board(model="Radxa ROCK 5B", compatible=("radxa,rock-5b",)))
+    done = subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(tmp_path / "data"), "call", "board__board_info"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EDGEHOST_SYSFS_ROOT": str(root)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    board = json.loads(done.stdout)
+    assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")

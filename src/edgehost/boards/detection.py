@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edgehost.paths import SYSFS_ROOT_ENV
+
 __all__ = [
     "MIN_RKNPU_DRIVER",
     "BoardInfo",
@@ -42,7 +44,7 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 def system_root() -> Path:
     """``$EDGEHOST_SYSFS_ROOT`` if set (a fake tree for tests and demos), else ``/``."""
-    return Path(os.environ.get("EDGEHOST_SYSFS_ROOT") or "/")
+    return Path(os.environ.get(SYSFS_ROOT_ENV) or "/")
 
 
 def _read_text(path: Path) -> str | None:

@@ -35,7 +35,7 @@ from edgehost.mcp._config_model import (
     looks_like_secret_name,
 )
 from edgehost.mcp._config_text import KeyPath, ParsedFile, read_servers_file
-from edgehost.paths import Paths
+from edgehost.paths import SYSFS_ROOT_ENV, Paths
 from edgehost.redaction import redact
 
 __all__ = [
@@ -105,6 +105,10 @@ def builtin_servers(paths: Paths) -> list[ServerConfig]:
     for name, options in (("board", []), ("files", ["--root", str(paths.files_root)])):
         command, args = edgehost_command("serve", name, *options)
         servers.append(ServerConfig(name=name, command=command, args=args, trusted=True, builtin=True))
+    # A stdio server gets only the safe variables of our environment: the board server is told which
+    # tree stands in for / so that it reads the board that detection found.
+    if fake_root := os.environ.get(SYSFS_ROOT_ENV):
+        servers[0].env = {SYSFS_ROOT_ENV: fake_root}
     return servers
 
 
