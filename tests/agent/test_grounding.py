@@ -193,3 +193,30 @@ def test_asked_the_time_an_answer_must_give_the_hours_and_minutes_the_tool_read(
     ).grounded
     # A question about the time zone asks for no time.
     assert check_answer("The time zone is UTC.", results=[CLOCK], question="What is the time zone?").grounded
+
+
+MEMORY_8GB = json.dumps({"total_mb": 7884.8, "available_mb": 4888.7, "used_mb": 2996.1})
+CPU = json.dumps({"cores": [{"cpu": 4, "cur_khz": 1152000, "max_khz": 2304000}]})
+
+
+def test_a_share_written_as_a_percentage_of_one_objects_numbers_is_grounded() -> None:
+    # A 1B model's correct arithmetic: 2996.1 of 7884.8 is 38 %, and 62 % is free.
+    for answer in ("38 % of the memory is in use.", "Memory: 38% used, 62 percent free."):
+        assert check_answer(answer, results=[MEMORY_8GB], question="How much memory is used?").grounded, (
+            answer
+        )
+    # A share that is none of them, and one written without a percent sign, are invented.
+    assert check_answer("50 % of the memory is in use.", results=[MEMORY_8GB]).invented == ("50",)
+    assert check_answer("38 of the memory is in use.", results=[MEMORY_8GB]).invented == ("38",)
+    # Two numbers of different objects make no share: each zone holds one temperature.
+    assert not check_answer("The SoC runs at 91 % of the GPU's heat.", results=[TEMPERATURES]).grounded
+
+
+def test_a_size_or_frequency_in_another_unit_is_grounded_when_the_unit_is_written() -> None:
+    assert check_answer("7.7 GB in all, 2.9 GB used.", results=[MEMORY_8GB]).grounded
+    assert check_answer("Core 4 runs at 1.2 GHz of its 2.3 GHz.", results=[CPU]).grounded
+    assert check_answer("Core 4 runs at 3.1 GHz.", results=[CPU]).invented == ("3.1",)
+    # Without a unit, a converted number reads as any other number.
+    assert check_answer("The total is 7.7.", results=[MEMORY_8GB]).invented == ("7.7",)
+    # Asked an amount, worked-out numbers are the result's numbers.
+    assert check_answer("About 2.9 GB.", results=[MEMORY_8GB], question="How much memory is used?").grounded

@@ -27,8 +27,17 @@ tool call is *ungrounded* when
    the answer writes none of the result's hours and minutes ("The time is 2026-11-26, which is
    midnight": the date, and an hour of its own).
 
-Unit conversions (MB to GB, 24-hour to 12-hour clock) therefore count as invented: the user then sees
-the result beside the model's text, which is the safe side for a 135M model. Pure functions only.
+Two kinds of worked-out numbers count as the result's, each only where the answer says what it did,
+so that a larger model's correct arithmetic passes (the catalog suggests a 1B model, which writes
+"38 % of 7.7 GB" for used_mb 2996.1 of total_mb 7884.8):
+
+- a number followed by a size or frequency unit (``7.7 GB``, ``2.3 GHz``) may be a source number
+  divided or multiplied by 1000 or 1024, once or twice;
+- a number followed by ``%`` or "percent" may be the share of two numbers of one object of a result
+  (``used_mb`` of ``total_mb``), or what is left of it (100 minus that share).
+
+Any other conversion (24-hour to 12-hour clock, °C to °F) counts as invented: the user then sees the
+result beside the model's text, which is the safe side for a 135M model. Pure functions only.
 """
 
 from __future__ import annotations
@@ -61,6 +70,10 @@ _AMOUNT_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
+# What may follow a number that is a source number in another unit, or a share in percent.
+_UNIT_AFTER = re.compile(r"\s?(?:[kKMGT]i?B|bytes?|[kMG]Hz)(?![\w])")
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per cent\b)")
+UNIT_FACTORS = tuple(Decimal(f) for f in (1000, 1024, 1000**2, 1024**2))
 # A question that asks the time of day (rule 8), and a clock time as a result or an answer writes it.
 _TIME_QUESTION = re.compile(
     r"\bwhat\s+time\b|\bthe\s+(?:current\s+|exact\s+)?time\b(?!\s+zone)", re.IGNORECASE
@@ -117,6 +130,81 @@ def _source_numbers(sources: Iterable[str]) -> set[Decimal]:
     return found
 
 
+def _in_other_units(sources: set[Decimal]) -> set[Decimal]:
+    """Each source number divided and multiplied by 1000 and 1024, once or twice (MB as GB, kHz as GHz)."""
+    finite = [s for s in sources if _finite(s)]
+    return {s / f for s in finite for f in UNIT_FACTORS} | {s * f for s in finite for f in UNIT_FACTORS}
+
+
+def _sibling_numbers(value: Any) -> Iterable[list[Decimal]]:
+    """The numbers of each JSON object of ``value``, one list per object (its own values, not nested)."""
+    if isinstance(value, Mapping):
+        numbers = [
+            d
+            for item in value.values()
+            if isinstance(item, (int, float)) and not isinstance(item, bool)
+            if (d := _decimal(str(item))) is not None and _finite(d)
+        ]
+        if len(numbers) > 1:
+            yield numbers
+        for item in value.values():
+            yield from _sibling_numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _sibling_numbers(item)
+
+
+def _shares(results: Iterable[str]) -> set[Decimal]:
+    """In percent: each number of a result's object as a share of a larger one of the same object
+    (used_mb of total_mb), and what is left of it."""
+    shares: set[Decimal] = set()
+    for text in results:
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        for numbers in _sibling_numbers(value):
+            for part in numbers:
+                for whole in numbers:
+                    if 0 <= part <= whole and whole > 0 and part is not whole:
+                        share = part / whole * 100
+                        shares.update((share, 100 - share))
+    return shares
+
+
+@dataclass
+class _Sources:
+    """The numbers an answer may state: the sources' own, and (written with a unit or as a percentage)
+    the ones worked out of them."""
+
+    numbers: set[Decimal]
+    results: Sequence[str]
+    _converted: set[Decimal] | None = None
+    _shares: set[Decimal] | None = None
+
+    def explain(self, value: Decimal, text: str, end: int) -> bool:
+        """Whether ``value``, written in ``text`` up to ``end``, is one of them."""
+        if _is_in(value, self.numbers):
+            return True
+        if _UNIT_AFTER.match(text, end):
+            if self._converted is None:
+                self._converted = _in_other_units(self.numbers)
+            return _is_in(value, self._converted)
+        if _PERCENT_AFTER.match(text, end):
+            if self._shares is None:
+                self._shares = _shares(self.results)
+            return _is_in(value, self._shares)
+        return False
+
+    def unexplained(self, text: str) -> list[str]:
+        """The numbers written in ``text`` that are none of them, as written."""
+        return [
+            match.group(0)
+            for match in _NUMBER.finditer(text)
+            if (value := _decimal(match.group(0))) is not None and not self.explain(value, text, match.end())
+        ]
+
+
 def _is_in(number: Decimal, sources: set[Decimal]) -> bool:
     if number in sources:
         return True
@@ -162,16 +250,13 @@ def check_answer(
         return Grounding(False, "the model's reply repeats itself")
     if results and all(is_empty_result(text) for text in results):
         return Grounding(False, "the tool found nothing")
-    sources = _source_numbers(
-        [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
+    sources = _Sources(
+        _source_numbers(
+            [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
+        ),
+        results,
     )
-    invented = tuple(
-        dict.fromkeys(
-            written
-            for written in numbers_in(_ENUMERATORS.sub("", answer))
-            if (value := _decimal(written)) is not None and not _is_in(value, sources)
-        )
-    )
+    invented = tuple(dict.fromkeys(sources.unexplained(_ENUMERATORS.sub("", answer))))
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
     labelled = _labelled_results(results)
@@ -187,9 +272,9 @@ def check_answer(
         if read and not read & written:
             return Grounding(False, "it does not give the time the tool read")
     if _AMOUNT_QUESTION.search(question):
-        measured = _source_numbers(results)
-        stated = [value for written in numbers_in(answer) if (value := _decimal(written)) is not None]
-        if measured and not any(_is_in(value, measured) for value in stated):
+        measured = _Sources(_source_numbers(results), results)
+        stated = [match.group(0) for match in _NUMBER.finditer(answer)]
+        if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
     return Grounding(True)
 
