@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QLabel, QTableWidget
 from tests.ui.conftest import STEP_S, finished, opened_desktop, wait_until
 
@@ -16,6 +18,7 @@ from edgehost.ui._waiting import expect
 from edgehost.ui.history_panel import HistoryPanel, export_folder
 from edgehost.ui.servers_panel import ServerForm, ServersPanel
 from edgehost.ui.settings_dialog import SettingsDialog
+from edgehost.ui.theme import current_colors
 from edgehost.ui.tools_panel import ToolsPanel
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,6 +55,27 @@ def test_servers_panel_shows_each_server_and_disables_one(data_dir: Path, run: A
             assert not any(t.server == "files" for t in desktop.host.tools())
             chip = panel.table.cellWidget(1, 2).findChild(QLabel)
             assert chip is not None and chip.text() == "disabled"
+
+    run(scenario())
+
+
+def test_a_selected_servers_status_light_keeps_its_colour(data_dir: Path, run: Any) -> None:
+    """The selected-text colour painted the light of the selected row black (seen in the screenshots)."""
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            panel.table.selectRow(0)
+            await asyncio.sleep(0.2)  # the cells' widgets (chip, switch) are placed after the first paint
+            light = panel.table.item(0, 0)
+            assert light is not None and panel.table.selectionModel().isRowSelected(0)
+            green = QColor(current_colors().ok)
+            image = panel.table.viewport().grab(panel.table.visualItemRect(light)).toImage()
+            painted = {
+                image.pixelColor(x, y).rgb() for x in range(image.width()) for y in range(image.height())
+            }
+            assert green.rgb() in painted, f"the light is not painted in {green.name()}"
 
     run(scenario())
 

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
+    QBrush,
     QColor,
     QDesktopServices,
+    QPalette,
     QResizeEvent,
     QTextBlockFormat,
     QTextCursor,
@@ -28,6 +30,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTextBrowser,
     QWidget,
 )
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BackendChoice",
     "Chip",
+    "ColoursKeptWhenSelected",
     "MARKDOWN_FEATURES",
     "MarkdownView",
     "TaskSet",
@@ -149,6 +154,17 @@ class TaskSet:
     def cancel_all(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+
+
+class ColoursKeptWhenSelected(QStyledItemDelegate):
+    """Items of a selected row keep the colour they were given (a server's status light, a tool's risk,
+    a call's status): the selected-text colour painted them all in the text colour."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Any) -> None:
+        super().initStyleOption(option, index)
+        colour = index.data(Qt.ItemDataRole.ForegroundRole)
+        if colour is not None:
+            option.palette.setBrush(QPalette.ColorRole.HighlightedText, QBrush(colour))
 
 
 class Chip(QLabel):

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.store import Execution
-from edgehost.ui._widgets import TaskSet, pretty_json
+from edgehost.ui._widgets import ColoursKeptWhenSelected, TaskSet, pretty_json
 from edgehost.ui.theme import current_colors
 from edgehost.ui.tool_card import status_tone
 
@@ -95,6 +95,7 @@ class HistoryPanel(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setItemDelegate(ColoursKeptWhenSelected(self.table))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)

@@ -41,7 +41,7 @@ from edgehost.mcp.config import (
     parse_servers_file,
 )
 from edgehost.redaction import redact
-from edgehost.ui._widgets import Chip, TaskSet, cancel_save_row, confirm
+from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, cancel_save_row, confirm
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -258,6 +258,7 @@ class ServersPanel(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setItemDelegate(ColoursKeptWhenSelected(self.table))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for column in (0, 2, 3, 4, 5):

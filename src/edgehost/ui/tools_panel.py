@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from edgehost.agent.approval import parse_rules, tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
-from edgehost.ui._widgets import pretty_json
+from edgehost.ui._widgets import ColoursKeptWhenSelected, pretty_json
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class ToolsPanel(QDialog):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
         self.tree.setHeaderLabels(["Tool", "Risk", "Approval"])
+        self.tree.setItemDelegate(ColoursKeptWhenSelected(self.tree))
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
