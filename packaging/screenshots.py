@@ -3,8 +3,8 @@ tool cards (light and dark), each panel, the approval dialog and the quick-ask w
 with a servers file that has a syntax error (the window's notice and the servers panel); then the
 suggestion of a better model and the Models page downloading it.
 
-Runs the real app (real built-in servers, real history) on a scripted model so the pictures are the
-same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
+Runs the real app (real built-in servers, real history) on a scripted model and the tests' fake RK3588
+board so the pictures are the same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
 
     .venv/bin/python packaging/screenshots.py [--out docs/screenshots]
 """
@@ -42,6 +42,17 @@ REPLIES = [
     "The **RK3588** has a 6 TOPS NPU with three cores; RKLLM runs models such as Qwen2.5 1.5B at about "
     "15 tokens/s on it.",
 ]
+
+
+def fake_board(root: Path) -> Path:
+    """The board the pictures show, the tests' fake Orange Pi 5 Plus tree, with the readings the
+    scripted answer quotes (the built-in board server reads it: a real machine's readings would not
+    match the answer, and EdgeHost rightly replaces an answer its tool results do not support)."""
+    sys.path.insert(0, str(REPO / "tests" / "fixtures" / "sysfs"))
+    from fake_sysfs import build, rk3588_board
+
+    zones = [("soc-thermal", 46200), ("bigcore0-thermal", 46900), ("npu-thermal", 44000)]
+    return build(root, rk3588_board(thermal=zones, mem_total_kb=8074000, mem_available_kb=5006000))
 
 
 def ensure_display() -> subprocess.Popen[bytes] | None:
@@ -270,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     xvfb = ensure_display()
     os.environ["QT_QPA_PLATFORM"] = "xcb"
+    board = tempfile.TemporaryDirectory(prefix="edgehost-shots-board-")
+    os.environ["EDGEHOST_SYSFS_ROOT"] = str(fake_board(Path(board.name)))
     try:
         import qasync
         from PySide6.QtWidgets import QApplication
@@ -292,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {path}")
         return 0
     finally:
+        board.cleanup()
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(5)
