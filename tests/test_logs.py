@@ -31,7 +31,7 @@ def test_a_warning_from_the_host_reaches_the_log_file_and_stderr(
     try:
         logging.getLogger("edgehost.host.host").warning("listener failed on %s", "TurnCompleted")
         logging.getLogger("edgehost.mcp.manager").info("server %s ready", "files")
-        logging.getLogger("httpx").info("HTTP Request: GET https://example.invalid/?token=abc")
+        logging.getLogger("httpx2").info("HTTP Request: GET https://example.invalid/?token=abc")
     finally:
         setup.close()
     text = (paths.log_dir / LOG_FILE_NAME).read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-import httpx
+import httpx2
 import pytest
 from llm_helpers import collect
 
@@ -115,11 +115,11 @@ async def test_an_unreachable_server_is_a_clear_error() -> None:
 async def test_the_api_key_from_the_environment_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str | None] = []
 
-    def answer(request: httpx.Request) -> httpx.Response:
+    def answer(request: httpx2.Request) -> httpx2.Response:
         seen.append(request.headers.get("authorization"))
-        return httpx.Response(200, json={"data": [{"id": "m"}]})
+        return httpx2.Response(200, json={"data": [{"id": "m"}]})
 
-    backend = OpenAIBackend("http://server/v1", api_key="sk-1", transport=httpx.MockTransport(answer))
+    backend = OpenAIBackend("http://server/v1", api_key="sk-1", transport=httpx2.MockTransport(answer))
     try:
         info = await backend.load()
     finally:

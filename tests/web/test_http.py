@@ -10,7 +10,7 @@ import sys
 from asyncio.subprocess import PIPE
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import websockets
 from tests.host.conftest import call
@@ -21,7 +21,7 @@ from edgehost.llm.scripted import ScriptedBackend
 
 async def test_health_says_the_model_and_how_many_servers_are_ready(serve: Any) -> None:
     served = await serve(ScriptedBackend([]))
-    async with httpx.AsyncClient(base_url=served.base) as client:
+    async with httpx2.AsyncClient(base_url=served.base) as client:
         health = (await client.get("/health")).json()
     assert health == {
         "status": "ok",
@@ -32,7 +32,7 @@ async def test_health_says_the_model_and_how_many_servers_are_ready(serve: Any) 
 
 async def test_tools_lists_what_edgehost_tools_json_lists(serve: Any, data_dir: Any) -> None:
     served = await serve(ScriptedBackend([]))
-    async with httpx.AsyncClient(base_url=served.base) as client:
+    async with httpx2.AsyncClient(base_url=served.base) as client:
         listed = (await client.get("/tools")).json()
     cli = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), "tools", "--json", stdout=PIPE
@@ -51,7 +51,7 @@ async def test_beyond_loopback_every_request_needs_the_token(serve: Any, data_di
     token_file = data_dir / "web-token"
     assert token_file.read_text().strip() == token
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
-    async with httpx.AsyncClient(base_url=served.base) as client:
+    async with httpx2.AsyncClient(base_url=served.base) as client:
         for path in ("/", "/health", "/tools", "/api/conversations", "/api/executions"):
             refused = await client.get(path)
             assert refused.status_code == 401, path
@@ -86,7 +86,7 @@ async def test_the_token_is_kept_across_restarts(serve: Any, data_dir: Any) -> N
 
 async def test_a_request_from_another_origin_is_refused(serve: Any) -> None:
     served = await serve(ScriptedBackend([]))
-    async with httpx.AsyncClient(base_url=served.base) as client:
+    async with httpx2.AsyncClient(base_url=served.base) as client:
         other = await client.get("/health", headers={"Origin": "http://evil.example"})
         assert other.status_code == 403
         same = await client.get("/health", headers={"Origin": served.base})

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2
 
 START_S = 120  # the built-in servers and the model start before the page is served
 
@@ -39,10 +39,10 @@ def test_edgehost_web_prints_a_link_with_its_token_serves_it_and_stops_on_sigter
         assert f"A new token was made and kept in {token_file}" in process.stdout.readline()
         port = url.split(":")[2].split("/")[0]
         base = f"http://127.0.0.1:{port}"
-        assert httpx.get(f"{base}/health", timeout=10).status_code == 401
-        health = httpx.get(f"{base}/health", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+        assert httpx2.get(f"{base}/health", timeout=10).status_code == 401
+        health = httpx2.get(f"{base}/health", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
         assert health["status"] == "ok" and health["servers"]["total"] == 2
-        assert "EdgeHost" in httpx.get(url, timeout=10).text
+        assert "EdgeHost" in httpx2.get(url, timeout=10).text
         process.send_signal(signal.SIGTERM)
         _out, err = process.communicate(timeout=60)
         assert process.returncode == 0, err

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from edgehost.boards import BoardProfile
 from edgehost.boards.profiles import SamplingDefaults
@@ -199,8 +199,8 @@ def _openai_availability(settings: Settings) -> BackendAvailability:
     if key:
         headers["Authorization"] = f"Bearer {key}"
     try:
-        response = httpx.get(url, headers=headers, timeout=OPENAI_PROBE_TIMEOUT_S)
-    except httpx.HTTPError as exc:
+        response = httpx2.get(url, headers=headers, timeout=OPENAI_PROBE_TIMEOUT_S)
+    except httpx2.HTTPError as exc:
         return BackendAvailability(
             False, f"no OpenAI-compatible server at {settings.openai.base_url} ({exc})"
         )

@@ -1,6 +1,6 @@
 """A Backend for any OpenAI-compatible ``/v1/chat/completions`` server (llama.cpp server, Ollama, vLLM ...).
 
-For when one board is not enough. Streams Server-Sent Events with httpx; structured tool calls the
+For when one board is not enough. Streams Server-Sent Events with httpx2; structured tool calls the
 server returns become NativeToolCall events, anything else is text. Stop sequences are matched here
 (not sent to the server), so the stream can say which one ended it; closing the response stops the
 server's generation.
@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 from edgehost.llm.base import (
     BackendError,
@@ -74,16 +74,16 @@ class OpenAIBackend:
         api_key: str | None = None,
         context_length: int = DEFAULT_CONTEXT,
         assistant_prefill: bool = False,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/")
         self._model = model
         self._assistant_prefill = assistant_prefill
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.AsyncClient(
+        self._client = httpx2.AsyncClient(
             base_url=self._base_url,
             headers=headers,
-            timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            timeout=httpx2.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
             transport=transport,
         )
         self._capabilities = Capabilities(
@@ -115,7 +115,7 @@ class OpenAIBackend:
         """
         try:
             response = await self._client.get("/models")
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise BackendError(
                 f"cannot reach the OpenAI-compatible server at {self._base_url}: {exc}"
             ) from exc
@@ -209,7 +209,7 @@ class OpenAIBackend:
     ) -> None:
         try:
             await self._stream_into(request, events)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             events.put_nowait(BackendError(f"the OpenAI-compatible server at {self._base_url} failed: {exc}"))
         except BackendError as exc:
             events.put_nowait(exc)
