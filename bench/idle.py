@@ -131,6 +131,9 @@ def main() -> int:
     os.environ.setdefault("QT_LOGGING_RULES", "qt.qpa.*=false")
     from PySide6.QtWidgets import QApplication
 
+    from edgehost.ui._pyside_imports import read_sources_uncached
+
+    read_sources_uncached()  # as the app does (ui.app.run_app), before the rest is imported
     from edgehost.llm.base import BackendError
     from edgehost.llm.models import default_model_path
     from edgehost.ui.app import event_loop

@@ -16,7 +16,8 @@ from PySide6.QtCore import QEvent, QObject
 class FirstPaint(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint:
-            print(" ".join(sorted(sys.modules)), flush=True)
+            check = sys.modules["shibokensupport.feature"]._mod_uses_pyside
+            print(" ".join(sorted(sys.modules)), "pyside-check=" + check.__module__, flush=True)
             os._exit(0)
         return False
 watcher = FirstPaint()
@@ -52,6 +53,8 @@ def test_the_windows_first_frame_is_painted_before_asyncio_the_core_and_the_mcp_
     assert done.returncode == 0, done.stderr[-2000:]
     imported = set(done.stdout.split())
     assert "edgehost.ui.main_window" in imported
+    # PySide's check of each module imported after it reads sources without keeping them (from the start).
+    assert "pyside-check=edgehost.ui._pyside_imports" in imported
     early = sorted(
         m for m in imported if m.split(".")[0] in NOT_BEFORE_THE_WINDOW or m in NOT_BEFORE_THE_WINDOW
     )

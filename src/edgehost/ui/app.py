@@ -77,6 +77,9 @@ def run_app(ctx: Launch) -> int:
     from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
+    from edgehost.ui._pyside_imports import read_sources_uncached
+
+    read_sources_uncached()  # before the rest is imported (load_core does it for other faces)
     from edgehost.ui._instance import instance_name, send_to_running
     from edgehost.ui.main_window import MainWindow
     from edgehost.ui.theme import apply_theme
