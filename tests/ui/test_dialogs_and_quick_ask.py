@@ -155,6 +155,26 @@ def test_quick_ask_answers_with_a_tool_and_continues_in_the_main_window(data_dir
     run(scenario())
 
 
+def test_quick_ask_shows_the_tools_result_in_place_of_an_answer_that_ignored_it(
+    data_dir: Path, run: Any
+) -> None:
+    """The main window replaced such an answer; the quick-ask window showed the invented one."""
+    call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [call, "Up for 987654 days."]) as desktop:
+            quick = desktop.quick_ask
+            quick.present()
+            quick.input.setText("How long has the board been up?")
+            quick.input.returnPressed.emit()
+            await finished(quick.task)
+            shown = quick.answer.toPlainText()
+            assert "uptime" in shown.lower(), shown  # the result, rendered
+            assert "does not match this result" in shown, shown
+
+    run(scenario())
+
+
 def test_a_second_start_reaches_the_running_instance(data_dir: Path, run: Any) -> None:
     name = instance_name(Paths.resolve(None, data_dir))
     assert not send_to_running(name, "show")

@@ -163,6 +163,12 @@ class QuickAsk(QWidget):
 
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
         if self._mine(event.conversation_id):
+            if not event.cancelled and event.text != self._text.strip():
+                # What the user is to read, which the streamed text may not be: an answer that ignored
+                # its tool's result is replaced by the result (AnswerUngrounded).
+                self._text = event.text
+                self.answer.set_markdown(self._text)
+                self.adjustSize()
             done = "Stopped." if event.cancelled else "Done."
             self.status.setText(
                 f"{done} {self.status.text() if self.status.text().startswith('⚙') else ''}".strip()
