@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -25,6 +26,17 @@ def _web(data_dir: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
+def _global_addresses() -> list[str] | None:
+    """This machine's IPv4 addresses that other machines can reach, as `ip` lists them ([] if none;
+    None without the `ip` command)."""
+    if shutil.which("ip") is None:
+        return None
+    done = subprocess.run(
+        ["ip", "-4", "-o", "addr", "show", "scope", "global"], capture_output=True, text=True, check=False
+    )
+    return [line.split()[3].split("/")[0] for line in done.stdout.splitlines() if len(line.split()) > 3]
+
+
 def test_edgehost_web_prints_a_link_with_its_token_serves_it_and_stops_on_sigterm(data_dir: Path) -> None:
     token_file = data_dir / "my-token"
     process = _web(data_dir, "--host", "0.0.0.0", "--token-file", str(token_file))
@@ -37,6 +49,11 @@ def test_edgehost_web_prints_a_link_with_its_token_serves_it_and_stops_on_sigter
         assert url.endswith(f"/?token={token}")
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
         assert f"A new token was made and kept in {token_file}" in process.stdout.readline()
+        # The link is for the other devices on the LAN: an address of this machine's, not 127.x (the
+        # host name's address is 127.0.1.1 on board images).
+        lan = _global_addresses()
+        if lan is not None:
+            assert url.split("/")[2].split(":")[0] in (lan or ["127.0.0.1"]), (url, lan)
         port = url.split(":")[2].split("/")[0]
         base = f"http://127.0.0.1:{port}"
         assert httpx2.get(f"{base}/health", timeout=10).status_code == 401

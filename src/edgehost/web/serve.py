@@ -98,9 +98,31 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
 
 
 def _lan_address() -> str:
-    """An address of this machine that others on the LAN can reach (127.0.0.1 when none is known)."""
-    with contextlib.suppress(OSError):
-        for *_rest, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            if not str(address[0]).startswith("127."):
-                return str(address[0])
+    """An address of this machine that others on the LAN can reach (127.0.0.1 when none is known).
+
+    The address the kernel would send from towards another network (a UDP socket's connect sends
+    nothing), else the first IPv4 address of an interface other than loopback. Not the host name's:
+    board images map it to 127.0.1.1 in /etc/hosts.
+    """
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the route
+        address = str(probe.getsockname()[0])
+        if not address.startswith(("127.", "0.")):
+            return address
+    for _index, name in socket.if_nameindex():
+        address = _interface_address(name)
+        if address and not address.startswith("127."):
+            return address
     return "127.0.0.1"
+
+
+def _interface_address(name: str) -> str | None:
+    """The IPv4 address of network interface ``name`` (SIOCGIFADDR), None if it has none."""
+    import fcntl
+    import struct
+
+    siocgifaddr = 0x8915
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        request = struct.pack("256s", name.encode()[:15])
+        return socket.inet_ntoa(fcntl.ioctl(probe.fileno(), siocgifaddr, request)[20:24])
+    return None
