@@ -220,3 +220,21 @@ def test_a_size_or_frequency_in_another_unit_is_grounded_when_the_unit_is_writte
     assert check_answer("The total is 7.7.", results=[MEMORY_8GB]).invented == ("7.7",)
     # Asked an amount, worked-out numbers are the result's numbers.
     assert check_answer("About 2.9 GB.", results=[MEMORY_8GB], question="How much memory is used?").grounded
+
+
+def test_an_unfilled_template_or_a_reply_that_breaks_off_is_not_grounded() -> None:
+    # Seen with the embedded model after files__make_directory and files__write_file.
+    created = ["created notes.txt (5 bytes)"]
+    assert "template" in check_answer("{PATH_RESULT}", results=created).reason
+    assert "template" in check_answer("Done: {{result}}", results=created).reason
+    assert "breaks off" in check_answer("The result is:", results=created).reason
+    assert "breaks off" in check_answer("Here's the corrected code:**\n", results=created).reason
+    assert check_answer("Created notes.txt: it holds 5 bytes.", results=created).grounded
+
+
+def test_asked_an_amount_an_answer_may_say_in_words_that_there_is_none() -> None:
+    # Seen on the web page: the correct answer was marked as not matching the result.
+    none = ['{"zones": [], "note": "this machine has no readable temperature sensors (no thermal zones)"}']
+    answer = "The board has no readable temperature sensors."
+    assert check_answer(answer, results=none, question="How hot is the board?").grounded
+    assert not check_answer("It is warm.", results=[TEMPERATURES], question="How hot is the board?").grounded

@@ -48,3 +48,30 @@ def test_a_replaced_reply_is_not_printed_twice_only_the_result_follows_it() -> N
         in lines
     )
     assert lines[-1] == "- available_mb: 22101.8"
+
+
+def test_after_a_call_edgehost_chose_the_answer_waits_for_the_turns_end() -> None:
+    """A small model's answer is often replaced; the terminal cannot take back what it printed."""
+    started = ev.ToolExecutionStarted(1, "c1", "board", "board__memory_usage", {}, chosen_by="host")
+    finished = ev.ToolExecutionFinished(1, "c1", "board__memory_usage", "ok", "{}", 3.0)
+    reply = "You have 2307.2 MB free."
+    replacement = "**board__memory_usage** returned:\n\n- available_mb: 22101.8\n\n*The model's reply …*"
+    replaced = printed(
+        started,
+        finished,
+        ev.TextDelta(1, reply),
+        ev.AnswerUngrounded(1, "it has numbers the result does not: 2307.2", replacement, reply, ""),
+        ev.TurnCompleted(1, replacement),
+    )
+    assert reply not in replaced  # never printed on its own
+    assert replaced[-3:] == ["- available_mb: 22101.8", "", "*The model's reply …*"]
+    kept = printed(started, finished, ev.TextDelta(1, "22101.8 MB "), ev.TextDelta(1, "are free."))
+    assert kept == [
+        "[MCP: calling board__memory_usage … (chosen by EdgeHost)]",
+        "[MCP: board__memory_usage ok in 3 ms]",
+    ]
+    kept = printed(started, finished, ev.TextDelta(1, "22101.8 MB are free."), ev.TurnCompleted(1, ""))
+    assert kept[-1] == "22101.8 MB are free."
+    # A model that chose its own call streams its answer at once.
+    own = ev.ToolExecutionStarted(1, "c1", "board", "board__memory_usage", {})
+    assert printed(own, finished, ev.TextDelta(1, "22101.8 MB are free."))[-1] == "22101.8 MB are free."

@@ -4,11 +4,13 @@ servers, the real ranker (all-MiniLM-L6-v2), a real history file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
-from tests.host.conftest import call
+from tests.host.conftest import WAIT_S, call
 
+from edgehost.agent.approval import ApprovalDecision
 from edgehost.agent.routing import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
 from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
@@ -149,3 +151,24 @@ async def test_a_folder_the_question_names_reaches_the_tool_when_the_model_leave
     [replaced] = recorder.of(ev.AnswerUngrounded)
     assert "'/tmp' is outside the files folder" in result.text
     assert "> `Files__list_directory: /tmp`" in result.text and replaced.text == result.text
+
+
+async def test_after_a_denied_call_edgehost_chose_the_user_reads_the_denial_not_the_models_reply(
+    make_host,
+) -> None:
+    # Seen on the web page with the embedded model: after a denial it said the file "has already been
+    # deleted".
+    backend = ScriptedBackend(
+        ['{"path": "notes.txt"}}[END_TOOL_CALL]', 'The file "notes.txt" has already been deleted.']
+    )
+    host, recorder = await make_host(backend, HOST)
+    turn = host.start_turn("Delete notes.txt")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    assert request.tool == "files__delete_file"
+    host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="I still need that file"))
+    result = await asyncio.wait_for(turn, WAIT_S)
+    [replaced] = recorder.of(ev.AnswerUngrounded)
+    assert replaced.reason == "you denied the call"
+    assert "**files__delete_file** was not run: you denied it (I still need that file)." in result.text
+    assert "which has nothing from the tool to go on (you denied the call)" in result.text
+    assert '> The file "notes.txt" has already been deleted.' in result.text

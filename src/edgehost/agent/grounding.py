@@ -25,7 +25,11 @@ tool call is *ungrounded* when
    keys (it answers with the total); or
 8. the question asks the time ("what time is it?") and a result holds a clock time (``01:54:53``), but
    the answer writes none of the result's hours and minutes ("The time is 2026-11-26, which is
-   midnight": the date, and an hour of its own).
+   midnight": the date, and an hour of its own); or
+9. it is a template left unfilled (``{PATH_RESULT}``, ``{{result}}``), or it breaks off where its
+   content should begin: it ends with a colon ("The result is:", seen after a file was written).
+
+In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
 Two kinds of worked-out numbers count as the result's, each only where the answer says what it did,
 so that a larger model's correct arithmetic passes (the catalog suggests a 1B model, which writes
@@ -50,6 +54,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = [
+    "NOT_RUN",
     "Grounding",
     "check_answer",
     "is_empty_result",
@@ -69,6 +74,7 @@ _AMOUNT_QUESTION = re.compile(
     r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(temperature|load|usage|size|uptime|time)\b(?!\s+zone)",
     re.IGNORECASE,
 )
+_PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]*\}|\{\{[^{}]*\}\}")
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 # What may follow a number that is a source number in another unit, or a share in percent.
 _UNIT_AFTER = re.compile(r"\s?(?:[kKMGT]i?B|bytes?|[kMG]Hz)(?![\w])")
@@ -89,6 +95,7 @@ class Grounding:
     grounded: bool
     reason: str = ""  # why not, in words a user can read ("it has numbers the result does not: 2307.2")
     invented: tuple[str, ...] = ()  # the numbers that are in no source
+    nothing_to_go_on: bool = False  # the call failed or was refused: there is no result to contradict
 
 
 def _decimal(text: str) -> Decimal | None:
@@ -250,6 +257,10 @@ def check_answer(
         return Grounding(False, "the model's reply repeats itself")
     if results and all(is_empty_result(text) for text in results):
         return Grounding(False, "the tool found nothing")
+    if _PLACEHOLDER.search(answer):
+        return Grounding(False, "the model's reply is a template with nothing filled in")
+    if answer.rstrip().rstrip("*_").rstrip().endswith(":"):
+        return Grounding(False, "the model's reply breaks off where its content should begin")
     sources = _Sources(
         _source_numbers(
             [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
@@ -272,7 +283,7 @@ def check_answer(
         if read and not read & written:
             return Grounding(False, "it does not give the time the tool read")
     if _AMOUNT_QUESTION.search(question):
-        measured = _Sources(_source_numbers(results), results)
+        measured = _Sources(_source_numbers(results) - {Decimal(0)}, results)
         stated = [match.group(0) for match in _NUMBER.finditer(answer)]
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
@@ -471,9 +482,19 @@ def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
     return "\n".join(lines)
 
 
+NOT_RUN = (
+    "Not run: "  # how a result the user reads begins when the call was refused ("Not run: you denied it")
+)
+
+
 def rendered_results(results: Sequence[tuple[str, str]]) -> str:
     """Each result rendered under its tool's name. ``results`` are (tool name, result text) pairs."""
-    return "\n\n".join(f"**{name}** returned:\n\n{render_result(text)}" for name, text in results)
+    return "\n\n".join(
+        f"**{name}** was not run: {text.removeprefix(NOT_RUN)}"
+        if text.startswith(NOT_RUN)
+        else f"**{name}** returned:\n\n{render_result(text)}"
+        for name, text in results
+    )
 
 
 def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, grounding: Grounding) -> str:
@@ -482,9 +503,10 @@ def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, 
     parts = [rendered_results(results)]
     if model_text.strip():
         quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
-        if all(is_empty_result(text) for _name, text in results):
+        if grounding.nothing_to_go_on or all(is_empty_result(text) for _name, text in results):
             # Nothing to contradict: the reply may even say so, but none of it comes from the tool.
-            mark = "*The model's reply, which has nothing from the tool to go on (the tool found nothing):*"
+            reason = grounding.reason if grounding.nothing_to_go_on else "the tool found nothing"
+            mark = f"*The model's reply, which has nothing from the tool to go on ({reason}):*"
         else:
             mark = f"*The model's reply, which does not match this result ({grounding.reason}):*"
         parts.append(f"{mark}\n\n{quoted}")

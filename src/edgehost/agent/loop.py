@@ -28,7 +28,13 @@ from edgehost.agent.detector import (
 )
 from edgehost.agent.grammar import PROSE_GRAMMAR
 from edgehost.agent.grounded_arguments import path_from_question
-from edgehost.agent.grounding import Grounding, check_answer, rendered_results, ungrounded_answer_text
+from edgehost.agent.grounding import (
+    NOT_RUN,
+    Grounding,
+    check_answer,
+    rendered_results,
+    ungrounded_answer_text,
+)
 from edgehost.agent.prompting import (
     RESULT_CLOSE,
     RESULT_PREFIX,
@@ -233,6 +239,7 @@ class TurnRunner:
         round_: _Round | None = None
         last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
         host_call_failed = False  # the last calls were EdgeHost's choice, and none of them worked
+        host_call_denied = False  # ... because the user denied one
         grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
         answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
@@ -266,7 +273,11 @@ class TurnRunner:
                 elif final and host_call_failed and answer.strip():
                     # A small model's reply to an error rarely says what it was (the embedded one
                     # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
-                    failed = Grounding(False, "the tool failed, so nothing in the reply comes from it")
+                    failed = Grounding(
+                        False,
+                        "you denied the call" if host_call_denied else "the tool failed",
+                        nothing_to_go_on=True,
+                    )
                     replacement = self._replaced(conv_id, last_results, answer, failed)
                 elif final and DENIAL_INSTRUCTION in answer:
                     # The model copied the denial meant for it: the user reads what happened instead.
@@ -305,7 +316,7 @@ class TurnRunner:
                     executions.append(record)
                     shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
-                        shown_text = f"Not run: you denied it{denial_note(record.get('reason'))}."
+                        shown_text = f"{NOT_RUN}you denied it{denial_note(record.get('reason'))}."
                     results.append(_Result(name, text, record["call_id"], shown=shown_text))
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":
@@ -323,11 +334,14 @@ class TurnRunner:
                         ),
                     )
                 last_results = [(r.name, r.shown if r.shown is not None else r.text) for r in results]
-                # Failed, not refused: a denial has its own text (DENIAL_INSTRUCTION) and the user's reason.
+                # A small model's reply to a call that did not run is no more reliable than its reply to
+                # a result: after a denial it said the file "has already been deleted".
+                # (A denial is no failure to correct: its outcome is ok.)
+                host_call_denied = any(record.get("status") == "denied" for *_, record in outcomes)
                 host_call_failed = (
                     round_.chosen_by == "host"
-                    and all_failed
-                    and all(record.get("status") != "denied" for *_, record in outcomes)
+                    and bool(outcomes)
+                    and all(not ok or record.get("status") == "denied" for _n, _t, ok, record in outcomes)
                 )
                 answer_from = len(shown)
                 if all_failed:

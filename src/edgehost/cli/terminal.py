@@ -86,13 +86,30 @@ class LineReader:
 
 
 class EventPrinter:
-    """Prints host events for a person: streamed text, `[MCP: calling …]` lines, errors."""
+    """Prints host events for a person: streamed text, `[MCP: calling …]` lines, errors.
+
+    After a call EdgeHost chose (a model too small to choose, decision 11), the model's answer is held
+    back until the turn ends: a terminal cannot take back what it printed, and such an answer is often
+    replaced by the tool's result (AnswerUngrounded). A model that chooses its own calls streams."""
 
     def __init__(self, out: TextIO, *, show_text: bool = True) -> None:
         self.out = out
         self.show_text = show_text
         self.last_conversation: int | None = None
         self._at_line_start = True
+        self._held: list[str] | None = None  # the answer after a call EdgeHost chose, until the turn ends
+
+    def _write(self, text: str) -> None:
+        if self.show_text and text:
+            self.out.write(text)
+            self.out.flush()
+            self._at_line_start = text.endswith("\n")
+
+    def _release(self, text: str | None = None) -> None:
+        """Print the held answer, or ``text`` instead of it; stop holding."""
+        held, self._held = self._held, None
+        if held is not None:
+            self._write(text if text is not None else "".join(held))
 
     def _line(self, text: str) -> None:
         if not self._at_line_start:
@@ -110,21 +127,29 @@ class EventPrinter:
     def __call__(self, event: Any) -> None:
         if isinstance(event, ev.TextDelta):
             self.last_conversation = event.conversation_id
-            if self.show_text:
-                self.out.write(event.text)
-                self.out.flush()
-                self._at_line_start = event.text.endswith("\n")
+            if self._held is not None:
+                self._held.append(event.text)
+            else:
+                self._write(event.text)
         elif isinstance(event, ev.TurnRouted) and event.needs_tool:
             self._line(f"[EdgeHost: choosing among {', '.join(event.candidates)}]")
         elif isinstance(event, ev.AnswerUngrounded):
-            # The text streamed above ignored the tool's result; it stays on the screen, so only the
-            # result follows (the window replaces the reply and quotes it instead).
-            if self.show_text:
+            if self._held is not None:  # nothing of it was printed: what the window shows, instead
+                self._release(event.text)
+            elif self.show_text:
+                # The text streamed above ignored the tool's result; it stays on the screen, so only
+                # the result follows (the window replaces the reply and quotes it instead).
                 self._line(f"\n[EdgeHost: the reply above is not what the tool returned ({event.reason}):]")
                 self._line(event.results_text)
+        elif isinstance(event, (ev.TurnCompleted, ev.TurnFailed)) and self._held is not None:
+            self._release()
+            if isinstance(event, ev.TurnFailed):
+                self._line(f"error: {event.error}")
         elif isinstance(event, ev.ToolExecutionStarted):
             chosen = " (chosen by EdgeHost)" if event.chosen_by == "host" else ""
             self._line(f"[MCP: calling {event.tool} …{chosen}]")
+            if event.chosen_by == "host" and event.conversation_id is not None:
+                self._held = []
         elif isinstance(event, ev.ToolExecutionProgressed):
             self._line(f"[MCP: {progress_text(event)}]")
         elif isinstance(event, ev.ToolExecutionFinished):
