@@ -53,11 +53,16 @@ def test_a_destructive_call_without_yes_and_without_a_terminal_is_denied(home: P
         "--temperature",
         "0",
     )
-    assert done.returncode == 0, done.stderr
+    # The question is not answered, and a script can tell: exit 1, and why on stderr.
+    assert done.returncode == 1, done.stderr
+    assert (
+        "edgehost: files__delete_file was not run: files__delete_file needs approval:"
+        " run with --yes / --yes-all or add an approval rule"
+    ) in done.stderr
     answer = json.loads(done.stdout)
     assert answer["executions"], done.stdout + done.stderr
     first = answer["executions"][0]
-    assert (first["tool"], first["status"]) == ("files__delete_file", "denied")
+    assert (first["tool"], first["status"], first["decided_by"]) == ("files__delete_file", "denied", "policy")
     assert (home / "files" / "notes.txt").read_text() == "keep me"
 
 

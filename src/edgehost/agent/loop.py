@@ -51,7 +51,7 @@ from edgehost.agent.tool_calls import (
     ToolCalls,
     ToolExecutor,
     ToolOutcome,
-    denial_note,
+    refusal_text,
 )
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import (
@@ -316,7 +316,7 @@ class TurnRunner:
                     executions.append(record)
                     shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
-                        shown_text = f"{NOT_RUN}you denied it{denial_note(record.get('reason'))}."
+                        shown_text = f"{NOT_RUN}{refusal_text(record)}."
                     results.append(_Result(name, text, record["call_id"], shown=shown_text))
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":

@@ -249,7 +249,7 @@ class ToolCalls:
                 "denied",
                 f"The user denied this call to {tool.name}.{reason} {DENIAL_INSTRUCTION}",
                 True,
-                error="denied",
+                error=decision.reason or "denied",
             )
         proposed = None
         if decision.arguments is not None and dict(decision.arguments) != arguments:
@@ -312,6 +312,15 @@ class ToolCalls:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
+
+
+def refusal_text(record: dict[str, Any]) -> str:
+    """Why a denied call did not run, for the user: "you denied it (wrong path)" when they did, else
+    the policy's reason ("files__write_file needs approval: run with --yes ...")."""
+    reason = str(record.get("reason") or "").strip()
+    if record.get("decided_by") == "user" or not reason:
+        return f"you denied it{denial_note(reason)}"
+    return reason
 
 
 def denial_note(reason: str | None) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from edgehost.agent.loop import AgentConfig
 from edgehost.agent.routing import ROUTING_MODES
+from edgehost.agent.tool_calls import refusal_text
 from edgehost.agent.tools import summary
 from edgehost.cli.context import CliContext, parse_pairs, print_json
 from edgehost.cli.terminal import (
@@ -245,6 +246,11 @@ async def run_ask(ctx: CliContext) -> int:
         if failures:
             print(f"edgehost: {failures[-1]}", file=sys.stderr)
         return 1
+    # A call refused for want of approval (no terminal to ask on, --yes for a destructive tool, a
+    # timeout): the question is not answered, and a script must be able to tell.
+    refused = [e for e in result.executions if e.get("status") == "denied" and e.get("decided_by") != "user"]
+    for execution in refused:
+        print(f"edgehost: {execution['tool']} was not run: {refusal_text(execution)}", file=sys.stderr)
     if args.json:
         print_json(
             {
@@ -258,6 +264,8 @@ async def run_ask(ctx: CliContext) -> int:
                             "arguments",
                             "duration_ms",
                             "decision",
+                            "decided_by",
+                            "reason",
                             "dialect",
                             "chosen_by",
                         )
@@ -269,4 +277,4 @@ async def run_ask(ctx: CliContext) -> int:
                 "perf": result.perf.as_dict(),
             }
         )
-    return 0
+    return 1 if refused else 0

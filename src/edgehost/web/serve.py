@@ -106,9 +106,9 @@ def _lan_address() -> str:
     """
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: any address off this machine picks the route
-        address = str(probe.getsockname()[0])
-        if not address.startswith(("127.", "0.")):
-            return address
+        routed = str(probe.getsockname()[0])
+        if not routed.startswith(("127.", "0.")):
+            return routed
     for _index, name in socket.if_nameindex():
         address = _interface_address(name)
         if address and not address.startswith("127."):
