@@ -88,8 +88,8 @@ def test_chat_lists_tools_calls_a_pinned_tool_shows_its_history_and_quits_cleanl
     terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
     wait_servers_ready(terminal)
     screen = terminal.command("/tools")
-    assert re.search(r"\[ \] board__uptime: ", screen)  # enabled
-    assert re.search(r"\[x\] board__cpu_status: ", screen)  # disabled in this test's settings
+    assert re.search(r"\[x\] board__uptime: ", screen)  # enabled
+    assert re.search(r"\[ \] board__cpu_status: ", screen)  # switched off in this test's settings
     assert "(next turn calls board__uptime)" in terminal.command("/tool board__uptime")
     screen = terminal.command("How long has the board been up?")
     assert "[MCP: calling board__uptime …]" in screen
@@ -129,15 +129,21 @@ def test_chat_refuses_to_pin_a_tool_that_does_not_exist(home: Path, terminal: Te
     terminal.wait_exit()
 
 
-def test_chat_refuses_to_pin_a_disabled_tool(home: Path, terminal: Terminal) -> None:
+def test_chat_refuses_to_pin_a_switched_off_tool_until_enable_switches_it_on(
+    home: Path, terminal: Terminal
+) -> None:
     terminal.start(edgehost_command(home, "chat"))
     terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
     wait_servers_ready(terminal)
-    screen = terminal.command("/tool board__board_info")  # disabled in the home's settings
-    assert "board__board_info is disabled" in screen
+    screen = terminal.command("/tool board__board_info")  # switched off in the home's settings
+    assert "board__board_info is switched off, so it would not be called: /enable board__board_info" in screen
     assert "(next turn calls board__board_info)" not in screen
+    assert "(board__board_info is on)" in terminal.command("/enable board__board_info")
+    assert "(next turn calls board__board_info)" in terminal.command("/tool board__board_info")
     terminal.type_line("/quit")
     terminal.wait_exit()
+    settings = json.loads((home / "settings.json").read_text())
+    assert "board__board_info" not in settings.get("disabled_tools", [])  # remembered
 
 
 def test_ctrl_c_in_chat_stops_the_turn_and_the_chat_goes_on(home: Path, terminal: Terminal) -> None:

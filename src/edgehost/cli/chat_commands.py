@@ -30,7 +30,9 @@ from edgehost.mcp.catalog import unknown_tool_text
 SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold the chat forever
 
 HELP = """commands:
-  /tools               list the enabled tools
+  /tools               list the tools ([x] enabled, [ ] switched off)
+  /enable NAME         switch a tool on (remembered, as in the Tools panel)
+  /disable NAME        switch a tool off: the model no longer sees it
   /servers             show the servers and their status
   /tool NAME           pin a tool for the next turn (forces a call to it)
   /routing [MODE]      who decides tool calls in this conversation: auto, host or model
@@ -141,8 +143,15 @@ class ChatSession:
             if not tools:
                 print("(no tools: /servers shows why)")
             for tool in tools:
-                mark = " " if tool.enabled else "x"
+                mark = "x" if tool.enabled else " "
                 print(f" [{mark}] {tool.name}: {summary(tool.description)}")
+        elif command in ("/enable", "/disable"):
+            if rest not in {t.name for t in host.tools()}:
+                raise UsageError(
+                    f"{unknown_tool_text(rest, [t.name for t in host.tools()])}; /tools lists them"
+                )
+            host.set_tool_enabled(rest, command == "/enable")
+            print(f"({rest} is {'on' if command == '/enable' else 'off'})")
         elif command == "/servers":
             for state in host.server_states():
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""
@@ -155,8 +164,7 @@ class ChatSession:
                 )
             if pinned is not None and not pinned.enabled:
                 raise UsageError(
-                    f"{rest} is disabled, so it would not be called: enable it in the Tools panel"
-                    " (or take it out of disabled_tools in settings.json)"
+                    f"{rest} is switched off, so it would not be called: /enable {rest} switches it on"
                 )
             self.pinned = rest or None
             print(f"(next turn calls {rest})" if rest else "(no tool pinned)")

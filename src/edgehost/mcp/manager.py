@@ -276,7 +276,11 @@ class ServerManager:
         if entry is None:
             raise UnknownTool(f"no tool named {name!r} (is its server connected?)")
         if not entry.enabled:
-            raise ToolDisabled(f"tool {name!r} is disabled", server=entry.server)
+            raise ToolDisabled(
+                f"tool {name!r} is switched off: switch it on in the Tools panel, with /enable {name} in"
+                " `edgehost chat`, or take it out of disabled_tools in settings.json",
+                server=entry.server,
+            )
         supervisor = self._supervisor(entry.server)
         return await supervisor.call_tool(
             entry.original_name, arguments, timeout=timeout, progress=progress, on_task=on_task
