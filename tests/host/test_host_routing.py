@@ -172,3 +172,21 @@ async def test_after_a_denied_call_edgehost_chose_the_user_reads_the_denial_not_
     assert "**files__delete_file** was not run: you denied it (I still need that file)." in result.text
     assert "which has nothing from the tool to go on (you denied the call)" in result.text
     assert '> The file "notes.txt" has already been deleted.' in result.text
+
+
+async def test_a_question_for_a_switched_off_tool_is_answered_with_how_to_switch_it_on(make_host) -> None:
+    # Seen with the embedded model: board__temperatures off, "how hot is the board?" ran board__uptime.
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "done"])
+    settings = Settings(routing="host", disabled_tools=["board__temperatures"])
+    host, recorder = await make_host(backend, settings)
+    result = await host.submit("How hot is the board?")
+    assert (
+        "**board__temperatures**, is switched off" in result.text
+        and "/enable board__temperatures" in result.text
+    )
+    assert result.executions == () and backend.requests == []  # neither a tool nor the model ran
+    [routed] = recorder.of(ev.TurnRouted)
+    assert not routed.needs_tool and "switched off" in routed.reason
+    # A question for a tool that is on goes on as before.
+    answered = await host.submit("How much memory is free?")
+    assert answered.executions[0]["tool"] == "board__memory_usage"

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from edgehost.agent import events as ev
@@ -209,6 +209,10 @@ class TurnRunner:
         pinned = by_name.get(pinned_tool) if pinned_tool else None
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
+        if routing == "host" and pinned is None and len(enabled) < len(tools):
+            switched_off = await self._switched_off_tool(user_text, tools, earlier_questions)
+            if switched_off is not None:
+                return self._answer_switched_off(conversation, switched_off)
         if routing == "host" and pinned is None and enabled:
             route = await self._selector.route(user_text, enabled, context=earlier_questions)
             self.emit(
@@ -411,6 +415,33 @@ class TurnRunner:
         info = self.backend.model_info
         parameters = (info.parameters or parameters_from_name(info.name)) if info is not None else None
         return resolve_routing(conversation.routing or self.config.routing, parameters)
+
+    async def _switched_off_tool(
+        self, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str]
+    ) -> ToolSpec | None:
+        """The switched-off tool that the question calls for, if the host would have chosen it among
+        all the tools (decision 11); None otherwise. A small model asked "how hot is the board?" with
+        board__temperatures off answered with the uptime, or with nothing to do with the board."""
+        everything = [replace(t, enabled=True) for t in tools]
+        overall = await self._selector.route(question, everything, context=earlier)
+        best = overall.candidates[0] if overall.needs_tool and overall.candidates else None
+        return next((t for t in tools if best is not None and t.name == best.name and not t.enabled), None)
+
+    def _answer_switched_off(self, conversation: Conversation, tool: ToolSpec) -> ev.TurnCompleted:
+        """The turn's answer, without the model: the tool for the question is switched off, and how to
+        switch it on."""
+        text = (
+            f"The tool for this, **{tool.name}**, is switched off, so I cannot answer with it. Switch it"
+            f" on in Tools (in `edgehost chat`: `/enable {tool.name}`) and ask again."
+        )
+        self.emit(
+            ev.TurnRouted(conversation.id, False, (), f"{tool.name} would answer it, but it is switched off")
+        )
+        self.emit(ev.TextDelta(conversation.id, text))
+        self._append(conversation, ChatMessage("assistant", text))
+        completed = ev.TurnCompleted(conversation.id, text)
+        self.emit(completed)
+        return completed
 
     def _append(self, conversation: Conversation, message: ChatMessage, perf: Perf | None = None) -> None:
         conversation.messages.append(message)
