@@ -52,15 +52,18 @@ async def test_beyond_loopback_every_request_needs_the_token(serve: Any, data_di
     assert token_file.read_text().strip() == token
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     async with httpx2.AsyncClient(base_url=served.base) as client:
-        for path in ("/", "/health", "/tools", "/api/conversations", "/api/executions"):
+        for path in ("/health", "/tools", "/api/conversations", "/api/executions"):
             refused = await client.get(path)
             assert refused.status_code == 401, path
             assert refused.headers["www-authenticate"].startswith("Bearer")
             wrong = await client.get(path, headers={"Authorization": "Bearer not-the-token"})
             assert wrong.status_code == 401, path
             assert (await client.get(path, headers={"Authorization": f"Bearer {token}"})).status_code == 200
-        # The page's own link carries it in the query; nothing else takes it from there.
-        assert (await client.get(f"/?token={token}")).status_code == 200
+        # The page itself holds no data: it loads without the token (a bookmark works) and asks for it.
+        page = await client.get("/")
+        assert page.status_code == 200 and 'id="locked"' in page.text
+        assert token not in page.text
+        # A token in the query is taken by nothing: the page's script reads it from its link.
         assert (await client.get(f"/health?token={token}")).status_code == 401
 
     ws = served.base.replace("http", "ws") + "/ws"

@@ -225,3 +225,23 @@ async def test_while_the_model_reads_the_prompt_the_page_says_which_tool_edgehos
     await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
     assert await thinking.count() == 0  # gone with the turn
     assert page.errors == []
+
+
+async def test_the_token_leaves_the_address_bar_a_bookmark_works_and_a_browser_without_it_is_told_where_it_is(
+    serve: Any, browser: Any
+) -> None:
+    served = await serve(ScriptedBackend([]), bind="0.0.0.0")
+    page = await _open(browser, served.server.url)
+    assert "token=" not in page.url  # kept in the browser, not in its history or a screenshot
+    bookmark = served.server.url.split("?")[0]  # the board's address alone
+    await page.goto(bookmark)
+    await page.wait_for_selector("#link.on", timeout=PAGE_S)
+    assert await page.locator("#locked").is_hidden()
+    stranger = await browser.new_page()  # another browser profile: no token kept
+    await stranger.goto(bookmark)
+    await stranger.locator("#locked").wait_for(timeout=PAGE_S)
+    assert (
+        "Open the link that edgehost web printed on the board"
+        in await stranger.locator("#locked").inner_text()
+    )
+    assert await stranger.locator("main.layout").is_hidden()

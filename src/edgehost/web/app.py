@@ -12,7 +12,6 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -52,13 +51,13 @@ class _Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         websocket = scope["type"] == "websocket"
-        # The page's own link carries the token once, in the query: only the page itself takes it.
-        query = {}
-        if not websocket and scope["path"] == "/":
-            query = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+        # The page itself holds no data and is the same for everyone: it loads without the token (a
+        # bookmark of the board's address works), takes the token from its link (?token=) once, keeps
+        # it in the browser and sends it with every request; without one it says where to find it.
+        page = not websocket and scope["path"] == "/"
         if not self.access.origin_ok(headers):
             await self._refuse(scope, receive, send, 403, "this page may only be used from its own origin")
-        elif not self.access.token_ok(headers, query, websocket):
+        elif not page and not self.access.token_ok(headers, websocket):
             await self._refuse(scope, receive, send, 401, "a valid token is needed (Authorization: Bearer)")
         else:
             await self.app(scope, receive, send)

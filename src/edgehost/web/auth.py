@@ -2,9 +2,10 @@
 
 The token is made on the first start that needs it and kept in a 0600 file (the data folder's
 ``web-token`` unless ``--token-file`` names another); the terminal shows it once, as a link. A request
-carries it as ``Authorization: Bearer TOKEN``; the page's first load carries it as ``?token=`` (a
-browser cannot add a header to a navigation) and the WebSocket handshake as the subprotocol
-``edgehost.bearer.TOKEN`` (nor to a WebSocket). Comparisons are constant-time.
+carries it as ``Authorization: Bearer TOKEN`` and the WebSocket handshake as the subprotocol
+``edgehost.bearer.TOKEN`` (a browser cannot add a header to a WebSocket). The page itself loads
+without it: the link's ``?token=`` is read by the page's script, kept in the browser and taken out of
+the address bar. Comparisons are constant-time.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class Access:
 
     token: str | None
 
-    def token_ok(self, headers: Mapping[str, str], query: Mapping[str, str], websocket: bool) -> bool:
+    def token_ok(self, headers: Mapping[str, str], websocket: bool) -> bool:
         if self.token is None:
             return True
         offered: list[str] = []
@@ -77,7 +78,6 @@ class Access:
             offered.append(value.strip())
         if websocket:
             offered.append(bearer_from_protocols(headers.get("sec-websocket-protocol", "")) or "")
-        offered.append(query.get("token", ""))
         return any(secrets.compare_digest(o.encode(), self.token.encode()) for o in offered if o)
 
     @staticmethod

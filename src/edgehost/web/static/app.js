@@ -7,7 +7,11 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || localStorage.getItem("edgehost-token") || "";
 const DRAFT_PAUSE_MS = 120; // a pause in typing this long sends the draft (as the window does, ui/composer.py)
-if (params.get("token")) localStorage.setItem("edgehost-token", token);
+if (params.get("token")) {
+  // Kept in this browser, and out of the address bar (its history, a screenshot, a shared link).
+  localStorage.setItem("edgehost-token", token);
+  history.replaceState(null, "", location.pathname);
+}
 
 const state = {
   socket: null, epoch: null, seq: 0, backoff: 500, commandId: 0, replies: new Map(), connections: 0,
@@ -44,9 +48,32 @@ function connect() {
     setLink(false);
     for (const [, reject] of state.replies) reject(new Error("the connection was lost"));
     state.replies.clear();
-    setTimeout(connect, state.backoff);
+    setTimeout(() => start(), state.backoff);
     state.backoff = Math.min(state.backoff * 2, 10000);
   };
+}
+
+// Connects, unless the board refuses this browser's token (none yet, or one from before a new token
+// was made): then the page says where the right link is, instead of retrying for ever.
+async function start() {
+  let refused = false;
+  try {
+    const response = await fetch("/health", { headers: token ? { Authorization: "Bearer " + token } : {} });
+    refused = response.status === 401;
+    if (response.ok) {
+      const health = await response.json();
+      $("model").textContent = "model: " + (health.model.name || health.model.backend || "none") + " (" + health.model.status + ")";
+    }
+  } catch (error) {
+    // the board is not answering: the socket's retries go on
+  }
+  if (refused) {
+    if (token) localStorage.removeItem("edgehost-token");
+    $("locked").hidden = false;
+    $("link").textContent = "no access";
+    return;
+  }
+  connect();
 }
 
 function send(command, fields) {
@@ -534,7 +561,4 @@ $("approval-conversation").onclick = () => answerApproval(true, "conversation");
 $("approval-deny").onclick = () => answerApproval(false);
 $("approval").oncancel = (event) => event.preventDefault(); // Escape does not answer for the user
 
-api("/health").then((health) => {
-  $("model").textContent = "model: " + (health.model.name || health.model.backend || "none") + " (" + health.model.status + ")";
-}).catch(() => {});
-connect();
+start();
