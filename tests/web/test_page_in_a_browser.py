@@ -245,3 +245,32 @@ async def test_the_token_leaves_the_address_bar_a_bookmark_works_and_a_browser_w
         in await stranger.locator("#locked").inner_text()
     )
     assert await stranger.locator("main.layout").is_hidden()
+
+
+async def test_on_a_phone_the_page_fits_the_screen_and_the_conversations_open_from_a_button(
+    serve: Any, browser: Any
+) -> None:
+    # Seen at 390 px: the page was 557 px wide (the Tools and History buttons off the screen), and the
+    # conversations and "New chat" were hidden with nothing in their place.
+    served = await serve(ScriptedBackend(["Hello there."]))
+    first = await served.host.submit("Say hello")
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = await context.new_page()
+    await page.goto(served.server.url)
+    await page.wait_for_selector("#link.on", timeout=PAGE_S)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    for button in ("#chats-toggle", ".tabs button[data-panel=tools]", ".tabs button[data-panel=history]"):
+        box = await page.locator(button).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (button, box)
+    assert await page.locator("#conversations").is_hidden()
+    await page.tap("#chats-toggle")
+    item = page.locator("#conversations li", has_text="Say hello")
+    await item.wait_for(timeout=PAGE_S)
+    assert await page.locator("#new-chat").is_visible()
+    await item.tap()
+    await page.locator(".msg", has_text="Hello there.").wait_for(timeout=PAGE_S)
+    assert await page.locator("#conversations").is_hidden()  # closed once one is chosen
+    assert first.conversation_id == await page.evaluate("window.edgehost.current")
+    await context.close()

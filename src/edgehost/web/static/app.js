@@ -336,7 +336,14 @@ function clearMessages() {
   state.thinking = null;
 }
 
+// On a phone the conversations open above the chat ("☰ Chats") and close once one is chosen.
+function showConversations(shown) {
+  document.body.classList.toggle("show-side", shown);
+  $("chats-toggle").setAttribute("aria-expanded", String(shown));
+}
+
 async function openConversation(id) {
+  showConversations(false);
   state.current = id;
   clearMessages();
   if (id === null) { $("title").textContent = "New conversation"; markCurrent(); return; }
@@ -551,6 +558,7 @@ $("input").oninput = debounce(() => {
 }, DRAFT_PAUSE_MS);
 $("stop").onclick = () => send("cancel", {}).catch((error) => notice(error.message, true));
 $("new-chat").onclick = () => openConversation(null);
+$("chats-toggle").onclick = () => showConversations(!document.body.classList.contains("show-side"));
 $("search").oninput = debounce(refreshLists, 250);
 $("panel-close").onclick = () => openPanel(state.panel);
 for (const button of document.querySelectorAll(".tabs button")) button.onclick = () => openPanel(button.dataset.panel);
