@@ -274,3 +274,28 @@ async def test_on_a_phone_the_page_fits_the_screen_and_the_conversations_open_fr
     assert await page.locator("#conversations").is_hidden()  # closed once one is chosen
     assert first.conversation_id == await page.evaluate("window.edgehost.current")
     await context.close()
+
+
+async def test_an_approval_waiting_when_the_page_opens_counts_down_and_shows_its_conversation(
+    serve: Any, browser: Any
+) -> None:
+    # Seen: after a reload the page opened on "New conversation" with a prompt from another one, and no
+    # word that the call would be denied unanswered.
+    reply = call("files__write_file", path="notes.txt", content="hello")
+    served = await serve(ScriptedBackend([reply, "Written."]), settings=Settings(approval_timeout_s=120))
+    turn = asyncio.ensure_future(served.host.submit("Write a note"))
+    asked = await served.events.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))
+    await asyncio.sleep(2.5)  # the request has waited before the page opens: the countdown counts that
+    page = await _open(browser, served.server.url)
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
+    shown = re.fullmatch(
+        r"Denied automatically in (\d+):(\d\d)", await page.inner_text("#approval-countdown")
+    )
+    assert shown is not None and 60 <= int(shown[1]) * 60 + int(shown[2]) <= 118, shown
+    await page.wait_for_function(
+        f"window.edgehost.current === {asked.request.conversation_id}", timeout=PAGE_S
+    )
+    await page.locator(".msg.user", has_text="Write a note").wait_for(timeout=PAGE_S)  # what asked, behind it
+    await page.click("#approval-deny")
+    await asyncio.wait_for(turn, TURN_S / 1000)
+    assert page.errors == []

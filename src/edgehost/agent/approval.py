@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -385,15 +386,22 @@ class PendingApprovals:
         self._on_request = on_request
         self._futures: dict[str, asyncio.Future[ApprovalDecision]] = {}
         self._requests: dict[str, ApprovalRequest] = {}
+        self._opened: dict[str, float] = {}  # request id -> when it was asked (time.monotonic)
 
     @property
     def open_requests(self) -> list[ApprovalRequest]:
         return list(self._requests.values())
 
+    def waited_s(self, request_id: str) -> float:
+        """How long an open request has waited for its answer (0 for one not open)."""
+        opened = self._opened.get(request_id)
+        return time.monotonic() - opened if opened is not None else 0.0
+
     async def approver(self, request: ApprovalRequest) -> ApprovalDecision:
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._futures[request.id] = future
         self._requests[request.id] = request
+        self._opened[request.id] = time.monotonic()
         if self._on_request is not None:
             self._on_request(request)
         try:
@@ -401,6 +409,7 @@ class PendingApprovals:
         finally:
             self._futures.pop(request.id, None)
             self._requests.pop(request.id, None)
+            self._opened.pop(request.id, None)
 
     def resolve(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Answer a request; False when it is no longer open (answered, timed out)."""

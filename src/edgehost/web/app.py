@@ -207,7 +207,12 @@ class _Face:
             "seq": self.hub.seq,
             "reset": reset,  # the page reloads what it shows instead of replaying
             "turn": self.host.running_turn,
-            "approvals": [to_json(r) for r in self.host.approvals.open_requests],
+            # The page counts down to the automatic denial, as the window does.
+            "approval_timeout_s": self.host.settings.approval_timeout_s,
+            "approvals": [
+                {**to_json(r), "waited_s": round(self.host.approvals.waited_s(r.id), 1)}
+                for r in self.host.approvals.open_requests
+            ],
         }
 
     @staticmethod

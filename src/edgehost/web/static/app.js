@@ -97,6 +97,7 @@ function receive(message) {
     state.epoch = message.epoch;
     if (message.reset) state.seq = message.seq;
     state.turn = message.turn;
+    state.approvalTimeoutS = message.approval_timeout_s;
     for (const request of message.approvals) addApproval(request);
     setBusy();
     if (reset) reloadCurrent();
@@ -472,9 +473,19 @@ async function refreshHistory() {
 // ------------------------------------------------------------------ approvals
 function addApproval(request) {
   if (state.approvals.some((r) => r.id === request.id)) return;
+  // When the host denies it unanswered (a request from the hello has already waited a while).
+  request.deadline = Date.now() + ((state.approvalTimeoutS || 0) - (request.waited_s || 0)) * 1000;
   state.approvals.push(request);
   showApproval();
 }
+
+function showCountdown() {
+  const request = state.approvals[0];
+  if (!request || !state.approvalTimeoutS) { $("approval-countdown").textContent = ""; return; }
+  const left = Math.max(0, Math.round((request.deadline - Date.now()) / 1000));
+  $("approval-countdown").textContent = "Denied automatically in " + Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+}
+setInterval(showCountdown, 1000);
 
 function removeApproval(id) {
   state.approvals = state.approvals.filter((r) => r.id !== id);
@@ -487,6 +498,10 @@ function showApproval() {
   if (!request) { if (dialog.open) dialog.close(); return; }
   if (dialog.dataset.id !== request.id) {
     dialog.dataset.id = request.id;
+    // The call belongs to a conversation: show it behind the dialog, so the user sees what asked.
+    if (request.conversation_id !== null && request.conversation_id !== state.current) {
+      openConversation(request.conversation_id).catch(() => {});
+    }
     $("approval-what").textContent = request.tool + " on " + request.server + " (" + request.risk + ")";
     const reasons = $("approval-reasons");
     reasons.textContent = "";
@@ -501,6 +516,7 @@ function showApproval() {
     $("approval-conversation").hidden = !request.allowed_scopes.includes("conversation");
   }
   $("approval-queue").textContent = state.approvals.length > 1 ? state.approvals.length - 1 + " more waiting" : "";
+  showCountdown();
   if (!dialog.open) dialog.showModal();
 }
 
