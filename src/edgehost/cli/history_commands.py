@@ -88,14 +88,16 @@ def export_history(ctx: CliContext) -> int:
 
 
 def format_table(executions: list[Execution], width: int) -> str:
-    """A fixed-width table: id, local start time, tool, status, duration, arguments cut to fit ``width``."""
-    header = ("ID", "STARTED", "TOOL", "STATUS", "MS", "ARGUMENTS")
+    """A fixed-width table: id, local start time, tool, status, who decided (you, a policy such as
+    --yes, a rule, a timeout), duration, arguments cut to fit ``width``."""
+    header = ("ID", "STARTED", "TOOL", "STATUS", "DECIDED BY", "MS", "ARGUMENTS")
     rows = [
         (
             str(e.id),
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.started)),
             e.tool,
             e.status,
+            e.decided_by or "",
             "" if e.duration_ms is None else f"{e.duration_ms:.0f}",
             json.dumps(e.arguments, ensure_ascii=False),
         )
@@ -106,7 +108,7 @@ def format_table(executions: list[Execution], width: int) -> str:
     lines = []
     for row in [header, *rows]:
         cells = [
-            cell.ljust(w) if i != 4 else cell.rjust(w)
+            cell.ljust(w) if i != header.index("MS") else cell.rjust(w)
             for i, (cell, w) in enumerate(zip(row[:-1], widths, strict=True))
         ]
         arguments = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
