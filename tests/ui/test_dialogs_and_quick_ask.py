@@ -8,7 +8,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 from tests.ui.conftest import STEP_S, finished, opened_desktop
@@ -220,5 +220,23 @@ def test_escape_in_the_quick_ask_keeps_the_app_while_its_window_is_open(data_dir
             desktop.quick_ask.present()
             QTest.keyClick(desktop.quick_ask, Qt.Key.Key_Escape)
             assert not desktop.quick_ask.isVisible() and not desktop._quit.is_set()
+
+    run(scenario())
+
+
+def test_the_quick_ask_rounds_its_corners_by_its_shape_so_no_compositor_is_needed(
+    data_dir: Path, run: Any
+) -> None:
+    """Transparent corners need a compositor; without one (plain X11 on board images) they were black."""
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            quick = desktop.quick_ask
+            quick.present()
+            shape = quick.mask()
+            assert not quick.testAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+            assert not shape.contains(QPoint(0, 0)) and not shape.contains(QPoint(quick.width() - 1, 0))
+            assert shape.contains(QPoint(quick.width() // 2, quick.height() // 2))
+            assert shape.contains(QPoint(quick.width() // 2, 0))  # only the corners are cut
 
     run(scenario())

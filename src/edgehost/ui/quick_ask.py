@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent
+from PySide6.QtCore import QPoint, QRectF, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QPainterPath, QRegion, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["QuickAsk"]
 
+CORNER_RADIUS = 14  # as the frame's border-radius in ui/theme.py
+
 ANSWER_MAX_HEIGHT = 360
 
 
@@ -40,14 +42,13 @@ class QuickAsk(QWidget):
         super().__init__(
             None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint
         )
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
         self.setWindowTitle("EdgeHost quick ask")
         self.host = host
         self.conversation_id: int | None = None
         self.task: asyncio.Task[Any] | None = None
         self.setFixedWidth(620)
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(8, 8, 8, 8)
+        outer.setContentsMargins(0, 0, 0, 0)
         frame = QFrame()
         frame.setObjectName("QuickAsk")
         outer.addWidget(frame)
@@ -111,6 +112,14 @@ class QuickAsk(QWidget):
         self.activateWindow()
         self.input.setFocus()
         self.input.selectAll()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Rounded corners by the window's shape, not by a transparent background: without a
+        compositor (plain X11 on many board images) transparent corners are painted black."""
+        super().resizeEvent(event)
+        outline = QPainterPath()
+        outline.addRoundedRect(QRectF(self.rect()), CORNER_RADIUS, CORNER_RADIUS)
+        self.setMask(QRegion(outline.toFillPolygon().toPolygon()))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
