@@ -131,8 +131,11 @@ def test_a_server_added_in_the_panel_connects_at_once_and_a_removed_one_goes(
             form.command.setText(sys.executable)
             form.args.setText("-m edgehost serve board")
             form.save()
+            assert panel.notice.text().endswith("; connecting…")
             await wait_until(lambda: _state(desktop, "sensors") == "ready")
             assert any(t.name == "sensors__uptime" for t in desktop.host.tools())
+            # The notice follows: it said "connecting…" after the server was ready.
+            await wait_until(lambda: panel.notice.text() == "“sensors” is connected: 8 tools.")
             rows = [cell(panel.table, r, 1) for r in range(panel.table.rowCount())]
             assert rows == ["board", "files", "sensors"]
             panel._remove_confirmed("sensors")

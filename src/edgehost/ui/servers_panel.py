@@ -230,6 +230,7 @@ class ServersPanel(QDialog):
         ):
             top.addWidget(button)
         layout.addLayout(top)
+        self._connecting: str | None = None  # the server the notice says is connecting, until it is not
         self.notice = QLabel()
         self.notice.setObjectName("Caption")
         self.notice.setWordWrap(True)
@@ -327,6 +328,7 @@ class ServersPanel(QDialog):
             )
         selected = self.selected_name()
         states = self.statuses()
+        self._follow_connecting(states)
         colors = current_colors()
         tones = {
             "ok": colors.ok,
@@ -434,7 +436,7 @@ class ServersPanel(QDialog):
         if error is not None:
             self._say(f"Sign-in to “{name}” failed: {error}", error=True)
         else:
-            self._say(f"Signed in to “{name}”; connecting…")
+            self._say(f"Signed in to “{name}”; connecting…", connecting=name)
         self.refresh()
 
     def _sign_out(self) -> None:
@@ -464,7 +466,9 @@ class ServersPanel(QDialog):
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
-        self._say(f"Saved “{server.name}” to {self.host.paths.servers_file}; connecting…")
+        self._say(
+            f"Saved “{server.name}” to {self.host.paths.servers_file}; connecting…", connecting=server.name
+        )
         self._apply(server.name)
 
     def _remove(self) -> None:
@@ -523,12 +527,27 @@ class ServersPanel(QDialog):
             self._say(f"“{name}” could not be applied: {task.exception()}", error=True)
         self.refresh()
 
-    def _say(self, text: str, error: bool = False) -> None:
+    def _follow_connecting(self, states: list[Any]) -> None:
+        """Once the server the notice says is connecting is ready or has failed, the notice says so."""
+        state = next((s for s in states if s.name == self._connecting), None)
+        status = getattr(getattr(state, "status", None), "value", "")
+        if state is None or status not in ("ready", "failed"):
+            return
+        if status == "ready":
+            self._say(f"“{state.name}” is connected: {state.tools} tools.")
+        else:
+            first = (state.error or "").splitlines()[0] if state.error else "see its Stderr and Log"
+            self._say(f"“{state.name}” could not connect: {first}", error=True)
+
+    def _say(self, text: str, error: bool = False, connecting: str | None = None) -> None:
+        """Show ``text`` above the table; ``connecting``: the server it says is connecting, whose
+        outcome replaces it (_follow_connecting)."""
         self.notice.setObjectName("ErrorText" if error else "Caption")
         self.notice.style().unpolish(self.notice)
         self.notice.style().polish(self.notice)
         self.notice.setText(text)
         self.notice.show()
+        self._connecting = connecting
 
 
 def _command_line(config: ServerConfig) -> str:
