@@ -135,7 +135,8 @@ def test_a_server_added_in_the_panel_connects_at_once_and_a_removed_one_goes(
             await wait_until(lambda: _state(desktop, "sensors") == "ready")
             assert any(t.name == "sensors__uptime" for t in desktop.host.tools())
             # The notice follows: it said "connecting…" after the server was ready.
-            await wait_until(lambda: panel.notice.text() == "“sensors” is connected: 8 tools.")
+            saved = f"Saved “sensors” to {desktop.host.paths.servers_file}; connected, 8 tools."
+            await wait_until(lambda: panel.notice.text() == saved)
             rows = [cell(panel.table, r, 1) for r in range(panel.table.rowCount())]
             assert rows == ["board", "files", "sensors"]
             panel._remove_confirmed("sensors")

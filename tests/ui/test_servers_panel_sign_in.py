@@ -55,7 +55,7 @@ def test_sign_in_and_sign_out_from_the_servers_panel(data_dir: Path, run: Any) -
                 assert len(browser.opened) == 1 and browser.opened[0].startswith(protected.issuer)
                 assert shows("signed in")
                 assert panel.sign_in_button.isHidden() and not panel.sign_out_button.isHidden()
-                assert "Signed in" in panel.notice.text()
+                await wait_until(lambda: panel.notice.text() == "Signed in to “remote”; connected, 1 tool.")
                 assert any(t.name == "remote__whoami" for t in desktop.host.tools())
 
                 panel.sign_out_button.click()

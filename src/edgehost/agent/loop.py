@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from edgehost.agent import events as ev
@@ -422,7 +422,7 @@ class TurnRunner:
         """The switched-off tool that the question calls for, if the host would have chosen it among
         all the tools (decision 11); None otherwise. A small model asked "how hot is the board?" with
         board__temperatures off answered with the uptime, or with nothing to do with the board."""
-        everything = [replace(t, enabled=True) for t in tools]
+        everything = [dataclasses.replace(t, enabled=True) for t in tools]
         overall = await self._selector.route(question, everything, context=earlier)
         best = overall.candidates[0] if overall.needs_tool and overall.candidates else None
         return next((t for t in tools if best is not None and t.name == best.name and not t.enabled), None)

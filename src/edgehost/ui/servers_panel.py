@@ -230,7 +230,8 @@ class ServersPanel(QDialog):
         ):
             top.addWidget(button)
         layout.addLayout(top)
-        self._connecting: str | None = None  # the server the notice says is connecting, until it is not
+        # The server the notice says is connecting, and the notice, until it has connected or failed.
+        self._connecting: tuple[str, str] | None = None
         self.notice = QLabel()
         self.notice.setObjectName("Caption")
         self.notice.setWordWrap(True)
@@ -529,15 +530,17 @@ class ServersPanel(QDialog):
 
     def _follow_connecting(self, states: list[Any]) -> None:
         """Once the server the notice says is connecting is ready or has failed, the notice says so."""
-        state = next((s for s in states if s.name == self._connecting), None)
+        name, said = self._connecting or ("", "")
+        state = next((s for s in states if s.name == name), None)
         status = getattr(getattr(state, "status", None), "value", "")
         if state is None or status not in ("ready", "failed"):
             return
         if status == "ready":
-            self._say(f"“{state.name}” is connected: {state.tools} tools.")
+            count = f"{state.tools} tool{'' if state.tools == 1 else 's'}"
+            self._say(f"{said.removesuffix('connecting…')}connected, {count}.")
         else:
             first = (state.error or "").splitlines()[0] if state.error else "see its Stderr and Log"
-            self._say(f"“{state.name}” could not connect: {first}", error=True)
+            self._say(f"{said.removesuffix('connecting…')}it could not connect: {first}", error=True)
 
     def _say(self, text: str, error: bool = False, connecting: str | None = None) -> None:
         """Show ``text`` above the table; ``connecting``: the server it says is connecting, whose
@@ -547,7 +550,7 @@ class ServersPanel(QDialog):
         self.notice.style().polish(self.notice)
         self.notice.setText(text)
         self.notice.show()
-        self._connecting = connecting
+        self._connecting = (connecting, text) if connecting else None
 
 
 def _command_line(config: ServerConfig) -> str:
