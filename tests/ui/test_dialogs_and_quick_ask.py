@@ -134,16 +134,23 @@ def test_a_sampling_dialog_left_unanswered_closes_when_the_approval_times_out(
     run(scenario())
 
 
-def test_quick_ask_answers_with_a_tool_and_continues_in_the_main_window(data_dir: Path, run: Any) -> None:
-    call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
+UPTIME_CALL = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
 
+
+async def asked_in_quick_ask(desktop: Any, question: str) -> Any:
+    """The quick-ask window, shown, with ``question`` typed and answered."""
+    quick = desktop.quick_ask
+    quick.present()
+    quick.input.setText(question)
+    quick.input.returnPressed.emit()
+    await finished(quick.task)
+    return quick
+
+
+def test_quick_ask_answers_with_a_tool_and_continues_in_the_main_window(data_dir: Path, run: Any) -> None:
     async def scenario() -> None:
-        async with opened_desktop(data_dir, [call, "Up **3 days**."]) as desktop:
-            quick = desktop.quick_ask
-            quick.present()
-            quick.input.setText("How long has the board been up?")
-            quick.input.returnPressed.emit()
-            await finished(quick.task)
+        async with opened_desktop(data_dir, [UPTIME_CALL, "Up **3 days**."]) as desktop:
+            quick = await asked_in_quick_ask(desktop, "How long has the board been up?")
             assert "3 days" in quick.answer.toPlainText()
             assert "uptime" in quick.status.text()
             quick.continue_button.click()
@@ -159,15 +166,10 @@ def test_quick_ask_shows_the_tools_result_in_place_of_an_answer_that_ignored_it(
     data_dir: Path, run: Any
 ) -> None:
     """The main window replaced such an answer; the quick-ask window showed the invented one."""
-    call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
 
     async def scenario() -> None:
-        async with opened_desktop(data_dir, [call, "Up for 987654 days."]) as desktop:
-            quick = desktop.quick_ask
-            quick.present()
-            quick.input.setText("How long has the board been up?")
-            quick.input.returnPressed.emit()
-            await finished(quick.task)
+        async with opened_desktop(data_dir, [UPTIME_CALL, "Up for 987654 days."]) as desktop:
+            quick = await asked_in_quick_ask(desktop, "How long has the board been up?")
             shown = quick.answer.toPlainText()
             assert "uptime" in shown.lower(), shown  # the result, rendered
             assert "does not match this result" in shown, shown
