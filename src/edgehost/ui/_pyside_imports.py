@@ -28,16 +28,22 @@ CHECK = "_mod_uses_pyside"
 
 def uses_pyside(module: ModuleType) -> bool:
     """Whether the source of ``module`` mentions PySide6, as PySide's own check answers it: no for a
-    module without Python source (built in, an extension, a namespace package)."""
+    module without a Python source file (built in, an extension, a namespace package).
+
+    The file's bytes are searched as they are: decoding them would import ``tokenize``, and PySide
+    (6.8) runs this check on that import too, which recursed.
+    """
     spec = getattr(module, "__spec__", None)
-    get_source = getattr(getattr(spec, "loader", None), "get_source", None)
-    if spec is None or get_source is None:
+    loader = getattr(spec, "loader", None)
+    get_filename = getattr(loader, "get_filename", None)
+    get_data = getattr(loader, "get_data", None)
+    if spec is None or get_filename is None or get_data is None:
         return False
     try:
-        source = get_source(spec.name)
-    except (ImportError, OSError, SyntaxError, UnicodeDecodeError):
+        path = get_filename(spec.name)
+        return str(path).endswith(".py") and b"PySide6" in get_data(path)
+    except (ImportError, OSError):
         return False
-    return bool(source) and "PySide6" in source
 
 
 def read_sources_uncached() -> bool:
