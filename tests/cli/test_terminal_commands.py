@@ -69,16 +69,18 @@ def test_a_destructive_call_without_yes_and_without_a_terminal_is_denied(home: P
 SERVERS_READY_S = 60.0
 
 
-def wait_servers_ready(terminal: Terminal) -> None:
-    """Ask /servers until both built-in servers are ready (chat does not wait for them itself)."""
+def wait_servers_ready(terminal: Terminal, **statuses: str) -> None:
+    """Ask /servers until both built-in servers are ready (chat does not wait for them itself), or in
+    the ``statuses`` given by name."""
+    expected = {"board": "ready", "files": "ready", **statuses}
     deadline = time.monotonic() + SERVERS_READY_S
     while True:
         screen = terminal.command("/servers")
         last = screen[screen.rindex("> /servers") :]
-        if all(re.search(rf"^ {name}: ready$", last, re.MULTILINE) for name in ("board", "files")):
+        if all(re.search(rf"^ {name}: {status}$", last, re.MULTILINE) for name, status in expected.items()):
             return
         if time.monotonic() > deadline:
-            pytest.fail(f"the servers were not ready within {SERVERS_READY_S:g} s:\n{screen}")
+            pytest.fail(f"the servers were not {expected} within {SERVERS_READY_S:g} s:\n{screen}")
 
 
 def test_chat_lists_tools_calls_a_pinned_tool_shows_its_history_and_quits_cleanly(
@@ -116,6 +118,20 @@ def test_chat_servers_shows_each_server_and_its_status(home: Path, terminal: Ter
     assert re.search(r"^ files: ready$", last, re.MULTILINE)
     terminal.type_line("/quit")
     terminal.wait_exit()
+
+
+def test_chat_disable_and_enable_switch_a_whole_server(home: Path, terminal: Terminal) -> None:
+    terminal.start(edgehost_command(home, "chat"))
+    terminal.wait_for(lambda s: s.rstrip().endswith(">"), "the first prompt")
+    wait_servers_ready(terminal)
+    assert "(the server files is off)" in terminal.command("/disable files")
+    wait_servers_ready(terminal, files="disabled")
+    assert "(the server files is on: connecting)" in terminal.command("/enable files")
+    wait_servers_ready(terminal)
+    terminal.type_line("/quit")
+    terminal.wait_exit()
+    settings = json.loads((home / "settings.json").read_text())
+    assert "files" not in settings.get("disabled_servers", [])  # remembered
 
 
 def test_chat_refuses_to_pin_a_tool_that_does_not_exist(home: Path, terminal: Terminal) -> None:

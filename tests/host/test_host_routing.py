@@ -190,3 +190,37 @@ async def test_a_question_for_a_switched_off_tool_is_answered_with_how_to_switch
     # A question for a tool that is on goes on as before.
     answered = await host.submit("How much memory is free?")
     assert answered.executions[0]["tool"] == "board__memory_usage"
+
+
+async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(
+    make_host, data_dir
+) -> None:
+    # A switched-off server is not connected, so its tools were unknown: the 135M model made up a
+    # temperature. What each server listed is kept in the history file.
+    host, recorder = await make_host(ScriptedBackend(["unused"]), HOST)
+    host.set_server_enabled("board", False)
+    await recorder.wait_for(lambda e: isinstance(e, ev.ServerStatusChanged) and e.status == "disabled")
+    result = await host.submit("How hot is the board?")
+    assert "belongs to the server **board**, which is switched off" in result.text
+    assert "`/enable board`" in result.text and result.executions == ()
+    await host.aclose()
+
+    backend = ScriptedBackend(['{"path": "."}}[END_TOOL_CALL]', "done"])
+    restarted = Host(
+        Paths.resolve(None, data_dir),
+        Settings(routing="host", disabled_servers=["board"]),
+        HostOptions(backend=backend),
+    )
+    await restarted.start()
+    try:
+        states = {s.name: s.status.value for s in await restarted.wait_servers_ready(WAIT_S)}
+        assert states == {"board": "disabled", "files": "ready"}
+        assert all(t.server == "files" for t in restarted.tools())  # the panels list connected tools only
+        result = await restarted.submit("How hot is the board?")
+        assert "**board__temperatures**, belongs to the server **board**" in result.text
+        assert backend.requests == []  # the model did not run
+        # The files server's questions still go to it.
+        answered = await restarted.submit("List the files in the files folder")
+        assert answered.executions[0]["tool"] == "files__list_directory"
+    finally:
+        await restarted.aclose()

@@ -430,13 +430,20 @@ class TurnRunner:
     def _answer_switched_off(self, conversation: Conversation, tool: ToolSpec) -> ev.TurnCompleted:
         """The turn's answer, without the model: the tool for the question is switched off, and how to
         switch it on."""
-        text = (
-            f"The tool for this, **{tool.name}**, is switched off, so I cannot answer with it. Switch it"
-            f" on in Tools (in `edgehost chat`: `/enable {tool.name}`) and ask again."
-        )
-        self.emit(
-            ev.TurnRouted(conversation.id, False, (), f"{tool.name} would answer it, but it is switched off")
-        )
+        if tool.server_enabled:
+            text = (
+                f"The tool for this, **{tool.name}**, is switched off, so I cannot answer with it. Switch it"
+                f" on in Tools (in `edgehost chat`: `/enable {tool.name}`) and ask again."
+            )
+            why = f"{tool.name} would answer it, but it is switched off"
+        else:
+            text = (
+                f"The tool for this, **{tool.name}**, belongs to the server **{tool.server}**, which is"
+                f" switched off, so I cannot answer with it. Switch the server on in Servers (in"
+                f" `edgehost chat`: `/enable {tool.server}`) and ask again."
+            )
+            why = f"{tool.name} would answer it, but its server {tool.server} is switched off"
+        self.emit(ev.TurnRouted(conversation.id, False, (), why))
         self.emit(ev.TextDelta(conversation.id, text))
         self._append(conversation, ChatMessage("assistant", text))
         completed = ev.TurnCompleted(conversation.id, text)

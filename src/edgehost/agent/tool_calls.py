@@ -197,9 +197,14 @@ class ToolCalls:
             )
         record["tool"] = tool.name
         if not tool.enabled:
+            off = (
+                "disabled by the user"
+                if tool.server_enabled
+                else f"of the server {tool.server!r}, switched off"
+            )
             return finish(
                 "invalid",
-                f"Error: the tool {tool.name!r} is disabled by the user. Valid tools: {', '.join(enabled_names)}.",
+                f"Error: the tool {tool.name!r} is {off}. Valid tools: {', '.join(enabled_names)}.",
                 False,
                 error="disabled tool",
             )

@@ -40,6 +40,9 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = field(
         default=None, hash=False
     )  # listed; the agent never reads it
+    # False for a tool its server listed when last connected, while the whole server is switched off
+    # (host/known_tools.py): never offered, only recognised as the tool a question calls for.
+    server_enabled: bool = True
 
     @property
     def tool_name(self) -> str:

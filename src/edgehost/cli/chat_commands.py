@@ -31,8 +31,8 @@ SERVERS_READY_S = 60.0  # servers start concurrently; a slow one should not hold
 
 HELP = """commands:
   /tools               list the tools ([x] enabled, [ ] switched off)
-  /enable NAME         switch a tool on (remembered, as in the Tools panel)
-  /disable NAME        switch a tool off: the model no longer sees it
+  /enable NAME         switch a tool or a server on (remembered, as in the Tools and Servers panels)
+  /disable NAME        switch a tool or a server off: the model no longer sees its tools
   /servers             show the servers and their status
   /tool NAME           pin a tool for the next turn (forces a call to it)
   /routing [MODE]      who decides tool calls in this conversation: auto, host or model
@@ -146,12 +146,17 @@ class ChatSession:
                 mark = "x" if tool.enabled else " "
                 print(f" [{mark}] {tool.name}: {summary(tool.description)}")
         elif command in ("/enable", "/disable"):
+            on = command == "/enable"
+            servers = [state.name for state in host.server_states()]
+            if rest in servers:
+                host.set_server_enabled(rest, on)
+                print(f"(the server {rest} is {'on: connecting' if on else 'off'})")
+                return None
             if rest not in {t.name for t in host.tools()}:
-                raise UsageError(
-                    f"{unknown_tool_text(rest, [t.name for t in host.tools()])}; /tools lists them"
-                )
-            host.set_tool_enabled(rest, command == "/enable")
-            print(f"({rest} is {'on' if command == '/enable' else 'off'})")
+                names = [t.name for t in host.tools()] + servers
+                raise UsageError(f"{unknown_tool_text(rest, names)}; /tools and /servers list them")
+            host.set_tool_enabled(rest, on)
+            print(f"({rest} is {'on' if on else 'off'})")
         elif command == "/servers":
             for state in host.server_states():
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""

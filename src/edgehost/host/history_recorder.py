@@ -106,6 +106,11 @@ class HistoryRecorder:
         if streamed is not None and self._writer is not None:
             self._queue(self._finish, conv_id, streamed[0], self._answered_by())
 
+    def remember_tools(self, server: str, tools: list[dict[str, Any]]) -> None:
+        """Queue ``tools`` as what ``server`` lists now (host/known_tools.py)."""
+        if self._writer is not None:
+            self._queue(lambda: self._writing().known_tools.remember(server, tools))
+
     # ------------------------------------------------------------------ the event loop's side
     def _queue(self, write: Callable[..., Any], *args: Any) -> None:
         with self._idle:

@@ -35,6 +35,7 @@ from edgehost.host import events as ev
 from edgehost.host.executor import ManagerExecutor
 from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.history_view import HistoryView
+from edgehost.host.known_tools import KnownTools
 from edgehost.host.model_library import ModelLibrary
 from edgehost.host.sampling import sampling_handler
 from edgehost.host.server_commands import ServerCommands
@@ -101,6 +102,7 @@ class Host(ServerCommands):
         self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
         self._history = HistoryRecorder(lambda: (self.model_status.model, self.model_status.backend))
+        self._known_tools = KnownTools({}, self._history.remember_tools)
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
         self.model_status = ev.ModelStatusChanged(
@@ -173,6 +175,9 @@ class Host(ServerCommands):
         secrets = self.servers_config.secret_values()
         self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))
         self._history.attach(self._db)
+        self._known_tools = KnownTools(
+            await asyncio.to_thread(self._db.known_tools.load), self._history.remember_tools
+        )
         # Finding the OS keyring imports its backends (11 MB) and may run `gcc` (ctypes.util.find_library):
         # 40-80 ms that stalled the window when it ran on the loop. Only a host with a server that may
         # sign in looks for it, and in a thread; the others never do (ServerCommands._http_auth).
@@ -404,6 +409,7 @@ class Host(ServerCommands):
             self.emit(ev.ServerOutputChanged(event.name))
         elif isinstance(event, mcp_manager.CatalogChanged):
             self.emit(ev.CatalogChanged())
+            self._known_tools.update(self.tools())
             self._warm_tools()
 
     def _warm_tools(self) -> None:
@@ -565,7 +571,7 @@ class Host(ServerCommands):
             return await self._runner(backend).run(
                 conversation,
                 text,
-                self.tools(),
+                [*self.tools(), *self.switched_off_tools()],
                 server_instructions=self.server_instructions(),
                 pinned_tool=pinned_tool,
                 attachments=attachments,

@@ -17,12 +17,14 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EdgeHostError
 from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import tool_specs
+from edgehost.host.known_tools import KnownTools
 from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store, uses_oauth
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
+from edgehost.mcp.supervisor import ServerStatus
 from edgehost.paths import Paths
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ class ServerCommands:
     policy: ApprovalPolicy
     _mcp: ServerManager | None
     _auth: ServerAuth | None
+    _known_tools: KnownTools
 
     if TYPE_CHECKING:
 
@@ -101,6 +104,17 @@ class ServerCommands:
 
     def tools(self) -> list[ToolSpec]:
         return tool_specs(self._mcp, self.servers_config) if self._mcp is not None else []
+
+    def switched_off_tools(self) -> list[ToolSpec]:
+        """The tools of the servers switched off, as they listed them when last connected: tools that
+        are off, for a turn to tell the user which server to switch on (host/known_tools.py)."""
+        if self._mcp is None:
+            return []
+        off = [s.name for s in self._mcp.statuses() if s.status is ServerStatus.DISABLED]
+        if not off:
+            return []
+        trusted = {s.name for s in self.servers_config.servers if s.trusted or s.builtin}
+        return self._known_tools.of_switched_off(off, {t.name for t in self.tools()}, trusted)
 
     def set_server_enabled(self, name: str, enabled: bool) -> None:
         self._manager().set_server_enabled(name, enabled)

@@ -140,6 +140,11 @@ WHERE role = 'user'
   AND instr(content, char(10) || '[END_TOOL_RESULT]') > instr(content, char(10));
 """
 
+# The tools each server listed when last connected (store/_known_tools.py).
+_KNOWN_TOOLS = """
+CREATE TABLE known_tools (server TEXT PRIMARY KEY, tools TEXT NOT NULL, updated REAL NOT NULL);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
@@ -147,6 +152,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_conversation_routing", _CONVERSATION_ROUTING),
     Migration("0005_proposed_arguments", _PROPOSED_ARGUMENTS),
     Migration("0006_tool_result_messages", _TOOL_RESULT_MESSAGES),
+    Migration("0007_known_tools", _KNOWN_TOOLS),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

@@ -27,6 +27,7 @@ from typing import Any
 from edgehost.roles import ROLES
 from edgehost.store._approval_rules import ApprovalRuleTable
 from edgehost.store._executions import ExecutionRecords
+from edgehost.store._known_tools import KnownToolsTable
 from edgehost.store._migrations import MIGRATIONS, Migration, apply_migrations
 from edgehost.store._records import (
     ConversationRecord,
@@ -121,6 +122,7 @@ class Store(ExecutionRecords):
             self._conn.close()
             raise
         self.approval_rules = ApprovalRuleTable(self)
+        self.known_tools = KnownToolsTable(self)
 
     @classmethod
     def open(
