@@ -4,10 +4,14 @@ turn driven through the socket."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import stat
 import sys
+import tempfile
 from asyncio.subprocess import PIPE
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -52,7 +56,7 @@ async def test_beyond_loopback_every_request_needs_the_token(serve: Any, data_di
     assert token_file.read_text().strip() == token
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     async with httpx2.AsyncClient(base_url=served.base) as client:
-        for path in ("/health", "/tools", "/api/conversations", "/api/executions"):
+        for path in ("/health", "/tools", "/api/conversations", "/api/executions", "/api/executions/export"):
             refused = await client.get(path)
             assert refused.status_code == 401, path
             assert refused.headers["www-authenticate"].startswith("Bearer")
@@ -144,3 +148,37 @@ async def test_a_turn_submitted_on_the_socket_streams_its_events_and_a_denial_is
     [execution] = served.host.history.executions()
     assert (execution.status, execution.decided_by) == ("denied", "web")
     assert not (served.host.paths.data_dir / "notes.txt").exists()
+
+
+async def test_the_history_exports_the_calls_its_filters_show_as_csv_or_json(serve: Any) -> None:
+    served = await serve(ScriptedBackend([]))
+    for tool in ("board__uptime", "board__memory_usage", "files__list_directory"):
+        await served.host.call_tool(tool, {})
+    left_before = _exports_left()
+    async with httpx2.AsyncClient(base_url=served.base) as client:
+        # As typed in the panel: a word is found anywhere in the tool's name, as in the window.
+        shown = (await client.get("/api/executions", params={"tool": "board"})).json()
+        assert sorted(run["tool"] for run in shown) == ["board__memory_usage", "board__uptime"]
+        exported = await client.get("/api/executions/export", params={"tool": "board", "format": "csv"})
+        assert exported.status_code == 200
+        assert exported.headers["content-type"].startswith("text/csv")
+        assert 'filename="edgehost-executions.csv"' in exported.headers["content-disposition"]
+        rows = list(csv.DictReader(io.StringIO(exported.text)))
+        assert [(r["tool"], r["status"]) for r in rows] == [
+            ("board__uptime", "ok"),
+            ("board__memory_usage", "ok"),
+        ]
+        everything = (await client.get("/api/executions/export")).json()  # JSON unless asked otherwise
+        assert [run["tool"] for run in everything] == [
+            "board__uptime",
+            "board__memory_usage",
+            "files__list_directory",
+        ]
+        assert everything[0] == next(run for run in shown if run["tool"] == "board__uptime")
+        refused = await client.get("/api/executions/export", params={"format": "xlsx"})
+        assert (refused.status_code, refused.json()) == (400, {"error": "format is one of json, csv"})
+    assert _exports_left() == left_before  # nothing left behind
+
+
+def _exports_left() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("edgehost-export-*"))

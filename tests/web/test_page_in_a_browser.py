@@ -5,6 +5,8 @@ WebSocket dropped in the middle of an answer."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import math
 import re
@@ -299,3 +301,43 @@ async def test_an_approval_waiting_when_the_page_opens_counts_down_and_shows_its
     await page.click("#approval-deny")
     await asyncio.wait_for(turn, TURN_S / 1000)
     assert page.errors == []
+
+
+async def test_a_call_in_the_history_opens_to_what_it_was_given_and_gave_and_the_calls_shown_download(
+    serve: Any, browser: Any
+) -> None:
+    served = await serve(ScriptedBackend([call("board__uptime"), "It has been up a while."]))
+    await served.host.call_tool("files__list_directory", {"path": "."})  # one outside any conversation
+    page = await _open(browser, served.server.url)
+    await _ask(page, "How long has the board been up?")
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    asked = await page.evaluate("window.edgehost.current")
+    assert isinstance(asked, int)
+    uptime = next(e for e in served.host.history.executions() if e.tool == "board__uptime")
+    await page.click("#new-chat")
+    await page.click("button[data-panel=history]")
+    row = page.locator("#history tr.run", has_text="board__uptime")
+    await row.click()
+    details = page.locator("#history tr.run-details")
+    await details.wait_for(timeout=PAGE_S)
+    assert (await details.locator("pre").nth(1).inner_text()).strip() == (uptime.result or "").strip()
+    await details.get_by_role("button", name="Open its conversation").click()
+    await page.wait_for_function(f"window.edgehost.current === {asked}", timeout=PAGE_S)
+    await row.click()  # closed again
+    await details.wait_for(state="detached", timeout=PAGE_S)
+    # Export what the filter shows: a word typed finds the tool, as in the window.
+    await page.fill("#history-tool", "uptime")
+    await (
+        page.locator("#history tr.run").filter(has_text="files__").wait_for(state="detached", timeout=PAGE_S)
+    )
+    async with page.expect_download(timeout=PAGE_S) as downloading:
+        await page.click("#export-csv")
+    download = await downloading.value
+    assert download.suggested_filename == "edgehost-executions.csv"
+    assert _csv_tools(await download.path()) == ["board__uptime"]
+    assert page.errors == []
+
+
+def _csv_tools(path: Path) -> list[str]:
+    """The tool column of an exported CSV file."""
+    return [row["tool"] for row in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))]

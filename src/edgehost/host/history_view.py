@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import IO
 
 from edgehost.llm.base import Perf
-from edgehost.store import ConversationRecord, Execution, Message, Store
+from edgehost.store import EXPORT_FORMATS, ConversationRecord, Execution, Message, Store
 
 __all__ = [
+    "EXPORT_FORMATS",
     "AnswerText",
     "ConversationView",
     "HistoryView",
@@ -21,6 +22,7 @@ __all__ = [
     "TimelineEntry",
     "ToolRun",
     "prose_of",
+    "tool_filter",
 ]
 
 
@@ -142,6 +144,15 @@ class HistoryView:
         return self._store().export_executions(
             fmt, file, conversation_id=conversation_id, tool_glob=tool_glob, status=status
         )
+
+
+def tool_filter(text: str | None) -> str | None:
+    """A panel's tool filter as a glob: one written with wildcards as it is, other text found anywhere in
+    the tool's name ("board" finds board__uptime)."""
+    text = (text or "").strip()
+    if text and not any(ch in text for ch in "*?["):
+        text = f"*{text}*"
+    return text or None
 
 
 def prose_of(raw: str) -> str:

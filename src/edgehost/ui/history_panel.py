@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from edgehost.host.history_view import tool_filter
 from edgehost.store import Execution
 from edgehost.ui._widgets import ColoursKeptWhenSelected, TaskSet, pretty_json
 from edgehost.ui.theme import current_colors
@@ -153,12 +154,9 @@ class HistoryPanel(QDialog):
 
     def filters(self) -> dict[str, Any]:
         status = self.status_filter.currentText()
-        glob = self.tool_filter.text().strip()
-        if glob and not any(ch in glob for ch in "*?["):
-            glob = f"*{glob}*"
         return {
             "conversation_id": self.conversation_filter.currentData(),
-            "tool_glob": glob or None,
+            "tool_glob": tool_filter(self.tool_filter.text()),
             "status": None if status == STATUSES[0] else status,
         }
 

@@ -10,16 +10,19 @@ import asyncio
 import contextlib
 import json
 import logging
+import tempfile
 from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from edgehost.host.history_view import AnswerText, Question, ToolRun
+from edgehost.host.history_view import EXPORT_FORMATS, AnswerText, Question, ToolRun, tool_filter
 from edgehost.host.tool_view import tool_json
 from edgehost.web.auth import WS_PROTOCOL, Access
 from edgehost.web.hub import EventHub, Subscriber
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
+
+EXPORT_MEDIA_TYPES = {"json": "application/json", "csv": "text/csv; charset=utf-8"}
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -90,6 +95,7 @@ def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
         Route("/api/conversations", faces.conversations),
         Route("/api/conversations/{conversation_id:int}", faces.conversation),
         Route("/api/executions", faces.executions),
+        Route("/api/executions/export", faces.export),
         WebSocketRoute("/ws", faces.websocket),
     ]
     return _Guard(Starlette(routes=routes), access)
@@ -150,18 +156,29 @@ class _Face:
         return JSONResponse({"id": record.id, "title": record.title, "entries": entries})
 
     async def executions(self, request: Request) -> Response:
-        params = request.query_params
-        try:
-            conversation = int(params["conversation"]) if params.get("conversation") else None
-        except ValueError:
-            return JSONResponse({"error": "conversation is a number"}, status_code=400)
-        found = self.host.history.executions(
-            conversation_id=conversation,
-            tool_glob=params.get("tool") or None,
-            status=params.get("status") or None,
-            limit=500,
-        )
+        filters = _execution_filters(request)
+        if isinstance(filters, Response):
+            return filters
+        found = self.host.history.executions(**filters, limit=500)
         return JSONResponse([e.to_dict() for e in found])
+
+    async def export(self, request: Request) -> Response:
+        """The executions the history panel shows (its filters), all of them, as a JSON or CSV file."""
+        filters = _execution_filters(request)
+        if isinstance(filters, Response):
+            return filters
+        fmt = request.query_params.get("format", "json")
+        if fmt not in EXPORT_FORMATS:
+            return JSONResponse({"error": f"format is one of {', '.join(EXPORT_FORMATS)}"}, status_code=400)
+        # Written to a file in a thread (the store reads on its own connection), then sent from it: an
+        # export never holds the whole history in memory.
+        path = await asyncio.to_thread(_export_to_file, self.host, fmt, filters)
+        return FileResponse(
+            path,
+            media_type=EXPORT_MEDIA_TYPES[fmt],
+            filename=f"edgehost-executions.{fmt}",
+            background=BackgroundTask(path.unlink, missing_ok=True),
+        )
 
     # --------------------------------------------------------------------------- the socket
     async def websocket(self, socket: WebSocket) -> None:
@@ -258,3 +275,32 @@ class _Face:
     @staticmethod
     async def _reply(socket: WebSocket, command: Command, ok: bool, **extra: Any) -> None:
         await socket.send_text(json.dumps({"reply": command.id, "ok": ok, **extra}))
+
+
+def _execution_filters(request: Request) -> dict[str, Any] | Response:
+    """The history panel's filters (conversation, tool, status) as HistoryView takes them, or the
+    answer to a bad one."""
+    params = request.query_params
+    try:
+        conversation = int(params["conversation"]) if params.get("conversation") else None
+    except ValueError:
+        return JSONResponse({"error": "conversation is a number"}, status_code=400)
+    return {
+        "conversation_id": conversation,
+        "tool_glob": tool_filter(params.get("tool")),
+        "status": params.get("status") or None,
+    }
+
+
+def _export_to_file(host: Host, fmt: str, filters: dict[str, Any]) -> Path:
+    """The matching executions written to a new temporary file (the caller removes it)."""
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", newline="", suffix=f".{fmt}", prefix="edgehost-export-", delete=False
+    ) as handle:
+        path = Path(handle.name)
+        try:
+            host.history.export(fmt, handle, **filters)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+    return path

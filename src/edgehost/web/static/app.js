@@ -22,13 +22,18 @@ const state = {
   cards: new Map(), // call_id -> card
   approvals: [], // pending requests, in order
   panel: null,
+  openRun: null, // the call whose details are open in the history panel
 };
 window.edgehost = state; // for the browser tests (and curious users)
 
-async function api(path) {
-  const response = await fetch(path, { headers: token ? { Authorization: "Bearer " + token } : {} });
+function authorized(path) {
+  return fetch(path, { headers: token ? { Authorization: "Bearer " + token } : {} });
+}
+
+async function api(path, as = "json") {
+  const response = await authorized(path);
   if (!response.ok) throw new Error(path + ": " + response.status + " " + (await response.text()));
-  return response.json();
+  return as === "response" ? response : response.json();
 }
 
 // ------------------------------------------------------------------ the socket
@@ -58,7 +63,7 @@ function connect() {
 async function start() {
   let refused = false;
   try {
-    const response = await fetch("/health", { headers: token ? { Authorization: "Bearer " + token } : {} });
+    const response = await authorized("/health");
     refused = response.status === 401;
     if (response.ok) {
       const health = await response.json();
@@ -451,23 +456,85 @@ async function refreshTools() {
   }
 }
 
-async function refreshHistory() {
+function historyQuery() {
   const query = new URLSearchParams();
   if ($("history-tool").value.trim()) query.set("tool", $("history-tool").value.trim());
   if ($("history-status").value) query.set("status", $("history-status").value);
-  const runs = await api("/api/executions?" + query);
+  return query;
+}
+
+async function refreshHistory() {
+  const runs = await api("/api/executions?" + historyQuery());
   const body = $("history");
   body.textContent = "";
+  $("history-empty").hidden = runs.length > 0;
   for (const run of runs) {
     const row = document.createElement("tr");
+    row.className = "run";
+    row.tabIndex = 0;
     for (const value of [run.started.slice(11, 19), run.tool, run.status, run.decided_by || "", run.duration_ms === null ? "" : Math.round(run.duration_ms)]) {
       const cell = document.createElement("td");
       cell.textContent = value;
       row.appendChild(cell);
     }
-    if (run.conversation_id !== null) row.onclick = () => openConversation(run.conversation_id);
+    row.onclick = () => toggleRunDetails(row, run);
+    row.onkeydown = (event) => { if (event.key === "Enter") toggleRunDetails(row, run); };
     body.appendChild(row);
+    if (run.id === state.openRun) showRunDetails(row, run); // stays open while the list refreshes
   }
+}
+
+// What the window's history panel shows of a call (ui/history_panel.py): its arguments (and what the
+// model had proposed, when you edited them), its result or error, and the way to its conversation.
+function toggleRunDetails(row, run) {
+  for (const open of $("history").querySelectorAll("tr.run-details")) open.remove();
+  for (const open of $("history").querySelectorAll("tr.run.open")) open.classList.remove("open");
+  if (state.openRun === run.id) { state.openRun = null; return; }
+  state.openRun = run.id;
+  showRunDetails(row, run);
+}
+
+function showRunDetails(row, run) {
+  row.classList.add("open");
+  const details = document.createElement("tr");
+  details.className = "run-details";
+  const cell = document.createElement("td");
+  cell.colSpan = row.children.length;
+  const section = (title, text) => {
+    const heading = document.createElement("h3");
+    heading.textContent = title;
+    const pre = document.createElement("pre");
+    pre.textContent = text;
+    cell.append(heading, pre);
+  };
+  section("Arguments", JSON.stringify(run.arguments, null, 2));
+  if (run.proposed_arguments !== null) section("The model proposed (you edited it)", JSON.stringify(run.proposed_arguments, null, 2));
+  let result = run.error || "";
+  if (run.result) result = (result ? result + "\n\n" : "") + run.result;
+  if (run.result_truncated) result += "\n\n… (cut; " + run.result_size + " bytes in all)";
+  section(run.error ? "Error" : "Result", result || "(none)");
+  if (run.conversation_id !== null) {
+    const jump = document.createElement("button");
+    jump.type = "button";
+    jump.textContent = "Open its conversation";
+    jump.onclick = () => openConversation(run.conversation_id);
+    cell.appendChild(jump);
+  }
+  details.appendChild(cell);
+  row.after(details);
+}
+
+async function exportHistory(format) {
+  const query = historyQuery();
+  query.set("format", format);
+  const response = await api("/api/executions/export?" + query, "response");
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = "edgehost-executions." + format;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
 // ------------------------------------------------------------------ approvals
@@ -580,6 +647,8 @@ $("panel-close").onclick = () => openPanel(state.panel);
 for (const button of document.querySelectorAll(".tabs button")) button.onclick = () => openPanel(button.dataset.panel);
 $("history-tool").oninput = debounce(refreshHistory, 250);
 $("history-status").onchange = refreshHistory;
+$("export-json").onclick = () => exportHistory("json");
+$("export-csv").onclick = () => exportHistory("csv");
 $("approval-once").onclick = () => answerApproval(true, "once");
 $("approval-conversation").onclick = () => answerApproval(true, "conversation");
 $("approval-deny").onclick = () => answerApproval(false);
