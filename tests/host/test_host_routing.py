@@ -65,8 +65,12 @@ async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_
     [detected] = recorder.of(ev.ToolCallDetected)
     assert (detected.name, detected.chosen_by) == ("board__memory_usage", "host")
     [execution] = host._store().list_executions()
-    assert (execution.tool, execution.status) == ("board__memory_usage", "ok")
+    assert (execution.tool, execution.status, execution.chosen_by) == ("board__memory_usage", "ok", "host")
     assert result.executions[0]["chosen_by"] == "host"
+    # Who chose it is in the history, beside the dialect its text was written in.
+    assert (execution.to_dict()["chosen_by"], execution.dialect) == ("host", "bracket")
+    await host.call_tool("board__uptime", {})
+    assert host._store().list_executions()[0].chosen_by == "user"  # `edgehost call`
     # The answer after the result is asked for the question, not left to comment on the result.
     framed = backend.requests[1].messages[-1].content
     assert framed.endswith("Answer with this result: How much memory is free?")

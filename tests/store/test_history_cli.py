@@ -36,6 +36,7 @@ def recorded(data_dir: Path) -> dict[str, int]:
             conversation_id=first,
             decision="denied",
             decided_by="user",
+            chosen_by="host",
         )
         store.record_execution(
             server="memory",
@@ -87,10 +88,22 @@ def test_history_without_json_prints_a_readable_table(
     code, out, _ = _run(data_dir, capsys)
     assert code == 0
     header, *rows = out.splitlines()
-    assert header.split() == ["ID", "STARTED", "TOOL", "STATUS", "DECIDED", "BY", "MS", "ARGUMENTS"]
+    assert header.split() == [
+        "ID",
+        "STARTED",
+        "TOOL",
+        "STATUS",
+        "CHOSEN",
+        "BY",
+        "DECIDED",
+        "BY",
+        "MS",
+        "ARGUMENTS",
+    ]
     assert len(rows) == 3
     assert "files__delete" in rows[1] and "denied" in rows[1] and '{"path": "/tmp/a.txt"}' in rows[1]
-    assert rows[1].split()[5] == "user"  # who refused it: you, not a policy such as --yes
+    # EdgeHost chose the call (routing, for a small model), and you refused it, not a policy such as --yes.
+    assert rows[1].split()[5:7] == ["host", "user"]
 
 
 def test_an_empty_history_says_so(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -217,7 +217,16 @@ def test_history_lists_executions_exports_them_and_jumps_to_the_conversation(
             assert isinstance(panel, HistoryPanel)
             assert panel.table.rowCount() == 1 and cell(panel.table, 0, 3) == "board__uptime"
             assert cell(panel.table, 0, 4) == "ok"
+            assert panel.details_title.text() == "board__uptime · ok · chosen by the model"
             assert panel.result_view.toPlainText().strip()
+            panel.tool_filter.setText("uptime")  # a word is found anywhere in the name
+            panel.refresh()
+            assert panel.table.rowCount() == 1
+            panel.tool_filter.setText("files")
+            panel.refresh()
+            assert panel.table.rowCount() == 0
+            panel.tool_filter.clear()
+            panel.refresh()
             assert await panel.export_to(tmp_path / "x.json", "json") == 1
             assert json.loads((tmp_path / "x.json").read_text())[0]["tool"] == "board__uptime"
             assert await panel.export_to(tmp_path / "x.csv", "csv") == 1

@@ -321,6 +321,7 @@ async def test_a_call_in_the_history_opens_to_what_it_was_given_and_gave_and_the
     details = page.locator("#history tr.run-details")
     await details.wait_for(timeout=PAGE_S)
     assert (await details.locator("pre").nth(1).inner_text()).strip() == (uptime.result or "").strip()
+    assert "chosen by the model" in await details.inner_text()
     await details.get_by_role("button", name="Open its conversation").click()
     await page.wait_for_function(f"window.edgehost.current === {asked}", timeout=PAGE_S)
     await row.click()  # closed again

@@ -88,6 +88,7 @@ class ToolExecutionFinished:
     decided_by: str | None = None  # user | policy | rule | timeout | cancel | shutdown
     result_size: int = 0  # characters of the whole result
     full_result: str = ""  # the whole result (the history keeps it up to its cap)
+    chosen_by: str = "model"  # as on ToolCallDetected
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,7 @@ class ToolCalls:
                     repeated,
                     server=tool.server if tool is not None else "",
                     arguments=dict(record["arguments"]),
+                    chosen_by=chosen_by,
                     dialect=call.dialect,
                     decision=record.get("decision"),
                     decided_by=record.get("decided_by"),

@@ -88,15 +88,17 @@ def export_history(ctx: CliContext) -> int:
 
 
 def format_table(executions: list[Execution], width: int) -> str:
-    """A fixed-width table: id, local start time, tool, status, who decided (you, a policy such as
-    --yes, a rule, a timeout), duration, arguments cut to fit ``width``."""
-    header = ("ID", "STARTED", "TOOL", "STATUS", "DECIDED BY", "MS", "ARGUMENTS")
+    """A fixed-width table: id, local start time, tool, status, who chose the call (the model, EdgeHost's
+    routing, you), who decided (you, a policy such as --yes, a rule, a timeout), duration, arguments cut
+    to fit ``width``."""
+    header = ("ID", "STARTED", "TOOL", "STATUS", "CHOSEN BY", "DECIDED BY", "MS", "ARGUMENTS")
     rows = [
         (
             str(e.id),
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.started)),
             e.tool,
             e.status,
+            e.chosen_by or "",
             e.decided_by or "",
             "" if e.duration_ms is None else f"{e.duration_ms:.0f}",
             json.dumps(e.arguments, ensure_ascii=False),

@@ -56,6 +56,7 @@ async def call_outside_conversation(
         "tool": tool.name,
         "server": tool.server,
         "arguments": dict(arguments),
+        "chosen_by": decided_by,
     }
     if verdict.action == "deny" and verdict.decided_by == "rule":
         emit(
@@ -72,7 +73,7 @@ async def call_outside_conversation(
         raise ToolRefused(f"{tool.name} was not called: {verdict.reason}", server=tool.server)
     decision = "auto" if verdict.action == "allow" else "allowed"
     who = verdict.decided_by if verdict.action == "allow" else decided_by
-    emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who, chosen_by=decided_by))
+    emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who))
     started = perf_counter()
     outcome: dict[str, Any] = {"decision": decision, "decided_by": who}
 

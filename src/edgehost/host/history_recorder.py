@@ -191,6 +191,7 @@ class HistoryRecorder:
             "dialect": event.dialect or None,
             "decision": event.decision,
             "decided_by": event.decided_by,
+            "chosen_by": event.chosen_by,
         }
         if isinstance(event, ev.ToolExecutionStarted):
             self._running[event.call_id] = store.record_execution_started(

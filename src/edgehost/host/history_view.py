@@ -21,6 +21,7 @@ __all__ = [
     "Question",
     "TimelineEntry",
     "ToolRun",
+    "chosen_by_text",
     "prose_of",
     "tool_filter",
 ]
@@ -144,6 +145,19 @@ class HistoryView:
         return self._store().export_executions(
             fmt, file, conversation_id=conversation_id, tool_glob=tool_glob, status=status
         )
+
+
+CHOSEN_BY = {
+    "host": "chosen by EdgeHost",
+    "model": "chosen by the model",
+    "user": "chosen by you",
+    "probe": "called by edgehost probe",
+}
+
+
+def chosen_by_text(execution: Execution) -> str:
+    """Who chose to make a call, in words ("" when the history does not know: older calls)."""
+    return CHOSEN_BY.get(execution.chosen_by or "", execution.chosen_by or "")
 
 
 def tool_filter(text: str | None) -> str | None:

@@ -32,7 +32,7 @@ __all__ = ["ExecutionRecords"]
 
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
-    " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments"
+    " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments, chosen_by"
 )
 _DECISIONS = ("allowed", "denied", "auto")
 
@@ -69,10 +69,11 @@ class ExecutionRecords:
         decision: str | None = None,
         decided_by: str | None = None,
         proposed_arguments: Any = None,
+        chosen_by: str | None = None,
     ) -> int:
         """Record a call about to run (status "running", shown as such by the GUI); return its id.
         ``proposed_arguments``: what the model proposed when the user edited ``arguments`` (None: not
-        edited).
+        edited). ``chosen_by``: who chose to make the call (model, host, user, probe).
 
         ``tool`` is the namespaced name (``server__tool``). Finish it with ``record_execution_finished``;
         if this process dies first, the next open marks it "interrupted". Raises ``ValueError`` for a
@@ -90,6 +91,7 @@ class ExecutionRecords:
             decided_by,
             "running",
             proposed_arguments=proposed_arguments,
+            chosen_by=chosen_by,
         )
 
     def record_execution_finished(
@@ -145,6 +147,7 @@ class ExecutionRecords:
         error: str | None = None,
         duration_ms: float = 0.0,
         result_size: int | None = None,
+        chosen_by: str | None = None,
     ) -> int:
         """Record a whole call in one step once it has ended: one that never ran (denied, invalid),
         or one a caller records only when finished (the GUI then never sees it running).
@@ -170,6 +173,7 @@ class ExecutionRecords:
             decided_by,
             status,
             finished=(duration_ms, result_text, result_size, truncated, self._cut_redacted(error)[0]),
+            chosen_by=chosen_by,
         )
 
     def get_execution(self, execution_id: int) -> Execution | None:
@@ -249,6 +253,7 @@ class ExecutionRecords:
         finished: tuple[float, str | None, int | None, bool, str | None] | None = None,
         *,
         proposed_arguments: Any = None,
+        chosen_by: str | None = None,
     ) -> int:
         if decision is not None and decision not in _DECISIONS:
             raise ValueError(f"a decision is one of {', '.join(_DECISIONS)}, got {decision!r}")
@@ -261,7 +266,8 @@ class ExecutionRecords:
             cursor = conn.execute(
                 "INSERT INTO executions (conversation_id, message_id, server, tool, arguments, dialect,"
                 " decision, decided_by, started, duration_ms, status, result_size, result, result_truncated,"
-                " error, pid, proposed_arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " error, pid, proposed_arguments, chosen_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     message_id,
@@ -280,6 +286,7 @@ class ExecutionRecords:
                     error,
                     os.getpid(),
                     proposed_json,
+                    chosen_by,
                 ),
             )
             return _rowid(cursor)

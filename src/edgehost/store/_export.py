@@ -24,6 +24,7 @@ CSV_COLUMNS = (
     "arguments",
     "proposed_arguments",
     "dialect",
+    "chosen_by",
     "decision",
     "decided_by",
     "status",

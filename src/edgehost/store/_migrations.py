@@ -145,6 +145,12 @@ _KNOWN_TOOLS = """
 CREATE TABLE known_tools (server TEXT PRIMARY KEY, tools TEXT NOT NULL, updated REAL NOT NULL);
 """
 
+# Who chose to make each call: the model, the host (routing, for a small model), the user (a pinned tool,
+# `edgehost call`) or `probe`. NULL for calls recorded before.
+_CHOSEN_BY = """
+ALTER TABLE executions ADD COLUMN chosen_by TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
@@ -153,6 +159,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0005_proposed_arguments", _PROPOSED_ARGUMENTS),
     Migration("0006_tool_result_messages", _TOOL_RESULT_MESSAGES),
     Migration("0007_known_tools", _KNOWN_TOOLS),
+    Migration("0008_chosen_by", _CHOSEN_BY),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

@@ -91,6 +91,9 @@ class Execution:
     # What the model proposed when the user edited the arguments before allowing the call; None when
     # the call ran as proposed.
     proposed_arguments: Any = None
+    # Who chose to make the call: "model", "host" (routing, for a small model), "user" (a pinned tool,
+    # `edgehost call`) or "probe"; None for calls recorded before EdgeHost kept it.
+    chosen_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``started`` as ISO 8601 UTC), the shape of ``history --json`` and export."""
@@ -104,6 +107,7 @@ class Execution:
             "arguments": self.arguments,
             "proposed_arguments": self.proposed_arguments,
             "dialect": self.dialect,
+            "chosen_by": self.chosen_by,
             "decision": self.decision,
             "decided_by": self.decided_by,
             "status": self.status,

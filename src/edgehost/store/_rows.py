@@ -137,6 +137,7 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         result_truncated,
         error,
         proposed_arguments,
+        chosen_by,
     ) = row
     return Execution(
         id=id_,
@@ -156,4 +157,5 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         result_truncated=bool(result_truncated),
         error=error,
         proposed_arguments=json.loads(proposed_arguments) if proposed_arguments is not None else None,
+        chosen_by=chosen_by,
     )

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.host.history_view import tool_filter
+from edgehost.host.history_view import chosen_by_text, tool_filter
 from edgehost.store import Execution
 from edgehost.ui._widgets import ColoursKeptWhenSelected, TaskSet, pretty_json
 from edgehost.ui.theme import current_colors
@@ -204,7 +204,9 @@ class HistoryPanel(QDialog):
             self.arguments.clear()
             self.result_view.clear()
             return
-        self.details_title.setText(f"{execution.tool} · {execution.status}")
+        self.details_title.setText(
+            " · ".join(part for part in (execution.tool, execution.status, chosen_by_text(execution)) if part)
+        )
         arguments = pretty_json(execution.arguments)
         if execution.proposed_arguments is not None:
             arguments = (

@@ -486,6 +486,9 @@ async function refreshHistory() {
 
 // What the window's history panel shows of a call (ui/history_panel.py): its arguments (and what the
 // model had proposed, when you edited them), its result or error, and the way to its conversation.
+// As the window says it (host/history_view.py CHOSEN_BY).
+const CHOSEN_BY = { host: "chosen by EdgeHost", model: "chosen by the model", user: "chosen by you", probe: "called by edgehost probe" };
+
 function toggleRunDetails(row, run) {
   for (const open of $("history").querySelectorAll("tr.run-details")) open.remove();
   for (const open of $("history").querySelectorAll("tr.run.open")) open.classList.remove("open");
@@ -507,6 +510,12 @@ function showRunDetails(row, run) {
     pre.textContent = text;
     cell.append(heading, pre);
   };
+  if (run.chosen_by) {
+    const who = document.createElement("p");
+    who.className = "muted";
+    who.textContent = CHOSEN_BY[run.chosen_by] || run.chosen_by;
+    cell.appendChild(who);
+  }
   section("Arguments", JSON.stringify(run.arguments, null, 2));
   if (run.proposed_arguments !== null) section("The model proposed (you edited it)", JSON.stringify(run.proposed_arguments, null, 2));
   let result = run.error || "";
