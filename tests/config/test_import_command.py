@@ -185,3 +185,25 @@ def test_a_server_not_found_because_the_file_is_broken_says_so(
     assert code == 2
     assert "does not start with a configured server name" in err
     assert f"could not be read, so only the built-in servers run until it is fixed: {broken}:4:5" in err
+
+
+def test_import_refuses_what_loading_would_and_warns_of_unknown_keys(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen by a new user: "htp://" was imported as "added", and the next `config show` marked it an error.
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(
+        '{"mcpServers": {"badurl": {"url": "htp://localhost/mcp"},'
+        ' "later": {"url": "${REMOTE_URL}"},'
+        ' "time": {"command": "uvx", "arguments": ["mcp-server-time"]}}}'
+    )
+    code, out, err = run(capsys, "--data-dir", str(data_dir), "config", "import", str(source))
+    assert code == 1
+    assert (
+        "skipped    badurl" in err
+        and "url must start with http:// or https://, not 'htp://localhost/mcp'" in err
+    )
+    assert "added      later" in out and "added      time" in out  # a variable is checked once it is set
+    assert "warning    time" in err and "unknown key 'arguments' (did you mean 'args'?)" in err
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "show")
+    assert "    warning: " in out and "unknown key 'arguments'" in out

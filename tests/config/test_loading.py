@@ -69,6 +69,44 @@ def test_an_unanswered_vscode_input_fails_only_its_server_and_says_how_to_give_i
     assert config.get("github") is not None and config.get("github").error is None  # type: ignore[union-attr]
 
 
+def test_a_vscode_input_with_a_default_takes_it_and_the_workspace_folder_is_the_one_above_dot_vscode(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    # Seen by a new user: an input's "default" was ignored, and ${workspaceFolder} was taken for an unset
+    # environment variable.
+    project = tmp_path / "project"
+    (project / ".vscode").mkdir(parents=True)
+    mcp_json = project / ".vscode" / "mcp.json"
+    mcp_json.write_text(
+        """{
+  "inputs": [{"id": "tz", "type": "pickString", "description": "Time zone",
+              "options": ["UTC", "Europe/Paris"], "default": "Europe/Paris"}],
+  "servers": {
+    "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time", "--local-timezone", "${input:tz}"]},
+    "git": {"command": "uvx", "args": ["mcp-server-git", "--repository", "${workspaceFolder}"],
+            "cwd": "${workspaceFolder}/tools"}
+  }
+}"""
+    )
+    config = load(mcp_json, data_dir, ENV)
+    time, git = config.get("time"), config.get("git")
+    assert time is not None and time.error is None and time.args[-1] == "Europe/Paris"
+    assert git is not None and git.error is None
+    assert git.args[-1] == str(project) and git.cwd == str(project / "tools")
+    # The environment still wins over the default, as for any input.
+    chosen = load(mcp_json, data_dir, {**ENV, "EDGEHOST_INPUT_TZ": "UTC"}).get("time")
+    assert chosen is not None and chosen.args[-1] == "UTC"
+    # Outside a .vscode folder there is no workspace: said as such, not as a missing variable.
+    elsewhere = tmp_path / "servers.json"
+    elsewhere.write_text('{"mcpServers": {"git": {"command": "uvx", "args": ["${workspaceFolder}"]}}}')
+    lone = load(elsewhere, data_dir, ENV).get("git")
+    assert lone is not None and lone.error is not None
+    assert (
+        "${workspaceFolder} is VS Code's workspace folder, known only for a file in a .vscode folder"
+        in lone.error
+    )
+
+
 def test_cursor_config_and_every_spelling_of_streamable_http(data_dir: Path) -> None:
     config = load("cursor_mcp.json", data_dir)
     assert {s.name: s.transport for s in config.servers if not s.builtin} == {

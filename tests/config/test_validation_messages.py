@@ -223,3 +223,87 @@ def test_max_concurrent_calls_is_read_saved_back_and_checked(tmp_path: Path) -> 
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_misspelt_key_is_a_warning_with_its_line_and_the_key_meant_and_the_server_still_loads(
+    tmp_path: Path,
+) -> None:
+    # Seen by a new user: "arguments" and "enviroment" were dropped without a word, and Python started
+    # without its module and sat there.
+    text = """\
+{
+  "mcpServers": {
+    "time": {
+      "command": "python3",
+      "arguments": ["-m", "mcp_server_time"],
+      "enviroment": {"TZ": "UTC"},
+      "disable": true,
+      "excludeTool": ["convert_time"],
+      "envFile": "${workspaceFolder}/.env",
+      "autoApprove": ["get_current_time"]
+    },
+    "typo": {"comand": "uvx"}
+  }
+}
+"""
+    loaded = servers(tmp_path, "servers.json", text)
+    file = tmp_path / "servers.json"
+    time = loaded["time"]
+    assert time.error is None and time.args == []  # loaded as written: the keys do nothing
+    assert time.warnings == [
+        f"{file}:5:7: server 'time': unknown key 'arguments' (did you mean 'args'?); EdgeHost ignores it"
+        " (field 'arguments')",
+        f"{file}:6:7: server 'time': unknown key 'enviroment' (did you mean 'env'?); EdgeHost ignores it"
+        " (field 'enviroment')",
+        f"{file}:7:7: server 'time': unknown key 'disable' (did you mean 'disabled'?); EdgeHost ignores it"
+        " (field 'disable')",
+        f"{file}:8:7: server 'time': unknown key 'excludeTool' (did you mean 'excludeTools'?); EdgeHost"
+        " ignores it (field 'excludeTool')",
+    ]  # VS Code's envFile and Cline's autoApprove are other hosts' settings: no warning
+    typo = loaded["typo"]
+    assert typo.error is not None and 'needs "command"' in typo.error
+    assert typo.warnings == [
+        f"{file}:12:14: server 'typo': unknown key 'comand' (did you mean 'command'?); EdgeHost ignores it"
+        " (field 'comand')"
+    ]
+
+
+def test_other_hosts_names_for_our_settings_are_read() -> None:
+    text = """\
+{"mcpServers": {
+  "windsurf": {"serverUrl": "https://example.org/mcp", "disabledTools": ["drop"]},
+  "gemini": {"command": "uvx", "includeTools": ["get"], "excludeTools": ["put"], "trust": true},
+  "cline": {"url": "https://example.org/sse", "transportType": "sse"}
+}}
+"""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        loaded = servers(Path(folder), "mcp.json", text)
+    windsurf, gemini, cline = loaded["windsurf"], loaded["gemini"], loaded["cline"]
+    assert (windsurf.transport, windsurf.url, windsurf.excluded_tools) == (
+        "http",
+        "https://example.org/mcp",
+        ["drop"],
+    )
+    assert (gemini.allowed_tools, gemini.excluded_tools, gemini.trusted) == (["get"], ["put"], True)
+    assert cline.transport == "sse"
+    assert not (windsurf.warnings or gemini.warnings or cline.warnings)
+
+
+def test_a_toml_server_table_written_inside_another_server_is_named_as_such(tmp_path: Path) -> None:
+    # [servers.everything] after [[servers]] is valid TOML: a table inside the last [[servers]] entry.
+    text = """\
+[[servers]]
+name = "time"
+command = "uvx"
+args = ["mcp-server-time"]
+
+[servers.everything]
+command = "npx"
+"""
+    loaded = servers(tmp_path, "servers.toml", text)
+    assert list(loaded) == ["time"]
+    [warning] = loaded["time"].warnings
+    assert "unknown key 'everything'; it looks like a server of its own" in warning
+    assert "Write every server as [[servers]] with name" in warning

@@ -68,6 +68,26 @@ def test_a_servers_file_with_a_syntax_error_leaves_the_built_in_servers_and_the_
     assert paths.servers_file.read_text(encoding="utf-8") == BROKEN  # nothing the user wrote is lost
 
 
+def test_the_servers_panel_names_a_misspelt_key_and_the_key_meant(data_dir: Path, run: Any) -> None:
+    paths = Paths.resolve(None, data_dir)
+    paths.servers_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.servers_file.write_text(
+        '{"mcpServers": {\n  "files": {"excluded_tool": ["delete_file"]}\n}}\n', encoding="utf-8"
+    )
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            assert not panel.file_problem.isHidden()
+            text = panel.file_error.text()
+            assert text.startswith("The servers file has keys EdgeHost does not know:")
+            assert f"{paths.servers_file}:2:13: server 'files': unknown key 'excluded_tool'" in text
+            assert "(did you mean 'excluded_tools'?)" in text
+
+    run(scenario())
+
+
 def test_a_tool_rule_is_not_saved_over_a_servers_file_that_cannot_be_read(data_dir: Path, run: Any) -> None:
     paths, _conversation = _broken_install(data_dir)
 

@@ -92,6 +92,9 @@ def import_command(ctx: CliContext) -> int:
                 "changedKeys": plan.changes,
                 "kept": [{"name": name, "changedKeys": keys} for name, keys in plan.kept.items()],
                 "skipped": [{"name": name, "error": error} for name, error in plan.skipped],
+                "warnings": [
+                    w for name in (*plan.added, *plan.replaced) for w in plan.incoming[name].warnings
+                ],
             }
         )
         return exit_code
@@ -108,6 +111,9 @@ def import_command(ctx: CliContext) -> int:
         )
     for name, error in plan.skipped:
         print(f"{'skipped':<10} {name:<24} {error}", file=sys.stderr)
+    for name in (*plan.added, *plan.replaced):
+        for warning in by_name[name].warnings:
+            print(f"{'warning':<10} {name:<24} {warning}", file=sys.stderr)
     counts = f"{len(plan.added)} added, {len(plan.replaced)} replaced, {len(plan.unchanged)} unchanged"
     if plan.kept:
         counts += f", {len(plan.kept)} kept (see --replace)"
@@ -152,6 +158,8 @@ def show_command(ctx: CliContext) -> int:
             print(f"{row['name']:<24} {state:<9} {row['transport']:<6} {row['target'] or ''}{tags}")
             if row["error"]:
                 print(f"    {row['error']}")
+            for warning in row["warnings"]:
+                print(f"    warning: {warning}")
     return 1 if config.file_error or any(row["error"] for row in rows) else 0
 
 
@@ -167,4 +175,5 @@ def _server_row(server: ServerConfig) -> dict[str, Any]:
         "env": sorted(server.env),  # names only: the values may be secrets
         "source": server.source,
         "error": server.error,
+        "warnings": list(server.warnings),
     }

@@ -171,6 +171,8 @@ class Host(ServerCommands):
             servers = await asyncio.to_thread(load_servers_config, self.paths, fall_back=True)
         if servers.file_error:
             log.warning("%s; %s", servers.file_error, BUILT_INS_ONLY)
+        for warning in servers.warnings:
+            log.warning("%s", warning)
         self.servers_config = servers
         secrets = self.servers_config.secret_values()
         self._db = await asyncio.to_thread(Store.open, self.paths.history_db, redact=redactor(secrets))

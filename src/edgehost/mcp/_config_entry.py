@@ -6,6 +6,7 @@ keys (a command or a url, the transport, a built-in adjusted) and ``${VAR}`` exp
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +17,13 @@ from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
 from edgehost.config_locations import describe_error, first_error
 from edgehost.errors import ConfigError
-from edgehost.mcp._config_expand import ExpansionError, InputSpec, expand
+from edgehost.mcp._config_expand import (
+    ExpansionError,
+    InputSpec,
+    expand,
+    with_workspace_folder,
+    workspace_folder,
+)
 from edgehost.mcp._config_model import ServerConfig
 from edgehost.mcp._config_text import KeyPath, ParsedFile
 
@@ -36,23 +43,25 @@ TRANSPORT_NAMES = {
     "ws": "websocket",
 }
 
-# Keys we understand; camelCase as in Claude Desktop / VS Code, snake_case as in TOML.
+# Keys we understand; camelCase as in Claude Desktop / VS Code, snake_case as in TOML, and the other
+# hosts' names for the same settings (Windsurf's serverUrl and disabledTools, Cline's transportType,
+# Gemini CLI's includeTools / excludeTools / trust).
 _KEYS = {
     "name": ("name",),
     "command": ("command",),
     "args": ("args",),
     "env": ("env",),
     "cwd": ("cwd",),
-    "url": ("url",),
+    "url": ("url", "serverUrl"),
     "headers": ("headers",),
-    "transport": ("type", "transport"),
+    "transport": ("type", "transport", "transportType"),
     "enabled": ("enabled",),
     "disabled": ("disabled",),
     "timeout": ("timeout",),
-    "allowedTools": ("allowedTools", "allowed_tools"),
-    "excludedTools": ("excludedTools", "excluded_tools"),
+    "allowedTools": ("allowedTools", "allowed_tools", "includeTools"),
+    "excludedTools": ("excludedTools", "excluded_tools", "excludeTools", "disabledTools"),
     "roots": ("roots",),
-    "trusted": ("trusted",),
+    "trusted": ("trusted", "trust"),
     "maxConcurrentCalls": ("maxConcurrentCalls", "max_concurrent_calls"),
     "clientId": ("clientId", "client_id"),
     "clientSecret": ("clientSecret", "client_secret"),
@@ -62,6 +71,33 @@ _KEYS = {
 }
 OAUTH_GRANTS = ("auto", "authorization_code", "client_credentials")
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
+# Other hosts' settings EdgeHost has no use for: kept and written back, without a warning.
+_OTHER_HOSTS = {
+    "oauth",  # Claude Code's pre-registered client (its clientId and callbackPort are read)
+    "envFile",  # VS Code, Cursor
+    "dev",  # VS Code: watch and debug a server under development
+    "gallery",  # VS Code
+    "version",  # VS Code
+    "autoApprove",  # Cline, Roo Code
+    "alwaysAllow",  # Cline, Roo Code
+    "networkTimeout",  # Cline
+    "description",
+    "icon",
+}
+# What people write for a key EdgeHost knows by another name (difflib finds the near misses).
+_MEANT = {
+    "arguments": "args",
+    "argv": "args",
+    "environment": "env",
+    "environ": "env",
+    "enviroment": "env",
+    "disable": "disabled",
+    "enable": "enabled",
+    "workingDirectory": "cwd",
+    "working_directory": "cwd",
+    "cmd": "command",
+    "endpoint": "url",
+}
 
 
 def _number_as_text(value: Any) -> Any:
@@ -92,7 +128,7 @@ class ServerEntry(BaseModel):
     args: list[_Text] | None = Field(default=None, description="a list of strings")
     env: dict[str, _Text] | None = Field(default=None, description="an object of strings")
     cwd: str | None = None
-    url: str | None = None
+    url: str | None = Field(default=None, validation_alias=_keys("url"))
     headers: dict[str, _Text] | None = Field(default=None, description="an object of strings")
     transport: str | None = Field(default=None, validation_alias=_keys("transport"))
     enabled: bool | None = None
@@ -105,7 +141,7 @@ class ServerEntry(BaseModel):
         default=None, validation_alias=_keys("excludedTools"), description="a list of strings"
     )
     roots: list[_Text] | None = Field(default=None, description="a list of strings")
-    trusted: bool | None = None
+    trusted: bool | None = Field(default=None, validation_alias=_keys("trusted"))
     maxConcurrentCalls: int | None = Field(
         default=None, ge=1, validation_alias=_keys("maxConcurrentCalls"), description="a whole number from 1"
     )
@@ -143,13 +179,15 @@ def server_from_entry(
     line = ctx.parsed.line_of(key_path)
     source = f"{ctx.parsed.path}:{line}" if line is not None else ctx.parsed.path
     reader = _EntryReader(name, raw, key_path, ctx)
+    warnings = reader.unknown_keys()
     try:
         if not isinstance(raw, dict):
             raise reader.fail(f"must be an object/table, not {type(raw).__name__}")
         server = reader.read(builtin)
     except ConfigError as exc:
-        return ServerConfig(name=name, error=str(exc), source=source, unparsed=raw)
+        return ServerConfig(name=name, error=str(exc), source=source, unparsed=raw, warnings=warnings)
     server.source = source
+    server.warnings = warnings
     return server
 
 
@@ -157,6 +195,9 @@ class _EntryReader:
     def __init__(self, name: str, raw: Any, key_path: KeyPath, ctx: EntryContext) -> None:
         self.name = name
         self.raw: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+        folder = workspace_folder(ctx.parsed.path)
+        if folder is not None:  # where the file is read, not where it may be copied (config import)
+            self.raw = with_workspace_folder(self.raw, folder)
         oauth = self.raw.get("oauth")
         if isinstance(oauth, dict):  # Claude Code keeps a pre-registered client under "oauth"
             for key in ("clientId", "callbackPort"):
@@ -188,6 +229,32 @@ class _EntryReader:
             key, *sub = error["loc"]
             message = describe_error(error, ServerEntry, toml=self.ctx.parsed.toml)
             raise self.fail(message, str(key), *sub) from None
+
+    def _checkable(self, value: str) -> bool:
+        """Whether ``value`` is what the server will get: expanded, or with nothing to expand (an import
+        keeps ``${VAR}`` as written, and checks the rest as loading will)."""
+        return self.ctx.expand_variables or "${" not in value
+
+    def unknown_keys(self) -> list[str]:
+        """A warning for each key of the entry that no host uses ("arguments" for "args"): it is kept
+        in the file but does nothing, and the server starts without it."""
+        warnings = []
+        for key, value in self.raw.items():
+            if key in _KNOWN or key in _OTHER_HOSTS:
+                continue
+            meant = _MEANT.get(key) or next(
+                iter(difflib.get_close_matches(key, sorted(_KNOWN), n=1, cutoff=0.75)), None
+            )
+            if isinstance(value, dict) and ("command" in value or "url" in value) and self.ctx.parsed.toml:
+                hint = (
+                    f"; it looks like a server of its own: in TOML, [servers.{key}] after [[servers]] belongs"
+                    ' to the server above it. Write every server as [[servers]] with name = "...", or every'
+                    " one as [servers.NAME]"
+                )
+            else:
+                hint = f" (did you mean {meant!r}?)" if meant else ""
+            warnings.append(str(self.fail(f"unknown key {key!r}{hint}; EdgeHost ignores it", key)))
+        return warnings
 
     def _key(self, canonical: str) -> str | None:
         return next((k for k in _KEYS[canonical] if k in self.raw), None)
@@ -315,13 +382,13 @@ class _EntryReader:
         ):
             if not url:
                 raise self.fail('a websocket server needs "url"', transport_key or "url")
-            if self.ctx.expand_variables and not url.startswith(("ws://", "wss://")):
+            if self._checkable(url) and not url.startswith(("ws://", "wss://")):
                 raise self.fail(f"a websocket url starts with ws:// or wss://, not {url!r}", "url")
             server = ServerConfig(name=self.name, transport="websocket", url=url)
         elif transport in ("http", "sse") or (transport is None and url is not None):
             if not url:
                 raise self.fail(f'a {transport or "http"} server needs "url"', transport_key or "url")
-            if self.ctx.expand_variables and not url.startswith(("http://", "https://")):
+            if self._checkable(url) and not url.startswith(("http://", "https://")):
                 raise self.fail(f"url must start with http:// or https://, not {url!r}", "url")
             server = ServerConfig(name=self.name, transport="sse" if transport == "sse" else "http", url=url)
         else:

@@ -1,13 +1,22 @@
 """``${VAR}`` / ``${VAR:-default}`` expansion in server settings (plus VS Code's ``${env:VAR}``,
-``${input:id}`` and ``${userHome}``)."""
+``${input:id}``, ``${userHome}`` and ``${workspaceFolder}``)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-__all__ = ["ExpansionError", "InputSpec", "expand", "input_env_name"]
+__all__ = [
+    "ExpansionError",
+    "InputSpec",
+    "expand",
+    "input_env_name",
+    "with_workspace_folder",
+    "workspace_folder",
+]
 
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -24,6 +33,7 @@ class InputSpec:
     id: str
     description: str = ""
     password: bool = False
+    default: str | None = None  # what VS Code offers first (a promptString's or pickString's default)
 
 
 def input_env_name(input_id: str) -> str:
@@ -47,10 +57,17 @@ def _resolve(reference: str, environ: Mapping[str, str], inputs: Mapping[str, In
         if environ.get(variable):
             return environ[variable]
         spec = inputs.get(input_id)
+        if spec is not None and spec.default is not None:
+            return spec.default
         what = f" ({spec.description})" if spec and spec.description else ""
         declared = "" if spec or not inputs else ' (it is not declared in "inputs")'
         raise ExpansionError(
             f"needs input {input_id!r}{what}{declared}: set the environment variable {variable}"
+        )
+    if reference.startswith("workspaceFolder"):
+        raise ExpansionError(
+            f"${{{reference}}} is VS Code's workspace folder, known only for a file in a .vscode folder:"
+            " write the folder's path instead"
         )
     if reference == "userHome":
         reference = "HOME"
@@ -71,3 +88,24 @@ def _resolve(reference: str, environ: Mapping[str, str], inputs: Mapping[str, In
     raise ExpansionError(
         f"environment variable {name} is not set (write ${{{name}:-default}} to give a default)"
     )
+
+
+def workspace_folder(config_file: str | Path) -> Path | None:
+    """VS Code's ``${workspaceFolder}`` for a servers file: the folder holding its ``.vscode`` folder
+    (``proj/.vscode/mcp.json`` -> ``proj``); None for a file elsewhere."""
+    folder = Path(config_file).absolute().parent
+    return folder.parent if folder.name == ".vscode" else None
+
+
+def with_workspace_folder(value: Any, folder: Path) -> Any:
+    """``value`` (a string, or lists and objects of them) with ``${workspaceFolder}`` and
+    ``${workspaceFolderBasename}`` replaced, as VS Code does when it reads the file."""
+    if isinstance(value, str):
+        return value.replace("${workspaceFolder}", str(folder)).replace(
+            "${workspaceFolderBasename}", folder.name
+        )
+    if isinstance(value, list):
+        return [with_workspace_folder(item, folder) for item in value]
+    if isinstance(value, dict):
+        return {key: with_workspace_folder(item, folder) for key, item in value.items()}
+    return value

@@ -69,6 +69,8 @@ class ServerConfig:
     # Set when this entry failed validation: the server is shown failed with this message and the
     # others start as usual.
     error: str | None = None
+    # Keys of the entry no host uses ("arguments" for "args"), each as file:line:column: the problem.
+    warnings: list[str] = field(default_factory=list, compare=False)
     source: str | None = None  # "file:line" of the entry, for messages
     # Keys of the entry this host does not use (another host's settings), written back on save.
     extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -134,6 +136,11 @@ class ServersConfig:
 
     def get(self, name: str) -> ServerConfig | None:
         return next((s for s in self.servers if s.name == name), None)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every entry's warnings (keys no host uses), in file order."""
+        return [warning for server in self.servers for warning in server.warnings]
 
     def secret_values(self) -> set[str]:
         """The secrets of every server (see ``ServerConfig.secret_values``). Raises nothing."""

@@ -264,6 +264,7 @@ def _inputs(parsed: ParsedFile, key_path: KeyPath) -> dict[str, InputSpec]:
                 id=item["id"],
                 description=str(item.get("description") or ""),
                 password=bool(item.get("password")),
+                default=str(item["default"]) if item.get("default") is not None else None,
             )
     return inputs
 

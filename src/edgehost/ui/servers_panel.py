@@ -237,7 +237,7 @@ class ServersPanel(QDialog):
         self.notice.setWordWrap(True)
         self.notice.hide()
         layout.addWidget(self.notice)
-        # A servers file that could not be read at all: why, and the way to fix it.
+        # A servers file that could not be read at all, or has keys no host uses: why, and the way to fix it.
         self.file_problem = QWidget()
         problem_row = QHBoxLayout(self.file_problem)
         problem_row.setContentsMargins(0, 0, 0, 0)
@@ -321,11 +321,16 @@ class ServersPanel(QDialog):
 
     def refresh(self) -> None:
         problem = self.host.servers_config.file_error
-        self.file_problem.setVisible(bool(problem))
+        warnings = self.host.servers_config.warnings
+        self.file_problem.setVisible(bool(problem or warnings))
         if problem:
             self.file_error.setText(
                 f"The servers file could not be read, so only the built-in servers run: {problem}\n"
                 "Fix it and restart EdgeHost; nothing in it was changed."
+            )
+        elif warnings:
+            self.file_error.setText(
+                "\n".join(["The servers file has keys EdgeHost does not know:", *warnings])
             )
         selected = self.selected_name()
         states = self.statuses()
