@@ -362,3 +362,21 @@ def test_a_call_from_the_command_line_is_recorded_and_a_deny_rule_refuses_it(
         ("hostile__echo", "denied", "rule", {"text": "again"}),
         ("hostile__echo", "ok", "user", {"text": "hi"}),
     ]
+
+
+def test_a_sampling_request_during_call_is_declined_at_once_saying_where_it_is_answered(
+    data_dir: Path, config: Path, edgehost: Callable[..., Run]
+) -> None:
+    # Seen by a new user: `call` loaded the model, then waited 60 s for an approval nobody could give.
+    completed = edgehost(
+        data_dir,
+        config,
+        "call",
+        "everything__trigger-sampling-request",
+        '{"prompt": "Say hello", "maxTokens": 30}',
+    )
+    output = completed.stdout + completed.stderr
+    assert "this command runs no model" in output and "`edgehost chat` answer sampling requests" in output, (
+        output
+    )
+    assert "timed out" not in output

@@ -37,7 +37,7 @@ from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.history_view import HistoryView
 from edgehost.host.known_tools import KnownTools
 from edgehost.host.model_library import ModelLibrary
-from edgehost.host.sampling import sampling_handler
+from edgehost.host.sampling import decline_without_model, sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
@@ -208,6 +208,8 @@ class Host(ServerCommands):
             features = dataclasses.replace(features, http_auth=self._http_auth)
         if features.sampling is not decline_sampling:
             return features
+        if not self.options.with_model:  # `edgehost call`, `probe`: loading a model for it took a minute
+            return dataclasses.replace(features, sampling=decline_without_model)
         handler = sampling_handler(self.wait_model, self._approver, self.emit)
         return dataclasses.replace(features, sampling=handler)
 

@@ -64,6 +64,18 @@ async def draft_answer(backend: Backend, params: types.CreateMessageRequestParam
     return "".join(parts).strip(), reason
 
 
+async def decline_without_model(server: str, params: types.CreateMessageRequestParams) -> types.ErrorData:
+    """The answer of a host that runs no model (`edgehost call`, `probe`), at once: it used to load the
+    model, then wait for an approval nobody could give until the server gave up (60 s)."""
+    return types.ErrorData(
+        code=-1,
+        message=(
+            f"EdgeHost declined the sampling request from {server!r}: this command runs no model."
+            " The window and `edgehost chat` answer sampling requests (with your approval)"
+        ),
+    )
+
+
 def sampling_handler(
     model: Callable[[], Awaitable[Backend]],
     approver: Callable[[], Approver],
