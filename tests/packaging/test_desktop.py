@@ -201,3 +201,42 @@ def test_make_icons_regenerates_every_committed_png_from_the_svgs(tmp_path: Path
     assert {p.name for p in icons.glob("*.png")} == committed
     for name in committed:
         assert (icons / name).read_bytes()[16:24] == (REPO / "resources" / "icons" / name).read_bytes()[16:24]
+
+
+def test_the_menu_and_autostart_entries_open_the_data_folder_and_config_install_desktop_was_given(
+    tmp_path: Path,
+) -> None:
+    # Seen by a new user: the app started from the menu opened the default data folder, not theirs.
+    env = {k: v for k, v in os.environ.items() if k != "EDGEHOST_DATA_DIR"}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "d"), XDG_CONFIG_HOME=str(tmp_path / "c"))
+    data = tmp_path / "my data"
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text('{"mcpServers": {}}')
+    installed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "edgehost",
+            "--data-dir",
+            str(data),
+            "--config",
+            str(config),
+            "install-desktop",
+            "--autostart",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert json.loads(installed.stdout)["command"][1:] == ["--data-dir", str(data), "--config", str(config)]
+    xdg = XdgDirs.from_environ(env)
+    options = f'--data-dir "{data}" --config {config}'
+    assert [line.split(" ", 1)[1] for line in exec_lines(xdg.menu_entry)] == [
+        options,
+        f"{options} --quick-ask",
+    ]
+    assert [line.split(" ", 1)[1] for line in exec_lines(xdg.autostart_entry)] == [f"{options} --hidden"]

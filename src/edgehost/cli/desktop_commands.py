@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from edgehost.cli.context import CliContext, print_json
-from edgehost.desktop import HIDDEN_OPTION, XdgDirs, desktop_exec_value, install_desktop, uninstall_desktop
+from edgehost.desktop import (
+    HIDDEN_OPTION,
+    XdgDirs,
+    desktop_exec_value,
+    install_desktop,
+    launch_command,
+    uninstall_desktop,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Write a menu entry to $XDG_DATA_HOME/applications, icons to $XDG_DATA_HOME/icons/hicolor "
             "and, with --autostart, an entry to $XDG_CONFIG_HOME/autostart that starts EdgeHost at login. "
-            "The entries run this EdgeHost (the bundle, or the installed console script) by absolute path."
+            "The entries run this EdgeHost (the bundle, or the installed console script) by absolute path,"
+            " with the --data-dir, --config and --profile given to install-desktop."
         ),
     )
     p.add_argument("--autostart", action="store_true", help="also start EdgeHost (in the tray) at login")
@@ -40,7 +49,7 @@ def run_install_desktop(ctx: CliContext) -> int:
         if not result.removed:
             print("nothing to remove")
         return 0
-    installed = install_desktop(xdg, autostart=ctx.args.autostart)
+    installed = install_desktop(xdg, autostart=ctx.args.autostart, command=[*launch_command(), *_set_up(ctx)])
     if ctx.args.json:
         print_json(
             {
@@ -57,3 +66,16 @@ def run_install_desktop(ctx: CliContext) -> int:
     if ctx.args.autostart:
         print(f"at login, in the tray: {desktop_exec_value([*installed.command, HIDDEN_OPTION])}")
     return 0
+
+
+def _set_up(ctx: CliContext) -> list[str]:
+    """The global options this install-desktop ran with, by absolute path: the app started from the menu
+    then opens the same settings, history and servers (it had opened the default data folder)."""
+    options: list[str] = []
+    if ctx.args.data_dir or os.environ.get("EDGEHOST_DATA_DIR"):
+        options += ["--data-dir", str(ctx.paths.data_dir)]
+    if ctx.paths.explicit_config is not None:
+        options += ["--config", str(ctx.paths.explicit_config)]
+    if ctx.profile_override:
+        options += ["--profile", ctx.profile_override]
+    return options
