@@ -84,6 +84,8 @@ def test_doctor_hints_at_the_render_group_and_the_missing_runtime(
     report = run_doctor_json(data_dir, capsys, "--rkllm-lib", str(rk3588_setup["root"] / "no-such-lib.so"))
     hints = " ".join(p["hint"] for p in report["problems"])
     assert not report["backends"]["rkllm"]["available"]
+    assert all(p["hint"] != p["problem"] for p in report["problems"])  # a hint says more than its problem
+    assert len([p for p in report["problems"] if "no-such-lib.so" in p["problem"]]) == 1  # said once
     assert "airockchip/rknn-llm" in hints  # the runtime is missing: where to get it
     if os.geteuid() != 0:  # root may open anything: the permission problem cannot be staged as root
         assert "sudo usermod -aG" in hints

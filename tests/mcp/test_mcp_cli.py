@@ -236,11 +236,23 @@ def test_a_server_that_never_starts_is_listed_as_starting_after_wait(
         },
     )
     listed = edgehost(data_dir, config, "servers", "--json", "--wait", "2")
-    assert listed.returncode == 0, listed.stderr
+    assert listed.returncode == 1, listed.stderr  # not ready: a script waiting on it must not go on
     statuses = {s["name"]: s["status"] for s in json.loads(listed.stdout)}
     assert statuses == {"slow": "starting", "board": "disabled", "files": "disabled"}
     text = edgehost(data_dir, config, "servers", "--wait", "1")
     assert "slow: starting" in text.stdout and "--wait" in text.stdout
+
+
+def test_servers_exits_1_when_the_servers_file_cannot_be_read_and_config_check_says_where(
+    data_dir: Path, tmp_path: Path, edgehost: Callable[..., Run]
+) -> None:
+    broken = tmp_path / "servers.json"
+    broken.write_text('{"mcpServers": {"a": {"command": "x"} "b": {}}}')
+    listed = edgehost(data_dir, broken, "servers", "--wait", str(WAIT_S))
+    assert listed.returncode == 1  # the built-ins run, but the user's servers do not
+    assert "board: ready" in listed.stdout
+    checked = edgehost(data_dir, broken, "config", "check")  # what `edgehost --help` calls it
+    assert checked.returncode == 1 and f"{broken}:1:" in checked.stderr
 
 
 def test_a_failed_server_makes_servers_exit_1_with_one_clear_error(

@@ -139,6 +139,8 @@ def _problems(
         if name == "rkllm" and not (npu.present or expects_npu):
             continue  # no NPU here: RKLLM being unavailable is not a problem to fix
         reason = str(result.get("reason", ""))
+        if any(reason.endswith(item["problem"]) for item in problems):
+            continue  # said above, with its hint (the runtime not found)
         if name == "llamacpp":
             hint = "pip install 'edgehost[llamacpp]' (or `make run`, which installs it), then check the model path"
         elif "model" in reason:

@@ -17,7 +17,7 @@ SERVABLE = ("board", "files")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    config = sub.add_parser("config", help="import or check the servers config")
+    config = sub.add_parser("config", help="import servers, or show (and check) the servers config")
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
 
     imp = config_sub.add_parser(
@@ -40,7 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("--json", action="store_true", help="print the result as JSON")
     imp.set_defaults(handler=import_command)
 
-    show = config_sub.add_parser("show", help="list the configured servers and any error in their entries")
+    show = config_sub.add_parser(
+        "show",
+        aliases=["check"],
+        help="list the configured servers, with the errors and warnings of their entries (alias: check)",
+        description="List the configured servers, with the errors and warnings of their entries. Exits 1 when"
+        " the file cannot be read or an entry has an error.",
+    )
     show.add_argument("--json", action="store_true", help="print the servers as JSON")
     show.set_defaults(handler=show_command)
 

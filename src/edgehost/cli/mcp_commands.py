@@ -65,7 +65,14 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("servers", help="connect to every enabled server and show its status")
+    p = sub.add_parser(
+        "servers",
+        help="connect to every enabled server and show its status",
+        description=(
+            "Connect to every enabled server and show its status. Exits 1 when a server failed or is still"
+            " starting after --wait, or the servers file could not be read (only the built-ins then run)."
+        ),
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list")
     _add_wait(p)
     p.set_defaults(handler=servers_command)
@@ -307,7 +314,8 @@ async def servers_command(ctx: CliContext) -> int:
         states = host.server_states()
         tools = host.tools()
     names = {s.name: [t.name for t in tools if t.server == s.name] for s in states}
-    exit_code = 1 if _any_failed(states) else 0
+    settled = not any(s.status is ServerStatus.STARTING for s in states)
+    exit_code = 1 if _any_failed(states) or not settled or config.file_error else 0
     if ctx.args.json:
         print_json([_state_json(s, names[s.name]) for s in states])
         return exit_code
