@@ -299,3 +299,18 @@ def test_a_server_written_twice_in_one_json_object_is_marked_failed(tmp_path: Pa
     errors = {s.name: s.error for s in load(path, data_dir).servers if not s.builtin}
     assert errors["b"] is None
     assert errors["a"] is not None and "written twice in this object (lines 2 and 4)" in errors["a"]
+
+
+def test_a_command_written_with_its_arguments_is_told_to_move_them_to_args() -> None:
+    from edgehost.mcp.config import ServerConfig
+
+    whole = ServerConfig(name="time", command=f"{Path(sys.executable).name} -m mcp_server_time", args=["--x"])
+    whole.env = {"PATH": str(Path(sys.executable).parent)}
+    assert whole.missing_program() == (
+        f"the program '{Path(sys.executable).name} -m mcp_server_time' was not found on the PATH: the words"
+        f' after the program go in "args" ("command": "{Path(sys.executable).name}",'
+        ' "args": ["-m", "mcp_server_time", "--x"])'
+    )
+    assert ServerConfig(name="x", command="no-such-program-here --flag").missing_program() == (
+        "the program 'no-such-program-here --flag' was not found on the PATH (is it installed?)"
+    )

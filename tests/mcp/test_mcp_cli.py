@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from mcp_support import EVERYTHING, HOSTILE, node_binary, write_config
+from mcp_support import EVERYTHING, HOSTILE, free_port, node_binary, write_config
 from tests.conftest import peer_path
 
 from edgehost import __version__
@@ -222,6 +222,11 @@ def test_resources_read_prompts_and_prompt(
     got = edgehost(data_dir, config, "prompt", "everything__args-prompt", "city=Lyon")
     assert got.returncode == 0, got.stderr
     assert "Lyon" in got.stdout
+    # A required argument left out is named, with how to give it (not the server's -32602).
+    missing = edgehost(data_dir, config, "prompt", "everything__args-prompt")
+    assert missing.returncode != 0
+    assert "the prompt everything__args-prompt needs city (" in missing.stderr, missing.stderr
+    assert "(give city=...)" in missing.stderr and "-32602" not in missing.stderr
 
 
 def test_a_server_that_never_starts_is_listed_as_starting_after_wait(
@@ -392,3 +397,15 @@ def test_a_sampling_request_during_call_is_declined_at_once_saying_where_it_is_a
         output
     )
     assert "timed out" not in output
+
+
+def test_a_remote_server_that_does_not_answer_is_named_by_its_address(
+    data_dir: Path, edgehost: Callable[..., Run]
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
+    config = write_config(
+        data_dir, {"gone": {"url": url}, "board": {"enabled": False}, "files": {"enabled": False}}
+    )
+    listed = edgehost(data_dir, config, "servers", "--wait", str(WAIT_S))
+    assert listed.returncode == 1
+    assert f"server 'gone' failed to start: could not connect to {url} (" in listed.stdout, listed.stdout

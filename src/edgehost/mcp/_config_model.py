@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -94,6 +95,13 @@ class ServerConfig:
         search = self.env.get("PATH") or os.environ.get("PATH", os.defpath)
         if shutil.which(command, path=search) is not None:
             return None
+        program, *words = command.split()
+        if words and shutil.which(program, path=search) is not None:
+            args = json.dumps([*words, *self.args])
+            return (
+                f"the program {self.command!r} was not found on the PATH: the words after the program go"
+                f' in "args" ("command": {json.dumps(program)}, "args": {args})'
+            )
         return f"the program {self.command!r} was not found on the PATH (is it installed?)"
 
     def secret_values(self) -> set[str]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from edgehost.errors import EdgeHostError
 
 __all__ = [
+    "MissingPromptArguments",
     "ServerRequestFailed",
     "ServerUnavailable",
     "ToolCallError",
@@ -79,3 +80,7 @@ class UnknownResource(ToolCallError):
 
 class UnknownPrompt(ToolCallError):
     """No prompt in the catalog has this (namespaced) name."""
+
+
+class MissingPromptArguments(ToolCallError):
+    """A prompt was asked for without an argument it requires."""

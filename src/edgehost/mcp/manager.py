@@ -15,7 +15,14 @@ import mcp_types as types
 from edgehost.mcp.catalog import Catalog, build_catalog
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT
 from edgehost.mcp.config import ServerConfig, ServersConfig
-from edgehost.mcp.errors import ToolDisabled, UnknownPrompt, UnknownResource, UnknownServer, UnknownTool
+from edgehost.mcp.errors import (
+    MissingPromptArguments,
+    ToolDisabled,
+    UnknownPrompt,
+    UnknownResource,
+    UnknownServer,
+    UnknownTool,
+)
 from edgehost.mcp.supervisor import ServerState, ServerStatus, ServerSupervisor
 from edgehost.mcp.tasks import TaskState
 from edgehost.settings import Settings
@@ -304,10 +311,22 @@ class ServerManager:
         return await self._supervisor(owner).read_resource(uri)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> types.GetPromptResult:
-        """Get a prompt by namespaced name. Raises UnknownPrompt, else as ``call_tool``."""
+        """Get a prompt by namespaced name. Raises UnknownPrompt, MissingPromptArguments (a required argument
+        not given), else as ``call_tool``."""
         entry = self._catalog.prompt(name)
         if entry is None:
             raise UnknownPrompt(f"no prompt named {name!r} (is its server connected?)")
+        given = arguments or {}
+        missing = [a for a in entry.arguments if a.get("required") and not given.get(str(a.get("name")))]
+        if missing:  # said in words, not as the server's -32602 "expected string, received undefined"
+            needed = ", ".join(
+                str(a.get("name")) + (f" ({a['description']})" if a.get("description") else "")
+                for a in missing
+            )
+            example = " ".join(f"{a.get('name')}=..." for a in missing)
+            raise MissingPromptArguments(
+                f"the prompt {name} needs {needed} (give {example})", server=entry.server
+            )
         return await self._supervisor(entry.server).get_prompt(entry.original_name, arguments)
 
     def stderr_tail(self, name: str, lines: int | None = None) -> tuple[str, ...]:

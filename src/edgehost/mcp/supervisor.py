@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp.client import Client, ClientRequestContext
 from mcp.shared.exceptions import MCPError
@@ -349,7 +350,14 @@ class ServerSupervisor:
         except Exception as exc:
             await pipe.drained(STDERR_DRAIN_S)
             self._sign_in_required = _caused_by(exc, SignInRequired)
-            return f"server {self.name!r} {phase}: {_describe(exc)}"
+            reason = _describe(exc)
+            if (
+                phase == "failed to start"
+                and self.config.url
+                and (_caused_by(exc, httpx2.TransportError) or _caused_by(exc, OSError))
+            ):
+                reason = f"could not connect to {self.config.url} ({reason})"  # which address was tried
+            return f"server {self.name!r} {phase}: {reason}"
         finally:
             self._startup_scope = None
             pipe.stop()
