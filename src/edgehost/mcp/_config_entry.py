@@ -6,7 +6,6 @@ keys (a command or a url, the transport, a built-in adjusted) and ``${VAR}`` exp
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
 
-from edgehost.config_locations import describe_error, first_error
+from edgehost.config_locations import describe_error, first_error, near_miss
 from edgehost.errors import ConfigError
 from edgehost.mcp._config_expand import (
     ExpansionError,
@@ -84,7 +83,7 @@ _OTHER_HOSTS = {
     "description",
     "icon",
 }
-# What people write for a key EdgeHost knows by another name (difflib finds the near misses).
+# What people write for a key EdgeHost knows by another name (near_miss finds the misspellings).
 _MEANT = {
     "arguments": "args",
     "argv": "args",
@@ -242,9 +241,7 @@ class _EntryReader:
         for key, value in self.raw.items():
             if key in _KNOWN or key in _OTHER_HOSTS:
                 continue
-            meant = _MEANT.get(key) or next(
-                iter(difflib.get_close_matches(key, sorted(_KNOWN), n=1, cutoff=0.75)), None
-            )
+            meant = _MEANT.get(key) or near_miss(key, sorted(_KNOWN))
             if isinstance(value, dict) and ("command" in value or "url" in value) and self.ctx.parsed.toml:
                 hint = (
                     f"; it looks like a server of its own: in TOML, [servers.{key}] after [[servers]] belongs"
