@@ -207,3 +207,34 @@ def test_import_refuses_what_loading_would_and_warns_of_unknown_keys(
     assert "warning    time" in err and "unknown key 'arguments' (did you mean 'args'?)" in err
     code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "show")
     assert "    warning: " in out and "unknown key 'arguments'" in out
+
+
+def test_a_value_entered_for_a_vscode_input_is_kept_out_of_the_file_and_used_from_then_on(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen by a new user: the only way to give ${input:api-key} was EDGEHOST_INPUT_API_KEY in the
+    # environment, which an app started from the menu does not have.
+    import io
+
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")  # the data folder's file
+    monkeypatch.delenv("EDGEHOST_INPUT_API_KEY", raising=False)
+    config = tmp_path / "mcp.json"
+    config.write_text((CONFIGS / "vscode_mcp.json").read_text())
+    before = config.read_text()
+    code, out, _ = run(capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "show")
+    assert code == 1 and "edgehost config input api-key" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("pplx-secret-123\n"))
+    code, out, _ = run(
+        capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "input", "api-key"
+    )
+    assert code == 0 and "kept the value of api-key" in out and "it starts perplexity" in out
+    assert config.read_text() == before  # the secret is not written into the servers file
+    assert "pplx-secret-123" in (data_dir / "oauth-credentials.json").read_text()
+    code, out, _ = run(capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "show")
+    assert "perplexity" in out and "needs input" not in out
+    code, out, _ = run(
+        capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "input", "api-key", "--forget"
+    )
+    assert out == "forgot the value of api-key\n"
+    code, out, _ = run(capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "show")
+    assert "needs input 'api-key'" in out

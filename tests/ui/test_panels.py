@@ -16,7 +16,8 @@ from tests.ui.conftest import STEP_S, finished, opened_desktop, wait_until
 
 from edgehost.ui._waiting import expect
 from edgehost.ui.history_panel import HistoryPanel, export_folder
-from edgehost.ui.servers_panel import ServerForm, ServersPanel
+from edgehost.ui.server_form import ServerForm
+from edgehost.ui.servers_panel import ServersPanel
 from edgehost.ui.settings_dialog import SettingsDialog
 from edgehost.ui.theme import current_colors
 from edgehost.ui.tools_panel import ToolsPanel

@@ -1,16 +1,20 @@
-"""`edgehost config import|show` and `edgehost serve board|files`."""
+"""`edgehost config import|show|input` and `edgehost serve board|files`."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from edgehost.cli.context import CliContext, print_json
-from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, load_servers_config
+from edgehost.errors import UsageError
+from edgehost.mcp.auth import default_credential_store
+from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig
 from edgehost.mcp.config_edits import import_servers
+from edgehost.mcp.inputs import InputValues
 
 # `edgehost serve NAME` runs edgehost.servers.NAME:main(argv) -> int
 SERVABLE = ("board", "files")
@@ -49,6 +53,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     show.add_argument("--json", action="store_true", help="print the servers as JSON")
     show.set_defaults(handler=show_command)
+
+    entered = config_sub.add_parser(
+        "input",
+        help="enter the value of a VS Code ${input:ID} (kept in the OS keyring, as sign-ins are)",
+        description="Enter the value of a VS Code-style ${input:ID} reference of the servers file, as VS Code"
+        " asks for it; it is kept in the OS keyring (else a 0600 file in the data folder) and used from"
+        " the next start. Reads the value without echo from the terminal, or a line from standard input."
+        " EDGEHOST_INPUT_<ID> in the environment still wins.",
+    )
+    entered.add_argument("input_id", metavar="ID", help="the input's id, as in ${input:ID}")
+    entered.add_argument("--forget", action="store_true", help="forget the value entered for ID")
+    entered.set_defaults(handler=input_command)
 
     serve = sub.add_parser(
         "serve",
@@ -141,13 +157,40 @@ def _describe(server: ServerConfig) -> str:
     return f"{server.transport}: {(server.url or '').split('?')[0]}"
 
 
+# --- config input -------------------------------------------------------------------------------
+
+
+def input_command(ctx: CliContext) -> int:
+    input_id: str = ctx.args.input_id
+    values = InputValues(default_credential_store(ctx.paths.data_dir))
+    if ctx.args.forget:
+        forgotten = values.forget(input_id)
+        print(f"forgot the value of {input_id}" if forgotten else f"no value was entered for {input_id}")
+        return 0
+    config = ctx.servers_config()
+    spec = next(
+        (i for i in config.extra.get("inputs") or () if isinstance(i, dict) and i.get("id") == input_id), None
+    )
+    what = f"{spec.get('description')} ({input_id})" if spec and spec.get("description") else input_id
+    value = getpass.getpass(f"{what}: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+    if not value:
+        raise UsageError(f"no value given for {input_id}: nothing was kept")
+    values.set(input_id, value)
+    waiting = [s.name for s in config.servers if s.missing_input == input_id]
+    print(
+        f"kept the value of {input_id} ({values.store.where})"
+        + (f"; it starts {', '.join(waiting)}" if waiting else "")
+    )
+    return 0
+
+
 # --- config show --------------------------------------------------------------------------------
 
 
 def show_command(ctx: CliContext) -> int:
     """The servers EdgeHost will run and each entry's problem; exits 1 when the file or an entry has one."""
     # As the app and every command that runs servers: a file that cannot be read leaves the built-ins.
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     rows = [_server_row(server) for server in config.servers]
     if config.file_error:
         print(f"edgehost: {config.file_error}; {BUILT_INS_ONLY}", file=sys.stderr)

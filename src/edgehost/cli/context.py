@@ -9,11 +9,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from edgehost.errors import UsageError
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+
+if TYPE_CHECKING:
+    from edgehost.mcp.config import ServersConfig
 
 _N = TypeVar("_N", int, float)
 
@@ -31,6 +34,16 @@ class CliContext:
 
     def save_settings(self) -> None:
         self.settings.save(self.paths.settings_file)
+
+    def servers_config(self) -> ServersConfig:
+        """The servers to run, as the app loads them: a file that cannot be read leaves the built-ins
+        (``file_error``), and ``${input:ID}`` takes the value entered with `edgehost config input`."""
+        from edgehost.mcp.auth import default_credential_store
+        from edgehost.mcp.config import load_servers_config
+        from edgehost.mcp.inputs import environ_with_inputs
+
+        environ = environ_with_inputs(lambda: default_credential_store(self.paths.data_dir))
+        return load_servers_config(self.paths, fall_back=True, environ=environ)
 
 
 def print_json(value: Any) -> None:

@@ -35,7 +35,7 @@ from edgehost.host.direct_calls import ToolRefused
 from edgehost.host.tool_view import tool_json
 from edgehost.mcp.catalog import SEPARATOR, sanitize
 from edgehost.mcp.client_features import ClientFeatures
-from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, ServersConfig, load_servers_config
+from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, ServersConfig
 from edgehost.mcp.errors import ServerUnavailable, ToolCallError, UnknownPrompt, UnknownTool
 
 if TYPE_CHECKING:
@@ -309,7 +309,7 @@ def _any_failed(states: Sequence[ServerState]) -> bool:
 
 
 async def servers_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     async with _connected(ctx, config, None, ctx.args.wait) as host:
         states = host.server_states()
         tools = host.tools()
@@ -353,7 +353,7 @@ def _report_not_ready(states: Sequence[ServerState]) -> None:
 
 
 async def tools_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     if ctx.args.top is not None and not ctx.args.query:
         raise UsageError("--top needs --query")
     async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
@@ -392,7 +392,7 @@ async def call_command(ctx: CliContext) -> int:
     """The user's own call: no approval prompt (typing it is the decision), but the user's deny rules
     refuse it and the history records it, through the Host like every other call."""
     arguments = _parse_arguments(ctx.args.arguments)
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     server = _server_of(config, ctx.args.name)
     async with _host_for(ctx, config, [server.name]) as host:
         states = await host.wait_servers_ready(_CONNECT_WAIT_S)
@@ -434,7 +434,7 @@ def _repeated_as_text(result: types.CallToolResult) -> bool:
 
 
 async def resources_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
         states = host.server_states()
         resources, templates = host.resources(), host.resource_templates()
@@ -455,7 +455,7 @@ async def resources_command(ctx: CliContext) -> int:
 
 
 async def read_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     async with _connected(ctx, config, _server_names(config, ctx.args.server)) as host:
         if ctx.args.server:
             _require_ready(_state(host, ctx.args.server))
@@ -473,7 +473,7 @@ async def read_command(ctx: CliContext) -> int:
 
 
 async def prompts_command(ctx: CliContext) -> int:
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     async with _connected(ctx, config, _server_names(config, ctx.args.server), ctx.args.wait) as host:
         states = host.server_states()
         prompts = host.prompts()
@@ -495,7 +495,7 @@ async def prompts_command(ctx: CliContext) -> int:
 
 async def prompt_command(ctx: CliContext) -> int:
     arguments = parse_pairs(ctx.args.pairs)
-    config = load_servers_config(ctx.paths, fall_back=True)
+    config = ctx.servers_config()
     server = _server_of(config, ctx.args.name)
     async with _connected(ctx, config, [server.name]) as host:
         _require_ready(_state(host, server.name))
@@ -520,7 +520,7 @@ def _probe_target(ctx: CliContext) -> ServersConfig:
     if bool(ctx.args.url) == bool(ctx.args.server):
         raise UsageError("give either a URL or --server NAME")
     if ctx.args.server:
-        config = load_servers_config(ctx.paths, fall_back=True)
+        config = ctx.servers_config()
         server = config.get(ctx.args.server)
         if server is None:
             raise _not_configured(config, f"no server named {ctx.args.server!r} is configured")

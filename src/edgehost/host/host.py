@@ -168,7 +168,9 @@ class Host(ServerCommands):
         )
         servers = self.options.servers
         if servers is None:
-            servers = await asyncio.to_thread(load_servers_config, self.paths, fall_back=True)
+            servers = await asyncio.to_thread(
+                load_servers_config, self.paths, fall_back=True, environ=self.servers_environ()
+            )
         if servers.file_error:
             log.warning("%s; %s", servers.file_error, BUILT_INS_ONLY)
         for warning in servers.warnings:

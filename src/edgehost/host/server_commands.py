@@ -8,7 +8,7 @@ methods; the Host owns the state they use, declared below.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store, 
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
+from edgehost.mcp.inputs import InputValues, environ_with_inputs
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.mcp.supervisor import ServerStatus
@@ -164,13 +165,32 @@ class ServerCommands:
     async def reload_server(self, name: str) -> None:
         """Apply the servers file's entry for ``name`` now: start it (anew) when the file has it, stop
         and forget it when the file no longer does. Raises ConfigError when the file cannot be read."""
-        config = await asyncio.to_thread(load_servers_config, self.paths)
+        config = await asyncio.to_thread(load_servers_config, self.paths, environ=self.servers_environ())
         server = config.get(name)
         manager = self._manager()
         if server is not None:
             await manager.add_server(server)
         elif any(state.name == name for state in manager.statuses()):
             await manager.remove_server(name)
+
+    # ------------------------------------------------------------------ VS Code inputs
+    def servers_environ(self) -> Mapping[str, str]:
+        """What ``${VAR}`` in the servers file expands from: the environment, and the values entered for
+        VS Code's ``${input:ID}`` (read only when a reference needs one)."""
+        return environ_with_inputs(lambda: self.auth().store)
+
+    def input_values(self) -> InputValues:
+        """The values entered for ``${input:ID}``, kept with the OAuth tokens."""
+        return InputValues(self.auth().store)
+
+    async def set_input(self, input_id: str, value: str) -> list[str]:
+        """Keep ``value`` for ``${input:input_id}`` and start the servers that were waiting for it; their
+        names. Raises CredentialStoreError, ConfigError (the servers file cannot be read)."""
+        await asyncio.to_thread(lambda: self.input_values().set(input_id, value))
+        waiting = [s.name for s in self.servers_config.servers if s.missing_input == input_id]
+        for name in waiting:
+            await self.reload_server(name)
+        return waiting
 
     def restart_server(self, name: str) -> None:
         self._manager().restart(name)

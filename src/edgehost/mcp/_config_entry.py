@@ -184,7 +184,14 @@ def server_from_entry(
             raise reader.fail(f"must be an object/table, not {type(raw).__name__}")
         server = reader.read(builtin)
     except ConfigError as exc:
-        return ServerConfig(name=name, error=str(exc), source=source, unparsed=raw, warnings=warnings)
+        return ServerConfig(
+            name=name,
+            error=str(exc),
+            source=source,
+            unparsed=raw,
+            warnings=warnings,
+            missing_input=reader.missing_input,
+        )
     server.source = source
     server.warnings = warnings
     return server
@@ -205,6 +212,7 @@ class _EntryReader:
         self.key_path = key_path
         self.ctx = ctx
         self.as_written: dict[str, tuple[Any, Any]] = {}
+        self.missing_input: str | None = None
         self.entry = ServerEntry()
 
     def fail(self, message: str, key: str | None = None, *sub: str | int) -> ConfigError:
@@ -262,6 +270,7 @@ class _EntryReader:
         try:
             return expand(value, self.ctx.environ, self.ctx.inputs)
         except ExpansionError as exc:
+            self.missing_input = exc.input_id
             raise self.fail(str(exc), key, *sub) from None
 
     def _remember(self, canonical: str, key: str, value: Any) -> Any:

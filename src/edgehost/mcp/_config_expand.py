@@ -25,6 +25,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 class ExpansionError(ValueError):
     """A reference that cannot be expanded; the message says which and how to provide it."""
 
+    def __init__(self, message: str, input_id: str | None = None) -> None:
+        super().__init__(message)
+        self.input_id = input_id  # a VS Code ${input:ID} without a value: the user can enter one
+
 
 @dataclass(frozen=True)
 class InputSpec:
@@ -62,7 +66,9 @@ def _resolve(reference: str, environ: Mapping[str, str], inputs: Mapping[str, In
         what = f" ({spec.description})" if spec and spec.description else ""
         declared = "" if spec or not inputs else ' (it is not declared in "inputs")'
         raise ExpansionError(
-            f"needs input {input_id!r}{what}{declared}: set the environment variable {variable}"
+            f"needs input {input_id!r}{what}{declared}: enter it in Servers (Enter {input_id}…) or with"
+            f" `edgehost config input {input_id}`, or set the environment variable {variable}",
+            input_id,
         )
     if reference.startswith("workspaceFolder"):
         raise ExpansionError(

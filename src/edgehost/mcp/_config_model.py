@@ -70,6 +70,8 @@ class ServerConfig:
     # Set when this entry failed validation: the server is shown failed with this message and the
     # others start as usual.
     error: str | None = None
+    # The VS Code input (``${input:ID}``) this entry failed for want of a value: the window asks for it.
+    missing_input: str | None = None
     # Keys of the entry no host uses ("arguments" for "args"), each as file:line:column: the problem.
     warnings: list[str] = field(default_factory=list, compare=False)
     source: str | None = None  # "file:line" of the entry, for messages

@@ -1,28 +1,24 @@
-"""Servers: status light, protocol, tool count, enable switch, restart, stderr and log, error; add,
-edit, remove and import servers, validated by the config loader before anything is saved; Sign in /
-Sign out for a remote server that uses OAuth."""
+"""Servers: status light, protocol, tool count, enable switch, restart, stderr and log, error; add
+(ui/server_form.py), edit, remove and import servers; Sign in / Sign out for a remote server that uses
+OAuth; a value for a VS Code ${input:ID} a server waits for."""
 
 from __future__ import annotations
 
-import json
 import shlex
-import tempfile
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDialog,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -38,160 +34,18 @@ from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
     builtin_servers,
-    parse_servers_file,
 )
 from edgehost.redaction import redact
-from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, cancel_save_row, confirm
+from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, confirm
+from edgehost.ui.server_form import ServerForm, input_value_dialog
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
 
-__all__ = ["ServerForm", "ServersPanel", "entry_from_form", "validate_entry"]
+__all__ = ["ServersPanel"]
 
 _STATUS_TONES = {"ready": "ok", "starting": "accent", "failed": "error", "stopped": "warn", "disabled": ""}
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _pairs(text: str, separator: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for line in _lines(text):
-        key, found, value = line.partition(separator)
-        if not found:
-            raise ConfigError(f"“{line}” should look like KEY{separator}VALUE")
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-def entry_from_form(
-    transport: str, command: str, args: str, env: str, url: str, headers: str
-) -> dict[str, Any]:
-    """The Claude Desktop / VS Code entry the form describes. Raises ConfigError for a malformed line."""
-    if transport == "stdio":
-        entry: dict[str, Any] = {"command": command.strip(), "args": shlex.split(args)}
-        if env.strip():
-            entry["env"] = _pairs(env, "=")
-        return entry
-    entry = {"type": transport, "url": url.strip()}
-    if headers.strip():
-        entry["headers"] = _pairs(headers, ":")
-    return entry
-
-
-def validate_entry(name: str, entry: dict[str, Any], builtins: dict[str, ServerConfig]) -> ServerConfig:
-    """Run one entry through the real config loader. Raises ConfigError with the loader's message."""
-    with tempfile.TemporaryDirectory(prefix="edgehost-form-") as folder:
-        path = Path(folder) / "servers.json"
-        path.write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
-        parsed = parse_servers_file(path, expand_variables=False, builtins=builtins)
-    server = parsed.servers[0]
-    if server.error is not None:
-        raise ConfigError(server.error.replace(str(path), "form"))
-    missing = None if "${" in (server.command or "") else server.missing_program()
-    if missing is not None:
-        raise ConfigError(f"{missing}: install it or give its full path")
-    return server
-
-
-class ServerForm(QDialog):
-    """Add or edit one server; ``saved`` carries the validated ServerConfig."""
-
-    saved = Signal(object)
-
-    def __init__(
-        self,
-        builtins: dict[str, ServerConfig],
-        existing: ServerConfig | None = None,
-        taken: Collection[str] = (),
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Edit server" if existing else "Add server")
-        self.setMinimumWidth(520)
-        self._builtins = builtins
-        self._taken = set(taken) - ({existing.name} if existing else set())
-        layout = QVBoxLayout(self)
-        form = QFormLayout()
-        form.setVerticalSpacing(8)
-        self.name = QLineEdit(existing.name if existing else "")
-        self.transport = QComboBox()
-        self.transport.addItems(["stdio", "http", "sse", "websocket"])
-        self.command = QLineEdit()
-        self.command.setPlaceholderText("npx, uvx, /usr/bin/python3 …")
-        self.args = QLineEdit()
-        self.args.setPlaceholderText("-y @modelcontextprotocol/server-memory   (quoted like a shell)")
-        self.env = QPlainTextEdit()
-        self.env.setPlaceholderText("KEY=value   one per line; ${VAR} takes it from your environment")
-        self.env.setMaximumHeight(80)
-        self.url = QLineEdit()
-        self.url.setPlaceholderText("https://example.com/mcp")
-        self.headers = QPlainTextEdit()
-        self.headers.setPlaceholderText("Authorization: Bearer ${TOKEN}   one per line")
-        self.headers.setMaximumHeight(80)
-        form.addRow("Name", self.name)
-        form.addRow("Transport", self.transport)
-        form.addRow("Command", self.command)
-        form.addRow("Arguments", self.args)
-        form.addRow("Environment", self.env)
-        form.addRow("URL", self.url)
-        form.addRow("Headers", self.headers)
-        self._rows = form
-        layout.addLayout(form)
-        self.problem = QLabel()
-        self.problem.setObjectName("ErrorText")
-        self.problem.setWordWrap(True)
-        self.problem.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem.hide()
-        layout.addWidget(self.problem)
-        layout.addLayout(cancel_save_row(self, self.save))
-        self.transport.currentTextChanged.connect(self._show_fields)
-        if existing is not None:
-            self.name.setReadOnly(existing.builtin)
-            self.transport.setCurrentText(existing.transport)
-            self.command.setText(existing.command or "")
-            self.args.setText(shlex.join(existing.args))
-            written = {k: v[0] for k, v in existing.as_written.items()}
-            self.env.setPlainText("\n".join(f"{k}={written.get(k, v)}" for k, v in existing.env.items()))
-            self.url.setText(existing.url or "")
-            self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in existing.headers.items()))
-        self._show_fields(self.transport.currentText())
-
-    def _show_fields(self, transport: str) -> None:
-        stdio = transport == "stdio"
-        for widget, visible in (
-            (self.command, stdio),
-            (self.args, stdio),
-            (self.env, stdio),
-            (self.url, not stdio),
-            (self.headers, not stdio),
-        ):
-            self._rows.setRowVisible(widget, visible)
-
-    def save(self) -> None:
-        name = self.name.text().strip()
-        try:
-            if not name:
-                raise ConfigError("the server needs a name")
-            if name in self._taken:
-                raise ConfigError(f"there is already a server named “{name}”")
-            entry = entry_from_form(
-                self.transport.currentText(),
-                self.command.text(),
-                self.args.text(),
-                self.env.toPlainText(),
-                self.url.text(),
-                self.headers.toPlainText(),
-            )
-            server = validate_entry(name, entry, self._builtins)
-        except ConfigError as exc:
-            self.problem.setText(str(exc))
-            self.problem.show()
-            return
-        self.saved.emit(server)
-        self.accept()
 
 
 class ServersPanel(QDialog):
@@ -219,7 +73,10 @@ class ServersPanel(QDialog):
         self.sign_in_button.setToolTip("Sign in to this server in your browser (OAuth)")
         self.sign_out_button = QPushButton("Sign out")
         self.sign_out_button.setToolTip("Forget this server's sign-in (its tokens and registration)")
+        self.input_button = QPushButton("Enter value…")
+        self.input_button.setToolTip("Enter the value this server's entry asks for (VS Code ${input:…})")
         for button in (
+            self.input_button,
             self.sign_in_button,
             self.sign_out_button,
             self.add_button,
@@ -297,6 +154,8 @@ class ServersPanel(QDialog):
         self.open_file_button.clicked.connect(self._open_servers_file)
         self.sign_in_button.clicked.connect(self._sign_in)
         self.sign_out_button.clicked.connect(self._sign_out)
+        self.input_button.clicked.connect(self._enter_input)
+        self.input_dialog: QInputDialog | None = None
         # Shows the authorization page: the user's browser (tests give a scripted one).
         self.open_url: Callable[[str], object] = lambda url: QDesktopServices.openUrl(QUrl(url))
         self.form: ServerForm | None = None
@@ -375,6 +234,9 @@ class ServersPanel(QDialog):
         sign_in = self._sign_in_state(name)
         self.sign_in_button.setVisible(sign_in is not None and sign_in != "signed in")
         self.sign_out_button.setVisible(sign_in is not None and sign_in != "not signed in")
+        missing_input = config.missing_input if config is not None else None
+        self.input_button.setVisible(missing_input is not None)
+        self.input_button.setText(f"Enter {missing_input}…")
         if state is None:
             for view in (self.info, self.stderr, self.log):
                 view.clear()
@@ -456,6 +318,31 @@ class ServersPanel(QDialog):
             return
         self._say(f"Signed out of “{name}”.")
         self.refresh()
+
+    def _enter_input(self) -> None:
+        """Ask for the value of the ``${input:ID}`` the selected server waits for, as VS Code would."""
+        config = self.selected_config()
+        if config is None or config.missing_input is None:
+            return
+        input_id = config.missing_input
+        self.input_dialog = input_value_dialog(self, input_id, self.host.servers_config.extra.get("inputs"))
+        self.input_dialog.textValueSelected.connect(
+            lambda value: self._input_entered(input_id, value, config.name)
+        )
+        self.input_dialog.open()
+
+    def _input_entered(self, input_id: str, value: str, name: str) -> None:
+        if not value:
+            return
+        self._say(f"Kept the value of {input_id}; connecting “{name}”…", connecting=name)
+        task = self.tasks.spawn(self.host.set_input(input_id, value), name=f"input-{input_id}")
+        task.add_done_callback(
+            lambda done: (
+                None
+                if done.cancelled() or done.exception() is None
+                else self._say(f"The value of {input_id} could not be kept: {done.exception()}", error=True)
+            )
+        )
 
     def _builtins(self) -> dict[str, ServerConfig]:
         return {s.name: s for s in builtin_servers(self.host.paths)}
