@@ -151,3 +151,61 @@ def test_pull_errors_are_one_line_for_the_user(hub: FakeHub, data_dir: Path) -> 
     assert "Traceback" not in missing.stderr
     unknown = run(data_dir, hub, "models", "pull", "no-such-model")
     assert unknown.returncode == 2 and "no catalog model 'no-such-model'" in unknown.stderr
+
+
+def test_use_switches_to_a_downloaded_model_by_its_listed_name_and_default_goes_back_to_the_built_in(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    assert run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}").returncode == 0
+    path = data_dir / "models" / FILE
+    listed = {m["name"]: m for m in json.loads(run(data_dir, None, "models", "--json").stdout)["installed"]}
+    assert listed[path.stem]["path"] == str(path) and listed[path.stem]["in_use"] is False
+    used = run(data_dir, None, "models", "use", path.stem)
+    assert used.returncode == 0, used.stderr
+    assert f"EdgeHost now uses {FILE} (llamacpp)." in used.stdout
+    settings = json.loads((data_dir / "settings.json").read_text())
+    assert (settings["model"], settings["backend"]) == (str(path), "llamacpp")
+    assert "settings, in use" in run(data_dir, None, "models").stdout
+    # Back to the built-in model, which is on no hub: by `default`, or by the name the list shows.
+    assert run(data_dir, None, "models", "use", "default").returncode == 0
+    settings = json.loads((data_dir / "settings.json").read_text())
+    assert (settings["model"], settings["backend"]) == (None, "llamacpp")
+    installed = json.loads(run(data_dir, None, "models", "--json").stdout)["installed"]
+    assert [m["source"] for m in installed if m["in_use"]] == ["embedded default"]
+    assert run(data_dir, None, "models", "use", default_model_path().stem).returncode == 0
+
+
+def test_use_of_an_unknown_name_says_the_models_there_are_and_the_one_meant(data_dir: Path) -> None:
+    typo = run(data_dir, None, "models", "use", default_model_path().stem.replace("Q4_1", "Q4_l"))
+    assert typo.returncode == 2
+    assert f"(did you mean {default_model_path().stem!r}?)" in typo.stderr
+    assert f"the models here: default (the built-in {default_model_path().stem})" in typo.stderr
+    not_pulled = run(data_dir, None, "models", "use", "qwen2.5-0.5b-instruct-q4_k_m")
+    assert not_pulled.returncode == 2
+    assert (
+        "is not downloaded: `edgehost models pull qwen2.5-0.5b-instruct-q4_k_m` gets it" in not_pulled.stderr
+    )
+    assert not (data_dir / "settings.json").exists()
+
+
+def test_remove_of_the_model_in_use_points_to_models_use_which_frees_it_for_removal(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    assert run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}", "--use").returncode == 0
+    refused = run(data_dir, None, "models", "remove", FILE)
+    assert refused.returncode == 2
+    assert "is the model in use: switch to another first with `edgehost models use NAME`" in refused.stderr
+    assert "(the models here: default (the built-in" in refused.stderr
+    assert run(data_dir, None, "models", "use", "default").returncode == 0
+    removed = run(data_dir, None, "models", "remove", FILE)
+    assert removed.returncode == 0, removed.stderr
+    assert f"Removed {FILE}. 98 MB freed." in removed.stdout
+    assert not (data_dir / "models" / FILE).exists()
+
+
+def test_the_built_in_model_cannot_be_removed(data_dir: Path) -> None:
+    refused = run(data_dir, None, "models", "rm", "default")
+    assert (
+        refused.returncode == 2 and "is the model built into EdgeHost: it cannot be removed" in refused.stderr
+    )
+    assert default_model_path().is_file()

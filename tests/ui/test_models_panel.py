@@ -1,15 +1,17 @@
 """The Models page: the catalog fitted to this machine, a download with progress from a local hub
-(tests/fake_hub.py), cancel and resume, and switching to the downloaded model, which really loads."""
+(tests/fake_hub.py), cancel and resume, switching to the downloaded model, which really loads, a hub
+file pulled by REPO:FILE, and removing a downloaded model after asking."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QMessageBox
 from tests.fake_hub import FakeHub
 from tests.ui.conftest import opened_desktop, wait_until
 
@@ -158,5 +160,112 @@ def test_the_model_in_use_is_listed_even_when_it_is_no_catalog_entry(
             assert embedded.action.text() == "In use" and not embedded.action.isEnabled()
             details = " ".join(label.text() for label in embedded.findChildren(QLabel))
             assert "built into EdgeHost" in details and default_model_path().name in details
+
+    run(scenario())
+
+
+def _answer_yes(panel: ModelsPanel) -> str:
+    """Say Yes to the panel's open question; its text."""
+    box = panel.confirmation
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    text = box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    return text
+
+
+def test_remove_deletes_a_downloaded_model_after_saying_the_space_it_frees_and_never_offers_the_built_in(
+    data_dir: Path, empty_hub: FakeHub, run: Any
+) -> None:
+    models = data_dir / "models"
+    models.mkdir()
+    mine = models / "mine.gguf"
+    shutil.copyfile(default_model_path(), mine)
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=empty_hub.url) as desktop:
+            panel = desktop.window.open_panel("models")
+            assert isinstance(panel, ModelsPanel)
+            await wait_until(lambda: len(panel.installed) == 2)
+            embedded, downloaded = panel.installed
+            assert embedded.action.text() == "In use" and embedded.remove_button.isHidden()
+            # Chosen, a model cannot be removed; the built-in one, once no longer chosen, still cannot.
+            downloaded.action.click()
+            assert downloaded.remove_button.isHidden() and embedded.remove_button.isHidden()
+            embedded.action.click()
+            await wait_until(lambda: desktop.host.settings.model is None)  # the built-in: named by no path
+            assert embedded.remove_button.isHidden() and downloaded.remove_button.isVisible()
+            downloaded.remove_button.click()
+            question = _answer_yes(panel)
+            assert question == (
+                f"Delete mine.gguf from {models}? This frees 98 MB; using it again means downloading it again."
+            )
+            assert not mine.exists()
+            assert panel.notice.text() == "Removed mine.gguf: 98 MB freed."
+            await wait_until(lambda: [row.path for row in panel.installed] == [str(default_model_path())])
+
+    run(scenario())
+
+
+def test_a_hub_file_named_as_repo_and_file_downloads_with_progress_and_offers_use_and_remove(
+    data_dir: Path, hub: FakeHub, run: Any
+) -> None:
+    spec = f"{REPO}:{FILE}"
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=hub.url) as desktop:
+            events: list[Any] = []
+            desktop.host.subscribe(events.append)
+            panel = desktop.window.open_panel("models")
+            assert isinstance(panel, ModelsPanel)
+            await wait_until(lambda: ENTRY in panel.rows)
+            panel.hub_file.setText("just-a-name")
+            panel.pull_from_hub()
+            assert "OWNER/REPO:FILE" in panel.notice.text() and spec not in panel.rows
+            hub.delay = 0.002
+            panel.hub_file.setText(f"  {spec} ")
+            panel.pull_from_hub()
+            row = panel.rows[spec]
+            await wait_until(row.isVisible)  # a card added to the shown list is shown on the next turn
+            assert row.cancel_button.isVisible() and not row.action.isVisible()
+            await wait_until(lambda: " MB/s" in row.status.text())
+            await wait_until(lambda: any(isinstance(e, ev.ModelDownloadFinished) for e in events), 60)
+            [finished] = [e for e in events if isinstance(e, ev.ModelDownloadFinished)]
+            path = desktop.host.paths.models_dir / FILE
+            assert (finished.name, finished.path, finished.error) == (spec, str(path), None)
+            assert {e.name for e in events if isinstance(e, ev.ModelDownloadProgressed)} == {spec}
+            assert row.action.text() == "Use" and row.remove_button.isVisible()
+            assert row.status.text() == f"Downloaded to {path}. Use it now?"
+            row.remove_button.click()
+            assert "This frees 98 MB" in _answer_yes(panel)
+            assert not path.exists()
+
+    run(scenario())
+
+
+def test_a_cancelled_downloads_part_can_be_removed_to_free_its_space(
+    data_dir: Path, hub: FakeHub, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=hub.url) as desktop:
+            hub.delay = 0.005
+            panel = desktop.window.open_panel("models")
+            assert isinstance(panel, ModelsPanel)
+            await wait_until(lambda: ENTRY in panel.rows)
+            row = panel.rows[ENTRY]
+            assert row.remove_button.isHidden()  # nothing downloaded yet
+            row.action.click()
+            await wait_until(lambda: " MB/s" in row.status.text())
+            row.cancel_button.click()
+            await wait_until(lambda: row.action.text() == "Resume")
+            part = desktop.host.paths.models_dir / ".downloads" / f"{FILE}.part"
+            kept = part.stat().st_size
+            row.remove_button.click()
+            assert _answer_yes(panel).startswith(
+                f"Delete the unfinished download of {FILE} from {desktop.host.paths.models_dir}? "
+                f"This frees {kept / 1e6:,.0f} MB"
+            )
+            assert not part.exists()
+            await wait_until(lambda: panel.rows.get(ENTRY) not in (None, row))
+            assert panel.rows[ENTRY].action.text() == "Download"
 
     run(scenario())

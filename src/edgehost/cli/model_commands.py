@@ -1,4 +1,4 @@
-"""`edgehost models` (list, pull, rm) and `edgehost ask`."""
+"""`edgehost models` (list, pull, use, rm) and `edgehost ask`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from edgehost.llm.models import ModelFile, find_models
 def register(sub: argparse._SubParsersAction) -> None:
     models = sub.add_parser(
         "models",
-        help="the models installed, the catalog's that fit this board; pull and remove them",
+        help="the models installed, the catalog's that fit this board; pull, use and remove them",
         description="Without a subcommand: the installed models, then the catalog's models that fit this "
         "board (RAM, NPU, RKLLM runtime) with their expected speed.",
     )
@@ -34,7 +34,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     pull_parser.add_argument("--force", action="store_true", help="pull even when it does not fit this board")
     pull_parser.add_argument("--use", action="store_true", help="switch to it when it is downloaded")
     pull_parser.set_defaults(handler=pull_model)
-    rm_parser = actions.add_parser("rm", help="delete a downloaded model (and any unfinished download of it)")
+    use_parser = actions.add_parser(
+        "use",
+        help="switch to a model on this machine",
+        description="NAME as `edgehost models` lists it (or its file's name, or the catalog entry it was "
+        "pulled as), `default` for the model built into EdgeHost, or the path of a model file.",
+    )
+    use_parser.add_argument("model", metavar="NAME")
+    use_parser.set_defaults(handler=use_model)
+    rm_parser = actions.add_parser(
+        "rm",
+        aliases=["remove"],
+        help="delete a downloaded model (and any unfinished download of it)",
+        description="NAME as `edgehost models` lists it, its file's name or its catalog name. The model in "
+        "use is kept: switch first with `edgehost models use`.",
+    )
     rm_parser.add_argument("model", metavar="NAME")
     rm_parser.set_defaults(handler=remove_model)
 
@@ -65,15 +79,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def list_models(ctx: CliContext) -> int:
     from edgehost.cli.model_pull import fitted_catalog
+    from edgehost.host.model_library import BUILT_IN, is_in_use
 
     models = find_models(ctx.paths.models_dir, [ctx.settings.model])
+    in_use = {m.path for m in models if is_in_use(m.path, ctx.settings.model)}
     board, rows = fitted_catalog(ctx)
     partial = partial_downloads(ctx.paths.models_dir)
     shown = rows if ctx.args.all else [row for row in rows if row["fits"]]
     if ctx.args.json:
         print_json(
             {
-                "installed": [m.as_dict() for m in models],
+                "installed": [m.as_dict() | {"in_use": m.path in in_use} for m in models],
                 "partial": partial,
                 "board": board,
                 "catalog": shown,
@@ -81,7 +97,7 @@ def list_models(ctx: CliContext) -> int:
         )
         return 0
     if models:
-        for line in _model_table(models):
+        for line in _model_table(models, in_use):
             print(line)
     else:
         print(f"no models found (models folder: {ctx.paths.models_dir})")
@@ -97,6 +113,9 @@ def list_models(ctx: CliContext) -> int:
     if not ctx.args.all:
         print(f"{len(rows) - len(shown)} more do not fit: edgehost models --all says why.")
     print("Download one: edgehost models pull NAME")
+    print(
+        f"Switch: edgehost models use NAME ({BUILT_IN}: the built-in one). Delete one: edgehost models rm NAME"
+    )
     return 0
 
 
@@ -104,6 +123,12 @@ def pull_model(ctx: CliContext) -> int:
     from edgehost.cli.model_pull import pull
 
     return pull(ctx)
+
+
+def use_model(ctx: CliContext) -> int:
+    from edgehost.cli.model_pull import use
+
+    return use(ctx)
 
 
 def remove_model(ctx: CliContext) -> int:
@@ -123,7 +148,8 @@ async def ask(ctx: CliContext) -> int:
     return await run_ask(ctx)
 
 
-def _model_table(models: list[ModelFile]) -> list[str]:
+def _model_table(models: list[ModelFile], in_use: set[str]) -> list[str]:
+    """The installed models; the one in use (its path in ``in_use``) says so after where it was found."""
     rows: list[tuple[Any, ...]] = [("NAME", "FORMAT", "SIZE", "CONTEXT", "TEMPLATE", "SOURCE", "PATH")]
     for m in models:
         template = "-" if m.chat_template is None else ("yes" if m.chat_template else "no")
@@ -134,7 +160,7 @@ def _model_table(models: list[ModelFile]) -> list[str]:
                 f"{m.size_bytes / 1_000_000:.0f} MB",
                 m.context_length or "-",
                 template,
-                m.source,
+                f"{m.source}, in use" if m.path in in_use else m.source,
                 m.path if m.error is None else f"{m.path} ({m.error})",
             )
         )

@@ -1,4 +1,5 @@
-"""The work behind `edgehost models`: the catalog fitted to this board, `pull` with a progress line, `rm`."""
+"""The work behind `edgehost models`: the catalog fitted to this board, `pull` with a progress line,
+`use` and `rm` (by the rules of host/model_library.py, which the window's Models page follows too)."""
 
 from __future__ import annotations
 
@@ -12,28 +13,19 @@ from typing import Any
 from edgehost.boards import BoardProfile, current_profile
 from edgehost.cli.context import CliContext
 from edgehost.errors import EdgeHostError, UsageError
+from edgehost.host.model_library import download_target, find_installed, plan_removal, settings_to_use
 from edgehost.llm.catalog import (
     BoardFacts,
-    CatalogEntry,
     board_facts,
     catalog_rows,
     describe_board,
-    find_entry,
     load_catalog,
     why_not,
 )
-from edgehost.llm.downloads import (
-    PARTS_FOLDER,
-    DownloadCancelled,
-    DownloadTarget,
-    Progress,
-    download,
-    hub_files,
-    partial_sizes,
-)
+from edgehost.llm.downloads import DownloadCancelled, Progress, download, partial_sizes
 from edgehost.llm.models import installed_names
 
-__all__ = ["fitted_catalog", "pull", "remove"]
+__all__ = ["fitted_catalog", "pull", "remove", "use"]
 
 
 def _board(ctx: CliContext) -> tuple[BoardProfile, BoardFacts]:
@@ -56,28 +48,8 @@ def fitted_catalog(ctx: CliContext) -> tuple[dict[str, Any], list[dict[str, Any]
     return board, [row.as_dict() for row in rows]
 
 
-def _target(ctx: CliContext, spec: str) -> tuple[DownloadTarget, CatalogEntry | None]:
-    entry = find_entry(load_catalog(), spec)
-    if entry is not None:
-        return DownloadTarget(entry.repo, entry.file, entry.revision, entry.sha256, entry.size_bytes), entry
-    if "/" not in spec:
-        raise UsageError(
-            f"no catalog model {spec!r}: see `edgehost models --all`, or give REPO:FILE of the hub"
-        )
-    repo, _, file = spec.partition(":")
-    if not file:
-        files = hub_files(repo)
-        if len(files) != 1:
-            listed = "\n  ".join(files) or "(none)"
-            raise UsageError(f"{repo} has {len(files)} model files; name one as {repo}:FILE:\n  {listed}")
-        file = files[0]
-    if not file.lower().endswith((".gguf", ".rkllm")):
-        raise UsageError(f"{file} is not a model file (.gguf or .rkllm)")
-    return DownloadTarget(repo, file), None
-
-
 def pull(ctx: CliContext) -> int:
-    target, entry = _target(ctx, ctx.args.model)
+    target, entry = download_target(ctx.args.model)
     if entry is not None and not ctx.args.force:
         _, facts = _board(ctx)
         reason = why_not(entry, facts)
@@ -100,31 +72,46 @@ def pull(ctx: CliContext) -> int:
     line.end()
     print(f"{path.name} is in {path.parent}")
     if ctx.args.use or (sys.stdin.isatty() and _ask(f"Use {path.name} from now on? [Y/n] ")):
-        settings = ctx.settings
-        settings.model = str(path)
-        settings.backend = "rkllm" if path.suffix.lower() == ".rkllm" else "llamacpp"
-        ctx.save_settings()
-        print(f"EdgeHost now uses {path.name} ({settings.backend}).")
+        _switch(ctx, path)
     else:
-        print(f"To use it: edgehost models pull {ctx.args.model} --use, or pick it in Settings.")
+        print(f"To use it: edgehost models use {path.name}")
     return 0
 
 
+def use(ctx: CliContext) -> int:
+    """`edgehost models use NAME`: the settings name that model from now on. Raises UsageError for a
+    name that means no model here, or a file that cannot be read."""
+    model = find_installed(ctx.paths.models_dir, ctx.settings.model, ctx.args.model)
+    if model.error is not None:
+        raise UsageError(f"{model.path} cannot be used: {model.error}")
+    _switch(ctx, Path(model.path))
+    print("A window or `edgehost web` already running keeps its model until it is started again.")
+    return 0
+
+
+def _switch(ctx: CliContext, path: Path) -> None:
+    for key, value in settings_to_use(path).items():
+        setattr(ctx.settings, key, value)
+    ctx.save_settings()
+    print(f"EdgeHost now uses {path.name} ({ctx.settings.backend}).")
+
+
 def remove(ctx: CliContext) -> int:
-    folder = ctx.paths.models_dir
-    entry = find_entry(load_catalog(), ctx.args.model)
-    name = Path(entry.file).name if entry else Path(ctx.args.model).name
-    path = folder / name
-    parts = [p for p in (folder / PARTS_FOLDER).glob(f"{name}.part*")]
-    if not path.is_file() and not parts:
-        raise UsageError(f"no downloaded model {name} in {folder}")
-    if ctx.settings.model and Path(ctx.settings.model).expanduser().resolve() == path.resolve():
-        raise UsageError(
-            f"{name} is the model in use: pick another in Settings (or `models pull … --use`) first"
-        )
-    for item in [path, *parts]:
-        item.unlink(missing_ok=True)
-    print(f"Removed {name}" + (" and its unfinished download" if parts else "") + ".")
+    """`edgehost models rm NAME`. Raises UsageError for the model in use (saying how to switch), the
+    built-in one, a file outside the models folder or an unknown name; EdgeHostError when a file cannot
+    be deleted."""
+    removal = plan_removal(ctx.paths.models_dir, ctx.settings.model, ctx.args.model)
+    try:
+        removal.delete()
+    except OSError as exc:
+        raise EdgeHostError(f"cannot delete {removal.name}: {exc}") from None
+    if not removal.complete:
+        what = f"the unfinished download of {removal.name}"
+    elif len(removal.files) > 1:
+        what = f"{removal.name} and its unfinished download"
+    else:
+        what = removal.name
+    print(f"Removed {what}. {removal.size_bytes / 1e6:,.0f} MB freed.")
     return 0
 
 

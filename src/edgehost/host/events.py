@@ -67,7 +67,7 @@ class ModelStatusChanged:
 
 @dataclass(frozen=True)
 class ModelDownloadProgressed:
-    name: str  # the catalog entry
+    name: str  # the catalog entry, or REPO:FILE of the hub as the download was asked for
     stage: str  # downloading | verifying
     done_bytes: int
     total_bytes: int

@@ -36,12 +36,12 @@ from edgehost.host.executor import ManagerExecutor
 from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.history_view import HistoryView
 from edgehost.host.known_tools import KnownTools
-from edgehost.host.model_library import ModelLibrary
+from edgehost.host.model_library import ModelLibrary, is_in_use, settings_to_use
 from edgehost.host.sampling import decline_without_model, sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.llm.catalog import CatalogRow
-from edgehost.llm.models import ModelFile, default_model_path, find_models
+from edgehost.llm.models import ModelFile, find_models
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import ServerAuth, uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
@@ -369,11 +369,7 @@ class Host(ServerCommands):
     def model_in_use(self, path: str | Path) -> bool:
         """Whether the model file at ``path`` is the one the settings choose (the embedded default when
         they name none)."""
-        try:
-            chosen = Path(self.settings.model) if self.settings.model else default_model_path()
-        except BackendError:  # no model named, and the embedded one is not installed
-            return False
-        return Path(path).expanduser().resolve() == chosen.expanduser().resolve()
+        return is_in_use(path, self.settings.model)
 
     async def suggested_model(self) -> CatalogRow | None:
         """The catalog model to offer instead of the embedded one: None when another model is set,
@@ -384,22 +380,24 @@ class Host(ServerCommands):
         return next((row for row in rows if row.recommended and row.fits), None)
 
     def download_model(self, name: str) -> asyncio.Task[None]:
-        """Download catalog entry ``name`` into the models folder; ModelDownloadProgressed events
-        follow, then one ModelDownloadFinished. Raises KeyError for a name not in the catalog."""
+        """Download ``name`` into the models folder: a catalog entry, or a hub file as `edgehost models
+        pull` takes it (REPO:FILE, or REPO for its only model file); ModelDownloadProgressed events follow,
+        then one ModelDownloadFinished. Raises KeyError for a name that is neither."""
         return self._models.start(name)
 
     def cancel_download(self, name: str) -> None:
         self._models.cancel(name)
 
     def downloads(self) -> set[str]:
-        """The catalog entries being downloaded now."""
+        """The downloads running now (catalog entries, or REPO:FILE)."""
         return self._models.downloading()
 
     async def use_model(self, path: str) -> None:
-        """Make the model file at ``path`` the one EdgeHost uses (saved in the settings) and load it."""
-        backend = "rkllm" if path.lower().endswith(".rkllm") else "llamacpp"
-        self.update_settings({"model": path, "backend": backend})
-        await self.switch_model(backend, path)
+        """Make the model file at ``path`` the one EdgeHost uses (saved in the settings, as `edgehost models
+        use` saves it) and load it."""
+        chosen = settings_to_use(path)
+        self.update_settings(chosen)
+        await self.switch_model(chosen["backend"], chosen["model"])
 
     @property
     def context_size(self) -> int:
