@@ -5,6 +5,7 @@ pydantic error carries a ``loc`` path (``("mcpServers", "git", "args", 2)``). Th
 path to the line and column of the key in the file's text (JSON: a scan of the text; TOML: a scan of
 its table headers and ``key =`` lines, since tomllib keeps no positions) and rewrites pydantic's
 messages ("Input should be a valid string") into ones a user can act on ("must be a string, not 3").
+The JSON scan also keeps where each value is written, which lets a file be edited in place.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "KeyLocations",
     "KeyPath",
     "Position",
+    "Span",
     "config_error",
     "describe_error",
     "first_error",
@@ -46,6 +48,16 @@ class Position:
     column: int
 
 
+@dataclass(frozen=True)
+class Span:
+    """Where one value is written, as offsets into the text: ``text[value_start:end]`` is the value, and
+    ``start`` is where its member starts (the key's opening quote; in an array, the value itself)."""
+
+    start: int
+    value_start: int
+    end: int
+
+
 @dataclass
 class KeyLocations:
     """The position of every key (and array element) of one file, by key path."""
@@ -53,6 +65,9 @@ class KeyLocations:
     positions: dict[KeyPath, Position] = field(default_factory=dict)
     # JSON only: key paths written more than once in their object, with the line of each occurrence.
     repeated: dict[KeyPath, list[int]] = field(default_factory=dict)
+    # JSON only: where every value is written (the whole document at ``()``); for a key written more
+    # than once, its last occurrence (the one json keeps).
+    spans: dict[KeyPath, Span] = field(default_factory=dict, repr=False)
 
     def position_of(self, key_path: KeyPath) -> Position | None:
         """Where ``key_path`` is written; else where its nearest written parent is; None for neither."""
@@ -89,12 +104,15 @@ class _Frame:
     is_object: bool
     key: str | int = 0
     expecting_key: bool = True  # objects: the next string is a key
-    element_started: bool = False  # arrays: the current element's position is recorded
+    member_start: int = 0  # offset of the current member's key (objects) or value (arrays)
+    value_start: int = 0
 
 
 def json_locations(text: str) -> KeyLocations:
-    """Positions of every object key and array element of a valid JSON text (comments blanked out)."""
+    """Positions of every object key and array element, and the spans of every value, of a valid JSON
+    text (comments blanked out)."""
     found = KeyLocations()
+    root = _Frame(is_object=False)  # stands for the document, which holds one value
     stack: list[_Frame] = []
     line, line_start = 1, 0
 
@@ -102,9 +120,16 @@ def json_locations(text: str) -> KeyLocations:
         return Position(line, i - line_start + 1)
 
     def value_starts(i: int) -> None:
-        if stack and not stack[-1].is_object and not stack[-1].element_started:
-            stack[-1].element_started = True
-            found.positions[tuple(f.key for f in stack)] = here(i)
+        holder = stack[-1] if stack else root
+        holder.value_start = i
+        if not holder.is_object:  # an array element (or the document) starts with its value
+            holder.member_start = i
+            if stack:
+                found.positions[tuple(f.key for f in stack)] = here(i)
+
+    def value_ends(end: int) -> None:
+        holder = stack[-1] if stack else root
+        found.spans[tuple(f.key for f in stack)] = Span(holder.member_start, holder.value_start, end)
 
     i, n = 0, len(text)
     while i < n:
@@ -116,13 +141,14 @@ def json_locations(text: str) -> KeyLocations:
             top = stack[-1] if stack else None
             if top is not None and top.is_object and top.expecting_key:
                 top.key = json.loads(text[i:end])
-                top.expecting_key = False
+                top.expecting_key, top.member_start = False, i
                 key_path = tuple(f.key for f in stack)
                 if key_path in found.positions:
                     found.repeated.setdefault(key_path, [found.positions[key_path].line]).append(line)
                 found.positions[key_path] = here(i)
             else:
                 value_starts(i)
+                value_ends(end)
             i = end
             continue
         elif c in "{[":
@@ -131,15 +157,20 @@ def json_locations(text: str) -> KeyLocations:
         elif c in "}]":
             if stack:
                 stack.pop()
+                value_ends(i + 1)
         elif c == ",":
             if stack and stack[-1].is_object:
                 stack[-1].expecting_key = True
             elif stack:
-                top = stack[-1]
-                top.key = int(top.key) + 1
-                top.element_started = False
-        elif c not in " \t\r:":
+                stack[-1].key = int(stack[-1].key) + 1
+        elif c not in " \t\r:":  # a number, true, false or null
+            end = i
+            while end < n and text[end] not in " \t\r\n,:]}":
+                end += 1
             value_starts(i)
+            value_ends(end)
+            i = end
+            continue
         i += 1
     return found
 

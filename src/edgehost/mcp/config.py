@@ -15,10 +15,8 @@ use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from ED
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,14 @@ from edgehost.mcp._config_model import (
     Transport,
     looks_like_secret_name,
 )
-from edgehost.mcp._config_text import KeyPath, ParsedFile, read_servers_file
+from edgehost.mcp._config_text import KeyPath, ParsedFile, parse_servers_text, read_servers_file
+from edgehost.mcp._config_writer import (
+    SERVERS_KEY,
+    current_text,
+    plain_json,
+    servers_file_text,
+    write_atomically,
+)
 from edgehost.paths import SYSFS_ROOT_ENV, Paths
 from edgehost.redaction import redact
 
@@ -386,36 +391,50 @@ def servers_config_to_json(config: ServersConfig) -> dict[str, Any]:
         entry = server_to_entry(server, config.builtin_defaults.get(server.name))
         if entry is not None:
             servers[server.name] = entry
-    document: dict[str, Any] = {**config.extra, "mcpServers": servers}
+    document: dict[str, Any] = {**config.extra, SERVERS_KEY: servers}
     if config.approval:
         document["approval"] = config.approval
     return document
 
 
 def save_servers_config(config: ServersConfig, path: Path) -> None:
-    """Write ``config`` to ``path`` as JSON in the Claude Desktop shape, atomically (temp file + rename).
+    """Write ``config`` to ``path`` as JSON, atomically (temp file + rename), keeping the file's mode.
 
-    Raises ConfigError for a ``.toml`` path (EdgeHost writes JSON only) or when the file cannot be written.
+    A new file is written in the Claude Desktop shape. An existing one is edited in place, so what the
+    user wrote stays: comments, the order of keys and entries, trailing commas, the formatting of what
+    did not change, the servers object it uses (``servers`` in VS Code's shape). An entry that changed
+    is rewritten, a new one goes at the end of the servers object, a removed one goes with its comments.
+
+    Raises ConfigError for a ``.toml`` path (EdgeHost writes JSON only), when the file exists but cannot
+    be read or parsed (a broken file is never replaced), or when it cannot be written.
     """
     if path.suffix.lower() == ".toml":
         raise ConfigError(
             "EdgeHost writes servers configs as JSON only; convert this file to servers.json first",
             path=str(path),
         )
-    text = json.dumps(servers_config_to_json(config), indent=2, ensure_ascii=False) + "\n"
+    document = servers_config_to_json(config)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if path.exists():
-                os.chmod(temp, path.stat().st_mode & 0o777)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        current = current_text(path)
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
+    try:
+        if current is None or not current.strip():
+            text = plain_json(document)
+        else:
+            text = _edited_text(current, config, path, document)
+        if text != current:
+            write_atomically(path, text)
     except OSError as exc:
         raise ConfigError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
+
+
+def _edited_text(current: str, config: ServersConfig, path: Path, document: dict[str, Any]) -> str:
+    """The file's text ``current`` changed to hold ``document``. Raises ConfigError when it does not parse."""
+    parsed = parse_servers_text(current, str(path))
+    on_disk = parse_servers_file(path, expand_variables=False, builtins=config.builtin_defaults)
+    on_disk.builtin_defaults = config.builtin_defaults
+    tables, _ = _server_tables(parsed)
+    return servers_file_text(current, parsed, tables, servers_config_to_json(on_disk), document, path=path)
