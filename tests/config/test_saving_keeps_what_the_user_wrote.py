@@ -300,3 +300,15 @@ def test_an_edit_that_would_not_read_back_as_intended_is_written_plain_with_a_ba
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert {"github", "memory", "time"} <= set(saved["mcpServers"])
     assert "servers.json.bak" in caplog.text
+
+
+def test_a_server_written_twice_in_one_object_is_kept_as_written_when_the_file_is_written_anew(
+    tmp_path: Path,
+) -> None:
+    from edgehost.mcp.config import parse_servers_file, servers_config_to_json
+
+    path = tmp_path / "servers.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y", "args": ["--z"]}}}')
+    config = parse_servers_file(path, expand_variables=False)
+    assert config.servers[0].error is not None and "written twice" in config.servers[0].error
+    assert servers_config_to_json(config)["mcpServers"] == {"a": {"command": "y", "args": ["--z"]}}

@@ -199,6 +199,7 @@ def parse_servers_file(
                     line=parsed.line_of(key_path),
                 )
             )
+            server.unparsed = raw  # saved back as written (the one JSON keeps), as any entry that failed
         if name in seen and server.error is None:
             line = parsed.line_of(key_path)
             first = seen[name].source or parsed.path
