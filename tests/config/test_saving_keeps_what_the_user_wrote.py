@@ -14,7 +14,14 @@ import pytest
 from edgehost.cli.main import main
 from edgehost.errors import ConfigError
 from edgehost.mcp import _config_writer
-from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config, save_servers_config
+from edgehost.mcp.config import (
+    ServerConfig,
+    ServersConfig,
+    load_servers_config,
+    parse_servers_file,
+    save_servers_config,
+    servers_config_to_json,
+)
 from edgehost.mcp.config_edits import edit_servers_file, merge_servers
 from edgehost.paths import Paths
 
@@ -305,8 +312,6 @@ def test_an_edit_that_would_not_read_back_as_intended_is_written_plain_with_a_ba
 def test_a_server_written_twice_in_one_object_is_kept_as_written_when_the_file_is_written_anew(
     tmp_path: Path,
 ) -> None:
-    from edgehost.mcp.config import parse_servers_file, servers_config_to_json
-
     path = tmp_path / "servers.json"
     path.write_text('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y", "args": ["--z"]}}}')
     config = parse_servers_file(path, expand_variables=False)
