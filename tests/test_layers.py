@@ -19,6 +19,7 @@ FOUNDATION = {
     "roles",
     "config_locations",
     "schema_refs",
+    "form_fields",
     "child_processes",
     "__init__",
 }

@@ -22,6 +22,7 @@ from edgehost.cli.terminal import (
     add_model_options,
     host_for_cli,
 )
+from edgehost.cli.terminal_elicitation import TerminalElicitation
 from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host import events as ev
 from edgehost.host.host import Host
@@ -53,7 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def run_chat(ctx: CliContext) -> int:
     reader = LineReader()
-    host = host_for_cli(ctx, reader=reader)
+    # A person at a terminal answers a server's questions (elicitation); piped input keeps the
+    # headless answer (the schema's defaults), as the other commands do.
+    questions = TerminalElicitation(reader.readline) if sys.stdin.isatty() else None
+    host = host_for_cli(ctx, reader=reader, features=questions.features() if questions else None)
+    if questions is not None:
+        host.subscribe(questions.on_event)
     printer = EventPrinter(sys.stdout)
     host.subscribe(printer)
     await host.start()

@@ -56,11 +56,14 @@ class LineReader:
         self._wanted = threading.Semaphore(0)
 
     def _run(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+        # A terminal can be read after Ctrl-D (end of input for one read: a question it cancelled, and
+        # the chat goes on); a pipe or file cannot.
+        interactive = self._stream.isatty()
         while True:
             self._wanted.acquire()
             line = self._stream.readline()
             loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\n") if line else None)
-            if not line:
+            if not line and not interactive:
                 return
 
     async def readline(self, prompt: str = "") -> str | None:

@@ -5,17 +5,33 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, Approver, Scope
 
-__all__ = ["cli_approver", "describe_request"]
+__all__ = ["cli_approver", "describe_request", "one_question_at_a_time"]
 
 ReadLineFn = Callable[[str], str]
 WriteFn = Callable[[str], None]
 
 _CHOICES: dict[str, Scope] = {"o": "once", "c": "conversation", "a": "always"}
+
+# The process has one terminal, read on its event loop: one lock per loop (weak: a test's loop goes).
+_QUESTION_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def one_question_at_a_time() -> asyncio.Lock:
+    """The lock every question asked on the terminal takes (a call's approval, a server's elicitation):
+    the calls of one reply run at once, their questions do not. Call it on the running loop."""
+    loop = asyncio.get_running_loop()
+    lock = _QUESTION_LOCKS.get(loop)
+    if lock is None:
+        lock = _QUESTION_LOCKS[loop] = asyncio.Lock()
+    return lock
 
 
 def describe_request(request: ApprovalRequest) -> str:
@@ -83,10 +99,9 @@ def cli_approver(read_line: ReadLineFn = input, write: WriteFn | None = None) ->
         print(text, end="", flush=True)
 
     out = write or default_write
-    one_at_a_time = asyncio.Lock()  # calls of one reply run at once; their questions do not
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
-        async with one_at_a_time:
+        async with one_question_at_a_time():
             return await asyncio.to_thread(_ask_on_terminal, request, read_line, out)
 
     return approve

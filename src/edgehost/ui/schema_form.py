@@ -1,5 +1,6 @@
 """A form generated from a flat JSON schema (elicitation, prompt arguments): string, number, integer,
-boolean, enum and multi-select fields, defaults filled in, required fields marked."""
+boolean, enum and multi-select fields, defaults filled in, required fields marked. The schema is read by
+edgehost.form_fields, which the terminal's elicitation (`edgehost chat`) uses too."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from edgehost.form_fields import FormField, form_fields, missing_fields
+
 __all__ = ["SchemaForm"]
 
 _INT_LIMIT = 2**31 - 1
@@ -29,86 +32,72 @@ class SchemaForm(QWidget):
     def __init__(self, schema: Mapping[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.schema = schema
-        self.required = set(schema.get("required") or [])
+        self.form_fields = form_fields(schema)
+        self.required = {f.name for f in self.form_fields if f.required}
         self.fields: dict[str, QWidget] = {}
         self.kinds: dict[str, str] = {}
         layout = QFormLayout(self)
         layout.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         layout.setHorizontalSpacing(12)
         layout.setVerticalSpacing(8)
-        properties = schema.get("properties") or {}
-        for name, prop in properties.items():
-            if not isinstance(prop, Mapping):
-                continue
-            widget, kind = self._field(prop)
-            self.fields[name] = widget
-            self.kinds[name] = kind
-            title = str(prop.get("title") or name)
-            label = QLabel(title + (" *" if name in self.required else ""))
+        for field in self.form_fields:
+            widget = self._widget(field)
+            self.fields[field.name] = widget
+            self.kinds[field.name] = field.kind
+            label = QLabel(field.title + (" *" if field.required else ""))
             label.setTextFormat(Qt.TextFormat.PlainText)
-            if prop.get("description"):
-                label.setToolTip(str(prop["description"]))
-                widget.setToolTip(str(prop["description"]))
+            if field.description:
+                label.setToolTip(field.description)
+                widget.setToolTip(field.description)
             layout.addRow(label, widget)
 
     @staticmethod
-    def _enum_values(prop: Mapping[str, Any]) -> list[tuple[str, Any]]:
-        if isinstance(prop.get("enum"), list):
-            names = prop.get("enumNames") if isinstance(prop.get("enumNames"), list) else None
-            return [
-                (str(names[i]) if names and i < len(names) else str(v), v) for i, v in enumerate(prop["enum"])
-            ]
-        options = prop.get("oneOf") or prop.get("anyOf")
-        if isinstance(options, list) and all(isinstance(o, Mapping) and "const" in o for o in options):
-            return [(str(o.get("title") or o["const"]), o["const"]) for o in options]
-        return []
-
-    def _field(self, prop: Mapping[str, Any]) -> tuple[QWidget, str]:
-        kind = prop.get("type")
-        default = prop.get("default")
-        items = prop.get("items")
-        if kind == "array" and isinstance(items, Mapping) and self._enum_values(items):
-            chosen = set(default) if isinstance(default, list) else set()
+    def _widget(field: FormField) -> QWidget:
+        default = field.default
+        if field.kind == "choices":
+            chosen = default if isinstance(default, list) else []
             options = QListWidget()
-            for title, value in self._enum_values(items):
-                item = QListWidgetItem(title)
-                item.setData(Qt.ItemDataRole.UserRole, value)
+            for choice in field.choices:
+                item = QListWidgetItem(choice.title)
+                item.setData(Qt.ItemDataRole.UserRole, choice.value)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                item.setCheckState(Qt.CheckState.Checked if value in chosen else Qt.CheckState.Unchecked)
+                item.setCheckState(
+                    Qt.CheckState.Checked if choice.value in chosen else Qt.CheckState.Unchecked
+                )
                 options.addItem(item)
             options.setMaximumHeight(min(6, options.count()) * 26 + 8)
-            return options, "multi"
-        choices = self._enum_values(prop)
-        if choices:
+            return options
+        if field.kind == "choice":
             combo = QComboBox()
-            for title, value in choices:
-                combo.addItem(title, value)
-            if default is not None:
-                index = next((i for i, (_t, v) in enumerate(choices) if v == default), -1)
-                if index >= 0:
-                    combo.setCurrentIndex(index)
-            return combo, "enum"
-        if kind == "boolean":
+            for choice in field.choices:
+                combo.addItem(choice.title, choice.value)
+            index = next((i for i, c in enumerate(field.choices) if c.value == default), -1)
+            if default is not None and index >= 0:
+                combo.setCurrentIndex(index)
+            return combo
+        if field.kind == "boolean":
             box = QCheckBox()
             box.setChecked(bool(default))
-            return box, "boolean"
-        if kind == "integer":
+            return box
+        if field.kind == "integer":
             spin = QSpinBox()
-            spin.setRange(int(prop.get("minimum", -_INT_LIMIT)), int(prop.get("maximum", _INT_LIMIT)))
+            low = int(field.minimum) if field.minimum is not None else -_INT_LIMIT
+            spin.setRange(low, int(field.maximum) if field.maximum is not None else _INT_LIMIT)
             spin.setValue(int(default) if isinstance(default, int | float) else max(0, spin.minimum()))
-            return spin, "integer"
-        if kind == "number":
+            return spin
+        if field.kind == "number":
             dspin = QDoubleSpinBox()
             dspin.setDecimals(4)
-            dspin.setRange(float(prop.get("minimum", -1e12)), float(prop.get("maximum", 1e12)))
+            low_number = field.minimum if field.minimum is not None else -1e12
+            dspin.setRange(low_number, field.maximum if field.maximum is not None else 1e12)
             dspin.setValue(float(default) if isinstance(default, int | float) else max(0.0, dspin.minimum()))
-            return dspin, "number"
+            return dspin
         line = QLineEdit()
         if isinstance(default, str):
             line.setText(default)
-        if prop.get("format"):
-            line.setPlaceholderText(str(prop["format"]))
-        return line, "string"
+        if field.format:
+            line.setPlaceholderText(field.format)
+        return line
 
     def values(self) -> dict[str, Any]:
         """The answers; an empty optional text field is left out."""
@@ -134,9 +123,5 @@ class SchemaForm(QWidget):
         return result
 
     def missing(self) -> list[str]:
-        """Required text fields still empty."""
-        return [
-            name
-            for name, widget in self.fields.items()
-            if name in self.required and isinstance(widget, QLineEdit) and not widget.text().strip()
-        ]
+        """Required fields still empty."""
+        return [field.name for field in missing_fields(self.form_fields, self.values())]
