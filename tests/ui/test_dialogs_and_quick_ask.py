@@ -32,6 +32,7 @@ SCHEMA = {
         "detail": {"type": "string", "enum": ["short", "long"], "default": "long"},
         "note": {"type": "string"},
         "name": {"type": "string"},
+        "email": {"type": "string", "title": "Email", "format": "email"},
     },
     "required": ["city", "name"],
 }
@@ -51,6 +52,11 @@ def test_the_elicitation_form_has_defaults_marks_required_and_returns_the_answer
         dialog.answer("accept")  # "name" is required and empty
         assert not dialog.result_future.done() and "name" in dialog.problem.text()
         form.fields["name"].setText("Ada")  # type: ignore[attr-defined]
+        form.fields["email"].setText("ada@")  # type: ignore[attr-defined]
+        dialog.accept_button.click()  # checked as the terminal checks it
+        assert not dialog.result_future.done()
+        assert dialog.problem.text() == "Email must be an email address, like name@example.com"
+        form.fields["email"].setText("")  # type: ignore[attr-defined]  # optional: left out
         dialog.accept_button.click()
         result = await asyncio.wait_for(dialog.result_future, 5)
         assert result.action == "accept"

@@ -73,8 +73,10 @@ class ElicitationDialog(QDialog):
             return
         if action == "accept" and self.form is not None:
             missing = self.form.missing()
-            if missing:
-                self.problem.setText("Please fill in: " + ", ".join(missing))
+            problems = self.form.problems()
+            if missing or problems:
+                lines = (["Please fill in: " + ", ".join(missing)] if missing else []) + problems
+                self.problem.setText("\n".join(lines))
                 self.problem.show()
                 return
             self.result_future.set_result(types.ElicitResult(action="accept", content=self.form.values()))

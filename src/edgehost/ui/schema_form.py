@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.form_fields import FormField, form_fields, missing_fields
+from edgehost.form_fields import FormField, field_problem, form_fields, missing_fields
 
 __all__ = ["SchemaForm"]
 
@@ -125,3 +125,14 @@ class SchemaForm(QWidget):
     def missing(self) -> list[str]:
         """Required fields still empty."""
         return [field.name for field in missing_fields(self.form_fields, self.values())]
+
+    def problems(self) -> list[str]:
+        """What is wrong with the answers given ("email must be an email address, like …"), as the
+        terminal checks them (form_fields.field_problem)."""
+        values = self.values()
+        found = (
+            (field.title or field.name, field_problem(field, values[field.name]))
+            for field in self.form_fields
+            if field.name in values and values[field.name] not in ("", None)
+        )
+        return [f"{title} {problem}" for title, problem in found if problem is not None]
