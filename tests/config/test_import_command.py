@@ -216,7 +216,11 @@ def test_a_value_entered_for_a_vscode_input_is_kept_out_of_the_file_and_used_fro
     # environment, which an app started from the menu does not have.
     import io
 
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")  # the data folder's file
+    import keyring
+    from keyring.backends import fail
+
+    # The data folder's file, never the keyring of the machine running the tests (chosen once a process).
+    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
     monkeypatch.delenv("EDGEHOST_INPUT_API_KEY", raising=False)
     config = tmp_path / "mcp.json"
     config.write_text((CONFIGS / "vscode_mcp.json").read_text())

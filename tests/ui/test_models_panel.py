@@ -88,10 +88,7 @@ def test_a_cancelled_download_says_so_and_resumes_from_its_part(
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=hub.url) as desktop:
             hub.delay = 0.005
-            panel = desktop.window.open_panel("models")
-            assert isinstance(panel, ModelsPanel)
-            await wait_until(lambda: ENTRY in panel.rows)
-            row = panel.rows[ENTRY]
+            panel, row = await _entry_row(desktop)
             row.action.click()
             await wait_until(lambda: " MB/s" in row.status.text() and "left" in row.status.text())
             assert row.cancel_button.isVisible() and not row.action.isVisible()
@@ -162,6 +159,14 @@ def test_the_model_in_use_is_listed_even_when_it_is_no_catalog_entry(
             assert "built into EdgeHost" in details and default_model_path().name in details
 
     run(scenario())
+
+
+async def _entry_row(desktop: Any) -> tuple[ModelsPanel, Any]:
+    """The Models page open, and the test entry's card once the catalog is listed."""
+    panel = desktop.window.open_panel("models")
+    assert isinstance(panel, ModelsPanel)
+    await wait_until(lambda: ENTRY in panel.rows)
+    return panel, panel.rows[ENTRY]
 
 
 def _answer_yes(panel: ModelsPanel) -> str:
@@ -248,10 +253,7 @@ def test_a_cancelled_downloads_part_can_be_removed_to_free_its_space(
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=hub.url) as desktop:
             hub.delay = 0.005
-            panel = desktop.window.open_panel("models")
-            assert isinstance(panel, ModelsPanel)
-            await wait_until(lambda: ENTRY in panel.rows)
-            row = panel.rows[ENTRY]
+            panel, row = await _entry_row(desktop)
             assert row.remove_button.isHidden()  # nothing downloaded yet
             row.action.click()
             await wait_until(lambda: " MB/s" in row.status.text())

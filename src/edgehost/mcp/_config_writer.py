@@ -396,18 +396,26 @@ class _Splicer:
         return _DEFAULT_INDENT
 
 
+def _past_comment(text: str, i: int) -> int | None:
+    """The offset just past a comment that starts at ``i`` (a ``//`` one ends before its line's end);
+    None when none starts there."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    return None
+
+
 def _skip_trivia(text: str, i: int) -> int:
     """The offset of the next character after ``i`` that is not white space or a comment."""
     n = len(text)
     while i < n:
         if text[i] in " \t\r\n":
             i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+        elif (past := _past_comment(text, i)) is not None:
+            i = past
         else:
             break
     return i
@@ -420,12 +428,8 @@ def _tail(text: str, i: int) -> tuple[int, bool]:
     while i < n:
         if text[i] in " \t,":
             i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+        elif (past := _past_comment(text, i)) is not None:
+            i = past
         elif text.startswith("\r\n", i):
             return i + 2, True
         elif text[i] == "\n":
