@@ -91,6 +91,7 @@ def test_a_vscode_input_with_a_default_takes_it_and_the_workspace_folder_is_the_
     config = load(mcp_json, data_dir, ENV)
     time, git = config.get("time"), config.get("git")
     assert time is not None and time.error is None and time.args[-1] == "Europe/Paris"
+    assert config.inputs["tz"].options == ("UTC", "Europe/Paris")  # what the window offers
     assert git is not None and git.error is None
     assert git.args[-1] == str(project) and git.cwd == str(project / "tools")
     # The environment still wins over the default, as for any input.

@@ -168,10 +168,8 @@ def input_command(ctx: CliContext) -> int:
         print(f"forgot the value of {input_id}" if forgotten else f"no value was entered for {input_id}")
         return 0
     config = ctx.servers_config()
-    spec = next(
-        (i for i in config.extra.get("inputs") or () if isinstance(i, dict) and i.get("id") == input_id), None
-    )
-    what = f"{spec.get('description')} ({input_id})" if spec and spec.get("description") else input_id
+    spec = config.inputs.get(input_id)
+    what = f"{spec.description} ({input_id})" if spec and spec.description else input_id
     value = getpass.getpass(f"{what}: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
     if not value:
         raise UsageError(f"no value given for {input_id}: nothing was kept")

@@ -38,6 +38,7 @@ class InputSpec:
     description: str = ""
     password: bool = False
     default: str | None = None  # what VS Code offers first (a promptString's or pickString's default)
+    options: tuple[str, ...] = ()  # a pickString's choices
 
 
 def input_env_name(input_id: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from edgehost.mcp._config_expand import _REFERENCE
+from edgehost.mcp._config_expand import _REFERENCE, InputSpec
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
@@ -138,6 +138,8 @@ class ServersConfig:
     path: Path | None = None
     # The built-in servers as they are by default: saving writes only how a built-in differs.
     builtin_defaults: dict[str, ServerConfig] = field(default_factory=dict, repr=False)
+    # VS Code's "inputs" declarations, by id (read wherever the file keeps them: top level, or "mcp").
+    inputs: dict[str, InputSpec] = field(default_factory=dict, repr=False)
     # Other top-level keys of the file (e.g. VS Code "inputs"), written back on save.
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     # Why the servers file could not be read at all (file:line:column: problem), when the built-in

@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
     "MIN_SECRET_CHARS",
     "SAFE_ENV_VARS",
+    "InputSpec",
     "ServerConfig",
     "ServersConfig",
     "Transport",
@@ -212,7 +213,7 @@ def parse_servers_file(
         servers.append(server)
     approval = _approval(parsed)
     extra = {k: v for k, v in parsed.data.items() if k not in (*_SERVER_TABLES, "mcp", "approval")}
-    return ServersConfig(servers=servers, approval=approval, path=path, extra=extra)
+    return ServersConfig(servers=servers, approval=approval, path=path, extra=extra, inputs=inputs)
 
 
 def _server_tables(parsed: ParsedFile) -> tuple[list[KeyPath], KeyPath]:
@@ -271,6 +272,11 @@ def _inputs(parsed: ParsedFile, key_path: KeyPath) -> dict[str, InputSpec]:
                 description=str(item.get("description") or ""),
                 password=bool(item.get("password")),
                 default=str(item["default"]) if item.get("default") is not None else None,
+                options=tuple(
+                    str(o.get("value") if isinstance(o, dict) else o)
+                    for o in item.get("options") or ()
+                    if item.get("type") == "pickString"
+                ),
             )
     return inputs
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError
-from edgehost.mcp.config import ServerConfig, parse_servers_file
+from edgehost.mcp.config import InputSpec, ServerConfig, parse_servers_file
 from edgehost.ui._widgets import cancel_save_row
 
 __all__ = ["ServerForm", "entry_from_form", "input_value_dialog", "validate_entry"]
@@ -172,21 +172,19 @@ class ServerForm(QDialog):
         self.accept()
 
 
-def input_value_dialog(parent: QWidget, input_id: str, inputs: Any) -> QInputDialog:
-    """A dialog for the value of ``${input:input_id}``, as its entry in the file's VS Code ``inputs``
-    describes it: a password is not shown, a pickString offers its options."""
-    spec = next((i for i in inputs or () if isinstance(i, dict) and i.get("id") == input_id), {})
+def input_value_dialog(parent: QWidget, input_id: str, spec: InputSpec | None) -> QInputDialog:
+    """A dialog for the value of ``${input:input_id}``, as the file's VS Code ``inputs`` declare it
+    (``spec``): a password is not shown, a pickString offers its options."""
     dialog = QInputDialog(parent)
     dialog.setWindowTitle(f"{input_id} — EdgeHost")
-    description = str(spec.get("description") or input_id)
+    description = (spec.description if spec else "") or input_id
     dialog.setLabelText(
         f"{description}\n(for ${{input:{input_id}}}; kept with your sign-ins, in the keyring)"
     )
-    options = spec.get("options")
-    if spec.get("type") == "pickString" and isinstance(options, list) and options:
-        dialog.setComboBoxItems([str(o.get("value", o) if isinstance(o, dict) else o) for o in options])
-    if spec.get("password"):
+    if spec is not None and spec.options:
+        dialog.setComboBoxItems(list(spec.options))
+    if spec is not None and spec.password:
         dialog.setTextEchoMode(QLineEdit.EchoMode.Password)
-    if spec.get("default") is not None:
-        dialog.setTextValue(str(spec["default"]))
+    if spec is not None and spec.default is not None:
+        dialog.setTextValue(spec.default)
     return dialog

@@ -325,7 +325,7 @@ class ServersPanel(QDialog):
         if config is None or config.missing_input is None:
             return
         input_id = config.missing_input
-        self.input_dialog = input_value_dialog(self, input_id, self.host.servers_config.extra.get("inputs"))
+        self.input_dialog = input_value_dialog(self, input_id, self.host.servers_config.inputs.get(input_id))
         self.input_dialog.textValueSelected.connect(
             lambda value: self._input_entered(input_id, value, config.name)
         )
