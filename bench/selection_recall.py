@@ -41,17 +41,17 @@ from tests.question_sets import QuestionSet, calibration, evaluation  # noqa: E4
 
 from edgehost.agent._bm25 import Bm25Index, terms  # noqa: E402
 from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
-from edgehost.agent.routing import small_talk_examples  # noqa: E402
-from edgehost.agent.selection import (  # noqa: E402
+from edgehost.agent.ranking import (  # noqa: E402
     LEXICAL_SATURATION,
     LEXICAL_WEIGHT,
     BlendedRanker,
     EmbeddingRanker,
     LexicalRanker,
-    ToolSelector,
     lexical_document,
     semantic_text,
 )
+from edgehost.agent.routing import small_talk_examples  # noqa: E402
+from edgehost.agent.selection import ToolSelector  # noqa: E402
 from edgehost.agent.tools import ToolSpec  # noqa: E402
 from edgehost.agent.vector_index import VectorIndex  # noqa: E402
 

@@ -27,14 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from edgehost.agent.prompting import estimate_tokens, render_tools_section
-from edgehost.agent.selection import (
-    LexicalRanker,
-    ToolRanker,
-    default_tool_budget,
-    load_ranker,
-    rank_tools,
-    select_tools,
-)
+from edgehost.agent.ranking import LexicalRanker, ToolRanker, load_ranker, rank_tools
+from edgehost.agent.selection import default_tool_budget, select_tools
 from edgehost.agent.tools import ToolSpec
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

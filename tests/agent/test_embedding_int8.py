@@ -19,7 +19,8 @@ from edgehost.agent._embedding import (
     quantise_int8,
     write_int8_model,
 )
-from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, ToolSelector, load_ranker, rank_tools
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, load_ranker, rank_tools
+from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from edgehost.agent import ranking_process
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker
 from edgehost.agent.ranking_process import RankingProcess
-from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, ToolSelector
+from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import open_index
 from edgehost.errors import EmbeddingUnavailable

@@ -12,8 +12,9 @@ from tests.agent.conftest import CountingEmbedder
 from tests.question_sets import calibration
 
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice
 from edgehost.agent.routing import decide_route, small_talk_examples
-from edgehost.agent.selection import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice, ToolSelector
+from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
 

@@ -18,18 +18,16 @@ from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
 from edgehost.agent._query_cues import argument_fit, question_cues
 from edgehost.agent.prompting import estimate_tokens, render_tool_entry, render_tools_section
-from edgehost.agent.selection import (
+from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
     LexicalRanker,
     RankerChoice,
     ToolRanker,
-    ToolSelector,
-    default_tool_budget,
     load_ranker,
     rank_tools,
-    select_tools,
 )
+from edgehost.agent.selection import ToolSelector, default_tool_budget, select_tools
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
 

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from tests.ui.conftest import finished, opened_desktop, shown_widgets, wait_until
 
+from edgehost.agent.ranking import BlendedRanker
 from edgehost.agent.ranking_process import RankingProcess
-from edgehost.agent.selection import BlendedRanker
 from edgehost.settings import Settings
 from edgehost.ui.chat_view import AssistantBlock
 

@@ -4,7 +4,7 @@ Who decides (resolve_routing): the routing setting or the conversation's choice;
 decide for models under HOST_ROUTING_BELOW_PARAMETERS parameters (the count the runtime reports, or
 the one in the model's name), the model for larger or unknown ones.
 
-For a model too small to decide, the host decides from the ranker's scores (agent/selection.py):
+For a model too small to decide, the host decides from the ranker's scores (agent/ranking.py):
 
 - The gate. A question needs a tool when its best tool score is at least MIN_TOOL_SCORE and that
   score, less SMALL_TALK_WEIGHT times its

@@ -6,9 +6,7 @@ ones that fit are shown. The chosen set then stays for the conversation while it
 system prompt invalidates the whole KV cache — and is chosen anew only when the question clearly
 needs a tool outside it.
 
-Rankers: BM25 over names, descriptions and argument names (always available); all-MiniLM-L6-v2
-sentence embeddings on the CPU (numpy) or the NPU (rknn-toolkit-lite2) with the lexical score
-blended in, when the model is installed. For the host the embedder runs in a process of its own
+The rankers are in agent/ranking.py; for the host the embedder runs in a process of its own
 (agent/ranking_process.py), so this module and the GUI process need no numpy.
 """
 
@@ -18,14 +16,21 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
-from edgehost.agent._bm25 import Bm25Index, terms
-from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
+from edgehost.agent.ranking import (
+    BlendedRanker,
+    EmbeddingRanker,
+    LexicalRanker,
+    RankerChoice,
+    ToolRanker,
+    load_ranker,
+    ordered,
+)
 from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EmbeddingUnavailable
@@ -33,16 +38,9 @@ from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
 __all__ = [
     "DEFAULT_BUDGET_FRACTION",
-    "BlendedRanker",
-    "EmbeddingRanker",
-    "LexicalRanker",
-    "RankerChoice",
     "Selection",
-    "ToolRanker",
     "ToolSelector",
     "default_tool_budget",
-    "load_ranker",
-    "rank_tools",
     "select_tools",
 ]
 
@@ -53,16 +51,6 @@ DEFAULT_BUDGET_FRACTION = DEFAULT_TOOL_BUDGET_FRACTION  # settings.py holds the 
 # above 0.22 (the median 0.38), small talk ("thanks!", "and in Paris?") at most 0.2.
 DEFAULT_RESELECT_MARGIN = 0.1
 DEFAULT_RESELECT_MIN_SCORE = 0.22
-# BM25 is added as a bounded bonus: score / (score + K) * WEIGHT. Meaning decides, an exact word
-# (a tool's own name in the question) tips the balance. Chosen a priori, checked on the question set.
-LEXICAL_SATURATION = 5.0
-LEXICAL_WEIGHT = 0.15
-# The question's cues (agent/_query_cues.py), per typed argument it can fill or lacks, and against a
-# tool that may change something when the question asks for no change. Chosen on the calibration
-# questions (tests/fixtures/tool_queries/), for the best recall@1 there.
-ARGUMENT_WEIGHT = 0.05
-CAUTION_WEIGHT = 0.05
-
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -85,236 +73,6 @@ async def _in_thread(function: Callable[..., T], *args: object) -> T:
 def default_tool_budget(max_context: int, fraction: float = DEFAULT_BUDGET_FRACTION) -> int:
     """Tokens the tools section may take in a context of `max_context` tokens."""
     return max(int(max_context * fraction), 0)
-
-
-class ToolRanker(Protocol):
-    name: str
-
-    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        """One relevance score per tool, in order; higher is better."""
-        ...
-
-    def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        """Do the per-tool work ahead of the first question (embed the tools); blocking."""
-        ...
-
-
-@functools.lru_cache(maxsize=4096)
-def lexical_document(tool: ToolSpec) -> tuple[str, ...]:
-    """What BM25 indexes of a tool: its name, title, description and argument names as terms."""
-    return (
-        *terms(tool.name),
-        *terms(tool.title or ""),
-        *terms(tool.description),
-        *(w for a in tool.properties for w in terms(a)),
-    )
-
-
-@functools.lru_cache(maxsize=4096)
-@functools.lru_cache(maxsize=4096)
-def semantic_text(tool: ToolSpec) -> str:
-    """What the embedding model reads for a tool: its name as words, then its description."""
-    words = " ".join(terms(tool.name.replace("__", " ")))
-    return f"{words}: {tool.title + '. ' if tool.title else ''}{tool.description}"
-
-
-@functools.lru_cache(maxsize=4096)
-def described_text(tool: ToolSpec) -> str:
-    """A second view of a tool for the embedding model: its server, name, description and arguments
-    with their descriptions (what a question's details match)."""
-    words = " ".join(terms(tool.tool_name))
-    arguments = "; ".join(
-        f"{name}: {schema.get('description', '')}" if isinstance(schema, Mapping) else name
-        for name, schema in tool.properties.items()
-    )
-    title = f"{tool.title}. " if tool.title else ""
-    return f"{tool.server}: {words}. {title}{tool.description} Arguments: {arguments}"
-
-
-def cue_bonus(query: str, tools: Sequence[ToolSpec]) -> list[float]:
-    """What the question's argument values and verbs add to each tool's score (agent/_query_cues.py)."""
-    change = asks_for_change(query)
-    cues = question_cues(query)
-    return [
-        ARGUMENT_WEIGHT * argument_fit(cues, tool)
-        - (CAUTION_WEIGHT if not change and tool.hint("readOnlyHint") is not True else 0.0)
-        for tool in tools
-    ]
-
-
-class LexicalRanker:
-    """BM25 over the question's words and the tool verbs they stand for, saturated to [0, 1), plus the
-    question's cues (cue_bonus)."""
-
-    name = "bm25"
-
-    def __init__(self) -> None:
-        self._index: tuple[tuple[ToolSpec, ...], Bm25Index] | None = None  # the last tool set's
-
-    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        return [s + bonus for s, bonus in zip(self.words(query, tools), cue_bonus(query, tools), strict=True)]
-
-    def words(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        """BM25 alone, saturated: a question sharing no word (or verb) with a tool scores 0."""
-        raw = self.index(tools).scores(expanded_terms(query))
-        return [s / (s + LEXICAL_SATURATION) for s in raw]
-
-    def index(self, tools: Sequence[ToolSpec]) -> Bm25Index:
-        """The BM25 index of ``tools``, built again only when the tool set changed."""
-        key = tuple(tools)
-        if self._index is None or self._index[0] != key:
-            self._index = (key, Bm25Index([lexical_document(t) for t in tools]))
-        return self._index[1]
-
-    def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        self.index(tools)
-
-
-class SimilarityIndex(Protocol):
-    """Sentence-embedding similarity of texts to a question: agent/vector_index.VectorIndex here, or the
-    same in the ranking process (agent/ranking_process.RankingProcess). Raise EmbeddingUnavailable when
-    the embedder stops working."""
-
-    name: str
-
-    def prepare(self, texts: Sequence[str]) -> None: ...
-
-    def anticipate(self, query: str) -> None: ...
-
-    def similarities(self, query: str, texts: Sequence[str]) -> list[float]: ...
-
-    def close(self) -> None: ...
-
-
-class EmbeddingRanker:
-    """Cosine similarity of sentence embeddings, the mean over two views of each tool (semantic_text,
-    described_text)."""
-
-    def __init__(self, index: SimilarityIndex) -> None:
-        self.index = index
-        self.name = f"embedding:{index.name}"
-
-    @staticmethod
-    def _texts(tools: Sequence[ToolSpec]) -> list[str]:
-        return [semantic_text(t) for t in tools] + [described_text(t) for t in tools]
-
-    def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        self.index.prepare(self._texts(tools))
-
-    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        if not tools:
-            return []
-        both = self.index.similarities(query, self._texts(tools))
-        return [
-            (named + described) / 2
-            for named, described in zip(both[: len(tools)], both[len(tools) :], strict=True)
-        ]
-
-    def best_similarity(self, query: str, texts: Sequence[str]) -> float:
-        """The closest of ``texts`` to ``query`` (the small-talk examples' gate)."""
-        return max(self.index.similarities(query, texts), default=0.0)
-
-
-class BlendedRanker:
-    """Embedding similarity plus a bounded BM25 bonus and the question's cues."""
-
-    def __init__(
-        self,
-        semantic: EmbeddingRanker,
-        lexical: LexicalRanker | None = None,
-        lexical_weight: float = LEXICAL_WEIGHT,
-    ) -> None:
-        self.semantic = semantic
-        self.lexical = lexical or LexicalRanker()
-        self.lexical_weight = lexical_weight
-        self.name = f"{semantic.name}+{self.lexical.name}"
-        # The last question's scores: routing and selecting a turn rank the same tools once.
-        self._last: tuple[str, tuple[ToolSpec, ...], list[float]] | None = None
-
-    def prepare(self, tools: Sequence[ToolSpec]) -> None:
-        self.semantic.prepare(tools)
-        self.lexical.prepare(tools)
-
-    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        key = tuple(tools)
-        if self._last is not None and self._last[0] == query and self._last[1] == key:
-            return list(self._last[2])
-        scores = [
-            s + self.lexical_weight * lex + bonus
-            for s, lex, bonus in zip(
-                self.semantic.scores(query, tools),
-                self.lexical.words(query, tools),
-                cue_bonus(query, tools),
-                strict=True,
-            )
-        ]
-        self._last = (query, key, scores)
-        return list(scores)
-
-
-@dataclass(frozen=True)
-class RankerChoice:
-    ranker: ToolRanker
-    # Why this ranker and not a better one ("unavailable: rknn-toolkit-lite2 is not installed ..."),
-    # empty when the preferred one loaded.
-    reasons: tuple[str, ...] = ()
-
-
-def load_ranker(
-    *,
-    npu_model: Path | None = None,
-    npu_core_mask: str = "core2",
-    embeddings: bool = True,
-    cache_dir: Path | None = None,
-    own_process: bool = False,
-    log_file: Path | None = None,
-) -> RankerChoice:
-    """The best ranker this machine can run: the embedding model on the NPU when `npu_model` is given
-    and works, else on the CPU, each blended with BM25; else BM25 alone. Never raises; what was skipped
-    is in `reasons`. With `cache_dir`, tool embeddings are kept there across restarts (one file per
-    embedding model), and the CPU model is the int8 one (_embedding.int8_source).
-
-    `own_process` (needs `cache_dir`) runs the embedder in the ranking process (agent/ranking_process.py,
-    its stderr to `log_file`), as the host does; else it is loaded here, which imports numpy. Either takes
-    0.1-1 s: do it once and keep the ranker.
-    """
-    if not embeddings:
-        return RankerChoice(LexicalRanker(), ("embeddings are turned off",))
-    index: SimilarityIndex | None
-    if own_process and cache_dir is not None:
-        from edgehost.agent.ranking_process import RankingProcess
-
-        index, reasons = RankingProcess.start(
-            cache_dir=cache_dir, npu_model=npu_model, npu_core_mask=npu_core_mask, log_file=log_file
-        )
-    else:
-        from edgehost.agent.vector_index import open_index
-
-        index, reasons = open_index(npu_model=npu_model, npu_core_mask=npu_core_mask, cache_dir=cache_dir)
-    if index is None:
-        return RankerChoice(LexicalRanker(), reasons)
-    return RankerChoice(BlendedRanker(EmbeddingRanker(index)), reasons)
-
-
-def _ordered(tools: Sequence[ToolSpec], scores: Sequence[float]) -> list[int]:
-    # Stable: equal scores keep the catalog's order.
-    return sorted(range(len(tools)), key=lambda i: -scores[i])
-
-
-def rank_tools(
-    query: str, tools: Sequence[ToolSpec], top: int | None = None, *, ranker: ToolRanker | None = None
-) -> list[ToolSpec]:
-    """The tools best first for `query` (the first `top` when given).
-
-    Without `ranker`, loads the best one available (see load_ranker), which takes about a second.
-    """
-    if not tools:
-        return []
-    chosen = ranker or load_ranker().ranker
-    order = _ordered(tools, chosen.scores(query, tools))
-    if top is not None:
-        order = order[: max(top, 0)]
-    return [tools[i] for i in order]
 
 
 @dataclass(frozen=True)
@@ -361,7 +119,7 @@ def _choose(
         )
     scorer = ranker()
     scores = scorer.scores(query, enabled)
-    order = _ordered(enabled, scores)
+    order = ordered(enabled, scores)
     index = {name: i for i, name in enumerate(names)}
     if previous:
         kept = [index[n] for n in previous if n in index]

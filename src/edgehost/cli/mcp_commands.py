@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 
 from edgehost.agent.approval import Risk, tool_risk
-from edgehost.agent.selection import rank_tools
+from edgehost.agent.ranking import rank_tools
 from edgehost.agent.tools import ToolSpec, summary
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.cli.probe_auth import probe_credentials, probe_http_auth
