@@ -14,7 +14,7 @@ from pathlib import Path
 
 from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.mcp.manager import ServerManager
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 from edgehost.settings import Settings
 
 SERVER = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "servers" / "hostile.py"

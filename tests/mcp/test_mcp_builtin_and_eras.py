@@ -13,7 +13,7 @@ from mcp_support import (
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from edgehost.mcp.config import ServerConfig, load_servers_config
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 
 

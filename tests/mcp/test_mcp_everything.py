@@ -10,7 +10,7 @@ from mcp_support import everything_on_a_port, everything_stdio, running, wait_fo
 from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.errors import ServerUnavailable
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 
 pytestmark = pytest.mark.peers
 

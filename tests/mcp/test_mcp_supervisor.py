@@ -13,7 +13,8 @@ from mcp_support import hostile, running, wait_for
 from edgehost.mcp.errors import ServerUnavailable, ToolDisabled, ToolTimeout, UnknownTool
 from edgehost.mcp.manager import CatalogChanged, ServerOutputChanged, ServerStatusChanged
 from edgehost.mcp.results import result_text
-from edgehost.mcp.supervisor import OUTPUT_EVENT_INTERVAL_S, ServerStatus
+from edgehost.mcp.server_state import ServerStatus
+from edgehost.mcp.supervisor import OUTPUT_EVENT_INTERVAL_S
 from edgehost.settings import Settings
 
 

@@ -29,7 +29,7 @@ from edgehost.host.host import Host, HostOptions
 from edgehost.mcp.auth import FileCredentialStore, ServerAuth
 from edgehost.mcp.auth._store import CREDENTIALS_FILE
 from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 

@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from edgehost.mcp.config import ServerConfig, parse_servers_file
 from edgehost.mcp.errors import ServerUnavailable
 from edgehost.mcp.manager import ServerStatusChanged
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 
 
 class WebSocketMcpServer:

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from edgehost.host.host import Host
 from edgehost.mcp.results import block_text, content_json, result_json
 from edgehost.mcp.schema_values import example_arguments
-from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S, ServerState, ServerStatus
+from edgehost.mcp.server_state import ServerState, ServerStatus
+from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S
 
 # A command that needs one server waits as long as the supervisor's own start bound, plus a little.
 _CONNECT_WAIT_S = STARTUP_TIMEOUT_S + 5

@@ -25,7 +25,7 @@ from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_serv
 from edgehost.mcp.inputs import InputValues, environ_with_inputs
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
-from edgehost.mcp.supervisor import ServerStatus
+from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 
 if TYPE_CHECKING:
@@ -247,7 +247,7 @@ class ServerCommands:
             self._mcp.restart(name)
 
     def server_states(self) -> list[Any]:
-        """A snapshot of every server (edgehost.mcp.supervisor.ServerState)."""
+        """A snapshot of every server (edgehost.mcp.server_state.ServerState)."""
         return self._manager().statuses() if self._mcp is not None else []
 
     def server_instructions(self) -> dict[str, str]:

@@ -10,7 +10,7 @@ import difflib
 import fnmatch
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "ServerListing",
     "ToolEntry",
     "build_catalog",
+    "fetch_listing",
     "is_tool_allowed",
     "namespace",
     "sanitize",
@@ -36,6 +37,8 @@ __all__ = [
 
 SEPARATOR = "__"
 MAX_NAME_LENGTH = 64  # what OpenAI-style function names and most chat templates accept
+# A listing that pages forever must not hang the supervisor.
+MAX_LIST_PAGES = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SUFFIX_LENGTH = 6
 
@@ -294,3 +297,34 @@ def build_catalog(
             for p in listing.prompts
         ]
     return Catalog(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
+
+
+async def fetch_listing(client: Any) -> ServerListing:
+    """Everything a connected server (an SDK ``Client``) offers, page by page, as its capabilities say."""
+    capabilities = client.server_capabilities
+    tools: list[types.Tool] = []
+    resources: list[types.Resource] = []
+    templates: list[types.ResourceTemplate] = []
+    prompts: list[types.Prompt] = []
+    if capabilities.tools is not None:
+        tools = await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
+    if capabilities.resources is not None:
+        resources = await _all_pages(lambda cursor: client.list_resources(cursor=cursor), "resources")
+        templates = await _all_pages(
+            lambda cursor: client.list_resource_templates(cursor=cursor), "resource_templates"
+        )
+    if capabilities.prompts is not None:
+        prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
+    return ServerListing(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: str) -> list[Any]:
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await fetch(cursor)
+        items.extend(getattr(page, attribute))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items

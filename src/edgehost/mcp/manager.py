@@ -23,7 +23,8 @@ from edgehost.mcp.errors import (
     UnknownServer,
     UnknownTool,
 )
-from edgehost.mcp.supervisor import ServerState, ServerStatus, ServerSupervisor
+from edgehost.mcp.server_state import ServerState, ServerStatus
+from edgehost.mcp.supervisor import ServerSupervisor
 from edgehost.mcp.tasks import TaskState
 from edgehost.settings import Settings
 

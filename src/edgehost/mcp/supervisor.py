@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import logging
 import math
-import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
@@ -28,17 +25,19 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from edgehost import __version__
+from edgehost.mcp._failures import caused_by, describe_failure
 from edgehost.mcp._stderr import LineRing, StderrPipe
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.auth import SignInRequired
-from edgehost.mcp.catalog import ServerListing
+from edgehost.mcp.catalog import ServerListing, fetch_listing
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from_paths
 from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
 from edgehost.mcp.request_deadlines import ActiveRequest, Progress
+from edgehost.mcp.server_state import ServerState, ServerStatus
 from edgehost.mcp.tasks import TaskCancelled, TaskState, call_as_task, runs_as_task
 
-__all__ = ["ServerState", "ServerStatus", "ServerSupervisor"]
+__all__ = ["ServerSupervisor"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,62 +51,9 @@ BACKOFF_MAX_S = 30.0
 OUTPUT_EVENT_INTERVAL_S = 1.0
 # Bound on waiting for a dead server's last stderr lines, so its error message can show them.
 STDERR_DRAIN_S = 0.5
-# A listing that pages forever must not hang the supervisor.
-MAX_LIST_PAGES = 100
 STDERR_TAIL_IN_ERRORS = 10
 
-if sys.version_info < (3, 11):  # pragma: no cover
-    from exceptiongroup import BaseExceptionGroup
-
 _T = TypeVar("_T")
-
-
-class ServerStatus(str, enum.Enum):
-    STARTING = "starting"
-    READY = "ready"
-    FAILED = "failed"
-    STOPPED = "stopped"
-    DISABLED = "disabled"
-
-
-@dataclass(frozen=True)
-class ServerState:
-    """A snapshot of one server for display (CLI, GUI)."""
-
-    name: str
-    status: ServerStatus
-    error: str | None
-    transport: str
-    protocol_version: str | None
-    server_name: str | None
-    server_version: str | None
-    instructions: str | None
-    capabilities: dict[str, Any]
-    tools: int
-    resources: int
-    resource_templates: int
-    prompts: int
-    stderr_tail: tuple[str, ...]
-    log_tail: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "status": self.status.value,
-            "error": self.error,
-            "transport": self.transport,
-            "protocolVersion": self.protocol_version,
-            "serverInfo": {"name": self.server_name, "version": self.server_version}
-            if self.server_name
-            else None,
-            "instructions": self.instructions,
-            "capabilities": self.capabilities,
-            "tools": self.tools,
-            "resources": self.resources,
-            "resourceTemplates": self.resource_templates,
-            "prompts": self.prompts,
-            "stderrTail": list(self.stderr_tail),
-        }
 
 
 ChangeFnT = Callable[["ServerSupervisor", str], None]
@@ -333,7 +279,7 @@ class ServerSupervisor:
                 self._startup_scope = startup
                 transport = open_transport(self.config, pipe, watch, self._features.http_auth)
                 async with self._new_client(transport) as client:
-                    listing = await self._fetch_listing(client)
+                    listing = await fetch_listing(client)
                     startup.deadline = math.inf
                     self._startup_scope = None
                     phase = "lost its connection"
@@ -349,12 +295,12 @@ class ServerSupervisor:
             return None
         except Exception as exc:
             await pipe.drained(STDERR_DRAIN_S)
-            self._sign_in_required = _caused_by(exc, SignInRequired)
-            reason = _describe(exc)
+            self._sign_in_required = caused_by(exc, SignInRequired)
+            reason = describe_failure(exc)
             if (
                 phase == "failed to start"
                 and self.config.url
-                and (_caused_by(exc, httpx2.TransportError) or _caused_by(exc, OSError))
+                and (caused_by(exc, httpx2.TransportError) or caused_by(exc, OSError))
             ):
                 reason = f"could not connect to {self.config.url} ({reason})"  # which address was tried
             return f"server {self.name!r} {phase}: {reason}"
@@ -385,7 +331,7 @@ class ServerSupervisor:
                     self._refresh_requested = True
                     self._wake.set()
         except Exception as exc:
-            self.log.append(f"no list-change events from this server: {_describe(exc)}")
+            self.log.append(f"no list-change events from this server: {describe_failure(exc)}")
 
     async def _serve_until_stop(self, client: Client, watch: ConnectionWatch) -> str | None:
         while True:
@@ -421,29 +367,12 @@ class ServerSupervisor:
             log_level="info",
         )
 
-    async def _fetch_listing(self, client: Client) -> ServerListing:
-        capabilities = client.server_capabilities
-        tools: list[types.Tool] = []
-        resources: list[types.Resource] = []
-        templates: list[types.ResourceTemplate] = []
-        prompts: list[types.Prompt] = []
-        if capabilities.tools is not None:
-            tools = await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
-        if capabilities.resources is not None:
-            resources = await _all_pages(lambda cursor: client.list_resources(cursor=cursor), "resources")
-            templates = await _all_pages(
-                lambda cursor: client.list_resource_templates(cursor=cursor), "resource_templates"
-            )
-        if capabilities.prompts is not None:
-            prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
-        return ServerListing(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
-
     async def _refresh(self, client: Client) -> None:
         try:
             with anyio.fail_after(self.config.timeout):
-                listing = await self._fetch_listing(client)
+                listing = await fetch_listing(client)
         except (MCPError, ValidationError, TimeoutError) as exc:
-            self.log.append(f"refreshing the listing after list_changed failed: {_describe(exc)}")
+            self.log.append(f"refreshing the listing after list_changed failed: {describe_failure(exc)}")
             return
         self.listing = listing
         self._emit("listing")
@@ -650,36 +579,3 @@ class ServerSupervisor:
             lambda client, _: client.get_prompt(prompt, arguments),
             timeout=timeout,
         )
-
-
-async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: str) -> list[Any]:
-    items: list[Any] = []
-    cursor: str | None = None
-    for _ in range(MAX_LIST_PAGES):
-        page = await fetch(cursor)
-        items.extend(getattr(page, attribute))
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return items
-
-
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    """Whether ``exc`` is a ``kind``, or one is inside it (exception groups, causes)."""
-    if isinstance(exc, kind):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_caused_by(inner, kind) for inner in exc.exceptions)
-    return exc.__cause__ is not None and _caused_by(exc.__cause__, kind)
-
-
-def _describe(exc: BaseException) -> str:
-    """A one-line reason, looking inside exception groups for the first real cause."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, MCPError):
-        if exc.code == CONNECTION_CLOSED:
-            return "it closed the connection (did the program exit?)"
-        return exc.error.message
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError | ValueError) else text
