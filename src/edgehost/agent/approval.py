@@ -50,7 +50,7 @@ RuleAction = Literal["allow", "ask", "deny"]
 ConversationId = int | str
 
 APPROVER_CLEANUP_S = 1.0  # a cancelled approver only closes a dialog; more than this means it ignores cancel
-_RISK_ORDER: dict[Risk, int] = {"safe": 0, "caution": 1, "destructive": 2}
+RISK_ORDER: dict[Risk, int] = {"safe": 0, "caution": 1, "destructive": 2}
 _RULE_ACTIONS = ("allow", "ask", "deny")
 _RULE_KEYS = frozenset({"server", "tool", "action", "comment"})
 
@@ -220,7 +220,7 @@ def _annotation_risk(tool: ToolSpec) -> tuple[Risk | None, list[str]]:
 
 
 def _max_risk(*risks: Risk) -> Risk:
-    return max(risks, key=lambda r: _RISK_ORDER[r])
+    return max(risks, key=lambda r: RISK_ORDER[r])
 
 
 def tool_risk(tool: ToolSpec) -> tuple[Risk, tuple[str, ...]]:
@@ -236,7 +236,7 @@ def tool_risk(tool: ToolSpec) -> tuple[Risk, tuple[str, ...]]:
         not tool.trusted_server
         and by_annotations is not None
         and by_name
-        and _RISK_ORDER[by_name] > _RISK_ORDER[by_annotations]
+        and RISK_ORDER[by_name] > RISK_ORDER[by_annotations]
     ):
         reasons.append("the server is not trusted, so its annotations cannot lower the risk")
     return risk, tuple(reasons)

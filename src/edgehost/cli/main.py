@@ -15,7 +15,8 @@ from edgehost.paths import Paths
 # Each module defines ``register(subparsers)`` and sets ``handler=`` on its parsers; a handler takes
 # the CliContext and returns an exit code (or a coroutine giving one).
 COMMAND_MODULES = (
-    "edgehost.cli.mcp_commands",  # servers, tools, call, resources, read, prompts, prompt, probe
+    "edgehost.cli.mcp_commands",  # servers, tools, call, resources, read, prompts, prompt
+    "edgehost.cli.probe_commands",  # probe
     "edgehost.cli.config_commands",  # config import, serve
     "edgehost.cli.model_commands",  # models, ask
     "edgehost.cli.board_commands",  # doctor
