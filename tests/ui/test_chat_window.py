@@ -82,7 +82,7 @@ def test_the_status_bar_says_which_model_is_ready_and_where_it_runs(data_dir: Pa
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False) as desktop:
             await desktop.host.wait_model()
-            label = desktop.window.model_label
+            label = desktop.window.status.model_label
             assert label.text() == "● scripted · ready · scripted"
             assert current_colors().ok in label.styleSheet()
             desktop.host.emit(ev.ModelStatusChanged("loading", "llamacpp", ""))
@@ -124,27 +124,30 @@ def test_the_context_meter_and_reply_stats_follow_the_conversation_on_screen(
             assert first is not None
             used = window.context_used[first]
             maximum = desktop.host.backend.capabilities.max_context
-            assert used > 0 and window.context_meter.value() == used
-            assert not window.context_label.text().startswith("context 0 ")
+            assert used > 0 and window.status.context_meter.value() == used
+            assert not window.status.context_label.text().startswith("context 0 ")
             # It says which size it is: the one loaded, not the model file's (what `models` lists).
-            assert window.context_label.toolTip().startswith(
+            assert window.status.context_label.toolTip().startswith(
                 f"{used} of {maximum} tokens of context used: the size the model was loaded with"
             )
             stats = window.chat.last_answer.perf.text()
             assert "tokens" in stats
             window.new_chat()
-            assert window.context_meter.value() == 0 and window.speed_label.text() == ""
+            assert window.status.context_meter.value() == 0 and window.status.speed_label.text() == ""
             # A quick-ask answers in a conversation of its own: the meter of the one on screen stays.
             window.open_conversation(first)
             quick = desktop.quick_ask
             quick.input.setText("Something quick")
             quick.input.returnPressed.emit()
             await finished(quick.task)
-            assert window.current_id == first and window.context_meter.value() == used
+            assert window.current_id == first and window.status.context_meter.value() == used
             # Reopened, a conversation shows its last reply's stats and its context at once.
             window.new_chat()
             window.open_conversation(first)
-            assert window.context_meter.value() == used and window.context_meter.maximum() == maximum
+            assert (
+                window.status.context_meter.value() == used
+                and window.status.context_meter.maximum() == maximum
+            )
             reopened = window.chat.last_answer.perf.text()  # the stored timings are rounded
             assert reopened.split(" · ")[0] == stats.split(" · ")[0] and "tok/s" in reopened
 

@@ -256,7 +256,7 @@ def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: A
             dialog.save()
             saved = json.loads(desktop.host.paths.settings_file.read_text())
             assert saved["theme"] == "dark" and saved["threads"] == 3 and saved["backend"] == "llamacpp"
-            assert desktop.window.backend_switch.currentText() == "llama.cpp on the CPU"
+            assert desktop.window.status.backend_switch.currentText() == "llama.cpp on the CPU"
             from PySide6.QtWidgets import QApplication
 
             from edgehost.ui.theme import DARK, current_colors

@@ -17,22 +17,20 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QProgressBar,
     QPushButton,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from edgehost.settings import Settings
-from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice, TaskSet
+from edgehost.ui._widgets import TaskSet
 from edgehost.ui.chat_view import ChatView
 from edgehost.ui.composer import Composer
 from edgehost.ui.composer_actions import ComposerActions
 from edgehost.ui.conversation_list import ConversationList
 from edgehost.ui.server_dialogs import ServerDialogs
-from edgehost.ui.theme import current_colors
+from edgehost.ui.status_line import StatusLine
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -201,28 +199,9 @@ class MainWindow(QMainWindow):
         return area
 
     def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        bar.setSizeGripEnabled(False)
-        self.model_label = QLabel("● Loading model…")
-        self.backend_switch = BackendChoice(self.settings.backend)
-        self.backend_switch.setToolTip("Where the model runs (choosing another loads it again)")
-        self.backend_switch.chosen.connect(self.switch_backend)
-        self.speed_label = QLabel("")
-        self.context_meter = QProgressBar()
-        self.context_meter.setObjectName("ContextMeter")
-        self.context_meter.setTextVisible(False)
-        self.context_meter.setRange(0, 1)
-        self.context_meter.setValue(0)
-        self.context_label = QLabel("context —")
-        self.servers_button = QToolButton()
-        self.servers_button.setText("servers …")
-        self.servers_button.clicked.connect(lambda: self.open_panel("servers"))
-        bar.addWidget(self.model_label)
-        bar.addWidget(self.backend_switch)
-        bar.addPermanentWidget(self.speed_label)
-        bar.addPermanentWidget(self.context_label)
-        bar.addPermanentWidget(self.context_meter)
-        bar.addPermanentWidget(self.servers_button)
+        self.status = StatusLine(
+            self.statusBar(), self.settings.backend, self.switch_backend, lambda: self.open_panel("servers")
+        )
 
     def _build_actions(self) -> None:
         for shortcut, slot in (
@@ -285,7 +264,7 @@ class MainWindow(QMainWindow):
         self.title.setText("New conversation")
         self.routing_switch.show_for(self.host, None)
         self.show_context()
-        self.speed_label.setText("")
+        self.status.show_speed(0)
         self.conversations.select(None)
         self.chat.show_placeholder(
             "Ask a question. EdgeHost answers with the local model and uses the tools "
@@ -320,7 +299,7 @@ class MainWindow(QMainWindow):
         if last.context_tokens:
             self.context_used[conversation_id] = last.context_tokens
         self.show_context()
-        self.speed_label.setText(f"{last.tokens_per_second:.1f} tok/s" if last.tokens_per_second else "")
+        self.status.show_speed(last.tokens_per_second)
         if self.turn_conversation == conversation_id:
             self.chat.end_answer("", can_regenerate=False)
         self.conversations.select(conversation_id)
@@ -365,7 +344,7 @@ class MainWindow(QMainWindow):
         if conversation_id == self.current_id:
             self.chat.add_user(text)
             self.chat.show_thinking()
-            self.speed_label.setText("")  # the last reply's speed is not this one's
+            self.status.show_speed(0)  # the last reply's speed is not this one's
         kwargs: dict[str, Any] = {}
         if pinned:
             kwargs["pinned_tool"] = pinned
@@ -472,7 +451,7 @@ class MainWindow(QMainWindow):
                 summary = "stopped" + (f" · {summary}" if summary else "")
             self.chat.end_answer(summary)
             if event.perf.tokens_per_second:
-                self.speed_label.setText(f"{event.perf.tokens_per_second:.1f} tok/s")
+                self.status.show_speed(event.perf.tokens_per_second)
             self.show_context()
         self.turn_conversation = None
 
@@ -494,23 +473,8 @@ class MainWindow(QMainWindow):
     def show_context(self) -> None:
         """The meter: how much of the model's context the conversation on screen fills, as of its
         last reply (0 for a new one); nothing while no model is loaded."""
-        maximum = self.host.context_size
         used = self.context_used.get(self.current_id, 0) if self.current_id is not None else 0
-        if not maximum:
-            self.context_meter.setRange(0, 1)
-            self.context_meter.setValue(0)
-            self.context_label.setText("context —")
-            return
-        self.context_meter.setRange(0, maximum)
-        self.context_meter.setValue(min(used, maximum))
-        self.context_label.setText(f"context {_k(used)} / {_k(maximum)}")
-        # The size the model was loaded with, which `edgehost models` does not list (it gives the file's).
-        tip = (
-            f"{used} of {maximum} tokens of context used: the size the model was loaded with, chosen by "
-            "the board profile or the context length in Settings (the model itself may allow more)"
-        )
-        self.context_meter.setToolTip(tip)
-        self.context_label.setToolTip(tip)
+        self.status.show_context(used, self.host.context_size)
 
     async def _offer_model(self) -> None:
         row = await self.host.suggested_model()
@@ -527,34 +491,13 @@ class MainWindow(QMainWindow):
             self.tasks.spawn(self._offer_model(), name="suggest-model")
         elif self.host.settings.model:
             self.model_hint.hide()
-        if self.model_ready:  # `auto` now resolves by this model's size
+        if self.model_ready:  # `auto` now resolves by this model's size, and the context by its size
             self.routing_switch.show_for(self.host, self.current_id)
-        colors = current_colors()
-        runtime = _RUNTIMES.get(event.backend, event.backend)
-        if event.status == "ready":
-            text, color = f"● {event.model or 'Model'} · ready · {runtime}", colors.ok
-            if event.detail:  # another backend crashed while loading: this one stands in
-                text, color = f"{text} (the first choice crashed: hover for why)", colors.warn
             self.show_context()
-        elif event.status == "loading":
-            text, color = f"◌ Loading the model ({runtime})…", colors.warn
-        else:
-            text, color = f"✕ Model {event.status}: {event.detail}"[:140], colors.error
-        self.model_label.setText(text)
-        self.model_label.setStyleSheet(f"color: {color};")
-        self.model_label.setToolTip(event.detail or text)
+        self.status.show_model(event)
 
     def refresh_servers(self) -> None:
-        states = self._host.server_states() if self._host is not None else []
-        ready = sum(1 for s in states if getattr(s.status, "value", s.status) == "ready")
-        failed = [s.name for s in states if getattr(s.status, "value", s.status) == "failed"]
-        text = f"servers {ready}/{len(states)}"
-        if failed:
-            text += f" · {len(failed)} failed"
-        self.servers_button.setText(text)
-        self.servers_button.setToolTip(
-            "\n".join(f"{s.name}: {getattr(s.status, 'value', s.status)}" for s in states)
-        )
+        self.status.show_servers(self._host.server_states() if self._host is not None else [])
         self._refresh_panel("servers")
 
     def _on_catalog_changed(self) -> None:
@@ -577,36 +520,12 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- panels
     def panel(self, key: str) -> QWidget:
+        """The panel ``key`` (servers, tools, history, models, settings), made on first use."""
         panel = self.panels.get(key)
         if panel is None:
-            from edgehost.ui.history_panel import HistoryPanel
-            from edgehost.ui.models_panel import ModelsPanel
-            from edgehost.ui.servers_panel import ServersPanel
-            from edgehost.ui.settings_dialog import SettingsDialog
-            from edgehost.ui.tools_panel import ToolsPanel
+            from edgehost.ui.panels import build_panel
 
-            if key == "servers":
-                panel = ServersPanel(self.host, self)
-            elif key == "tools":
-                panel = ToolsPanel(self.host, self)
-            elif key == "history":
-                history = HistoryPanel(self.host, self)
-                history.open_conversation.connect(self.open_conversation)
-                panel = history
-            elif key == "models":
-                models = ModelsPanel(self.host, self)
-                if self.bridge is not None:
-                    self.bridge.model_download_progressed.connect(models.on_download_progressed)
-                    self.bridge.model_download_finished.connect(models.on_download_finished)
-                panel = models
-            elif key == "settings":
-                settings = SettingsDialog(self.host, self)
-                settings.saved.connect(self._settings_saved)
-                settings.finished.connect(lambda _r: self.panels.pop("settings", None))
-                panel = settings
-            else:
-                raise KeyError(key)
-            self.panels[key] = panel
+            panel = self.panels[key] = build_panel(self, key)
         return panel
 
     def open_panel(self, key: str) -> QWidget:
@@ -619,7 +538,7 @@ class MainWindow(QMainWindow):
         panel.activateWindow()
         return panel
 
-    def _settings_saved(self, changed: set[str]) -> None:
+    def settings_saved(self, changed: set[str]) -> None:
         if "theme" in changed:
             from PySide6.QtWidgets import QApplication
 
@@ -631,7 +550,7 @@ class MainWindow(QMainWindow):
         if "approval_timeout_s" in changed:
             self.approvals.set_timeout(self.host.settings.approval_timeout_s)
         if "backend" in changed:
-            self.backend_switch.set_backend(self.host.settings.backend)
+            self.status.backend_switch.set_backend(self.host.settings.backend)
         if changed & {"model", "backend", "profile", "context_length", "threads"}:
             self.reload_model()
 
@@ -662,11 +581,3 @@ class MainWindow(QMainWindow):
         event.accept()
         self.quit_was_requested = True  # the app may still be starting: it checks this once it listens
         self.quit_requested.emit()
-
-
-# How the status bar names each backend's runtime.
-_RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"}
-
-
-def _k(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
