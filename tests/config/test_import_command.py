@@ -75,7 +75,10 @@ def test_importing_again_with_replace_reports_unchanged_and_a_changed_entry_as_r
         True,
     )
     assert report["changedKeys"] == {"a": ["command"]}
-    assert json.loads((data_dir / "servers.json").read_text())["mcpServers"]["a"] == {"command": "two"}
+    assert json.loads((data_dir / "servers.json").read_text())["mcpServers"]["a"] == {
+        "type": "stdio",
+        "command": "two",
+    }
 
 
 def test_an_existing_server_is_kept_without_replace_and_the_differing_keys_are_named(
@@ -94,8 +97,8 @@ def test_an_existing_server_is_kept_without_replace_and_the_differing_keys_are_n
     assert "s3cret" not in err + out and "other" not in err + out
     assert "1 added, 0 replaced, 0 unchanged, 1 kept" in out
     saved = json.loads((data_dir / "servers.json").read_text())["mcpServers"]
-    assert saved["a"] == {"command": "one", "env": {"TOKEN": "s3cret"}}
-    assert saved["c"] == {"command": "three"}
+    assert saved["a"] == {"type": "stdio", "command": "one", "env": {"TOKEN": "s3cret"}}
+    assert saved["c"] == {"type": "stdio", "command": "three"}
 
 
 def test_a_dry_run_reports_but_writes_nothing(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,3 +245,13 @@ def test_a_value_entered_for_a_vscode_input_is_kept_out_of_the_file_and_used_fro
     assert out == "forgot the value of api-key\n"
     code, out, _ = run(capsys, "--config", str(config), "--data-dir", str(data_dir), "config", "show")
     assert "needs input 'api-key'" in out
+
+
+def test_a_stdio_entry_that_differs_only_by_its_type_is_unchanged(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data_dir / "servers.json").write_text('{"mcpServers": {"a": {"command": "one"}}}')
+    source = tmp_path / "mcp.json"
+    source.write_text('{"servers": {"a": {"type": "stdio", "command": "one"}}}')
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "config", "import", "--json", str(source))
+    assert code == 0 and json.loads(out)["unchanged"] == ["a"]

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -179,8 +180,9 @@ def test_a_vscode_file_keeps_its_servers_key_inputs_and_comments(
     saved = path.read_text(encoding="utf-8")
     last_entry = '    "events": {"type": "sse", "url": "http://localhost:3001/sse"}'
     assert saved.startswith(original[: original.index(last_entry) + len(last_entry)])
-    assert saved.endswith(
-        '    "search": {\n      "command": "uvx",\n      "args": [\n        "search-mcp"\n      ]\n    }\n  }\n}\n'
+    assert saved.endswith(  # with its "type" as the imported file wrote it
+        '    "search": {\n      "type": "stdio",\n      "command": "uvx",\n      "args": [\n        "search-mcp"\n      ]\n'
+        "    }\n  }\n}\n"
     )
     assert "mcpServers" not in saved
 
@@ -317,3 +319,50 @@ def test_a_server_written_twice_in_one_object_is_kept_as_written_when_the_file_i
     config = parse_servers_file(path, expand_variables=False)
     assert config.servers[0].error is not None and "written twice" in config.servers[0].error
     assert servers_config_to_json(config)["mcpServers"] == {"a": {"command": "y", "args": ["--z"]}}
+
+
+def test_a_changed_vscode_stdio_entry_keeps_its_type(tmp_path: Path, data_dir: Path) -> None:
+    path = user_file(
+        tmp_path,
+        '{\n  "servers": {\n    "a": {"type": "stdio", "command": "a", "envFile": ".env"}\n  }\n}\n',
+        "mcp.json",
+    )
+    paths = Paths.resolve(path, data_dir)
+    loaded = load_servers_config(paths).get("a")
+    assert loaded is not None
+    save_server(paths, replace(loaded, args=["--fast"]))
+    entry = json.loads(path.read_text())["servers"]["a"]
+    # VS Code's own key and its type stay; the change is made.
+    assert entry == {"type": "stdio", "command": "a", "envFile": ".env", "args": ["--fast"]}
+    assert load_servers_config(paths).get("a").args == ["--fast"]  # type: ignore[union-attr]
+
+
+def test_inputs_imported_into_a_vscode_settings_file_go_beside_its_servers(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        "{\n"
+        '  "editor.fontSize": 14,\n'
+        '  "mcp": {\n'
+        '    "inputs": [{"type": "promptString", "id": "old", "description": "Old key"}],\n'
+        '    "servers": {\n'
+        '      "a": {"type": "stdio", "command": "a", "env": {"K": "${input:old}"}}\n'
+        "    }\n"
+        "  }\n"
+        "}\n"
+    )
+    path = user_file(tmp_path, text, "settings.json")
+    source = tmp_path / "other.json"
+    source.write_text(
+        '{"inputs": [{"type": "promptString", "id": "key", "description": "API key", "password": true}],'
+        ' "servers": {"keyed": {"type": "stdio", "command": "k", "env": {"K": "${input:key}"}}}}'
+    )
+    assert main(["--config", str(path), "--data-dir", str(data_dir), "config", "import", str(source)]) == 0
+    capsys.readouterr()
+    saved = json.loads(path.read_text())
+    assert "inputs" not in saved
+    assert [item["id"] for item in saved["mcp"]["inputs"]] == ["old", "key"]
+    assert saved["editor.fontSize"] == 14
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"HOME": "/h"})
+    assert set(config.inputs) == {"old", "key"}
+    assert config.inputs["key"].description == "API key"

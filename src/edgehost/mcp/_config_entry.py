@@ -431,6 +431,9 @@ class _EntryReader:
         if max_calls is not None:
             server.max_concurrent_calls = max_calls
         server.extra = {k: v for k, v in self.raw.items() if k not in _KNOWN}
+        if server.transport == "stdio" and transport_key is not None:
+            # Written back as it was (VS Code writes "type": "stdio"); a stdio entry needs no type.
+            server.extra = {transport_key: self.raw[transport_key], **server.extra}
         server.as_written = self.as_written
         return server
 

@@ -40,6 +40,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SERVERS_KEY = "mcpServers"  # where a new file (or one without a servers object) holds its servers
+INPUTS_KEY = "inputs"  # VS Code's input declarations: top level, or beside the servers in settings.json
 _DEFAULT_INDENT = "  "
 
 
@@ -114,14 +115,17 @@ def servers_file_edits(
 
     A value the same before and after (or already written as it is after) is left alone, so an entry
     the user wrote differently but equivalently (``"type": "stdio"``, a snake_case key) stays as written.
-    A server is changed where it is written; a new one goes in the file's first servers object.
+    A server is changed where it is written; a new one goes in the file's first servers object. The
+    VS Code "inputs" list is written beside the servers (in "mcp" in a settings.json).
     """
     edits: list[Edit] = []
     server_keys = {SERVERS_KEY, *(table[0] for table in tables)}
+    beside_servers = tables[0][:-1] if tables else ()  # ("mcp",) in a VS Code settings.json
     for key in _keys(data, before, after):
         if key in server_keys:
             continue
-        edit = _edit((key,), data, before.get(key, _ABSENT), after.get(key, _ABSENT))
+        key_path = (*beside_servers, key) if key == INPUTS_KEY else (key,)
+        edit = _edit(key_path, data, before.get(key, _ABSENT), after.get(key, _ABSENT))
         if edit is not None:
             edits.append(edit)
     old_servers, new_servers = before.get(SERVERS_KEY, {}), after.get(SERVERS_KEY, {})

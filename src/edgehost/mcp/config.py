@@ -34,6 +34,7 @@ from edgehost.mcp._config_model import (
 )
 from edgehost.mcp._config_text import KeyPath, ParsedFile, parse_servers_text, read_servers_file
 from edgehost.mcp._config_writer import (
+    INPUTS_KEY,
     SERVERS_KEY,
     current_text,
     plain_json,
@@ -53,6 +54,7 @@ __all__ = [
     "ServerConfig",
     "ServersConfig",
     "Transport",
+    "builtin_fixed_args",
     "builtin_servers",
     "edgehost_command",
     "input_env_name",
@@ -213,6 +215,9 @@ def parse_servers_file(
         servers.append(server)
     approval = _approval(parsed)
     extra = {k: v for k, v in parsed.data.items() if k not in (*_SERVER_TABLES, "mcp", "approval")}
+    nested_inputs = _lookup(parsed.data, inputs_at) if len(inputs_at) > 1 else None
+    if isinstance(nested_inputs, list):
+        extra[INPUTS_KEY] = nested_inputs  # settings.json's mcp.inputs: written back there (the writer)
     return ServersConfig(servers=servers, approval=approval, path=path, extra=extra, inputs=inputs)
 
 

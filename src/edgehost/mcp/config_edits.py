@@ -109,8 +109,13 @@ def merge_servers(ours: ServersConfig, incoming: ServersConfig, *, replace: bool
 
 
 def _entry(config: ServersConfig, server: ServerConfig) -> dict[str, Any]:
+    """The server's entry as compared on import: a stdio entry's optional "type" does not count."""
     entry = server_to_entry(server, config.builtin_defaults.get(server.name))
-    return entry if isinstance(entry, dict) else {}
+    if not isinstance(entry, dict):
+        return {}
+    return {
+        k: v for k, v in entry.items() if not (server.transport == "stdio" and k in ("type", "transportType"))
+    }
 
 
 def _differing_keys(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
