@@ -144,10 +144,17 @@ class ServerCommands:
         self.servers_config.approval = approval
         self.policy.set_rules(rules)  # the user's grants for open conversations stay
 
-    def save_server(self, server: ServerConfig) -> None:
-        """Add ``server`` to the servers file, or replace the entry of that name; reload_server applies
-        it. Raises ConfigError when the file cannot be read or written (then nothing changes)."""
-        edit_servers_file(self.paths, lambda config: merge_servers(config, ServersConfig(servers=[server])))
+    def save_server(self, server: ServerConfig, *, renamed_from: str | None = None) -> None:
+        """Add ``server`` to the servers file, or replace the entry of that name (and take out the
+        entry ``renamed_from``, in the same write); reload_server applies each. Raises ConfigError when
+        the file cannot be read or written (then nothing changes)."""
+
+        def save(config: ServersConfig) -> None:
+            if renamed_from is not None and renamed_from != server.name:
+                config.servers = [s for s in config.servers if s.name != renamed_from]
+            merge_servers(config, ServersConfig(servers=[server]))
+
+        edit_servers_file(self.paths, save)
 
     def remove_server_entry(self, name: str) -> None:
         """Take ``name`` out of the servers file; reload_server stops it. Raises ConfigError."""

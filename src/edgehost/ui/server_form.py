@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,16 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError
-from edgehost.mcp.config import InputSpec, ServerConfig, parse_servers_file
+from edgehost.mcp.config import (
+    InputSpec,
+    ServerConfig,
+    builtin_fixed_args,
+    parse_servers_file,
+    server_to_entry,
+)
 from edgehost.ui._widgets import cancel_save_row
 
-__all__ = ["ServerForm", "entry_from_form", "input_value_dialog", "validate_entry"]
+__all__ = ["ServerForm", "entry_from_form", "input_value_dialog", "validate_entry", "written_entry"]
 
 
 def _lines(text: str) -> list[str]:
@@ -44,19 +50,53 @@ def _pairs(text: str, separator: str) -> dict[str, str]:
     return pairs
 
 
+# What the form edits; an entry's other keys (cwd, timeout, allowedTools, OAuth, other hosts' own) are
+# kept as the file has them, apart from those of the other kind of transport when it changes.
+_FORM_KEYS = {"type", "command", "args", "env", "url", "headers"}
+_STDIO_ONLY = {"cwd"}
+_REMOTE_ONLY = {"clientId", "clientSecret", "oauthGrant", "callbackPort", "clientMetadataUrl"}
+
+
+def written_entry(server: ServerConfig, builtins: Mapping[str, ServerConfig]) -> dict[str, Any]:
+    """The server's entry as the servers file has it: ``${VAR}`` where the user wrote one, never the
+    secret it stands for."""
+    entry = server_to_entry(server, builtins.get(server.name))
+    return dict(entry) if isinstance(entry, dict) else {}
+
+
 def entry_from_form(
-    transport: str, command: str, args: str, env: str, url: str, headers: str
+    transport: str,
+    command: str,
+    args: str,
+    env: str,
+    url: str,
+    headers: str,
+    base: Mapping[str, Any] | None = None,
+    *,
+    builtin: bool = False,
 ) -> dict[str, Any]:
-    """The Claude Desktop / VS Code entry the form describes. Raises ConfigError for a malformed line."""
-    if transport == "stdio":
-        entry: dict[str, Any] = {"command": command.strip(), "args": shlex.split(args)}
+    """The Claude Desktop / VS Code entry the form describes, over ``base`` (the entry edited, as
+    written_entry gives it) whose other settings stay. A ``builtin`` server's entry has no command (it
+    is this installation's interpreter) and ``args`` holds only the options after its own.
+    Raises ConfigError for a malformed line."""
+    base = base or {}
+    dropped = _FORM_KEYS | (_REMOTE_ONLY if transport == "stdio" else _STDIO_ONLY)
+    kept = {key: value for key, value in base.items() if key not in dropped}
+    if builtin:
+        entry: dict[str, Any] = {"args": shlex.split(args)} if args.strip() else {}
         if env.strip():
             entry["env"] = _pairs(env, "=")
-        return entry
+        return entry | kept
+    if transport == "stdio":
+        entry = {"type": "stdio"} if "type" in base else {}  # VS Code writes it
+        entry |= {"command": command.strip(), "args": shlex.split(args)}
+        if env.strip():
+            entry["env"] = _pairs(env, "=")
+        return entry | kept
     entry = {"type": transport, "url": url.strip()}
     if headers.strip():
         entry["headers"] = _pairs(headers, ":")
-    return entry
+    return entry | kept
 
 
 def validate_entry(name: str, entry: dict[str, Any], builtins: dict[str, ServerConfig]) -> ServerConfig:
@@ -111,8 +151,9 @@ class ServerForm(QDialog):
         self.headers.setMaximumHeight(80)
         form.addRow("Name", self.name)
         form.addRow("Transport", self.transport)
-        form.addRow("Command", self.command)
-        form.addRow("Arguments", self.args)
+        self._command_label, self._args_label = QLabel("Command"), QLabel("Arguments")
+        form.addRow(self._command_label, self.command)
+        form.addRow(self._args_label, self.args)
         form.addRow("Environment", self.env)
         form.addRow("URL", self.url)
         form.addRow("Headers", self.headers)
@@ -126,16 +167,36 @@ class ServerForm(QDialog):
         layout.addWidget(self.problem)
         layout.addLayout(cancel_save_row(self, self.save))
         self.transport.currentTextChanged.connect(self._show_fields)
+        self._written: dict[str, Any] = {}
+        self._builtin = existing is not None and existing.builtin
+        self._existing_name = existing.name if existing is not None else None
         if existing is not None:
+            self._written = written_entry(existing, builtins)
             self.name.setReadOnly(existing.builtin)
             self.transport.setCurrentText(existing.transport)
             self.command.setText(existing.command or "")
             self.args.setText(shlex.join(existing.args))
-            written = {k: v[0] for k, v in existing.as_written.items()}
-            self.env.setPlainText("\n".join(f"{k}={written.get(k, v)}" for k, v in existing.env.items()))
+            if existing.builtin:  # its program is EdgeHost itself: only its options are the user's
+                self.transport.setEnabled(False)
+                self.command.setReadOnly(True)
+                own = existing.args[: builtin_fixed_args(builtins.get(existing.name, existing))]
+                self.command.setText(shlex.join([existing.command or "", *own]))
+                self.args.setText(shlex.join(self._written.get("args", [])))
+                self.args.setPlaceholderText(
+                    f"options of `edgehost serve {existing.name}`, e.g. --help lists them"
+                )
+                self._command_label.setText("Program")
+                self._args_label.setText("Options")
+            env = self._written.get("env", existing.env)  # as written: ${VAR}, not the secret
+            self.env.setPlainText("\n".join(f"{k}={v}" for k, v in env.items()))
             self.url.setText(existing.url or "")
-            self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in existing.headers.items()))
+            headers = self._written.get("headers", existing.headers)
+            self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))
         self._show_fields(self.transport.currentText())
+
+    def renamed_from(self, name: str) -> str | None:
+        """The name of the server edited when it is saved as ``name``, another (a rename)."""
+        return self._existing_name if self._existing_name not in (None, name) else None
 
     def _show_fields(self, transport: str) -> None:
         stdio = transport == "stdio"
@@ -162,6 +223,8 @@ class ServerForm(QDialog):
                 self.env.toPlainText(),
                 self.url.text(),
                 self.headers.toPlainText(),
+                self._written,
+                builtin=self._builtin,
             )
             server = validate_entry(name, entry, self._builtins)
         except ConfigError as exc:

@@ -349,16 +349,18 @@ class ServersPanel(QDialog):
 
     def _open_form(self, existing: ServerConfig | None) -> None:
         taken = {s.name for s in self.host.servers_config.servers}
-        self.form = ServerForm(self._builtins(), existing, taken, self)
-        self.form.saved.connect(self._save_server)
+        self.form = form = ServerForm(self._builtins(), existing, taken, self)
+        form.saved.connect(lambda server: self._save_server(server, form.renamed_from(server.name)))
         self.form.open()
 
-    def _save_server(self, server: ServerConfig) -> None:
+    def _save_server(self, server: ServerConfig, renamed_from: str | None = None) -> None:
         try:
-            self.host.save_server(server)
+            self.host.save_server(server, renamed_from=renamed_from)
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
+        if renamed_from is not None:
+            self._apply(renamed_from)  # stopped and forgotten: the file no longer has it
         self._say(
             f"Saved “{server.name}” to {self.host.paths.servers_file}; connecting…", connecting=server.name
         )
