@@ -128,3 +128,16 @@ def test_ctrl_d_at_a_field_cancels_the_form_and_the_chat_still_reads_its_next_li
     assert re.search(rf"^ {TOOL} ok \d+ ms$", screen[screen.rindex("> /history") :], re.MULTILINE)
     terminal.type_line("/quit")
     assert terminal.wait_exit() == 0, terminal.screen()
+
+
+def test_ask_on_a_terminal_asks_a_servers_question_too(everything_home: Path, terminal: Terminal) -> None:
+    # `ask` answered every form with the schema's defaults, even with a person at the terminal.
+    terminal.start(edgehost_command(everything_home, "ask", "--tool", TOOL, "ask me for my details"))
+    terminal.wait_for_text("[d]eny? ")
+    terminal.type_line("o")
+    screen = terminal.wait_for_text("  text: ")
+    assert "everything asks: Please provide inputs for the following fields:" in screen
+    terminal.type_line("/decline")
+    terminal.wait_for_text("(declined: everything gets no answer)")
+    assert terminal.wait_exit() == 0, terminal.screen()
+    assert "User declined to provide the requested information" in last_result(everything_home)

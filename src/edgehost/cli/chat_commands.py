@@ -231,17 +231,31 @@ async def _await_turn(turn: asyncio.Task[Any]) -> Any:
 async def run_ask(ctx: CliContext) -> int:
     """`edgehost ask`: one turn through the Host, recorded in the history like any other.
 
-    With tools, approvals are asked on the terminal (or --yes / --yes-all); --no-tools starts no
-    server, so the model answers alone.
+    With tools, approvals and a server's questions (elicitation) are asked on the terminal (or --yes /
+    --yes-all, and the schema's defaults, without one); --no-tools starts no server, so the model
+    answers alone.
     """
     args = ctx.args
     reader = LineReader() if sys.stdin.isatty() and not args.no_tools else None
-    host = host_for_cli(ctx, reader=reader, with_servers=not args.no_tools)
+    out = sys.stderr if args.json else sys.stdout  # --json keeps stdout for the JSON
+    questions = (
+        TerminalElicitation(reader.readline, write=lambda text: print(text, end="", file=out, flush=True))
+        if reader is not None
+        else None
+    )
+    host = host_for_cli(
+        ctx,
+        reader=reader,
+        with_servers=not args.no_tools,
+        features=questions.features() if questions is not None else None,
+    )
+    if questions is not None:
+        host.subscribe(questions.on_event)
     agent = AgentConfig.from_settings(ctx.settings)
     agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
     agent.routing = args.routing or agent.routing
     host.options.agent = agent
-    printer = EventPrinter(sys.stderr if args.json else sys.stdout, show_text=not args.json)
+    printer = EventPrinter(out, show_text=not args.json)
     host.subscribe(printer)
     try:
         await host.start()
