@@ -409,3 +409,59 @@ def test_a_remote_server_that_does_not_answer_is_named_by_its_address(
     listed = edgehost(data_dir, config, "servers", "--wait", str(WAIT_S))
     assert listed.returncode == 1
     assert f"server 'gone' failed to start: could not connect to {url} (" in listed.stdout, listed.stdout
+
+
+NOTES = Path(__file__).resolve().parent / "note_server.py"
+
+
+def _json_line(process: subprocess.Popen[str], timeout: float = CLI_TIMEOUT_S) -> dict[str, object]:
+    """The next line of the process's stdout, as JSON (bounded: the reading thread is left if it hangs)."""
+    import threading
+
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(process.stdout.readline() if process.stdout else ""))
+    reader.start()
+    reader.join(timeout)
+    assert line and line[0], f"no line within {timeout:g} s"
+    return dict(json.loads(line[0]))
+
+
+def test_read_watch_reads_a_resource_again_each_time_its_server_says_it_changed(tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("buy milk", encoding="utf-8")
+    config = write_config(tmp_path, {"notes": {"command": sys.executable, "args": [str(NOTES), str(note)]}})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgehost", "--config", str(config), "--data-dir", str(tmp_path / "data")]
+        + ["read", "note://today", "--watch", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = _json_line(process)
+        assert first["contents"] == [{"uri": "note://today", "mimeType": "text/plain", "text": "buy milk"}]
+        time.sleep(0.3)  # a file system whose times are coarse still sees a change
+        note.write_text("buy milk and bread", encoding="utf-8")
+        second = _json_line(process)
+        assert second["contents"][0]["text"] == "buy milk and bread"  # type: ignore[index]
+        assert process.poll() is None  # it stays for the next change
+    finally:
+        process.terminate()
+        process.wait(CLI_TIMEOUT_S)
+
+
+def test_read_watch_of_a_server_that_sends_no_updates_says_so(
+    data_dir: Path, tmp_path: Path, edgehost: Callable[..., Run]
+) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("x", encoding="utf-8")
+    script = tmp_path / "static_notes.py"
+    # The same server without its subscriptions/listen handler: it cannot tell anyone of a change.
+    script.write_text(
+        NOTES.read_text(encoding="utf-8").replace("subscriptions=bus", "subscriptions=False"),
+        encoding="utf-8",
+    )
+    config = write_config(tmp_path, {"notes": {"command": sys.executable, "args": [str(script), str(note)]}})
+    done = edgehost(data_dir, config, "read", "note://today", "--watch")
+    assert done.returncode == 1
+    assert "server 'notes'" in done.stderr and "updates" in done.stderr, done.stderr

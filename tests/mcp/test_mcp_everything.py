@@ -111,3 +111,27 @@ async def test_a_call_does_not_time_out_while_the_user_answers_an_elicitation() 
     async with running(everything_stdio(timeout=1.0), features=features) as manager:
         result = await manager.call_tool("everything__trigger-elicitation-request", {})
     assert "Ada" in _text(result)
+
+
+async def test_a_watched_resource_of_a_2025_server_yields_its_updates_and_is_unsubscribed_after() -> None:
+    # server-everything speaks 2025-11-25: resources/subscribe, then notifications/resources/updated
+    # every 5 s once its toggle-subscriber-updates tool is called.
+    async with running(everything_stdio()) as manager:
+        assert manager.status("everything").protocol_version == "2025-11-25"
+        uri = manager.catalog.resources[0].uri
+        async with manager.watch_resource(uri) as updates:
+            await manager.call_tool("everything__toggle-subscriber-updates", {})
+            with anyio.fail_after(15):
+                assert await updates.__anext__() == uri
+        await wait_for(manager, lambda: any("Unsubscribe" in line for line in manager.log_tail("everything")))
+        subscribed = [line for line in manager.log_tail("everything") if "ubscribe Resource request" in line]
+        assert uri in subscribed[0] and "Received Unsubscribe" in subscribed[-1]
+
+
+async def test_a_watch_ends_when_the_server_goes() -> None:
+    async with running(everything_stdio()) as manager:
+        uri = manager.catalog.resources[0].uri
+        async with manager.watch_resource(uri) as updates:
+            manager.set_server_enabled("everything", False)
+            with anyio.fail_after(15):
+                assert [update async for update in updates] == []

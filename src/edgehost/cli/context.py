@@ -46,9 +46,10 @@ class CliContext:
         return load_servers_config(self.paths, fall_back=True, environ=environ)
 
 
-def print_json(value: Any) -> None:
-    """The one way commands print --json output: UTF-8, indented, newline-terminated."""
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
+def print_json(value: Any, *, one_line: bool = False) -> None:
+    """The one way commands print --json output: UTF-8, indented (or ``one_line``, for a stream of
+    JSON lines), newline-terminated."""
+    json.dump(value, sys.stdout, indent=None if one_line else 2, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
     sys.stdout.flush()
 

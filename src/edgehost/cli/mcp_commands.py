@@ -100,7 +100,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("read", help="read a resource by URI")
     p.add_argument("uri", metavar="URI")
     p.add_argument("--server", metavar="NAME", help="the server to ask (default: the one that lists URI)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--json", action="store_true", help="print the result as JSON (one line each with --watch)"
+    )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="stay, and read it again each time the server says it changed (Ctrl-C stops)",
+    )
     p.set_defaults(handler=read_command)
 
     p = sub.add_parser("prompts", help="list the prompts of the connected servers")
@@ -316,20 +323,39 @@ async def resources_command(ctx: CliContext) -> int:
 
 async def read_command(ctx: CliContext) -> int:
     config = ctx.servers_config()
-    async with connected(ctx, config, server_names(config, ctx.args.server)) as host:
-        if ctx.args.server:
-            require_ready(state_of(host, ctx.args.server))
-        result = await host.read_resource(ctx.args.uri, server=ctx.args.server)
+    uri, server = ctx.args.uri, ctx.args.server
+    async with connected(ctx, config, server_names(config, server)) as host:
+        if server:
+            require_ready(state_of(host, server))
+        if not ctx.args.watch:
+            _print_resource(ctx, await host.read_resource(uri, server=server))
+            return 0
+        async with host.watch_resource(uri, server=server) as updates:
+            _print_resource(ctx, await host.read_resource(uri, server=server))
+            if not ctx.args.json:
+                print(
+                    f"(watching {uri}: it is read again when the server says it changed; Ctrl-C stops)",
+                    file=sys.stderr,
+                )
+            async for _ in updates:
+                if not ctx.args.json:
+                    print(f"--- {uri} changed at {time.strftime('%H:%M:%S')} ---")
+                _print_resource(ctx, await host.read_resource(uri, server=server))
+    print(f"edgehost: the server of {uri} disconnected; it sends no more updates", file=sys.stderr)
+    return 1
+
+
+def _print_resource(ctx: CliContext, result: types.ReadResourceResult) -> None:
     if ctx.args.json:
-        print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True))
-        return 0
+        print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True), one_line=ctx.args.watch)
+        return
     for contents in result.contents:
         if isinstance(contents, types.TextResourceContents):
             print(contents.text)
         elif isinstance(contents, types.BlobResourceContents):
             path = _save_binary(ctx, contents.blob, contents.mime_type, "resource")
             print(f"[{contents.uri} ({contents.mime_type or 'binary'}) saved to {path}]")
-    return 0
+    sys.stdout.flush()
 
 
 async def prompts_command(ctx: CliContext) -> int:

@@ -8,7 +8,8 @@ methods; the Host owns the state they use, declared below.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,6 +264,13 @@ class ServerCommands:
     async def read_resource(self, uri: str, server: str | None = None) -> Any:
         """resources/read (the ReadResourceResult). Raises ToolCallError."""
         return await self._manager().read_resource(uri, server=server)
+
+    def watch_resource(
+        self, uri: str, server: str | None = None
+    ) -> AbstractAsyncContextManager[AsyncIterator[str]]:
+        """The updates of a resource while the block runs: an iterator that yields its URI once per
+        update the server announces. Raises ToolCallError (also when the server sends no updates)."""
+        return self._manager().watch_resource(uri, server=server)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         """prompts/get of a namespaced prompt (the GetPromptResult). Raises ToolCallError."""

@@ -8,6 +8,8 @@ loop support at all.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import selectors
 import threading
@@ -19,12 +21,40 @@ import anyio
 
 from edgehost.redaction import redactor
 
-__all__ = ["LineRing", "StderrPipe"]
+__all__ = ["LineRing", "StderrPipe", "ThrottledCall"]
 
 # A server that writes megabytes of one line must not fill our memory.
 _MAX_LINE_CHARS = 2000
 # How often the reader thread checks whether it was asked to stop.
 _POLL_INTERVAL_S = 0.2
+
+
+class ThrottledCall:
+    """Call ``function`` on ``loop`` after something happened (on any thread), at most once every
+    ``interval_s`` seconds, and always after the last time; nothing while ``loop`` is None."""
+
+    def __init__(self, function: Callable[[], None], interval_s: float) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._function = function
+        self._interval_s = interval_s
+        self._pending = False
+        self._last = 0.0
+
+    def __call__(self) -> None:
+        loop = self.loop
+        if loop is None or self._pending:
+            return
+        self._pending = True
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is listening
+            loop.call_soon_threadsafe(self._schedule, loop)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.call_later(max(0.0, self._last + self._interval_s - loop.time()), self._call, loop)
+
+    def _call(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._pending = False
+        self._last = loop.time()
+        self._function()
 
 
 class LineRing:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -299,6 +300,18 @@ class ServerManager:
 
         Raises UnknownResource when no connected server lists it, else as ``call_tool``.
         """
+        return await self._resource_owner(uri, server).read_resource(uri)
+
+    def watch_resource(
+        self, uri: str, *, server: str | None = None
+    ) -> contextlib.AbstractAsyncContextManager[AsyncIterator[str]]:
+        """The updates of a resource while the block runs (ServerSupervisor.watch_resource), from the
+        server that lists it (or ``server``). Raises as ``read_resource``."""
+        return self._resource_owner(uri, server).watch_resource(uri)
+
+    def _resource_owner(self, uri: str, server: str | None) -> ServerSupervisor:
+        """``server``'s supervisor, or that of the one server that lists ``uri`` (or the only one with
+        resources, for a URI of a template). Raises UnknownResource, UnknownServer."""
         owner = server or self._catalog.server_for_uri(uri)
         if owner is None:
             capable = [
@@ -309,7 +322,7 @@ class ServerManager:
             if len(capable) != 1:
                 raise UnknownResource(f"no connected server lists the resource {uri!r}")
             owner = capable[0]
-        return await self._supervisor(owner).read_resource(uri)
+        return self._supervisor(owner)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> types.GetPromptResult:
         """Get a prompt by namespaced name. Raises UnknownPrompt, MissingPromptArguments (a required argument

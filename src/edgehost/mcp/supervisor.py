@@ -12,13 +12,14 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp.client import Client, ClientRequestContext
+from mcp.client.subscriptions import SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -26,7 +27,7 @@ from pydantic import ValidationError
 
 from edgehost import __version__
 from edgehost.mcp._failures import caused_by, describe_failure
-from edgehost.mcp._stderr import LineRing, StderrPipe
+from edgehost.mcp._stderr import LineRing, StderrPipe, ThrottledCall
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.auth import SignInRequired
 from edgehost.mcp.catalog import ServerListing, fetch_listing
@@ -34,6 +35,7 @@ from edgehost.mcp.client_features import ClientFeatures, ProgressFnT, roots_from
 from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.errors import ServerRequestFailed, ServerUnavailable, ToolTimeout
 from edgehost.mcp.request_deadlines import ActiveRequest, Progress
+from edgehost.mcp.resource_updates import UpdateListeners, listened_updates, send_subscription
 from edgehost.mcp.server_state import ServerState, ServerStatus
 from edgehost.mcp.tasks import TaskCancelled, TaskState, call_as_task, runs_as_task
 
@@ -52,6 +54,8 @@ OUTPUT_EVENT_INTERVAL_S = 1.0
 # Bound on waiting for a dead server's last stderr lines, so its error message can show them.
 STDERR_DRAIN_S = 0.5
 STDERR_TAIL_IN_ERRORS = 10
+# Leaving a resource's updates: how long the unsubscribe may take before the watcher goes anyway.
+UNSUBSCRIBE_WAIT_S = 2.0
 
 _T = TypeVar("_T")
 
@@ -93,11 +97,11 @@ class ServerSupervisor:
             self.status = ServerStatus.DISABLED
         self.listing = ServerListing()
         self._secrets = config.secret_values()
-        self.stderr = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output_appended)
-        self.log = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output_appended)
-        self._loop: asyncio.AbstractEventLoop | None = None  # run()'s, for lines from the reader thread
-        self._output_pending = False
-        self._output_told = 0.0
+        # New stderr or log lines are announced as "output" at most once a second (a server flooding its
+        # stderr must not flood the window), and always after the last line.
+        self._output = ThrottledCall(lambda: self._emit("output"), OUTPUT_EVENT_INTERVAL_S)
+        self.stderr = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output)
+        self.log = LineRing(stderr_lines, secrets=self._secrets, on_append=self._output)
         self.junk_lines = 0
         self._client: Client | None = None
         self._pipe: StderrPipe | None = None
@@ -108,6 +112,7 @@ class ServerSupervisor:
         self._restart_requested = False
         self._refresh_requested = False
         self._requests: set[ActiveRequest] = set()
+        self._update_listeners = UpdateListeners()  # resources watched on a 2025 connection
         self._person_waits = 0
         self._startup_scope: anyio.CancelScope | None = None
         self._sign_in_required = False  # the last connection stopped because a person must sign in
@@ -177,31 +182,12 @@ class ServerSupervisor:
             logger.info("server %r is ready", self.name)
         if status is not ServerStatus.READY:
             self.listing = ServerListing()
+            self._update_listeners.end_all()
         if status in (ServerStatus.READY, ServerStatus.FAILED, ServerStatus.DISABLED):
             self.settled.set()
         self._status_changed.set()
         self._status_changed = anyio.Event()
         self._emit("status")
-
-    def _output_appended(self) -> None:
-        """A stderr or log line arrived (on the reader thread or the loop): announce "output", at most
-        once a second (a server flooding its stderr must not flood the window) and always after the
-        last line."""
-        loop = self._loop
-        if loop is None or self._output_pending:
-            return
-        self._output_pending = True
-        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is listening
-            loop.call_soon_threadsafe(self._schedule_output, loop)
-
-    def _schedule_output(self, loop: asyncio.AbstractEventLoop) -> None:
-        delay = max(0.0, self._output_told + OUTPUT_EVENT_INTERVAL_S - loop.time())
-        loop.call_later(delay, self._announce_output, loop)
-
-    def _announce_output(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._output_pending = False
-        self._output_told = loop.time()
-        self._emit("output")
 
     def _emit(self, what: str) -> None:
         if self._on_change is not None:
@@ -214,7 +200,7 @@ class ServerSupervisor:
 
     async def run(self) -> None:
         """The long-lived task: connect while enabled, restart with backoff, until ``shutdown()``."""
-        self._loop = asyncio.get_running_loop()
+        self._output.loop = asyncio.get_running_loop()
         failures = 0
         try:
             while not self._shutdown:
@@ -380,6 +366,9 @@ class ServerSupervisor:
     # -- client features ------------------------------------------------------------------------
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self._update_listeners.updated(str(message.params.uri))
+            return
         if isinstance(
             message,
             types.ToolListChangedNotification
@@ -566,6 +555,53 @@ class ServerSupervisor:
         return await self.request(
             f"reading {uri!r}", lambda client, _: client.read_resource(uri), timeout=timeout
         )
+
+    @contextlib.asynccontextmanager
+    async def watch_resource(self, uri: str) -> AsyncIterator[AsyncIterator[str]]:
+        """Updates of ``uri`` while the block runs: the iterator yields the URI once per update the
+        server announces, and ends when the connection does (ServerUnavailable is raised then on a
+        2026-07-28 connection). Raises ServerUnavailable, or ServerRequestFailed when the server does
+        not send updates of its resources or refuses this one."""
+        client = await self._ready_client(self.config.timeout)
+
+        def refused(why: str = "") -> ServerRequestFailed:
+            return ServerRequestFailed(
+                f"server {self.name!r} does not send updates of {uri!r}{why}", server=self.name
+            )
+
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            listening = False
+            try:
+                async with listened_updates(client, uri) as updates:
+                    if updates is None:
+                        raise refused()
+                    listening = True
+                    yield updates
+            except (SubscriptionLost, MCPError) as exc:
+                if not listening:  # the server refused the stream (it may not offer one at all)
+                    raise refused(f" ({describe_failure(exc)})") from None
+                raise self._unavailable(
+                    f"server {self.name!r} stopped sending updates of {uri!r}: {describe_failure(exc)}"
+                ) from None
+            return
+        resources = client.server_capabilities.resources
+        if resources is None or not resources.subscribe:
+            raise refused()
+        updates = self._update_listeners.add(uri)
+        try:
+            await self.request(
+                f"subscribing to {uri!r}", lambda c, _: send_subscription(c, uri, subscribe=True)
+            )
+            yield updates
+        finally:
+            if self._update_listeners.remove(uri, updates) and self._client is client:
+                # The server forgets it with the connection anyway: a failure here is left alone.
+                with (
+                    anyio.CancelScope(shield=True),
+                    anyio.move_on_after(UNSUBSCRIBE_WAIT_S),
+                    contextlib.suppress(Exception),
+                ):
+                    await send_subscription(client, uri, subscribe=False)
 
     async def get_prompt(
         self,
