@@ -17,7 +17,7 @@ from edgehost.cli.context import CliContext
 from edgehost.cli.main import main
 from edgehost.llm.base import BackendError
 from edgehost.llm.worker_backend import WORKER_LOG_MAX_BYTES, WorkerBackend
-from edgehost.logs import LOG_FILE_NAME, MAX_BYTES, configure_logging, rotate_when_larger
+from edgehost.logs import LOG_FILE_NAME, MAX_BYTES, configure_logging, open_child_log, rotate_when_larger
 from edgehost.paths import Paths
 
 WORKER_START_S = 60.0  # a Python process starting on a loaded 2-core CI machine
@@ -164,3 +164,29 @@ async def test_worker_log_says_which_model_the_worker_loaded(tmp_path: Path, mod
         await backend.close()
     text = (tmp_path / "worker.log").read_text(encoding="utf-8")
     assert f"llamacpp loaded {model_path} (gguf, context 256" in text
+
+
+def test_the_history_and_the_logs_are_private_in_a_folder_others_may_read(tmp_path: Path) -> None:
+    # A data folder the user made himself (0755): EdgeHost's files in it still hold conversations,
+    # tool results and servers' output, and only their owner may read them.
+    from edgehost.store import Store
+
+    folder = tmp_path / "data"
+    folder.mkdir(mode=0o755)
+    paths = Paths.resolve(None, folder)
+    setup = configure_logging(paths)
+    try:
+        logging.getLogger("edgehost.host.host").warning("something happened")
+    finally:
+        setup.close()
+    store = Store.open(paths.history_db)
+    try:
+        store.create_conversation("private")
+    finally:
+        store.close()
+    child_log, _start = open_child_log(paths.log_dir / "worker.log")
+    child_log.close()
+    for made in (paths.history_db, paths.log_dir / LOG_FILE_NAME, paths.log_dir / "worker.log"):
+        assert made.stat().st_mode & 0o077 == 0, f"{made} is {oct(made.stat().st_mode & 0o777)}"
+    wal = paths.history_db.with_name(paths.history_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_mode & 0o077 == 0

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edgehost.paths import Paths
+from edgehost.paths import Paths, create_private
 
 __all__ = ["LOG_FILE_NAME", "LoggingSetup", "configure_logging", "open_child_log", "rotate_when_larger"]
 
@@ -69,7 +69,7 @@ def configure_logging(paths: Paths, *, verbose: bool = False, stream: bool = Tru
     try:
         paths.log_dir.mkdir(parents=True, exist_ok=True)
         # delay: a command that logs nothing does not touch the file.
-        file_handler = logging.handlers.RotatingFileHandler(
+        file_handler = _PrivateRotatingFileHandler(
             paths.log_dir / LOG_FILE_NAME,
             maxBytes=MAX_BYTES,
             backupCount=BACKUP_COUNT,
@@ -123,5 +123,15 @@ def open_child_log(log_file: Path | None, max_bytes: int = MAX_BYTES) -> tuple[A
         return subprocess.DEVNULL, 0
     log_file.parent.mkdir(parents=True, exist_ok=True)
     rotate_when_larger(log_file, max_bytes)
+    create_private(log_file)
     stderr = open(log_file, "ab")  # noqa: SIM115 - the caller closes it once the child inherited it
     return stderr, stderr.tell()
+
+
+class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A log file only its owner reads (0600), the rotated ones too: it holds servers' output, tool
+    names and paths."""
+
+    def _open(self) -> Any:
+        create_private(Path(self.baseFilename))
+        return super()._open()

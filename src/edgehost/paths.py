@@ -87,6 +87,16 @@ class Paths:
         return self
 
 
+def create_private(path: Path) -> None:
+    """Create ``path`` empty and readable by its owner only (0600), unless it exists: a file EdgeHost
+    makes for the user's own data (the history, the logs) is private whatever folder it is in.
+    Raises OSError when it cannot be made."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 def shipped_dir(name: str) -> Path:
     """A folder shipped with EdgeHost: ``resources`` or ``board_profiles``.
 

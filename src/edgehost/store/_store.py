@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from edgehost.paths import create_private
 from edgehost.roles import ROLES
 from edgehost.store._approval_rules import ApprovalRuleTable
 from edgehost.store._executions import ExecutionRecords
@@ -95,6 +96,7 @@ class Store(ExecutionRecords):
         self._wait_for_writes: Callable[[], None] | None = None
         self._inside = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)  # conversations and tool results: its owner's only (SQLite's WAL follows)
         self._conn = self._connect(self.path, busy_timeout_s)
         try:
             with self._errors():
