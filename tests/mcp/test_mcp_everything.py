@@ -135,3 +135,12 @@ async def test_a_watch_ends_when_the_server_goes() -> None:
             manager.set_server_enabled("everything", False)
             with anyio.fail_after(15):
                 assert [update async for update in updates] == []
+
+
+async def test_a_wrong_path_on_a_live_server_is_named_with_the_address_tried() -> None:
+    with everything_on_a_port("streamableHttp", b"listening on port", "/mpc") as (url, _process):
+        config = ServerConfig(name="typo", transport="http", url=url)
+        async with running(config, auto_restart=False) as manager:
+            await wait_for(manager, lambda: manager.status("typo").status is ServerStatus.FAILED)
+            error = manager.status("typo").error or ""
+    assert f"{url} answered 404 Not Found" in error, error

@@ -36,6 +36,7 @@ class ServerState:
     prompts: int
     stderr_tail: tuple[str, ...]
     log_tail: tuple[str, ...]
+    sign_in_required: bool = False  # the last connection stopped because a person must sign in
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,4 +55,5 @@ class ServerState:
             "resourceTemplates": self.resource_templates,
             "prompts": self.prompts,
             "stderrTail": list(self.stderr_tail),
+            "signInRequired": self.sign_in_required,
         }

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
-import httpx2
 import mcp_types as types
 from mcp.client import Client, ClientRequestContext
 from mcp.client.subscriptions import SubscriptionLost
@@ -26,7 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from edgehost import __version__
-from edgehost.mcp._failures import caused_by, describe_failure
+from edgehost.mcp._failures import caused_by, describe_failure, remote_start_failure
 from edgehost.mcp._stderr import LineRing, StderrPipe, ThrottledCall
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.auth import SignInRequired
@@ -54,6 +53,8 @@ OUTPUT_EVENT_INTERVAL_S = 1.0
 # Bound on waiting for a dead server's last stderr lines, so its error message can show them.
 STDERR_DRAIN_S = 0.5
 STDERR_TAIL_IN_ERRORS = 10
+# A request whose connection closed under it waits this long to learn why (a sign-in needed).
+CONNECTION_END_WAIT_S = 2.0
 # Leaving a resource's updates: how long the unsubscribe may take before the watcher goes anyway.
 UNSUBSCRIBE_WAIT_S = 2.0
 
@@ -169,6 +170,7 @@ class ServerSupervisor:
             prompts=len(self.listing.prompts),
             stderr_tail=self.stderr.tail(),
             log_tail=self.log.tail(),
+            sign_in_required=self._sign_in_required and self.status is not ServerStatus.READY,
         )
 
     def _set_status(self, status: ServerStatus, error: str | None = None) -> None:
@@ -283,12 +285,8 @@ class ServerSupervisor:
             await pipe.drained(STDERR_DRAIN_S)
             self._sign_in_required = caused_by(exc, SignInRequired)
             reason = describe_failure(exc)
-            if (
-                phase == "failed to start"
-                and self.config.url
-                and (caused_by(exc, httpx2.TransportError) or caused_by(exc, OSError))
-            ):
-                reason = f"could not connect to {self.config.url} ({reason})"  # which address was tried
+            if phase == "failed to start" and self.config.url:
+                reason = remote_start_failure(exc, self.config.url, reason)
             return f"server {self.name!r} {phase}: {reason}"
         finally:
             self._startup_scope = None
@@ -434,6 +432,14 @@ class ServerSupervisor:
             raise self._unavailable(self.error or f"server {self.name!r} is {self.status.value}")
         return client
 
+    async def _ended_for_sign_in(self) -> bool:
+        """Whether the connection a request was on ended because the server wants a sign-in (its
+        tokens were revoked or expired for good); waits a moment for the supervisor to learn why."""
+        with anyio.move_on_after(CONNECTION_END_WAIT_S):
+            while self.status is ServerStatus.READY:
+                await self._status_changed.wait()
+        return self._sign_in_required
+
     def _ending(self) -> bool:
         """The connection ended but the supervisor has not yet taken note (it is about to)."""
         return self.status is ServerStatus.READY and self._watch is not None and self._watch.ended.is_set()
@@ -477,6 +483,10 @@ class ServerSupervisor:
             except MCPError as exc:
                 if exc.code == CONNECTION_CLOSED:
                     await self._pipe_drained()
+                    if await self._ended_for_sign_in():
+                        raise self._unavailable(
+                            f"server {self.name!r} stopped {what}: {SignInRequired(self.name)}"
+                        ) from None
                     raise self._unavailable(
                         f"server {self.name!r} dropped its connection during {what}"
                     ) from None
