@@ -189,3 +189,50 @@ async def test_each_answer_is_kept_with_the_model_that_wrote_it(make_host):
         ("user", None, None),
         ("assistant", "scripted", "scripted"),
     ]
+
+
+async def test_a_rule_set_for_a_tool_takes_back_an_earlier_always_answer(
+    make_host: Any, data_dir: Path
+) -> None:
+    # "Always" for make_directory, then "ask" set for it in the Tools panel: the grant came first in
+    # the policy's order and kept it running without a question, and nothing showed it.
+    make = call("files__make_directory", path="notes")
+    backend = ScriptedBackend([make, "Made.", make, "Made again."])
+    host, recorder = await make_host(backend)
+    first = asyncio.create_task(host.submit("make a notes folder"))
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="always"))
+    await asyncio.wait_for(first, WAIT_S)
+    tool = next(t for t in host.tools() if t.name == "files__make_directory")
+    assert host.policy.granted(tool)
+    assert host._store().approval_rules.load() != []
+    host.set_approval_rule("files__make_directory", "ask")
+    assert not host.policy.granted(tool) and host._store().approval_rules.load() == []
+    second = asyncio.create_task(host.submit("make it again"))
+    asked = await recorder.wait_for(
+        lambda e: isinstance(e, ev.ApprovalRequested) and e.request.id != request.id
+    )
+    host.resolve_approval(asked.request.id, ApprovalDecision(allow=False, reason="not now"))
+    await asyncio.wait_for(second, WAIT_S)
+
+
+async def test_approvals_lists_an_always_answer_and_forget_takes_it_back_in_the_running_host(
+    make_host: Any, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from edgehost.cli.main import main
+
+    make = call("files__make_directory", path="notes")
+    host, recorder = await make_host(ScriptedBackend([make, "Made."]))
+    turn = asyncio.create_task(host.submit("make a notes folder"))
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="always"))
+    await asyncio.wait_for(turn, WAIT_S)
+    tool = next(t for t in host.tools() if t.name == "files__make_directory")
+    capsys.readouterr()
+    assert main(["--data-dir", str(data_dir), "approvals"]) == 0
+    assert "  files__make_directory" in capsys.readouterr().out
+    assert main(["--data-dir", str(data_dir), "approvals", "forget", "files__make_*"]) == 0
+    assert "files__make_directory asks again" in capsys.readouterr().out
+    assert not host.policy.granted(tool)  # the running host asks again, without a restart
+    assert main(["--data-dir", str(data_dir), "approvals", "forget", "files__make_*"]) == 2
+    assert "no tool answered Always matches" in capsys.readouterr().err

@@ -135,6 +135,8 @@ class ApprovalRuleStore(Protocol):
 
     def save(self, rule: Mapping[str, Any]) -> None: ...
 
+    def delete(self, rule: Mapping[str, Any]) -> bool: ...
+
 
 class MemoryRuleStore:
     """An ApprovalRuleStore that forgets on exit (tests, --no-history)."""
@@ -146,8 +148,13 @@ class MemoryRuleStore:
         return [dict(r) for r in self.rules]
 
     def save(self, rule: Mapping[str, Any]) -> None:
-        self.rules = [r for r in self.rules if (r["server"], r["tool"]) != (rule["server"], rule["tool"])]
+        self.delete(rule)
         self.rules.append(dict(rule))
+
+    def delete(self, rule: Mapping[str, Any]) -> bool:
+        kept = [r for r in self.rules if (r["server"], r["tool"]) != (rule["server"], rule["tool"])]
+        deleted, self.rules = len(kept) < len(self.rules), kept
+        return deleted
 
 
 def parse_rules(raw: Any, source: str = "approval") -> list[ApprovalRule]:
@@ -252,11 +259,6 @@ class ApprovalPolicy:
     def __init__(self, rules: Sequence[ApprovalRule] = (), store: ApprovalRuleStore | None = None) -> None:
         self._rules = list(rules)
         self._store = store or MemoryRuleStore()
-        self._always = [
-            ApprovalRule(str(r["server"]), str(r["tool"]), "allow", origin="saved")
-            for r in self._store.load()
-            if r.get("action") == "allow"
-        ]
         self._conversation_grants: dict[ConversationId, set[str]] = {}
 
     @classmethod
@@ -282,7 +284,7 @@ class ApprovalPolicy:
             )
         if conversation_id is not None and tool.name in self._conversation_grants.get(conversation_id, ()):
             return PolicyVerdict("allow", risk, reason="allowed for this conversation", decided_by="user")
-        if any(r.matches(tool) for r in self._always):
+        if self.granted(tool):
             return PolicyVerdict("allow", risk, reason="always allowed by the user", decided_by="user")
         if rule is not None and rule.action == "allow":
             return PolicyVerdict(
@@ -321,12 +323,34 @@ class ApprovalPolicy:
         if decision.scope == "always" and "always" in request.allowed_scopes:
             rule = ApprovalRule(request.server, request.tool_name or request.tool, "allow", origin="saved")
             self._store.save(rule.as_dict())
-            self._always.append(rule)
         elif request.conversation_id is not None:
             self._conversation_grants.setdefault(request.conversation_id, set()).add(request.tool)
 
     def forget_conversation(self, conversation_id: ConversationId) -> None:
         self._conversation_grants.pop(conversation_id, None)
+
+    def always_allowed(self) -> list[ApprovalRule]:
+        """The user's "always" grants, oldest first: read from the store each time, so one taken back
+        elsewhere (`edgehost approvals forget`) counts at once."""
+        return [
+            ApprovalRule(str(r["server"]), str(r["tool"]), "allow", origin="saved")
+            for r in self._store.load()
+            if r.get("action") == "allow"
+        ]
+
+    def granted(self, tool: ToolSpec) -> bool:
+        """Whether the user answered "Always" for ``tool`` (a grant outranks an "ask" rule)."""
+        return any(r.matches(tool) for r in self.always_allowed())
+
+    def forget_grants(self, tool: ToolSpec) -> int:
+        """Take back the user's grants for ``tool`` ("always", and in every open conversation): a rule
+        the user sets for it later is then what counts. Returns how many "always" grants there were."""
+        matching = [r for r in self.always_allowed() if r.matches(tool)]
+        for rule in matching:
+            self._store.delete(rule.as_dict())
+        for granted in self._conversation_grants.values():
+            granted.discard(tool.name)
+        return len(matching)
 
 
 def _deny(reason: str, decided_by: DecidedBy) -> ApprovalDecision:

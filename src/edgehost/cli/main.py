@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "edgehost.cli.desktop_commands",  # install-desktop
     "edgehost.cli.web_commands",  # web
     "edgehost.cli.auth_commands",  # auth login, logout, status
+    "edgehost.cli.approval_commands",  # approvals, approvals forget
 )
 
 

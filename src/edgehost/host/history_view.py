@@ -80,6 +80,16 @@ class HistoryView:
         finally:
             store.close()
 
+    def always_allowed(self) -> list[dict[str, str]]:
+        """The tools the user answered "Always" for in an approval (``server`` and ``tool`` globs), oldest
+        first: they run without asking."""
+        return [rule for rule in self._store().approval_rules.load() if rule.get("action") == "allow"]
+
+    def forget_always(self, rule: dict[str, str]) -> bool:
+        """Take back one "Always" answer (as always_allowed lists it): the tool asks again, in a running
+        app too (its policy reads them at each call). False when it was not there."""
+        return self._store().approval_rules.delete(rule)
+
     def conversations(self, query: str = "", *, limit: int = 200) -> list[ConversationRecord]:
         """The conversations not archived, newest first; with ``query``, those whose title or messages
         match it (by word prefix)."""

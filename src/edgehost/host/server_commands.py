@@ -126,7 +126,7 @@ class ServerCommands:
 
     def set_approval_rule(self, namespaced: str, action: str) -> None:
         """Save the user's rule for one tool (allow / ask / deny; "default" removes it) in the servers
-        file's ``approval`` list; it applies from the next call on.
+        file's ``approval`` list, taking back the user's grants for it; it applies from the next call on.
 
         Raises ValueError for an unknown action, KeyError for a tool not in the catalog and ConfigError
         when the servers file cannot be read or written (then nothing changes).
@@ -143,7 +143,10 @@ class ServerCommands:
 
         approval, rules = edit_servers_file(self.paths, set_rule)
         self.servers_config.approval = approval
-        self.policy.set_rules(rules)  # the user's grants for open conversations stay
+        self.policy.set_rules(rules)
+        # The user's latest choice for this tool is what counts: an earlier "Always" answer would
+        # outrank an "ask" rule set now (grants come before rules), and nothing would show it.
+        self.policy.forget_grants(tool)
 
     def save_server(self, server: ServerConfig, *, renamed_from: str | None = None) -> None:
         """Add ``server`` to the servers file, or replace the entry of that name (and take out the

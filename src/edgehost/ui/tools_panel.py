@@ -145,7 +145,14 @@ class ToolsPanel(QDialog):
             item.setForeground(1, QColor(risk_colors[risk]))
             combo = QComboBox()
             combo.addItems(RULE_CHOICES)
-            combo.setCurrentText(rule_for(approval, tool))
+            rule = rule_for(approval, tool)
+            if self.host.policy.granted(tool):  # it outranks an "ask" rule: shown as what happens
+                rule = "allow"
+                combo.setToolTip(
+                    "Allowed without asking: you answered Always in an approval. "
+                    "Choose another setting to take that back."
+                )
+            combo.setCurrentText(rule)
             combo.currentTextChanged.connect(lambda action, name=tool.name: self.set_rule(name, action))
             self.tree.setItemWidget(item, 2, combo)
             if tool.name == current:
