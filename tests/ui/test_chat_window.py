@@ -52,10 +52,14 @@ def test_a_stored_conversation_reopens_with_its_tool_cards(data_dir: Path, run: 
             await turn_finished(desktop)
             conversation = window.current_id
             assert conversation is not None
+            stats = window.chat.last_answer.perf.text()  # the turn's: both runs of the model
             window.new_chat()
             assert not window.chat.cards
             window.open_conversation(conversation)
             assert [c.status for c in window.chat.cards.values()] == ["ok"]
+            # Who chose the call stays with it, and the stats are the turn's as they were shown.
+            assert [c.chosen_label.text() for c in window.chat.cards.values()] == ["· chosen by the model"]
+            assert window.chat.last_answer.perf.text().split(" · ")[0] == stats.split(" · ")[0]
             assert answers(desktop) == ["Let me look.", "All good."]
             bubbles = shown_widgets(window.chat.items)
             assert [b.text for b in bubbles if isinstance(b, UserBubble)] == ["How is the board?"]
@@ -74,6 +78,29 @@ def test_stop_ends_a_long_answer_and_keeps_what_was_said(data_dir: Path, run: An
             await turn_finished(desktop)
             said = answers(desktop)[0]
             assert 0 < len(said) < len(("word " * 400).strip())
+
+    run(scenario())
+
+
+def test_stop_before_any_text_says_so_and_leaves_the_last_answers_stats_alone(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(
+            data_dir, ["Paris.", "word " * 400], delay_s=0.05, wait_servers=False
+        ) as desktop:
+            window = desktop.window
+            window.send("Capital of France?")
+            await turn_finished(desktop)
+            first = window.chat.last_answer
+            assert first is not None
+            first_stats = first.perf.text()
+            window.send("Talk a lot")
+            window.stop()  # before the first word
+            await turn_finished(desktop)
+            notices = [w.text() for w in shown_widgets(window.chat.items) if isinstance(w, QLabel)]
+            assert "Stopped before the model wrote an answer." in notices or len(answers(desktop)) == 2
+            assert first.perf.text() == first_stats  # "stopped" went on no older answer
 
     run(scenario())
 

@@ -53,9 +53,16 @@ class ConversationView:
 
     @property
     def last_perf(self) -> Perf:
-        """The last answer's figures (its speed, the context it filled); empty when there is none."""
-        perfs = [e.perf for e in self.entries if isinstance(e, AnswerText) and e.perf is not None]
-        return perfs[-1] if perfs else Perf()
+        """The last turn's figures, as the window showed them when it ended: the model's runs since the
+        last question added up (a tool call and the answer after it), the context as the last left it;
+        empty when there is none."""
+        total = Perf()
+        for entry in self.entries:
+            if isinstance(entry, Question):
+                total = Perf()
+            elif isinstance(entry, AnswerText) and entry.perf is not None:
+                total = total + entry.perf
+        return total
 
     @property
     def last_question(self) -> str | None:

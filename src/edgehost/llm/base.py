@@ -74,6 +74,18 @@ class Perf:
     def tokens_per_second(self) -> float:
         return self.generated_tokens / (self.decode_ms / 1000.0) if self.decode_ms > 0 else 0.0
 
+    def __add__(self, later: Perf) -> Perf:
+        """Two runs of one turn together: counts and times add up, the context is the later's."""
+        return Perf(
+            prompt_tokens=self.prompt_tokens + later.prompt_tokens,
+            cached_tokens=self.cached_tokens + later.cached_tokens,
+            generated_tokens=self.generated_tokens + later.generated_tokens,
+            prefill_ms=self.prefill_ms + later.prefill_ms,
+            decode_ms=self.decode_ms + later.decode_ms,
+            context_tokens=later.context_tokens or self.context_tokens,
+            peak_memory_mb=max(filter(None, [self.peak_memory_mb, later.peak_memory_mb]), default=None),
+        )
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Perf:
         """The Perf ``as_dict`` wrote (derived and unknown keys are ignored); empty for None."""

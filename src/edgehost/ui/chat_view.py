@@ -190,7 +190,10 @@ class ChatView(QScrollArea):
             self.thinking = None
 
     def add_user(self, text: str) -> UserBubble:
-        self.end_answer()
+        self.end_answer(None)  # a block still open is closed; the last answer keeps its stats
+        if self.last_answer is not None:
+            self.last_answer.regenerate_button.hide()  # Regenerate answers the last question only
+        self.last_answer = None  # this turn's answer is not written yet: its stats go on no older one
         bubble = UserBubble(text)
         bubble.setMaximumWidth(BUBBLE_MAX_WIDTH)
         self._add(bubble, Qt.AlignmentFlag.AlignRight)
@@ -225,8 +228,9 @@ class ChatView(QScrollArea):
             self._add(card)
         return card
 
-    def end_answer(self, perf_text: str = "", can_regenerate: bool = True) -> None:
-        """Close the block being streamed; its copy/regenerate row appears."""
+    def end_answer(self, perf_text: str | None = "", can_regenerate: bool = True) -> None:
+        """Close the block being streamed; its copy/regenerate row appears (not with ``perf_text``
+        None: the row stays as it is)."""
         self.stop_thinking()
         if self.current is not None:
             self.last_answer = self.current

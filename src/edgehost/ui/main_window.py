@@ -288,6 +288,8 @@ class MainWindow(QMainWindow):
                 run = entry.execution
                 card = self.chat.tool_card(f"history-{run.id}", run.tool, run.arguments, run.server)
                 card.finish(run.status, run.result or "", run.duration_ms, run.error)
+                if run.chosen_by:
+                    card.set_chosen_by(run.chosen_by)
             elif isinstance(entry, Question):
                 self.chat.add_user(entry.text)
             elif entry.text:
@@ -450,6 +452,8 @@ class MainWindow(QMainWindow):
             if event.cancelled:
                 summary = "stopped" + (f" · {summary}" if summary else "")
             self.chat.end_answer(summary)
+            if event.cancelled and self.chat.last_answer is None:
+                self.chat.add_notice("Stopped before the model wrote an answer.")
             if event.perf.tokens_per_second:
                 self.status.show_speed(event.perf.tokens_per_second)
             self.show_context()
