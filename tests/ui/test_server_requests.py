@@ -3,6 +3,7 @@ tool card's bar, its elicitation opens the form, its sampling request opens the 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from tests.mcp.mcp_support import everything_stdio
 from tests.ui.conftest import STEP_S, allow_every_approval, finished, manager, opened_desktop, scripted
 
 from edgehost.mcp.config import ServersConfig
+from edgehost.ui._waiting import expect
 from edgehost.ui.elicitation import ElicitationDialog
 from edgehost.ui.sampling import SamplingDialog
 
@@ -77,6 +79,16 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             simple = next(p for p in catalog.prompts if not any(a.get("required") for a in p.arguments))
             await window.composer_actions.use_prompt(simple.name)
             assert window.composer.text().strip()
+            # A prompt with arguments asks for them in a form of its own: the user's request, nothing
+            # to decline (it had read 'The server "prompt everything__args-prompt" asks:').
+            with_arguments = next(p for p in catalog.prompts if any(a.get("required") for a in p.arguments))
+            opened = expect(window.dialog_opened)
+            asking = asyncio.ensure_future(window.composer_actions.use_prompt(with_arguments.name))
+            [form] = await opened.wait(STEP_S)
+            assert form.windowTitle() == f"{with_arguments.name.split('__', 1)[1]} — EdgeHost"
+            assert not form.decline_button.isVisible() and form.accept_button.text() == "Use prompt"
+            form.answer("cancel")
+            await asking
             resource = catalog.resources[0]
             await window.composer_actions.attach_resource(resource.uri)
             assert len(window.composer.attachments) == 1

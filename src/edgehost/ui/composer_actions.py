@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint
 
+from edgehost.mcp.catalog import SEPARATOR
 from edgehost.ui.composer import Palette, PaletteItem
 
 if TYPE_CHECKING:
@@ -79,7 +80,8 @@ class ComposerActions:
                 "required": [a["name"] for a in wanted if a.get("required")],
             }
             params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
-            answer = await window.server_dialogs.elicit(f"prompt {name}", params)
+            server, _, own_name = name.partition(SEPARATOR)
+            answer = await window.server_dialogs.elicit(server, params, for_prompt=own_name or name)
             if answer.action != "accept":
                 return
             arguments = {k: str(v) for k, v in (answer.content or {}).items()}

@@ -18,17 +18,31 @@ __all__ = ["ElicitationDialog"]
 
 
 class ElicitationDialog(QDialog):
-    def __init__(self, server: str, params: types.ElicitRequestParams, parent: QWidget | None = None) -> None:
+    """A server's question; also the form of an MCP prompt's arguments (``for_prompt``: the user's own
+    request, so it has nothing to decline)."""
+
+    def __init__(
+        self,
+        server: str,
+        params: types.ElicitRequestParams,
+        parent: QWidget | None = None,
+        *,
+        for_prompt: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setModal(False)
         self.setMinimumWidth(480)
-        self.setWindowTitle(f"{server} asks — EdgeHost")
+        self.setWindowTitle(f"{for_prompt or server + ' asks'} — EdgeHost")
         self.result_future: asyncio.Future[types.ElicitResult] = asyncio.get_event_loop().create_future()
         self.url: str | None = params.url if isinstance(params, types.ElicitRequestURLParams) else None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 18, 18, 18)
         layout.setSpacing(12)
-        who = QLabel(f"The server “{server}” asks:")
+        who = QLabel(
+            f"The prompt “{for_prompt}” of “{server}” needs:"
+            if for_prompt
+            else f"The server “{server}” asks:"
+        )
         who.setObjectName("Muted")
         who.setTextFormat(Qt.TextFormat.PlainText)
         message = QLabel(params.message)
@@ -59,7 +73,10 @@ class ElicitationDialog(QDialog):
         buttons.addStretch(1)
         self.cancel_button = QPushButton("Cancel")
         self.decline_button = QPushButton("Decline")
-        self.accept_button = QPushButton("Open address" if self.url else "Send")
+        self.decline_button.setVisible(for_prompt is None)
+        self.accept_button = QPushButton(
+            "Open address" if self.url else "Use prompt" if for_prompt else "Send"
+        )
         self.accept_button.setObjectName("Primary")
         self.cancel_button.clicked.connect(lambda: self.answer("cancel"))
         self.decline_button.clicked.connect(lambda: self.answer("decline"))

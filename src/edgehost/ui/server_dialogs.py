@@ -23,11 +23,14 @@ class ServerDialogs:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
 
-    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
-        """Ask the user with a non-modal form; the answer comes when they press a button."""
+    async def elicit(
+        self, server: str, params: types.ElicitRequestParams, *, for_prompt: str | None = None
+    ) -> types.ElicitResult:
+        """Ask the user with a non-modal form; the answer comes when they press a button. ``for_prompt``:
+        the form asks for the arguments of the server's prompt of that name."""
         from edgehost.ui.elicitation import ElicitationDialog
 
-        dialog = ElicitationDialog(server, params, self.window)
+        dialog = ElicitationDialog(server, params, self.window, for_prompt=for_prompt)
         future = dialog.result_future
         self._open(dialog)
         try:
