@@ -217,7 +217,9 @@ class InstalledRow(QFrame):
         top.addWidget(self.remove_button)
         top.addWidget(self.action)
         layout.addLayout(top)
-        context = f" · {model.context_length:,} tokens of context" if model.context_length else ""
+        # What the file allows; the model is loaded with the board profile's (or Settings') context,
+        # which the status bar shows: saying "allows" keeps the two figures from looking contradictory.
+        context = f" · allows {model.context_length:,} tokens of context" if model.context_length else ""
         layout.addWidget(
             _caption(
                 f"{_SOURCES.get(model.source, model.source)} · {model.format} · "

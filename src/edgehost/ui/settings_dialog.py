@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
+    QSystemTrayIcon,
     QVBoxLayout,
     QWidget,
 )
@@ -130,6 +131,11 @@ class SettingsDialog(QDialog):
 
         self.close_to_tray = QCheckBox("Keep running in the tray when the window is closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
+        if not QSystemTrayIcon.isSystemTrayAvailable():  # closing the window quits, whatever this says
+            self.close_to_tray.setEnabled(False)
+            self.close_to_tray.setToolTip(
+                "This desktop has no system tray: closing the window quits EdgeHost."
+            )
         form.addRow("", self.close_to_tray)
 
         self.theme = QComboBox()
