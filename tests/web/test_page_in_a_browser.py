@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import AsyncIterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,9 @@ async def browser(chromium: str) -> AsyncIterator[Any]:
             await launched.close()
 
 
-async def _open(browser: Any, url: str) -> Any:
-    page = await browser.new_page()
+async def _open(browser: Any, url: str, **context: Any) -> Any:
+    """The page at ``url`` in a new browser page (``context``: Playwright's new_page options)."""
+    page = await browser.new_page(**context)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
@@ -101,7 +103,7 @@ async def test_a_destructive_call_is_approved_on_the_page_and_the_other_browser_
 ) -> None:
     reply = call("files__write_file", path="notes.txt", content="hello from the web")
     served = await serve(ScriptedBackend([reply, "I wrote **notes.txt**."]))
-    page = await _open(browser, served.server.url)
+    page = await _open(browser, served.server.url, timezone_id="Asia/Tokyo")  # not the server's zone
     other = await _open(browser, served.server.url)
     await _ask(page, "Write a note")
     for shown in (page, other):
@@ -123,6 +125,13 @@ async def test_a_destructive_call_is_approved_on_the_page_and_the_other_browser_
     row = page.locator("#history tr", has_text="files__write_file")
     await row.wait_for(timeout=PAGE_S)
     assert "web" in await row.inner_text()
+    # Its start in the reader's time zone (it had been the UTC time cut out of the ISO text).
+    local = await page.evaluate(
+        "(s) => new Date(s * 1000).toLocaleTimeString([], {hour: '2-digit', minute: '2-digit', second: '2-digit'})",
+        execution.started,
+    )
+    utc = datetime.fromtimestamp(execution.started, timezone.utc).strftime("%H:%M:%S")
+    assert await row.locator("td").first.inner_text() == local and utc not in local
     assert page.errors == [] and other.errors == []
 
 

@@ -463,6 +463,16 @@ function historyQuery() {
   return query;
 }
 
+// A call's start in the reader's time zone: the time for today's, the date too for older ones (the
+// history keeps UTC ISO times; the window shows local ones).
+function whenText(iso) {
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return iso;
+  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  if (when.toDateString() === new Date().toDateString()) return time;
+  return when.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + time;
+}
+
 async function refreshHistory() {
   const runs = await api("/api/executions?" + historyQuery());
   const body = $("history");
@@ -472,7 +482,7 @@ async function refreshHistory() {
     const row = document.createElement("tr");
     row.className = "run";
     row.tabIndex = 0;
-    for (const value of [run.started.slice(11, 19), run.tool, run.status, run.decided_by || "", run.duration_ms === null ? "" : Math.round(run.duration_ms)]) {
+    for (const value of [whenText(run.started), run.tool, run.status, run.decided_by || "", run.duration_ms === null ? "" : Math.round(run.duration_ms)]) {
       const cell = document.createElement("td");
       cell.textContent = value;
       row.appendChild(cell);
