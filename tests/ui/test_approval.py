@@ -45,6 +45,7 @@ def test_several_pending_approvals_queue_and_are_answered_in_order(qtbot: Any) -
     window.add_request(_request("second"))
     assert not window.isModal() and window.isVisible()
     assert window.queue_label.text() == "1 more waiting"
+    assert window.risk.text() == "✎ changes things"  # in the Tools panel's words, not "caution"
     assert window.always_button.isHidden()  # "always" was not offered for the first one
     window.reason.setText("not now")
     window.deny_button.click()

@@ -190,6 +190,7 @@ def test_tools_panel_unchecks_a_tool_and_a_deny_rule_refuses_its_calls(data_dir:
             assert first_tool is not None
             first_tool.setCheckState(0, Qt.CheckState.Unchecked)
             name = first_tool.data(0, Qt.ItemDataRole.UserRole)
+            assert first_tool.text(0) == name.split("__", 1)[1]  # the name the chat's cards show
             assert not next(t for t in desktop.host.tools() if t.name == name).enabled
             panel.set_rule("files__delete_file", "deny")
             assert {"server": "files", "tool": "delete_file", "action": "deny"} in json.loads(

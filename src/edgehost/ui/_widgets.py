@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import asyncio
 
 __all__ = [
+    "RISK_LABELS",
     "BackendChoice",
     "Chip",
     "ColoursKeptWhenSelected",
@@ -52,6 +53,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# How the window names a tool's risk (agent/approval.tool_risk), in the Tools panel and the approval
+# dialog alike: "safe" beside "Why you are asked" read as a contradiction.
+RISK_LABELS = {"destructive": "⚠ destructive", "caution": "✎ changes things", "safe": "✓ read-only"}
 
 # What each backend is called on screen: the settings' values are ids a user never has to read.
 BACKEND_NAMES = {

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
-from edgehost.ui._widgets import Chip, pretty_json
+from edgehost.ui._widgets import RISK_LABELS, Chip, pretty_json
 from edgehost.ui.tool_card import split_tool_name
 
 __all__ = ["ApprovalWindow", "ResolveFnT"]
@@ -190,7 +190,7 @@ class ApprovalWindow(QDialog):
         self.server.setText(f"Tool of the server “{server}”  ·  {request.tool}")
         self.description.setText(request.description)
         self.description.setVisible(bool(request.description))
-        self.risk.setText(request.risk)
+        self.risk.setText(RISK_LABELS.get(request.risk, request.risk))
         self.risk.set_tone(_RISK_TONES.get(request.risk, "warn"))
         self.header.setProperty("risk", request.risk)
         self.header.style().unpolish(self.header)

@@ -3,6 +3,7 @@ tool's approval rule (allow / ask / deny, saved in the servers config's ``approv
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 from edgehost.agent.approval import parse_rules, tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
-from edgehost.ui._widgets import ColoursKeptWhenSelected, pretty_json
+from edgehost.ui._widgets import RISK_LABELS, ColoursKeptWhenSelected, pretty_json
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["ToolsPanel", "rule_for"]
 
 RULE_CHOICES = ("default", "allow", "ask", "deny")
-_RISK_BADGES = {"destructive": "⚠ destructive", "caution": "✎ changes things", "safe": "✓ read-only"}
 
 
 def rule_for(approval: list[dict[str, Any]], tool: ToolSpec) -> str:
@@ -135,13 +135,14 @@ class ToolsPanel(QDialog):
                 parent.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
                 self.tree.addTopLevelItem(parent)
                 servers[tool.server] = parent
-            item = QTreeWidgetItem(parent, [tool.title or tool.tool_name])
+            # The server's own name for it, as the chat's cards and the history show it; the title says more.
+            item = QTreeWidgetItem(parent, [tool.tool_name])
             item.setData(0, Qt.ItemDataRole.UserRole, tool.name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(0, Qt.CheckState.Checked if tool.enabled else Qt.CheckState.Unchecked)
-            item.setToolTip(0, tool.name)
+            item.setToolTip(0, f"{tool.title} ({tool.name})" if tool.title else tool.name)
             risk, _reasons = tool_risk(tool)
-            item.setText(1, _RISK_BADGES[risk])
+            item.setText(1, RISK_LABELS[risk])
             item.setForeground(1, QColor(risk_colors[risk]))
             combo = QComboBox()
             combo.addItems(RULE_CHOICES)
@@ -199,7 +200,10 @@ class ToolsPanel(QDialog):
             self.schema.clear()
             return
         self.name.setText(tool.name)
-        self.description.setText(tool.description or "(no description)")
+        # Servers written in Python give their docstrings, indented as in the source.
+        self.description.setText(
+            inspect.cleandoc(tool.description) if tool.description else "(no description)"
+        )
         risk, reasons = tool_risk(tool)
         self.reasons.setText(f"Risk: {risk}" + (f" — {'; '.join(reasons)}" if reasons else ""))
         self.schema.setPlainText(pretty_json(dict(tool.input_schema)))
