@@ -92,6 +92,24 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             resource = catalog.resources[0]
             await window.composer_actions.attach_resource(resource.uri)
             assert len(window.composer.attachments) == 1
+            # A resource template is offered too; its values are asked for, and the resource they name
+            # is attached (Attach had listed only the fixed resources).
+            window.composer_actions.show_resources()
+            offered = [i for i in window.composer_actions.palette._items if i.kind == "template"]
+            template = next(t for t in catalog.resource_templates if "text" in t.uri_template)
+            assert template.uri_template in [i.name for i in offered]
+            opened = expect(window.dialog_opened)
+            attaching = asyncio.ensure_future(window.composer_actions.attach_template(template.uri_template))
+            [form] = await opened.wait(STEP_S)
+            assert form.accept_button.text() == "Attach" and not form.decline_button.isVisible()
+            [field] = form.form.fields.values()
+            field.setText("7")
+            form.answer("accept")
+            await attaching
+            assert len(window.composer.attachments) == 2
+            assert "demo://resource/dynamic/text/7" in window.composer.attachments[1][1]
+            window.composer.clear_after_send()
+            await window.composer_actions.attach_resource(resource.uri)
             window.composer.set_text("What does it say?")
             window.composer.send_button.click()
             await finished(window.turn_task)

@@ -76,7 +76,7 @@ class Palette(QFrame):
         self._items = items
         self.filter.setPlaceholderText(hint)
         self.list.clear()
-        labels = {"prompt": "Prompt", "tool": "Pin tool", "resource": "Attach"}
+        labels = {"prompt": "Prompt", "tool": "Pin tool", "resource": "Attach", "template": "Attach"}
         for entry in items:
             text = f"{labels.get(entry.kind, entry.kind)}  ·  {entry.title}"
             if entry.detail:

@@ -4,11 +4,13 @@ input (its arguments asked first, in the elicitation form), and a resource chose
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from PySide6.QtCore import QPoint
 
-from edgehost.mcp.catalog import SEPARATOR
 from edgehost.ui.composer import Palette, PaletteItem
 
 if TYPE_CHECKING:
@@ -38,8 +40,14 @@ class ComposerActions:
     def show_resources(self) -> None:
         host = self.window.host
         ready = [s.name for s in host.server_states() if getattr(s.status, "value", s.status) == "ready"]
+        items = [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in host.resources()]
+        # A template's values are asked for when it is chosen (attach_template).
+        items += [
+            PaletteItem("template", t.uri_template, f"{t.name}  ({t.server}) — fill in", t.uri_template)
+            for t in host.resource_templates()
+        ]
         self.palette.set_items(
-            [PaletteItem("resource", r.uri, f"{r.name}  ({r.server})", r.uri) for r in host.resources()],
+            items,
             empty=(
                 f"No resources to attach: {_listed(ready)} {'offers' if len(ready) == 1 else 'offer'} none."
                 if ready
@@ -62,11 +70,16 @@ class ComposerActions:
             window.tasks.spawn(self.use_prompt(item.name), name="get-prompt")
         elif item.kind == "resource":
             window.tasks.spawn(self.attach_resource(item.name), name="read-resource")
+        elif item.kind == "template":
+            window.tasks.spawn(self.attach_template(item.name), name="read-resource")
         window.composer.edit.setFocus()
 
     async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
         """Put the prompt's text in the input (asking for its arguments first when it has any)."""
         import mcp_types as types
+
+        from edgehost.mcp.catalog import SEPARATOR  # with the core: not before the first frame
+        from edgehost.ui.elicitation import OwnRequest
 
         window = self.window
         prompt = window.host.prompt_arguments(name)
@@ -81,7 +94,10 @@ class ComposerActions:
             }
             params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
             server, _, own_name = name.partition(SEPARATOR)
-            answer = await window.server_dialogs.elicit(server, params, for_prompt=own_name or name)
+            own = OwnRequest(
+                own_name or name, f"The prompt “{own_name or name}” of “{server}” needs:", "Use prompt"
+            )
+            answer = await window.server_dialogs.elicit(server, params, own=own)
             if answer.action != "accept":
                 return
             arguments = {k: str(v) for k, v in (answer.content or {}).items()}
@@ -91,6 +107,31 @@ class ComposerActions:
             window.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
             return
         window.composer.set_text(text)
+
+    async def attach_template(self, uri_template: str) -> None:
+        """Ask for the values of a resource template's variables, then attach the resource they name."""
+        import mcp_types as types
+
+        from edgehost.ui.elicitation import OwnRequest
+
+        window = self.window
+        template = next((t for t in window.host.resource_templates() if t.uri_template == uri_template), None)
+        if template is None:
+            return
+        names = template_variables(uri_template)
+        schema = {
+            "type": "object",
+            "properties": {name: {"type": "string", "title": name} for name in names},
+            "required": names,
+        }
+        message = template.description or f"The values for {uri_template}"
+        params = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+        own = OwnRequest(
+            template.name, f"The resource “{template.name}” of “{template.server}” needs:", "Attach"
+        )
+        answer = await window.server_dialogs.elicit(template.server, params, own=own)
+        if answer.action == "accept":
+            await self.attach_resource(expand_template(uri_template, answer.content or {}))
 
     async def attach_resource(self, uri: str) -> None:
         window = self.window
@@ -105,3 +146,30 @@ class ComposerActions:
 def _listed(names: list[str]) -> str:
     """'board', 'board and files', 'board, files and time'."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+_VARIABLE = re.compile(r"\{([^}]*)\}")
+
+
+def template_variables(uri_template: str) -> list[str]:
+    """The variables of an RFC 6570 template, in order (an operator such as ``+`` or ``/`` dropped)."""
+    names: list[str] = []
+    for expression in _VARIABLE.findall(uri_template):
+        for name in expression.lstrip("+#./;?&").split(","):
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def expand_template(uri_template: str, values: Mapping[str, object]) -> str:
+    """The URI with each ``{name}`` replaced by its value, percent-encoded (RFC 6570 simple expansion;
+    ``{+name}`` keeps reserved characters such as ``/``)."""
+
+    def expand(match: re.Match[str]) -> str:
+        expression = match.group(1)
+        reserved = expression.startswith(("+", "#"))
+        names = expression.lstrip("+#./;?&").split(",")
+        safe = ":/?#[]@!$&'()*+,;=" if reserved else ""
+        return ",".join(quote(str(values.get(name, "")), safe=safe) for name in names)
+
+    return _VARIABLE.sub(expand, uri_template)

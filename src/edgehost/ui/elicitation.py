@@ -6,6 +6,7 @@ The dialog is non-modal and resolves an asyncio future, so the server's request 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 import mcp_types as types
 from PySide6.QtCore import Qt, QUrl
@@ -14,12 +15,21 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLa
 
 from edgehost.ui.schema_form import SchemaForm
 
-__all__ = ["ElicitationDialog"]
+__all__ = ["ElicitationDialog", "OwnRequest"]
+
+
+@dataclass(frozen=True)
+class OwnRequest:
+    """A form the user opened themself (a prompt's arguments, a resource template's values), not a
+    server's question: it has nothing to decline."""
+
+    title: str  # of the window
+    heading: str  # above the message
+    accept: str  # the button that sends
 
 
 class ElicitationDialog(QDialog):
-    """A server's question; also the form of an MCP prompt's arguments (``for_prompt``: the user's own
-    request, so it has nothing to decline)."""
+    """A server's question; also the form of a request of the user's own (``own``)."""
 
     def __init__(
         self,
@@ -27,22 +37,18 @@ class ElicitationDialog(QDialog):
         params: types.ElicitRequestParams,
         parent: QWidget | None = None,
         *,
-        for_prompt: str | None = None,
+        own: OwnRequest | None = None,
     ) -> None:
         super().__init__(parent)
         self.setModal(False)
         self.setMinimumWidth(480)
-        self.setWindowTitle(f"{for_prompt or server + ' asks'} — EdgeHost")
+        self.setWindowTitle(f"{own.title if own else server + ' asks'} — EdgeHost")
         self.result_future: asyncio.Future[types.ElicitResult] = asyncio.get_event_loop().create_future()
         self.url: str | None = params.url if isinstance(params, types.ElicitRequestURLParams) else None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(18, 18, 18, 18)
         layout.setSpacing(12)
-        who = QLabel(
-            f"The prompt “{for_prompt}” of “{server}” needs:"
-            if for_prompt
-            else f"The server “{server}” asks:"
-        )
+        who = QLabel(own.heading if own else f"The server “{server}” asks:")
         who.setObjectName("Muted")
         who.setTextFormat(Qt.TextFormat.PlainText)
         message = QLabel(params.message)
@@ -73,10 +79,8 @@ class ElicitationDialog(QDialog):
         buttons.addStretch(1)
         self.cancel_button = QPushButton("Cancel")
         self.decline_button = QPushButton("Decline")
-        self.decline_button.setVisible(for_prompt is None)
-        self.accept_button = QPushButton(
-            "Open address" if self.url else "Use prompt" if for_prompt else "Send"
-        )
+        self.decline_button.setVisible(own is None)
+        self.accept_button = QPushButton("Open address" if self.url else own.accept if own else "Send")
         self.accept_button.setObjectName("Primary")
         self.cancel_button.clicked.connect(lambda: self.answer("cancel"))
         self.decline_button.clicked.connect(lambda: self.answer("decline"))

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     import mcp_types as types
 
     from edgehost.agent.approval import ApprovalRequest
+    from edgehost.ui.elicitation import OwnRequest
     from edgehost.ui.main_window import MainWindow
 
 __all__ = ["ServerDialogs"]
@@ -24,13 +25,13 @@ class ServerDialogs:
         self.window = window
 
     async def elicit(
-        self, server: str, params: types.ElicitRequestParams, *, for_prompt: str | None = None
+        self, server: str, params: types.ElicitRequestParams, *, own: OwnRequest | None = None
     ) -> types.ElicitResult:
-        """Ask the user with a non-modal form; the answer comes when they press a button. ``for_prompt``:
-        the form asks for the arguments of the server's prompt of that name."""
+        """Ask the user with a non-modal form; the answer comes when they press a button. ``own``: the
+        form is one of the user's own requests (elicitation.OwnRequest), not the server's question."""
         from edgehost.ui.elicitation import ElicitationDialog
 
-        dialog = ElicitationDialog(server, params, self.window, for_prompt=for_prompt)
+        dialog = ElicitationDialog(server, params, self.window, own=own)
         future = dialog.result_future
         self._open(dialog)
         try:
