@@ -126,6 +126,8 @@ def test_doctor_text_output_names_every_section(
         "Backends:",
         "Models:",
         "Libraries:",
+        "Servers:",
+        "Data:",
     ):
         assert heading in out
     assert "Orange Pi 5 Plus" in out and "1.3.0" in out
@@ -144,3 +146,18 @@ def test_edgehost_doctor_json_runs_as_a_command(rk3588_setup: dict[str, Path], d
     report = json.loads(done.stdout)
     assert report["board"]["profile"]["name"] == "orangepi-5-plus"
     assert report["backends"]["rkllm"]["available"]
+
+
+def test_doctor_names_a_broken_servers_entry_with_its_line_and_where_the_logs_are(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It had said "No problems found" with a server whose address could never work.
+    monkeypatch.setenv("EDGEHOST_SYSFS_ROOT", str(build(tmp_path / "root", x86_pc())))
+    (data_dir / "servers.json").write_text(
+        '{"mcpServers": {\n "a": {"command": "x", "arguments": []},\n "b": {"url": "htp://x"}}}'
+    )
+    report = run_doctor_json(data_dir, capsys)
+    assert report["servers"]["configured"] == ["a", "b"]
+    assert any("servers.json:3" in p["problem"] and "htp://x" in p["problem"] for p in report["problems"])
+    assert any("did you mean 'args'" in warning for warning in report["servers"]["warnings"])
+    assert report["files"]["logs"] == str(data_dir / "logs")

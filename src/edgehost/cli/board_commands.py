@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+from pathlib import Path
 from typing import Any
 
 from edgehost.boards import (
@@ -183,6 +184,7 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
         for backend in profile.backend_order
         if (m := recommend(catalog, profile, facts, backend)) is not None
     ]
+    servers = _servers(ctx)
     board = info.as_dict()
     board["profile"] = profile.as_dict()
     board["profile"]["chosen_by"] = (
@@ -219,8 +221,37 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
             "missing_libraries": list(gui.missing),
             "packages": gui.packages,
         },
-        "problems": _problems(info, profile, backends, runtime, gui),
+        "files": {
+            "servers_file": str(ctx.paths.servers_file),
+            "data_dir": str(ctx.paths.data_dir),
+            "history": str(ctx.paths.history_db),
+            "logs": str(ctx.paths.log_dir),
+        },
+        "servers": servers,
+        "problems": _problems(info, profile, backends, runtime, gui) + _server_problems(servers),
     }
+
+
+def _servers(ctx: CliContext) -> dict[str, Any]:
+    """What the servers file says, read as the app reads it, without connecting any server."""
+    config = ctx.servers_config()
+    return {
+        "configured": [s.name for s in config.servers if not s.builtin],
+        "file_error": config.file_error,
+        "entry_errors": [s.error for s in config.servers if s.error],
+        "warnings": config.warnings,
+    }
+
+
+def _server_problems(servers: dict[str, Any]) -> list[dict[str, str]]:
+    check = "`edgehost config check` shows each problem at its line; `edgehost servers` connects them"
+    problems = (
+        [{"problem": f"the servers file cannot be read: {servers['file_error']}", "hint": check}]
+        if servers["file_error"]
+        else []
+    )
+    problems += [{"problem": error, "hint": check} for error in servers["entry_errors"]]
+    return problems
 
 
 def _print_text(report: dict[str, Any]) -> None:
@@ -267,6 +298,13 @@ def _print_text(report: dict[str, Any]) -> None:
     print(f"Window:   Qt {gui['platform']} on {screen} ({state})")
     versions = ", ".join(f"{k} {v}" for k, v in report["libraries"].items() if v)
     print(f"Libraries: {versions}")
+    files = report["files"]
+    servers = report["servers"]
+    own = ", ".join(servers["configured"]) or "none besides the built-in ones"
+    print(f"Servers:  {files['servers_file']} ({own}; `edgehost servers` connects and checks them)")
+    for warning in servers["warnings"]:
+        print(f"  warning: {warning}")
+    print(f"Data:     {files['data_dir']} (history {Path(files['history']).name}, logs in {files['logs']})")
     if report["problems"]:
         print("Problems:")
         for item in report["problems"]:
