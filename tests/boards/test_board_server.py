@@ -6,23 +6,28 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from fake_sysfs import build, rk3588_board
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_types import TextContent
+from mcp_types import CallToolResult, TextContent
 from tests.support import CONNECT_TIMEOUT_S, python_server_client
 
-from edgehost.servers.board import BoardReader
+from edgehost.servers.board import BoardReader, build_server, clock_text, duration_text
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, TextContent))
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
     result = await client.call_tool(name, arguments or {})
-    text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+    text = text_of(result)
     assert not result.is_error, text
     if result.structured_content is not None:
         return dict(result.structured_content)
@@ -123,3 +128,121 @@ def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp
     assert done.returncode == 0, done.stderr[-2000:]
     board = json.loads(done.stdout)
     assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")
+
+
+# --- results a small model reads right -------------------------------------------------------------
+
+TUESDAY_10_56_UTC = datetime(2026, 5, 12, 10, 56, 12, tzinfo=timezone.utc)
+
+
+async def read_as_text(root: Path, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+    """One call to the board server of ``root``, in-process."""
+    async with Client(build_server(BoardReader(root))) as client:
+        return await client.call_tool(name, arguments or {})
+
+
+def test_the_clock_gives_the_time_in_the_zone_asked_for_and_names_the_boards_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked the time in Tokyo, the tool gave the board's UTC clock with nothing saying whose time it was."""
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    reader = BoardReader(build(tmp_path / "root", rk3588_board()))
+    tokyo = reader.clock("Asia/Tokyo", at=TUESDAY_10_56_UTC)
+    assert (tokyo["time"], tokyo["date"], tokyo["utc_offset"]) == ("19:56:12", "2026-05-12", "+09:00")
+    assert (tokyo["time_zone"], tokyo["board_time_zone"]) == ("Asia/Tokyo", "Europe/Paris")
+    assert clock_text(tokyo, asked=True) == (
+        "In Asia/Tokyo (JST, UTC+9) it is 19:56 on Tuesday 2026-05-12. "
+        "(The board's own time zone is Europe/Paris.)"
+    )
+    own = reader.clock("", at=TUESDAY_10_56_UTC)
+    assert (own["time"], own["time_zone"], own["board_time_zone"]) == (
+        "12:56:12",
+        "Europe/Paris",
+        "Europe/Paris",
+    )
+    assert clock_text(own, asked=False).startswith(
+        "On the board's clock it is 12:56 on Tuesday 2026-05-12, in the board's time zone, Europe/Paris (CEST, UTC+2)."
+    )
+    # A city alone, or another case, is the zone it names.
+    assert reader.clock("tokyo", at=TUESDAY_10_56_UTC)["time_zone"] == "Asia/Tokyo"
+    assert reader.clock("america/new_york", at=TUESDAY_10_56_UTC)["time"] == "06:56:12"
+
+
+async def test_the_clock_tool_takes_a_time_zone_and_says_in_its_text_whose_time_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TZ", "UTC")
+    root = build(tmp_path / "root", rk3588_board())
+    async with Client(build_server(BoardReader(root))) as client:
+        [tool] = [t for t in (await client.list_tools()).tools if t.name == "clock"]
+        assert "timezone" in (tool.description or "")
+        timezone_argument = tool.input_schema["properties"]["timezone"]
+        assert timezone_argument["type"] == "string" and "IANA" in timezone_argument["description"]
+        assert "required" not in tool.input_schema or not tool.input_schema["required"]
+        result = await client.call_tool("clock", {"timezone": "Asia/Tokyo"})
+        assert not result.is_error, text_of(result)
+        assert text_of(result).startswith("In Asia/Tokyo (JST, UTC+9) it is ")
+        assert text_of(result).endswith("(The board's own time zone is UTC.)")
+        assert result.structured_content is not None
+        assert result.structured_content["time_zone"] == "Asia/Tokyo"
+        assert text_of(result).split(" it is ")[1][:5] == result.structured_content["time"][:5]
+        board = await client.call_tool("clock", {})
+        assert text_of(board).startswith("On the board's clock it is ")
+        assert "in the board's time zone, UTC." in text_of(board)
+
+
+@pytest.mark.parametrize(
+    ("given", "suggested"),
+    [
+        ("Asia/Tokio", "Asia/Tokyo"),
+        ("Tokio", "Asia/Tokyo"),
+        ("JST", "Asia/Tokyo"),
+        ("Europe/Pariss", "Europe/Paris"),
+    ],
+)
+async def test_an_unknown_time_zone_is_an_error_that_names_the_argument_and_close_zones(
+    tmp_path: Path, given: str, suggested: str
+) -> None:
+    result = await read_as_text(build(tmp_path / "root", rk3588_board()), "clock", {"timezone": given})
+    assert result.is_error
+    text = text_of(result)
+    assert f"timezone {given!r} is not a known time zone" in text, text
+    assert "IANA name like Asia/Tokyo" in text and f"did you mean {suggested}" in text, text
+
+
+async def test_the_uptime_reads_in_hours_and_minutes_first_and_in_seconds_too(tmp_path: Path) -> None:
+    """Given 57377.57 seconds, the embedded model answered "1.92 hours"."""
+    root = build(tmp_path / "root", rk3588_board())
+    (root / "proc/uptime").write_text("57377.57 40000.00\n")
+    result = await read_as_text(root, "uptime")
+    assert text_of(result) == (
+        "The board has been up for 15 h 56 min since it booted (57377.57 seconds). "
+        "Load average over 1, 5 and 15 minutes: 0.52, 0.31, 0.2."
+    )
+    assert result.structured_content == {
+        "uptime": "15 h 56 min",
+        "uptime_seconds": 57377.57,
+        "load_average": [0.52, 0.31, 0.2],
+    }
+
+
+def test_durations_read_as_people_write_them() -> None:
+    assert duration_text(57377.57) == "15 h 56 min"
+    assert duration_text(42.9) == "42 s"
+    assert duration_text(3600) == "1 h"
+    assert duration_text(86400 + 3600 + 60) == "1 day 1 h 1 min"
+    assert duration_text(3 * 86400 + 125) == "3 days 2 min"
+
+
+async def test_without_thermal_zones_the_temperatures_result_is_a_sentence_with_the_data_kept(
+    tmp_path: Path,
+) -> None:
+    """The model and the user read raw JSON, {"zones": [], "note": ...}, where a sentence says it."""
+    result = await read_as_text(build(tmp_path / "root", rk3588_board(thermal=[])), "temperatures")
+    assert text_of(result).startswith("This machine has no readable temperature sensors (no thermal zones)")
+    assert result.structured_content == {
+        "zones": [],
+        "note": "this machine has no readable temperature sensors (no thermal zones)",
+    }
+    with_zones = await read_as_text(build(tmp_path / "other", rk3588_board()), "temperatures")
+    assert json.loads(text_of(with_zones)) == with_zones.structured_content  # readings stay data

@@ -10,7 +10,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from tests.support import python_server_client
 
-from edgehost.servers.files import MAX_READ_BYTES, FilesRoot
+from edgehost.servers.files import MAX_READ_BYTES, FilesRoot, build_server
 
 
 def text_of(result: CallToolResult) -> str:
@@ -179,3 +179,54 @@ def test_listing_marks_links_that_point_outside(tmp_path: Path) -> None:
     files = FilesRoot(root)
     (root / "out").symlink_to(tmp_path)
     assert "[link] out (points outside the files folder" in files.list_directory("")
+
+
+def test_a_path_that_is_not_there_is_answered_with_the_files_folder_and_what_it_holds(tmp_path: Path) -> None:
+    """Asked for "my home folder", the model read "'home' does not exist" as that folder being missing:
+    nothing said the server sees only its own folder."""
+    root = tmp_path / "files"
+    files = FilesRoot(root)
+    where = f"is not in the files folder ({root.resolve()}), the only folder these tools can see"
+    with pytest.raises(ToolError) as empty:
+        files.list_directory("home")
+    assert str(empty.value) == f"'home' {where}; it is empty"
+    (root / "notes").mkdir()
+    (root / "notes" / "todo.txt").write_text("milk")
+    (root / "a.txt").write_text("a")
+    (root / "out").symlink_to(tmp_path)  # not usable: not named
+    with pytest.raises(ToolError) as missing:
+        files.list_directory("home")
+    assert str(missing.value) == f"'home' {where}; it holds: notes/, a.txt"
+    # Deeper, the folder of the path that is there is the one named.
+    with pytest.raises(ToolError) as deeper:
+        files.read_file("notes/todo.md")
+    assert str(deeper.value) == f"'notes/todo.md' {where}; notes/ holds: todo.txt"
+    for attempt in (
+        lambda: files.delete_file("home"),
+        lambda: files.move_file("home", "b"),
+        lambda: files.search_files("*.txt", "home"),
+    ):
+        with pytest.raises(ToolError, match="it holds: notes/, a.txt"):
+            attempt()
+    assert not (tmp_path / "home").exists() and "home" not in {p.name for p in root.iterdir()}
+
+
+def test_a_missing_path_names_at_most_twenty_entries_of_the_folder(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    for n in range(25):
+        (tmp_path / f"f{n:02d}.txt").write_text("x")
+    with pytest.raises(ToolError, match=r"it holds: f00.txt, .*, f19.txt and 5 more$"):
+        files.read_file("nope.txt")
+
+
+async def test_the_reading_tools_say_that_paths_are_inside_the_files_folder(tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    async with Client(build_server(root)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name in ("list_directory", "read_file", "search_files"):
+            assert f"Paths are inside the files folder ({root.resolve()})" in (
+                tools[name].description or ""
+            ), name
+        result = await client.call_tool("list_directory", {"path": "home"})
+        assert result.is_error
+        assert f"'home' is not in the files folder ({root.resolve()})" in text_of(result)

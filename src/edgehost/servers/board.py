@@ -2,25 +2,33 @@
 
 Board model, SoC and profile; CPU cores with current and maximum frequency; every thermal zone;
 memory, disk, uptime and load; the NPU (presence, driver version, load where readable); the clock
-(date, time, time zone). Everything but the clock comes from edgehost.boards' detection functions, so
-``--root`` (or EDGEHOST_SYSFS_ROOT) points it at a fake tree in tests. Run it with
-``edgehost serve board``.
+(date, time, time zone, here or in a time zone asked for). Everything but the clock comes from
+edgehost.boards' detection functions, so ``--root`` (or EDGEHOST_SYSFS_ROOT) points it at a fake tree in
+tests. Run it with ``edgehost serve board``.
+
+A small model reads a result's text and repeats it, so the results it gets wrong as bare data (the
+clock, which says nothing of whose time it is; the uptime in seconds, which it converts wrongly; "no
+sensors") are said in a sentence; the data stays in the structured content.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
 import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from edgehost import __version__
@@ -47,10 +55,178 @@ _READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 _MB = 1024 * 1024
+NO_SENSORS = "this machine has no readable temperature sensors (no thermal zones)"
+NO_SENSORS_SENTENCE = "This machine has no readable temperature sensors (no thermal zones), so there is no temperature to report."
+
+# A tool's result: a sentence for the model (and the user) to read, the data as structured content.
+Answer = Annotated[CallToolResult, dict[str, Any]]
 
 
 def _mb(value: int | None) -> float | None:
     return round(value / _MB, 1) if value is not None else None
+
+
+def _answer(data: dict[str, Any], text: str | None = None) -> CallToolResult:
+    """``data`` as structured content, read by the model as ``text`` (default: the data as JSON)."""
+    shown = text if text is not None else json.dumps(data, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=shown)], structured_content=data)
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as people write it: "15 h 56 min", "3 days 2 h", "42 s" (seconds only under a minute)."""
+    total = max(0, int(seconds))
+    if total < 60:
+        return f"{total} s"
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    parts += [f"{hours} h"] if hours else []
+    parts += [f"{minutes} min"] if minutes else []
+    return " ".join(parts)
+
+
+# --- time zones -------------------------------------------------------------------------------
+
+
+@cache
+def _zone_names() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+@cache
+def _zones_by_city() -> dict[str, list[str]]:
+    """{"tokyo": ["Asia/Tokyo"], "new york": ["America/New_York"], ...} (a zone's last part, in words)."""
+    cities: dict[str, list[str]] = {}
+    for name in sorted(_zone_names()):
+        if "/" in name:
+            cities.setdefault(_words(name.rsplit("/", 1)[-1]), []).append(name)
+    return cities
+
+
+@cache
+def _zones_by_abbreviation() -> dict[str, list[str]]:
+    """{"JST": ["Asia/Tokyo", ...], "PST": [...]}: what each zone is called in January and in July."""
+    found: dict[str, list[str]] = {}
+    for name in sorted(_zone_names()):
+        zone = _zone_info(name)
+        if zone is None or "/" not in name or name.startswith("Etc/"):
+            continue
+        for month in (1, 7):
+            abbreviation = datetime(2026, month, 15, 12, tzinfo=zone).tzname() or ""
+            if abbreviation.isalpha() and name not in found.get(abbreviation, []):
+                found.setdefault(abbreviation, []).append(name)
+    return found
+
+
+def _words(name: str) -> str:
+    return " ".join(name.replace("_", " ").split()).lower()
+
+
+def _zone_info(name: str) -> ZoneInfo | None:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # unknown, not a key (a path), unreadable
+        return None
+
+
+def find_zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (the clock tool's ``timezone`` argument), also written in other case
+    or as its city alone ("tokyo"). Raises ToolError naming the argument, with close names."""
+    text = name.strip()
+    names = _zone_names()
+    exact = {n.lower(): n for n in names}.get(text.replace(" ", "_").lower())
+    cities = _zones_by_city().get(_words(text), []) if "/" not in text else []
+    key = exact or (cities[0] if len(cities) == 1 else None) or (text if not names else None)
+    zone = _zone_info(key) if key else None
+    if zone is not None:
+        return zone
+    if not names:
+        raise ToolError(
+            f"timezone {name!r} cannot be looked up: this machine has no time zone database (tzdata)"
+        )
+    close = (
+        cities
+        or _zones_by_abbreviation().get(text.upper(), [])[:4]
+        or difflib.get_close_matches(text, sorted(names), n=3, cutoff=0.6)
+    )
+    close += [
+        zone
+        for city in difflib.get_close_matches(_words(text), list(_zones_by_city()), n=3, cutoff=0.75)
+        for zone in _zones_by_city()[city]
+    ]
+    hint = f"; did you mean {', '.join(dict.fromkeys(close[:4]))}?" if close else ""
+    raise ToolError(
+        f"timezone {name!r} is not a known time zone: give an IANA name like Asia/Tokyo or "
+        f"Europe/Paris, or leave timezone out for the board's own time{hint}"
+    )
+
+
+def board_zone() -> tuple[tzinfo, str]:
+    """The board's own time zone and its name: the IANA name where the system says it ($TZ,
+    /etc/localtime's link, /etc/timezone), else the C library's local zone and its abbreviation."""
+    named = os.environ.get("TZ")
+    if named is not None:
+        key = named.lstrip(":") or "UTC"  # TZ="" is UTC to the C library
+        key = key.split("/zoneinfo/", 1)[-1] if key.startswith("/") else key
+    else:
+        link = Path("/etc/localtime")
+        key = ""
+        if link.is_symlink():
+            key = os.path.realpath(link).split("/zoneinfo/", 1)[-1]
+            key = key.removeprefix("posix/").removeprefix("right/")
+        if not key or key.startswith("/"):
+            try:
+                key = Path("/etc/timezone").read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                key = ""
+    zone = _zone_info(key) if key and not key.startswith("/") else None
+    if zone is not None:
+        return zone, key
+    local = datetime.now().astimezone()
+    assert local.tzinfo is not None
+    return local.tzinfo, local.tzname() or "local time"
+
+
+def _offset(moment: datetime) -> str:
+    """The offset from UTC as ISO 8601 writes it, e.g. +09:00 (for the data)."""
+    offset = moment.strftime("%z")
+    return f"{offset[:3]}:{offset[3:]}"
+
+
+def _offset_words(offset: str) -> str:
+    """+09:00 as UTC+9, +05:30 as UTC+5:30 (for the sentence): no 09:00 a reader could take for the time."""
+    hours, _, minutes = offset[1:].partition(":")
+    return f"UTC{offset[0]}{int(hours)}" + (f":{minutes}" if minutes.strip("0") else "")
+
+
+def clock_text(clock: dict[str, Any], asked: bool) -> str:
+    """The clock in a sentence that says whose time it is (``asked``: in a zone the caller gave)."""
+    name, abbreviation = clock["time_zone"], clock["time_zone_abbreviation"]
+    offset = _offset_words(clock["utc_offset"])
+    # "Asia/Tokyo (JST, UTC+9)", "UTC"; an abbreviation that is only the offset ("+04") is left out.
+    details = [a for a in (abbreviation, offset) if a and a[0] not in "+-" and a not in (name, "UTC+0")]
+    where = f"{name} ({', '.join(dict.fromkeys(details))})" if details else name
+    when = f"{clock['time'][:5]} on {clock['weekday']} {clock['date']}"
+    if asked:
+        return f"In {where} it is {when}. (The board's own time zone is {clock['board_time_zone']}.)"
+    return (
+        f"On the board's clock it is {when}, in the board's time zone, {where}. "
+        "(For another place's time, give the timezone argument.)"
+    )
+
+
+def uptime_text(uptime: dict[str, Any]) -> str:
+    seconds = uptime["uptime_seconds"]
+    up = (
+        f"The board has been up for {uptime['uptime']} since it booted ({seconds} seconds)."
+        if seconds is not None
+        else "The board's uptime cannot be read (/proc/uptime)."
+    )
+    load = uptime["load_average"]
+    if len(load) == 3:
+        up += f" Load average over 1, 5 and 15 minutes: {load[0]}, {load[1]}, {load[2]}."
+    return up
 
 
 class BoardReader:
@@ -103,10 +279,7 @@ class BoardReader:
     def temperatures(self) -> dict[str, Any]:
         zones = [asdict(zone) for zone in read_thermal_zones(self.root)]
         if not zones:  # said in words, or the model reads an empty list as a reading to make up
-            return {
-                "zones": [],
-                "note": "this machine has no readable temperature sensors (no thermal zones)",
-            }
+            return {"zones": [], "note": NO_SENSORS}
         return {"zones": zones}
 
     def memory(self) -> dict[str, Any]:
@@ -135,19 +308,29 @@ class BoardReader:
             "used_percent": round(100.0 * usage.used / usage.total, 1) if usage.total else None,
         }
 
-    def clock(self) -> dict[str, Any]:
-        now = datetime.now().astimezone()
-        offset = now.strftime("%z")
+    def clock(self, timezone_name: str = "", at: datetime | None = None) -> dict[str, Any]:
+        """The time ``at`` (default: now) in the IANA zone ``timezone_name``, or on the board's clock
+        when it is empty; with the board's own zone either way. Raises ToolError for an unknown zone."""
+        own, own_name = board_zone()
+        zone: tzinfo = find_zone(timezone_name) if timezone_name.strip() else own
+        moment = (at or datetime.now(timezone.utc)).astimezone(zone)
         return {
-            "date": now.date().isoformat(),
-            "time": now.strftime("%H:%M:%S"),
-            "weekday": now.strftime("%A"),
-            "time_zone": now.tzname(),
-            "utc_offset": f"{offset[:3]}:{offset[3:]}",
+            "date": moment.date().isoformat(),
+            "time": moment.strftime("%H:%M:%S"),
+            "weekday": moment.strftime("%A"),
+            "time_zone": zone.key if isinstance(zone, ZoneInfo) else own_name,
+            "time_zone_abbreviation": moment.tzname(),
+            "utc_offset": _offset(moment),
+            "board_time_zone": own_name,
         }
 
     def uptime(self) -> dict[str, Any]:
-        return {"uptime_seconds": read_uptime(self.root), "load_average": list(read_loadavg(self.root) or ())}
+        seconds = read_uptime(self.root)
+        return {
+            "uptime": duration_text(seconds) if seconds is not None else None,
+            "uptime_seconds": seconds,
+            "load_average": list(read_loadavg(self.root) or ()),
+        }
 
     def npu(self) -> dict[str, Any]:
         npu = detect_npu(self.root)
@@ -177,9 +360,11 @@ def build_server(reader: BoardReader) -> MCPServer:
         return reader.cpus()
 
     @server.tool(annotations=_READ_ONLY)
-    def temperatures() -> dict[str, Any]:
+    def temperatures() -> Answer:
         """The temperature in degrees Celsius of every thermal zone (SoC, big/little cores, GPU, NPU ...)."""
-        return reader.temperatures()
+        reading = reader.temperatures()
+        # Said in a sentence: an empty list reads to a small model as a reading to make up.
+        return _answer(reading, None if reading["zones"] else NO_SENSORS_SENTENCE)
 
     @server.tool(annotations=_READ_ONLY)
     def memory_usage() -> dict[str, Any]:
@@ -196,14 +381,25 @@ def build_server(reader: BoardReader) -> MCPServer:
         return reader.disk(path)
 
     @server.tool(annotations=_READ_ONLY)
-    def clock() -> dict[str, Any]:
-        """The current local date and time of the board's clock, with the weekday and time zone."""
-        return reader.clock()
+    def clock(
+        timezone: Annotated[
+            str,
+            Field(
+                description="IANA time zone of a place, such as Asia/Tokyo or Europe/Paris; "
+                "leave it out for the board's own time zone"
+            ),
+        ] = "",
+    ) -> Answer:
+        """The current date and time on the board's clock, or in another place's time zone (timezone)."""
+        reading = reader.clock(timezone)
+        return _answer(reading, clock_text(reading, asked=bool(timezone.strip())))
 
     @server.tool(annotations=_READ_ONLY)
-    def uptime() -> dict[str, Any]:
-        """How long the board has been up since boot, in seconds, and the 1, 5 and 15 minute load averages."""
-        return reader.uptime()
+    def uptime() -> Answer:
+        """How long the board has been up since boot, in hours and minutes and in seconds, and the 1, 5 and
+        15 minute load averages."""
+        reading = reader.uptime()
+        return _answer(reading, uptime_text(reading))
 
     @server.tool(annotations=_READ_ONLY)
     def npu_status() -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Every path is relative to the root folder. Anything that would leave it (``..``, an absolute path
 elsewhere, a symlink pointing out) is refused with a tool error, so a model can only touch what the
-user put in that folder. Run it with ``edgehost serve files --root DIR``.
+user put in that folder. A path that is not there is answered with where the folder is and what it
+holds: a model asked about "my home folder" otherwise reads "'home' does not exist" as the user's
+home folder being missing. Run it with ``edgehost serve files --root DIR``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ MAX_LISTED_ENTRIES = 1000
 MAX_SEARCH_RESULTS = 200
 MAX_SEARCHED_FILE_BYTES = 4 * 1024 * 1024  # content search skips bigger files (logs, images)
 MAX_SCANNED_FILES = 50_000  # bounds one search to seconds even on an SD card
+MAX_NAMED_ENTRIES = 20  # what an error about a missing path names of the folder's contents
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 _CREATES = ToolAnnotations(
@@ -94,8 +97,32 @@ class FilesRoot:
     def _existing(self, path: str) -> Path:
         resolved = self.resolve(path)
         if not resolved.exists():
-            raise ToolError(f"{path!r} does not exist")
+            raise ToolError(self._missing(path, resolved))
         return resolved
+
+    def _missing(self, path: str, resolved: Path) -> str:
+        """Why ``path`` is not found, said so that the files folder reads as all there is: where it is,
+        and what it (or the deepest folder of ``path`` that exists) holds."""
+        folder = next(
+            p for p in resolved.parents if p.is_dir() and (p == self.root or self.root in p.parents)
+        )
+        where = f"{path!r} is not in the files folder ({self.root}), the only folder these tools can see"
+        which = "it" if folder == self.root else f"{self.relative(folder)}/"
+        names = self._names(folder)
+        return f"{where}; {which} holds: {names}" if names else f"{where}; {which} is empty"
+
+    def _names(self, folder: Path) -> str:
+        """The entries of ``folder`` inside the root, directories first and marked with a slash."""
+        usable = []
+        for entry in folder.iterdir():
+            real = entry.resolve()
+            if real == self.root or self.root in real.parents:
+                usable.append(
+                    (not real.is_dir(), entry.name.lower(), entry.name + ("/" if real.is_dir() else ""))
+                )
+        names = [name for *_key, name in sorted(usable)]
+        more = len(names) - MAX_NAMED_ENTRIES
+        return ", ".join(names[:MAX_NAMED_ENTRIES]) + (f" and {more} more" if more > 0 else "")
 
     def _entry(self, path: str) -> Path:
         """Like _existing, but a symlink (to somewhere inside) is itself the answer, not its target:
@@ -290,20 +317,31 @@ def build_server(root: Path) -> MCPServer:
         title="EdgeHost files",
         version=__version__,
         instructions=(
-            "Files in one folder chosen by the user. Paths are relative to that folder; paths outside it are refused."
+            f"Files in one folder chosen by the user, the files folder ({files.root}). Paths are relative to "
+            "that folder; paths outside it are refused. It is not the user's home folder nor the whole disk."
         ),
         log_level="WARNING",
     )
 
-    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    # Said once, in the tools a question about "my files" lands on: these tools see only this folder.
+    only_here = f"Paths are inside the files folder ({files.root}); nothing else is visible."
+
+    @server.tool(
+        annotations=_READ_ONLY,
+        structured_output=False,
+        description="List what a directory (folder) of the files folder holds: sub-directories first, then "
+        f"files with their sizes. {only_here}",
+    )
     def list_directory(path: DirectoryPath = "") -> str:
-        """List what a directory (folder) of the files folder holds: sub-directories first, then files with
-        their sizes."""
         return files.list_directory(path)
 
-    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    @server.tool(
+        annotations=_READ_ONLY,
+        structured_output=False,
+        description="Read a text file (UTF-8). Files over 1 MB are cut to their first 1 MB, with a note saying "
+        f"so. {only_here}",
+    )
     def read_file(path: FilePath) -> str:
-        """Read a text file (UTF-8). Files over 1 MB are cut to their first 1 MB, with a note saying so."""
         return files.read_file(path)
 
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
@@ -345,7 +383,12 @@ def build_server(root: Path) -> MCPServer:
         """Delete a file, or a directory (an empty one unless recursive is true)."""
         return files.delete_file(path, recursive)
 
-    @server.tool(annotations=_READ_ONLY, structured_output=False)
+    @server.tool(
+        annotations=_READ_ONLY,
+        structured_output=False,
+        description="Find files by name (glob or part of the name) and/or by text they contain, in a directory "
+        f"and below. {only_here}",
+    )
     def search_files(
         pattern: Annotated[
             str, Field(description="File name to look for: a glob such as '*.md', or part of a name.")
@@ -355,7 +398,6 @@ def build_server(root: Path) -> MCPServer:
             str, Field(description="Only files whose text contains this (case-insensitive).")
         ] = "",
     ) -> str:
-        """Find files by name (glob or part of the name) and/or by text they contain, in a directory and below."""
         return files.search_files(pattern, path, contains)
 
     @server.tool(annotations=_CREATES, structured_output=False)

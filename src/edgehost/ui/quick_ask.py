@@ -1,9 +1,11 @@
 """Quick ask: a small frameless window for one question, answered with tools (approvals still apply).
-Esc hides it; "Continue in main window" opens the conversation there."""
+Esc hides it; "Continue in main window" opens the conversation there. The window grows with the answer
+as it arrives, up to ANSWER_MAX_HEIGHT for the answer, which then scrolls."""
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
@@ -27,11 +29,45 @@ from edgehost.ui.tool_card import split_tool_name
 if TYPE_CHECKING:
     from edgehost.host.host import Host
 
-__all__ = ["QuickAsk"]
+__all__ = ["QuickAsk", "compositing"]
 
 CORNER_RADIUS = 14  # as the frame's border-radius in ui/theme.py
 
-ANSWER_MAX_HEIGHT = 360
+ANSWER_MAX_HEIGHT = 360  # the answer area's, frame included; a longer answer scrolls
+
+
+def compositing(platform: str | None = None) -> bool:
+    """Whether the windows of this display are composited, so a translucent window's corners show
+    what is behind it: always on Wayland (and Windows, macOS); on X11 while a compositing manager
+    runs (it owns the _NET_WM_CM_S<screen> selection). Not known, or no: False."""
+    name = platform if platform is not None else QGuiApplication.platformName()
+    if name in ("wayland", "wayland-egl", "windows", "cocoa"):
+        return True
+    return name == "xcb" and _x11_compositing_manager()
+
+
+def _x11_compositing_manager() -> bool:
+    try:
+        x11 = ctypes.CDLL("libX11.so.6")
+    except OSError:
+        return False
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultScreen.restype = ctypes.c_int
+    x11.XDefaultScreen.argtypes = [ctypes.c_void_p]
+    x11.XInternAtom.restype = ctypes.c_ulong
+    x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    x11.XGetSelectionOwner.restype = ctypes.c_ulong
+    x11.XGetSelectionOwner.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = x11.XOpenDisplay(None)  # $DISPLAY, as Qt's
+    if not display:
+        return False
+    try:
+        atom = x11.XInternAtom(display, f"_NET_WM_CM_S{x11.XDefaultScreen(display)}".encode(), 0)
+        return bool(x11.XGetSelectionOwner(display, atom))
+    finally:
+        x11.XCloseDisplay(display)
 
 
 class QuickAsk(QWidget):
@@ -43,6 +79,11 @@ class QuickAsk(QWidget):
             None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint
         )
         self.setWindowTitle("EdgeHost quick ask")
+        # Rounded corners: with a compositor, a transparent window around the frame, whose style sheet
+        # paints its rounded outline smoothly; without one, transparent corners are painted black, so
+        # the window's shape is cut to the outline instead (a mask, whose edge is jagged).
+        self.translucent = compositing()
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground, self.translucent)
         self.host = host
         self.conversation_id: int | None = None
         self.task: asyncio.Task[Any] | None = None
@@ -52,7 +93,7 @@ class QuickAsk(QWidget):
         frame = QFrame()
         frame.setObjectName("QuickAsk")
         outer.addWidget(frame)
-        layout = QVBoxLayout(frame)
+        layout = self.frame_layout = QVBoxLayout(frame)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(10)
         row = QHBoxLayout()
@@ -76,6 +117,9 @@ class QuickAsk(QWidget):
         self.answer_area.setWidget(self.answer)
         self.answer_area.setMaximumHeight(ANSWER_MAX_HEIGHT)
         self.answer_area.hide()
+        # A scroll area keeps the size hint of its first, empty content: sized here instead, each time
+        # the answer's height changes (a line more or less), not at each streamed piece of it.
+        self.answer.document().documentLayout().documentSizeChanged.connect(self._fit_answer)
         layout.addWidget(self.answer_area)
         buttons = QHBoxLayout()
         self.hint = QLabel("Answers use your MCP tools; dangerous calls still ask first.")
@@ -114,9 +158,11 @@ class QuickAsk(QWidget):
         self.input.selectAll()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Rounded corners by the window's shape, not by a transparent background: without a
-        compositor (plain X11 on many board images) transparent corners are painted black."""
+        """Without a compositor (plain X11 on many board images), rounded corners by the window's shape:
+        there, transparent corners are painted black."""
         super().resizeEvent(event)
+        if self.translucent:
+            return
         outline = QPainterPath()
         outline.addRoundedRect(QRectF(self.rect()), CORNER_RADIUS, CORNER_RADIUS)
         self.setMask(QRegion(outline.toFillPolygon().toPolygon()))
@@ -141,6 +187,7 @@ class QuickAsk(QWidget):
         self.status.show()
         self.continue_button.setEnabled(True)
         self.task = self.host.start_turn(question, self.conversation_id)
+        self._fit_answer()
         self.adjustSize()
         return self.task
 
@@ -148,6 +195,20 @@ class QuickAsk(QWidget):
         if self.conversation_id is not None:
             self.hide()
             self.continue_requested.emit(self.conversation_id)
+
+    def _fit_answer(self, _size: object = None) -> None:
+        """The answer area as tall as the answer, up to ANSWER_MAX_HEIGHT (then it scrolls), and the
+        window around it. Only a change of that height resizes the window."""
+        frame = 2 * self.answer_area.frameWidth()
+        wanted = min(self.answer.sizeHint().height() + frame, ANSWER_MAX_HEIGHT)
+        if wanted == self.answer_area.minimumHeight() == self.answer_area.maximumHeight():
+            return
+        self.answer_area.setFixedHeight(wanted)
+        if self.isVisible():
+            # The frame's layout would hear of the change only at its next event; until then the
+            # window's layout keeps the old minimum height, and a shorter answer left the window tall.
+            self.frame_layout.activate()
+            self.adjustSize()
 
     # -- events --------------------------------------------------------------------------------
     def _mine(self, conversation_id: int | None) -> bool:
@@ -158,7 +219,6 @@ class QuickAsk(QWidget):
             self._text += text
             self.answer.set_markdown(self._text)
             self.answer_area.verticalScrollBar().setValue(self.answer_area.verticalScrollBar().maximum())
-            self.adjustSize()
 
     def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
         if self._mine(event.conversation_id):
@@ -177,7 +237,6 @@ class QuickAsk(QWidget):
                 # its tool's result is replaced by the result (AnswerUngrounded).
                 self._text = event.text
                 self.answer.set_markdown(self._text)
-                self.adjustSize()
             done = "Stopped." if event.cancelled else "Done."
             self.status.setText(
                 f"{done} {self.status.text() if self.status.text().startswith('⚙') else ''}".strip()
