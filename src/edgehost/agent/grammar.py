@@ -4,11 +4,17 @@
 ``ToolCallStarted.resume_at`` and continues under it); ``pinned_tool_grammar`` covers a whole reply
 that must be one call to one tool. Arguments follow each tool's JSON schema, converted by
 llama-cpp-python's ``SchemaConverter``; llama-cpp-python is imported only when a grammar is built.
+
+The converter ignores ``minimum`` and ``maximum``, so a number a tool bounds would be written out of
+range (``count: 11`` where the schema says at most 10) and refused. A bounded number whose range is
+small (at most MAX_RANGE_VALUES whole values) is written here as the values of its range instead: an
+integer as one of them, a number (with a range from zero up) as one of them with decimals.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,6 +27,7 @@ __all__ = [
     "PROSE_GRAMMAR",
     "GrammarUnavailable",
     "ToolLike",
+    "bounded_range",
     "gbnf_literal",
     "pinned_tool_grammar",
     "tool_call_grammar",
@@ -31,6 +38,11 @@ __all__ = [
 # ("[TOOL_CALL]", "<tool_call>", "[TOOL_RESULT"), which a very small model that has just seen a
 # call and its result tends to write next instead of answering.
 PROSE_GRAMMAR = "root ::= [^\\[<\\n ] [^\\x00]*\n"
+
+
+# A bounded number with more whole values than this keeps the converter's plain number rule.
+MAX_RANGE_VALUES = 100
+_BOUNDED_MARK = "__edgehost_bounded_{}__"
 
 
 class GrammarUnavailable(EdgeHostError):
@@ -125,7 +137,59 @@ def _grammar(name: str, tools: Sequence[ToolLike], *, with_opening: bool) -> str
     root = f"{gbnf_literal(form.opening)} {rest}" if with_opening and form.opening else rest
     rules.append(f"root ::= {root}")
     rules.extend(parts.text_rules)
-    return parts.converter.format_grammar().rstrip("\n") + "\n" + "\n".join(rules) + "\n"
+    converted = parts.converter.format_grammar().rstrip("\n")
+    for mark, expression in parts.bounded.items():
+        converted = converted.replace(gbnf_literal(json.dumps(mark)), expression)
+    return converted + "\n" + "\n".join(rules) + "\n"
+
+
+def bounded_range(schema: Mapping[str, Any]) -> tuple[int, int, bool] | None:
+    """(lowest, highest, integer) for a number schema the grammar writes as its range (module
+    docstring); None for any other schema."""
+    kind = schema.get("type")
+    if kind not in ("integer", "number") or "enum" in schema or "const" in schema:
+        return None
+    low, high = _bound(schema, "minimum", "exclusiveMinimum"), _bound(schema, "maximum", "exclusiveMaximum")
+    if low is None or high is None:
+        return None
+    (low_value, low_open), (high_value, high_open) = low, high
+    if kind == "integer":
+        first = math.floor(low_value) + 1 if low_open else math.ceil(low_value)
+        last = math.ceil(high_value) - 1 if high_open else math.floor(high_value)
+    elif (
+        low_open
+        or high_open
+        or low_value < 0
+        or not (float(low_value).is_integer() and float(high_value).is_integer())
+    ):
+        return None  # a range with decimals at its ends, or below zero: left to the checks after
+    else:
+        first, last = int(low_value), int(high_value)
+    if last < first or last - first + 1 > MAX_RANGE_VALUES:
+        return None
+    return first, last, kind == "integer"
+
+
+def _bound(schema: Mapping[str, Any], closed: str, open_: str) -> tuple[float, bool] | None:
+    """A bound as (value, open), from the closed keyword or the open one (draft 6 and later: a
+    number; draft 4: a flag on the closed one)."""
+    value = schema.get(open_)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), True
+    value = schema.get(closed)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value), schema.get(open_) is True
+    return None
+
+
+def _range_expression(first: int, last: int, integer: bool) -> str:
+    """GBNF for the numbers from ``first`` to ``last``: whole ones, or (not ``integer``) with up to
+    six decimals below ``last``."""
+    if integer:
+        return "(" + " | ".join(gbnf_literal(str(v)) for v in range(first, last + 1)) + ")"
+    decimals = ' ("." [0-9] [0-9]? [0-9]? [0-9]? [0-9]? [0-9]?)?'
+    values = [gbnf_literal(str(v)) + decimals for v in range(first, last)]
+    return "(" + " | ".join([*values, gbnf_literal(str(last)) + ' ("." "0"+)?']) + ")"
 
 
 class _Parts:
@@ -134,17 +198,41 @@ class _Parts:
     def __init__(self, converter: Any) -> None:
         self.converter = converter
         self.text_rules: list[str] = []  # the text-value primitives, once one is used
+        self.bounded: dict[str, str] = {}  # a placeholder the converter writes -> a bounded number's GBNF
 
     def literal(self, text: str) -> str:
         return gbnf_literal(text)
 
     def json_value(self, schema: Mapping[str, Any], name: str) -> str:
-        return _visit(self.converter, schema, name)
+        return _visit(self.converter, self._marked(schema), name)
 
     def text_value(self, schema: Mapping[str, Any], name: str) -> str:
         if not self.text_rules:
             self.text_rules.extend(_XML_PRIMITIVES)
-        return _xml_value_rule(self.converter, schema, name)
+        bounded = bounded_range(schema)
+        if bounded is not None:
+            return _range_expression(*bounded)
+        return _xml_value_rule(self.converter, self._marked(schema), name)
+
+    def _marked(self, schema: Any) -> Any:
+        """``schema`` with each bounded number (bounded_range) replaced by a placeholder constant,
+        which _grammar replaces with the range's GBNF once the converter wrote its rules."""
+        if not isinstance(schema, Mapping):
+            return schema
+        bounded = bounded_range(schema)
+        if bounded is not None:
+            mark = _BOUNDED_MARK.format(len(self.bounded))
+            self.bounded[mark] = _range_expression(*bounded)
+            return {"const": mark}
+        marked = dict(schema)
+        if isinstance(schema.get("properties"), Mapping):
+            marked["properties"] = {key: self._marked(value) for key, value in schema["properties"].items()}
+        if isinstance(schema.get("items"), Mapping):
+            marked["items"] = self._marked(schema["items"])
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                marked[key] = [self._marked(option) for option in schema[key]]
+        return marked
 
 
 def _visit(converter: Any, schema: Mapping[str, Any], name: str) -> str:

@@ -14,7 +14,8 @@ grammar (agent/grammar.py) holds the model to one of them:
 - IANA time zones (described as such): the zone whose city the question names (``Tokyo`` gives
   ``Asia/Tokyo``), else the zones the description quotes;
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
-- numbers: the numbers the question writes.
+- numbers: the numbers the question writes, brought within the schema's minimum and maximum ("11
+  links" for a count of at most 10 offers 10: the nearest the tool can do).
 
 A value with an enum or const keeps it; a value with no candidate keeps its schema. Pure functions.
 """
@@ -116,11 +117,31 @@ def _ground(
         kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
         return kept | {"enum": values}
     if kind in ("integer", "number"):
-        numbers = [n for n in dict.fromkeys(_NUMBER.findall(text)) if kind == "number" or "." not in n]
+        written = [n for n in dict.fromkeys(_NUMBER.findall(text)) if kind == "number" or "." not in n]
+        within = (_within(float(n) if "." in n else int(n), schema) for n in written)
+        numbers = list(dict.fromkeys(n for n in within if n is not None))
         if not numbers and required:
             return schema
-        return {**schema, "enum": [float(n) if "." in n else int(n) for n in numbers]}
+        return {**schema, "enum": numbers}
     return schema
+
+
+def _within(number: float, schema: Mapping[str, Any]) -> float | None:
+    """``number`` brought within the schema's closed ``minimum`` and ``maximum``; None past an open
+    bound (``exclusiveMaximum``: the nearest value inside it is no plain one)."""
+    low, high = _number(schema.get("minimum")), _number(schema.get("maximum"))
+    low_open, high_open = _number(schema.get("exclusiveMinimum")), _number(schema.get("exclusiveMaximum"))
+    if (low_open is not None and number <= low_open) or (high_open is not None and number >= high_open):
+        return None
+    if low is not None and number < low:
+        return low
+    if high is not None and number > high:
+        return high
+    return number
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _only_default(schema: Mapping[str, Any]) -> bool:

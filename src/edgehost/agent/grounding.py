@@ -4,7 +4,8 @@ off as the answer; the user sees the result itself.
 The rule, kept simple enough to test and to explain to a user. An answer that follows a successful
 tool call is *ungrounded* when
 
-1. it is empty (the model had nothing to add), or
+1. it is empty (the model had nothing to add): it has no word or number, only markup or blanks
+   (a code fence, "```", seen after a file was written); or
 2. it repeats itself (the backend stopped it for looping, or one sentence of it occurs three times), or
 3. it states a number that is in none of the turn's tool results, the arguments of its calls or the
    user's question — a number "is in" a source when it is equal to one there, or is one there
@@ -57,6 +58,8 @@ __all__ = [
     "NOT_RUN",
     "Grounding",
     "check_answer",
+    "echoes",
+    "has_words",
     "is_empty_result",
     "numbers_in",
     "render_result",
@@ -85,6 +88,14 @@ _TIME_QUESTION = re.compile(
     r"\bwhat\s+time\b|\bthe\s+(?:current\s+|exact\s+)?time\b(?!\s+zone)", re.IGNORECASE
 )
 _CLOCK_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])")
+# A code fence's own line ("```", "```json"): markup, not words of an answer.
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})[\w+-]*[ \t]*$", re.MULTILINE)
+# An answer that copies the text EdgeHost gave the model about a call that did not run: this many
+# words in a row of that text, or most of the answer's words in a row of it (at least ECHO_MIN_WORDS:
+# "`Files__list_directory: /tmp`" names the call, it does not copy the error).
+ECHO_RUN_WORDS = 6
+ECHO_SHARE = 0.7
+ECHO_MIN_WORDS = 4
 REPEATED_SENTENCE_TIMES = 3
 SUMMARY_MAX_LINES = 12
 SUMMARY_LINE_CHARS = 160
@@ -251,7 +262,7 @@ def check_answer(
     stopped_for_repetition: bool = False,
 ) -> Grounding:
     """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring)."""
-    if not answer.strip():
+    if not has_words(answer):
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
@@ -288,6 +299,48 @@ def check_answer(
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
     return Grounding(True)
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` says anything: a letter or a digit outside the lines that open or close a code
+    fence. "```\\n", "**" or blanks say nothing (rule 1)."""
+    return re.search(r"[^\W_]", _FENCE_LINE.sub("", text)) is not None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _longest_common_run(a: Sequence[str], b: Sequence[str]) -> int:
+    """The most words in a row that ``a`` and ``b`` share."""
+    best = 0
+    previous = [0] * (len(b) + 1)
+    for word in a:
+        current = [0] * (len(b) + 1)
+        for j, other in enumerate(b, 1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def echoes(answer: str, texts: Sequence[str], phrases: Sequence[str] = ()) -> bool:
+    """Whether ``answer`` repeats one of ``texts`` (what EdgeHost told the model about a call: a denial
+    and its instruction, an error) rather than answering: it holds one of ``phrases`` (an instruction
+    meant for the model only), in any case and spacing, or ECHO_RUN_WORDS words in a row of a text, or
+    it is mostly (ECHO_SHARE of its words, ECHO_MIN_WORDS at least) one run of a text."""
+    said = _words(answer)
+    if not said:
+        return False
+    joined = " ".join(said)
+    if any((wanted := " ".join(_words(phrase))) and f" {wanted} " in f" {joined} " for phrase in phrases):
+        return True
+    for text in texts:
+        run = _longest_common_run(said, _words(text))
+        if run >= ECHO_RUN_WORDS or run >= max(ECHO_SHARE * len(said), ECHO_MIN_WORDS):
+            return True
+    return False
 
 
 def _labelled_numbers(value: Any, found: dict[str, set[Decimal]]) -> dict[str, set[Decimal]]:
@@ -501,7 +554,7 @@ def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, 
     """What the user reads instead of an ungrounded answer: each result rendered, then the model's own
     text marked as such (left out when empty). ``results`` are (tool name, result text) pairs."""
     parts = [rendered_results(results)]
-    if model_text.strip():
+    if has_words(model_text):
         quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
         if grounding.nothing_to_go_on or all(is_empty_result(text) for _name, text in results):
             # Nothing to contradict: the reply may even say so, but none of it comes from the tool.

@@ -32,6 +32,8 @@ from edgehost.agent.grounding import (
     NOT_RUN,
     Grounding,
     check_answer,
+    echoes,
+    has_words,
     rendered_results,
     ungrounded_answer_text,
 )
@@ -44,13 +46,14 @@ from edgehost.agent.prompting import (
     prompt_messages,
     tool_result_message,
 )
-from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing
+from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import (
     DENIAL_INSTRUCTION,
     ToolCalls,
     ToolExecutor,
     ToolOutcome,
+    edited_note,
     refusal_text,
 )
 from edgehost.agent.tools import ToolSpec
@@ -209,12 +212,16 @@ class TurnRunner:
         pinned = by_name.get(pinned_tool) if pinned_tool else None
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
+        # Content sent with the question (attached, or a prompt's text after its ask) is what the
+        # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
+        asked, material = split_material(user_text)
+        attached = bool(attachments) or bool(material)
         if routing == "host" and pinned is None and len(enabled) < len(tools):
-            switched_off = await self._switched_off_tool(user_text, tools, earlier_questions)
+            switched_off = await self._switched_off_tool(asked, tools, earlier_questions, attached)
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
         if routing == "host" and pinned is None and enabled:
-            route = await self._selector.route(user_text, enabled, context=earlier_questions)
+            route = await self._selector.route(asked, enabled, context=earlier_questions, attached=attached)
             self.emit(
                 ev.TurnRouted(
                     conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason
@@ -244,6 +251,9 @@ class TurnRunner:
         last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
         host_call_failed = False  # the last calls were EdgeHost's choice, and none of them worked
         host_call_denied = False  # ... because the user denied one
+        # What the model was told of the last calls that did not run or failed (a denial and its
+        # instruction, an error): a reply that repeats it is no answer.
+        unrun: list[str] = []
         grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
         answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
@@ -272,9 +282,19 @@ class TurnRunner:
                 message = round_.raw
                 replacement = None
                 answer = "".join(shown[answer_from:]) if final else ""
-                if final and grounded_in:
+                if final and unrun and echoes(answer, unrun, (DENIAL_INSTRUCTION,)):
+                    # The model copied what EdgeHost told it (the denial and its instruction, or the
+                    # error): the user reads EdgeHost's own statement of what happened instead.
+                    replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
+                    why = "the denial" if host_call_denied or NOT_RUN in replacement else "the error"
+                    self.emit(
+                        ev.AnswerUngrounded(
+                            conv_id, f"the reply repeats {why}", replacement, answer, replacement
+                        )
+                    )
+                elif final and grounded_in:
                     replacement = self._grounded(conv_id, content, grounded_in, answer, round_)
-                elif final and host_call_failed and answer.strip():
+                elif final and host_call_failed and has_words(answer):
                     # A small model's reply to an error rarely says what it was (the embedded one
                     # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
                     failed = Grounding(
@@ -283,20 +303,12 @@ class TurnRunner:
                         nothing_to_go_on=True,
                     )
                     replacement = self._replaced(conv_id, last_results, answer, failed)
-                elif final and DENIAL_INSTRUCTION in answer:
-                    # The model copied the denial meant for it: the user reads what happened instead.
-                    replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
-                    self.emit(
-                        ev.AnswerUngrounded(
-                            conv_id, "the reply repeats the denial", replacement, answer, replacement
-                        )
-                    )
                 if replacement is not None:
                     shown[answer_from:] = [replacement]
                     message = replacement  # what the user reads is what the model sees next turn
                 self._append(conversation, ChatMessage("assistant", message), round_.perf)
                 round_.appended = True
-                forced = []
+                was_forced, forced = forced, []
                 if final:
                     if round_.finished_reason == "length":
                         note = (
@@ -321,10 +333,13 @@ class TurnRunner:
                     shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
                         shown_text = f"{NOT_RUN}{refusal_text(record)}."
+                    elif "proposed_arguments" in record:  # the note on the edit is for the model
+                        shown_text = text.removeprefix(edited_note(record["arguments"]) + "\n")
                     results.append(_Result(name, text, record["call_id"], shown=shown_text))
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":
-                        grounded_in.append((name, text, dict(record["arguments"])))
+                        result_text = shown_text if shown_text is not None else text
+                        grounded_in.append((name, result_text, dict(record["arguments"])))
                 for call in refused_calls:
                     limit = self.config.max_calls_per_turn
                     note = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
@@ -338,6 +353,9 @@ class TurnRunner:
                         ),
                     )
                 last_results = [(r.name, r.shown if r.shown is not None else r.text) for r in results]
+                unrun = [
+                    text for _name, text, ok, record in outcomes if not ok or record.get("status") == "denied"
+                ] + [r.text for r in results if r.call_id is None]
                 # A small model's reply to a call that did not run is no more reliable than its reply to
                 # a result: after a denial it said the file "has already been deleted".
                 # (A denial is no failure to correct: its outcome is ok.)
@@ -348,6 +366,12 @@ class TurnRunner:
                     and all(not ok or record.get("status") == "denied" for _n, _t, ok, record in outcomes)
                 )
                 answer_from = len(shown)
+                invalid_only = all(record.get("status") == "invalid" for *_, record in outcomes)
+                if was_forced and round_.chosen_by != "model" and invalid_only and not refused_calls:
+                    # A call EdgeHost forced (routing) or the user pinned came out invalid (count 11
+                    # where the tool allows 10): the next reply is forced again, with the error in
+                    # front of the model, within the correction rounds.
+                    forced = was_forced
                 if all_failed:
                     corrections += 1
                     if corrections > self.config.max_correction_rounds:
@@ -364,7 +388,7 @@ class TurnRunner:
                 # Keep what the model said before the stop: the user saw it, the model should too.
                 shown.append(round_.prose)
                 self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
-        if not cancelled and not grounded_in and not "".join(shown[answer_from:]).strip() and last_results:
+        if not cancelled and not grounded_in and not has_words("".join(shown[answer_from:])) and last_results:
             # The model had nothing to add after a tool that failed or was refused: say why it did not run.
             summary = "\n\n".join(
                 f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, estimate_tokens)}"
@@ -417,13 +441,13 @@ class TurnRunner:
         return resolve_routing(conversation.routing or self.config.routing, parameters)
 
     async def _switched_off_tool(
-        self, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str]
+        self, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str], attached: bool = False
     ) -> ToolSpec | None:
         """The switched-off tool that the question calls for, if the host would have chosen it among
         all the tools (decision 11); None otherwise. A small model asked "how hot is the board?" with
         board__temperatures off answered with the uptime, or with nothing to do with the board."""
         everything = [dataclasses.replace(t, enabled=True) for t in tools]
-        overall = await self._selector.route(question, everything, context=earlier)
+        overall = await self._selector.route(question, everything, context=earlier, attached=attached)
         best = overall.candidates[0] if overall.needs_tool and overall.candidates else None
         return next((t for t in tools if best is not None and t.name == best.name and not t.enabled), None)
 

@@ -20,6 +20,17 @@ For a model too small to decide, the host decides from the ranker's scores (agen
 - Candidates. The best tool, and those within CANDIDATE_MARGIN of it (at most ``max_candidates``):
   the model then chooses among them under a grammar; a clear winner is the only candidate.
 
+- Attached content. A question sent with content (an attached resource, or a text that carries its
+  own: an MCP prompt's "Please analyze the following resource:" and the resource after it; see
+  split_material) is most often about that content, which the model has in front of it: "What is this
+  document about?" is near everything's get-annotated-message by meaning, and calling it answers
+  nothing. So beyond the gate, such a question calls a tool only when it clearly asks for a tool's
+  action: it names where the tool should act (a file, a folder, a path, an address: "save this to
+  notes.txt") or asks for an action outside the text (remember, commit, send ...). Otherwise a question
+  that refers to the content ("this", "the attached", "the following", "it" as what is read) calls
+  nothing, and any other must be nearer its best tool than the questions people ask about a text
+  (ABOUT_ATTACHED_EXAMPLES) by ATTACHED_MARGIN ("What time is it in Tokyo?" still is).
+
 Without the embedding model (BM25 alone) there is no meaning to compare, and the gate is a threshold
 on the lexical score.
 """
@@ -35,6 +46,8 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.paths import shipped_dir
 
 __all__ = [
+    "ABOUT_ATTACHED_EXAMPLES",
+    "ATTACHED_MARGIN",
     "CANDIDATE_MARGIN",
     "HOST_ROUTING_BELOW_PARAMETERS",
     "ROUTING_MODES",
@@ -44,10 +57,12 @@ __all__ = [
     "SMALL_TALK_WEIGHT",
     "RouteDecision",
     "decide_route",
+    "about_attached",
     "is_follow_up",
     "parameters_from_name",
     "resolve_routing",
     "small_talk_examples",
+    "split_material",
 ]
 
 ROUTING_MODES = ("auto", "host", "model")
@@ -66,6 +81,51 @@ CANDIDATE_MARGIN = 0.02
 FOLLOW_UP_MAX_WORDS = 5
 # A value a follow-up brings: a digit, a file name, or a capitalised word after the first.
 _NEW_VALUE = re.compile(r"\d|\w\.\w|(?<=\s)[A-Z]")
+
+# What people ask about a text they send with the question (attached content, module docstring).
+# Kept generic: no tool of any server is named. Chosen, with ATTACHED_MARGIN, on two dozen questions
+# about a document and a dozen tool questions asked with one attached, against the built-in and the
+# reference servers' tools; tests/agent/test_attached_content.py asks other phrasings.
+ABOUT_ATTACHED_EXAMPLES = (
+    "What is this text about?",
+    "Summarize the attached text.",
+    "Give me a short summary of it.",
+    "Analyze the following content.",
+    "Explain what this says.",
+    "What are the main points here?",
+    "Translate it into Spanish.",
+    "Does the text above mention a date?",
+    "Rewrite this paragraph more simply.",
+    "Check this for mistakes.",
+    "What does the author want?",
+    "Answer the questions in this document.",
+)
+# A question with attached content that refers to no content must beat those examples by this much:
+# measured, questions about a document without "this" or "it" stay below 0.1, tool questions asked
+# beside one ("How hot is the board?", "What time is it in Tokyo?") reach 0.29 to 0.6.
+ATTACHED_MARGIN = 0.2
+# Words that point at the content sent with the question.
+_REFERS = re.compile(
+    r"\b(?:this|these|attached|attachment|enclosed|pasted|following|above|below)\b"
+    r"|\b(?:in|of|from|about|on|into|with)\s+it\b"
+    r"|\bit\s+(?:says?|said|mentions?|contains?|describes?|talks|covers?|means?)\b"
+    r"|\b(?:summari[sz]e|translate|explain|analy[sz]e|rewrite|proofread|shorten|review|check|describe)\s+it\b",
+    re.IGNORECASE,
+)
+# An action outside the text, which the model cannot do by writing: remembering, committing, sending.
+_OUTSIDE_ACTION = re.compile(
+    r"\b(?:remember|memori[sz]e|commit|stage|send|upload|e-?mail\s+(?:it|this))\b|\bkeep\s+in\s+mind\b"
+    r"|\bnote\s+(?:it|this|that)\s+down\b",
+    re.IGNORECASE,
+)
+# Where a tool would act: a written path, a file name, an address.
+_PLACE = re.compile(
+    r"(?<![\w/.~:])~?/[\w\-.]|\b[\w\-]+\.[A-Za-z]\w{0,4}\b(?!\.\w)|https?://|\b(?:folder|directory)\b",
+    re.IGNORECASE,
+)
+# An ask that ends with a colon, then the material it is about (an MCP prompt's text, "Translate this:").
+_ASK_THEN_MATERIAL = re.compile(r"\A(?P<ask>[^\n]*\S[^\n]*:)[ \t]*\n\s*(?P<material>\S.*)\Z", re.DOTALL)
+MAX_ASK_WORDS = 60
 
 
 def parameters_from_name(name: str) -> int | None:
@@ -115,6 +175,28 @@ def passes(best: float, small_talk: float | None) -> bool:
     return best >= MIN_TOOL_SCORE and route_score(best, small_talk) >= ROUTE_THRESHOLD
 
 
+def split_material(text: str) -> tuple[str, str]:
+    """(the ask, the material) of a text that carries what it is about after its first line ending
+    in a colon ("Please analyze the following resource:" and the resource); (text, "") otherwise."""
+    match = _ASK_THEN_MATERIAL.match(text.strip())
+    if match is None or len(match.group("ask").split()) > MAX_ASK_WORDS:
+        return text, ""
+    return match.group("ask").strip(), match.group("material").strip()
+
+
+def about_attached(query: str, best: float, about: float | None) -> str:
+    """Why a question sent with content, whose best tool scores ``best``, calls no tool though it
+    passed the gate (module docstring); "" when it clearly asks for a tool's action. ``about``: its
+    similarity to ABOUT_ATTACHED_EXAMPLES (None without embeddings)."""
+    if _PLACE.search(query) or _OUTSIDE_ACTION.search(query):
+        return ""
+    if _REFERS.search(query):
+        return "it asks about the content sent with it"
+    if about is not None and best - about < ATTACHED_MARGIN:
+        return f"it reads like a question about the content sent with it ({about:.2f})"
+    return ""
+
+
 def is_follow_up(query: str) -> bool:
     """A short question that brings a new value for the previous one (module docstring)."""
     return len(query.split()) <= FOLLOW_UP_MAX_WORDS and bool(_NEW_VALUE.search(query))
@@ -127,10 +209,30 @@ def decide_route(
     *,
     max_candidates: int = 3,
     follow_up: tuple[Sequence[float], float | None] | None = None,
+    attached: tuple[str, float | None] | None = None,
 ) -> RouteDecision:
     """The decision from the ranker's ``scores`` for ``tools`` and the question's similarity to small
     talk (None without embeddings). ``follow_up``: the scores and small-talk similarity of a short
-    follow-up read with the previous question (module docstring); when that calls for a tool, it wins."""
+    follow-up read with the previous question (module docstring); when that calls for a tool, it wins.
+    ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was sent
+    with it (module docstring)."""
+    decision = _decide(tools, scores, small_talk, max_candidates=max_candidates, follow_up=follow_up)
+    if attached is None or not decision.needs_tool:
+        return decision
+    why = about_attached(attached[0], decision.best_score, attached[1])
+    if not why:
+        return decision
+    return RouteDecision(False, (), decision.best_score, f"no tool is needed: {why} ({decision.reason})")
+
+
+def _decide(
+    tools: Sequence[ToolSpec],
+    scores: Sequence[float],
+    small_talk: float | None,
+    *,
+    max_candidates: int,
+    follow_up: tuple[Sequence[float], float | None] | None,
+) -> RouteDecision:
     if not tools:
         return RouteDecision(False, (), 0.0, "no tools are enabled")
     if follow_up is not None:

@@ -31,7 +31,13 @@ from edgehost.agent.ranking import (
     load_ranker,
     ordered,
 )
-from edgehost.agent.routing import RouteDecision, decide_route, is_follow_up, small_talk_examples
+from edgehost.agent.routing import (
+    ABOUT_ATTACHED_EXAMPLES,
+    RouteDecision,
+    decide_route,
+    is_follow_up,
+    small_talk_examples,
+)
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
@@ -358,16 +364,23 @@ class ToolSelector:
         *,
         context: Sequence[str] = (),
         max_candidates: int = 3,
+        attached: bool = False,
     ) -> RouteDecision:
         """Whether ``query`` needs one of ``tools`` (the enabled ones) and the plausible ones, best
         first (agent/routing.py). ``context``: the conversation's earlier questions, newest last.
-        Ranking runs in a thread."""
+        ``attached``: content was sent with the question (an attached resource, a prompt's text):
+        it then calls a tool only when it clearly asks for one. Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
-        return await self._ranked(self._route, query, enabled, context, max_candidates)
+        return await self._ranked(self._route, query, enabled, context, max_candidates, attached)
 
     @staticmethod
     def _route(
-        ranker: ToolRanker, query: str, tools: list[ToolSpec], context: Sequence[str], max_candidates: int
+        ranker: ToolRanker,
+        query: str,
+        tools: list[ToolSpec],
+        context: Sequence[str],
+        max_candidates: int,
+        attached: bool = False,
     ) -> RouteDecision:
         if not tools:
             return decide_route(tools, [], None)
@@ -382,6 +395,14 @@ class ToolSelector:
         if context and is_follow_up(query):
             combined = f"{context[-1]} {query}"
             follow_up = (ranker.scores(combined, tools), small_talk(combined))
+        about = (
+            (
+                query,
+                semantic.best_similarity(query, ABOUT_ATTACHED_EXAMPLES) if semantic is not None else None,
+            )
+            if attached
+            else None
+        )
         # The question last: its vector is the one kept for the selection of the same turn.
         return decide_route(
             tools,
@@ -389,4 +410,5 @@ class ToolSelector:
             small_talk(query),
             max_candidates=max_candidates,
             follow_up=follow_up,
+            attached=about,
         )

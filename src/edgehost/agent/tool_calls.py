@@ -33,6 +33,7 @@ __all__ = [
     "ToolExecutor",
     "ToolOutcome",
     "denial_note",
+    "edited_note",
 ]
 
 
@@ -310,7 +311,7 @@ class ToolCalls:
         text = format_tool_result(tool.name, outcome.text, budget, estimate_tokens)
         status = outcome.status if outcome.is_error else "ok"
         record["result_chars"] = len(outcome.text)
-        return finish(
+        name, text, ok, record = finish(
             status,
             text,
             not outcome.is_error,
@@ -318,6 +319,20 @@ class ToolCalls:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
+        if proposed is not None:
+            # The model's call in the conversation still says what it proposed: told nothing, it
+            # answered that it wrote "buy milk" when the user had made it "buy milk and eggs".
+            text = f"{edited_note(arguments)}\n{text}"
+        return name, text, ok, record
+
+
+EDITED_NOTE = "The user changed the arguments before this call ran; it ran with"
+
+
+def edited_note(arguments: dict[str, Any]) -> str:
+    """What a result begins with, for the model, when the user edited the call's arguments in the
+    approval: the arguments that ran."""
+    return f"({EDITED_NOTE} {json.dumps(arguments, ensure_ascii=False, default=str)}.)"
 
 
 def refusal_text(record: dict[str, Any]) -> str:
