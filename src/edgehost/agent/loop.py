@@ -144,18 +144,6 @@ class _Result:
     shown: str | None = None  # what the user reads instead of `text`, when that differs
 
 
-def _add_perf(a: Perf, b: Perf) -> Perf:
-    return Perf(
-        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
-        cached_tokens=a.cached_tokens + b.cached_tokens,
-        generated_tokens=a.generated_tokens + b.generated_tokens,
-        prefill_ms=a.prefill_ms + b.prefill_ms,
-        decode_ms=a.decode_ms + b.decode_ms,
-        context_tokens=b.context_tokens or a.context_tokens,
-        peak_memory_mb=max(filter(None, [a.peak_memory_mb, b.peak_memory_mb]), default=None),
-    )
-
-
 class TurnRunner:
     """Runs turns for one backend; the host owns one and serialises turns through it."""
 
@@ -271,7 +259,7 @@ class TurnRunner:
                     model_may_call=routing == "model",
                     grounded_in=content if round_.chosen_by == "host" else None,
                 )
-                perf = _add_perf(perf, round_.perf)
+                perf = perf + round_.perf
                 if round_.prose:
                     shown.append(round_.prose)
                 if routing == "host" and not forced:
@@ -555,7 +543,7 @@ class TurnRunner:
                 elif isinstance(item, GenerationFinished):
                     finished = item
             assert finished is not None
-            round_.perf = _add_perf(round_.perf, finished.perf)
+            round_.perf = round_.perf + finished.perf
             round_.finished_reason = finished.reason
             marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
             # A tool marker is part of the call it ends; Llama's end of call only when a call is open.
