@@ -52,6 +52,7 @@ class InMemoryAuthorizationServer:
     refresh_tokens: dict[str, RefreshToken] = field(default_factory=dict)
     grants: list[str] = field(default_factory=list)  # "authorization_code" / "refresh_token", in order
     authorizations: list[AuthorizationParams] = field(default_factory=list)
+    refuse_consent: bool = False  # the person clicks "Deny": the browser comes back with access_denied
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -63,6 +64,13 @@ class InMemoryAuthorizationServer:
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         assert client.client_id is not None
         self.authorizations.append(params)
+        if self.refuse_consent:
+            return construct_redirect_uri(
+                str(params.redirect_uri),
+                error="access_denied",
+                error_description="The user refused",
+                state=params.state,
+            )
         code = AuthorizationCode(
             code=f"code_{secrets.token_hex(16)}",
             client_id=client.client_id,
@@ -136,6 +144,17 @@ class InMemoryAuthorizationServer:
     def expire_access_tokens(self) -> None:
         """Every access token issued so far stops working (as at the end of its lifetime)."""
         self.access_tokens.clear()
+
+    def revoke_all(self) -> None:
+        """Every token issued so far stops working, refresh tokens too (the user revoked the app)."""
+        self.access_tokens.clear()
+        self.refresh_tokens.clear()
+
+    def restart_with_new_keys(self) -> None:
+        """What a restart without its database does: every client registration and token is forgotten."""
+        self.clients.clear()
+        self.codes.clear()
+        self.revoke_all()
 
 
 class ScriptedBrowser:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import stat
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import mcp_types as types
 import pytest
@@ -26,7 +28,7 @@ from tests.mcp.oauth_server import (
 
 from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
-from edgehost.mcp.auth import FileCredentialStore, ServerAuth
+from edgehost.mcp.auth import AuthStatus, BrowserAuthorizer, FileCredentialStore, ServerAuth, SignInFailed
 from edgehost.mcp.auth._store import CREDENTIALS_FILE
 from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
 from edgehost.mcp.server_state import ServerStatus
@@ -243,3 +245,202 @@ async def test_a_token_the_server_stops_accepting_early_is_refreshed_not_signed_
             await _settled(host, ServerStatus.READY)
     assert provider.grants == ["authorization_code", "refresh_token", "refresh_token"]
     assert len(provider.authorizations) == 1
+
+
+class BrowserThatWaits:
+    """A browser whose person never finishes: it records the page and says when it was shown."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.shown = asyncio.Event()
+
+    def __call__(self, url: str) -> bool:
+        self.opened.append(url)
+        self.shown.set()
+        return True
+
+
+def _redirect_port(authorization_url: str) -> int | None:
+    query = parse_qs(urlsplit(authorization_url).query)
+    return urlsplit(query["redirect_uri"][0]).port
+
+
+async def _sign_in(host: Host, browser: object) -> AuthStatus:
+    """host.sign_in, bounded: a flow stuck on an error page in the browser fails the test, not hangs it."""
+    async with asyncio.timeout(WAIT_S):
+        return await host.sign_in("remote", browser)  # type: ignore[arg-type]
+
+
+async def test_a_sign_in_refused_in_the_browser_keeps_the_earlier_sign_in_and_says_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
+        await _sign_in(host, ScriptedBrowser())
+        await _settled(host, ServerStatus.READY)
+        (before,) = _stored(tmp_path).values()
+
+        provider.refuse_consent = True  # the person clicks "Deny" this time
+        caplog.set_level(logging.INFO)
+        with pytest.raises(SignInFailed) as failed:
+            await _sign_in(host, ScriptedBrowser())
+
+        assert str(failed.value) == "the sign-in was refused in the browser (access_denied: The user refused)"
+        (after,) = _stored(tmp_path).values()
+        assert after["tokens"] == before["tokens"] and after["client"] == before["client"]
+        assert host.auth_status("remote").state == "signed in"
+        result = await host.call_tool("remote__whoami", {})
+        assert not result.is_error
+        # Said once, in words, in the log file; no SDK traceback at ERROR (the terminal shows those).
+        assert any(
+            "sign-in to 'remote' failed: the sign-in was refused" in r.getMessage() for r in caplog.records
+        )
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_cancelled_sign_in_keeps_the_earlier_sign_in_and_the_next_one_listens_on_the_same_port(
+    tmp_path: Path,
+) -> None:
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
+        first = ScriptedBrowser()
+        await _sign_in(host, first)
+        await _settled(host, ServerStatus.READY)
+        (before,) = _stored(tmp_path).values()
+
+        browser = BrowserThatWaits()  # the person walks away; Ctrl-C, or Cancel in the window
+        attempt = asyncio.create_task(host.sign_in("remote", browser))
+        async with asyncio.timeout(WAIT_S):
+            await browser.shown.wait()
+        attempt.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await attempt
+
+        (after,) = _stored(tmp_path).values()
+        assert after["tokens"] == before["tokens"]
+        assert host.auth_status("remote").state == "signed in"
+        assert not (await host.call_tool("remote__whoami", {})).is_error
+        assert _redirect_port(browser.opened[0]) == _redirect_port(first.opened[0])
+
+
+async def test_a_sign_in_while_the_server_is_down_says_it_could_not_connect_and_keeps_the_tokens(
+    tmp_path: Path,
+) -> None:
+    auth = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))
+    async with protected_server() as protected:
+        server = _server(protected)
+        async with auth.browser_authorizer(server, ScriptedBrowser()) as authorizer:
+            await auth.sign_in(server, authorizer)
+    (before,) = _stored(tmp_path).values()
+
+    async with auth.browser_authorizer(server, ScriptedBrowser()) as authorizer:
+        with pytest.raises(SignInFailed) as failed:
+            await auth.sign_in(server, authorizer)
+
+    message = str(failed.value)
+    assert message.startswith(f"could not connect to {server.url} (") and "is it running" in message
+    assert "TaskGroup" not in message
+    (after,) = _stored(tmp_path).values()
+    assert after["tokens"] == before["tokens"]
+    assert auth.status(server).state == "signed in"
+
+
+async def test_a_sign_in_at_a_wrong_path_says_the_address_answered_404(tmp_path: Path) -> None:
+    auth = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))
+    async with protected_server() as protected:
+        server = ServerConfig(name="remote", transport="http", url=f"{protected.issuer}/nope")
+        async with auth.browser_authorizer(server, ScriptedBrowser()) as authorizer:
+            with pytest.raises(SignInFailed) as failed:
+                await auth.sign_in(server, authorizer)
+    assert str(failed.value).startswith(f"{server.url} answered 404 Not Found: is the address right")
+
+
+async def test_no_sign_in_in_time_says_so(tmp_path: Path) -> None:
+    auth = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))
+    async with protected_server() as protected:
+        server = _server(protected)
+        async with BrowserAuthorizer(BrowserThatWaits(), timeout=0.2) as authorizer:
+            with pytest.raises(SignInFailed) as failed:
+                await auth.sign_in(server, authorizer)
+    assert str(failed.value).startswith("no sign-in within 0.2 s")
+    assert auth.status(server).state == "not signed in"
+
+
+async def test_after_the_authorization_server_forgot_the_client_signing_in_again_registers_anew(
+    tmp_path: Path,
+) -> None:
+    """The authorization server restarted with new keys: tokens and client registration are gone. The
+    background refresh is refused (invalid_client); the next sign-in must not send the person to a page
+    that says "Client ID not found", and keeps the redirect port (an `ssh -L` forward relies on it)."""
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
+        first = ScriptedBrowser()
+        await _sign_in(host, first)
+        await _settled(host, ServerStatus.READY)
+        (record,) = _stored(tmp_path).values()
+        old_client = record["client"]
+        assert isinstance(old_client, dict)
+
+        provider.restart_with_new_keys()
+        host.restart_server("remote")
+        await _settled(host, ServerStatus.FAILED)
+        assert "sign-in required" in (host.server_states()[0].error or "")
+        (record,) = _stored(tmp_path).values()
+        assert "client" not in record  # refused by the token endpoint: forgotten
+        status = host.auth_status("remote")
+        assert status.state == "sign-in required" and status.stored  # its tokens are still kept
+
+        second = ScriptedBrowser()
+        status = await _sign_in(host, second)
+        assert status.state == "signed in"
+        (landed,) = second.landed
+        assert landed.status_code == 200 and "Signed in" in landed.text
+        (record,) = _stored(tmp_path).values()
+        new_client = record["client"]
+        assert isinstance(new_client, dict) and new_client["client_id"] != old_client["client_id"]
+        assert new_client["redirect_uris"] == old_client["redirect_uris"]
+        assert _redirect_port(second.opened[0]) == _redirect_port(first.opened[0])
+        await _settled(host, ServerStatus.READY)
+
+
+async def test_signing_in_again_registers_anew_even_when_no_refresh_found_the_client_forgotten(
+    tmp_path: Path,
+) -> None:
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
+        await _sign_in(host, ScriptedBrowser())
+        provider.clients.clear()  # the registration expired; the tokens still work for now
+        status = await _sign_in(host, ScriptedBrowser())
+        assert status.state == "signed in" and status.registered == "dynamic"
+        assert list(provider.clients) == [status.client_id]
+
+
+async def test_revoked_tokens_say_sign_in_required_until_a_sign_in_elsewhere_is_noticed(
+    tmp_path: Path,
+) -> None:
+    """The user revoked EdgeHost's access: the stored tokens and their refresh are refused. The status
+    says "sign-in required" (here and in another process), not "signed in"; a sign-in made meanwhile by
+    another process (`edgehost auth login`) is noticed, once, so the server can be reconnected."""
+    provider = InMemoryAuthorizationServer()
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
+        server = _server(protected)
+        await _sign_in(host, ScriptedBrowser())
+        await _settled(host, ServerStatus.READY)
+
+        provider.revoke_all()
+        host.restart_server("remote")
+        await _settled(host, ServerStatus.FAILED)
+        status = host.auth_status("remote")
+        assert status.state == "sign-in required" and status.stored and status.refreshable
+        elsewhere = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))  # `edgehost auth status`
+        assert elsewhere.status(server).state == "sign-in required"
+        assert not host.auth().signed_in_elsewhere(server)
+
+        async with elsewhere.browser_authorizer(server, ScriptedBrowser()) as authorizer:
+            await elsewhere.sign_in(server, authorizer)  # `edgehost auth login remote` in a terminal
+        assert host.auth_status("remote").state == "signed in"
+        assert host.auth().signed_in_elsewhere(server)
+        assert not host.auth().signed_in_elsewhere(server)  # once
+        host.restart_server("remote")
+        await _settled(host, ServerStatus.READY)
+        assert elsewhere.status(server).state == "signed in"

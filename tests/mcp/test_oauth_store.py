@@ -242,3 +242,41 @@ def test_claude_codes_oauth_block_gives_the_pre_registered_client(tmp_path: Path
     path.write_text(json.dumps({"mcpServers": {"linear": {**entry, "oauth": {"callbackPort": "x"}}}}))
     broken = parse_servers_file(path).get("linear")
     assert broken is not None and broken.error is not None and "callbackPort" in broken.error
+
+
+def test_auth_status_says_sign_in_required_when_the_server_refused_the_stored_tokens(
+    tmp_path: Path, use_keyring: Callable[[KeyringBackend], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another process's connection found the stored tokens (and their refresh) refused: `auth status`
+    says so rather than "signed in", until other tokens are stored."""
+    use_keyring(fail.Keyring())
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"remote": {"url": REMOTE.url}}}))
+    data = tmp_path / "data"
+    data.mkdir()
+    credentials = ServerCredentials(FileCredentialStore(data / CREDENTIALS_FILE), credential_key(REMOTE))
+    credentials.store.save(
+        credentials.key, {"tokens": TOKEN.model_dump(mode="json"), "client": {"client_id": "d"}}
+    )
+    credentials.mark_refused(TOKEN)
+
+    assert main(["--config", str(config), "--data-dir", str(data), "auth", "status", "--json"]) == 0
+    (row,) = [r for r in json.loads(capsys.readouterr().out) if r["server"] == "remote"]
+    assert row["state"] == "sign-in required" and row["stored"] is True
+
+    other = OAuthToken(access_token="access-new-one-789", refresh_token="refresh-new-one-000")
+    credentials.store.save(
+        credentials.key,
+        {**(credentials.store.load(credentials.key) or {}), "tokens": other.model_dump(mode="json")},
+    )
+    assert ServerAuth(credentials.store).status(REMOTE).state == "signed in"
+
+
+def test_a_refused_client_is_forgotten_only_while_it_is_still_the_stored_one(tmp_path: Path) -> None:
+    credentials = ServerCredentials(FileCredentialStore(tmp_path / CREDENTIALS_FILE), credential_key(REMOTE))
+    credentials.store.save(
+        credentials.key, {"tokens": TOKEN.model_dump(mode="json"), "client": {"client_id": "new"}}
+    )
+    assert credentials.forget_client("old") is False  # re-registered meanwhile: kept
+    assert credentials.forget_client("new") is True
+    assert credentials.client_info() is None and credentials.tokens() == TOKEN

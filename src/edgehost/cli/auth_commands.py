@@ -8,6 +8,7 @@ model and without connecting the servers.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import threading
 import time
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from edgehost.cli.context import CliContext, print_json
 from edgehost.errors import EdgeHostError, UsageError
-from edgehost.mcp.auth import AuthStatus
+from edgehost.mcp.auth import AuthStatus, SignInFailed, describe_sign_in_failure
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -72,22 +73,42 @@ async def _host(ctx: CliContext) -> AsyncIterator[Host]:
 def _open_url(no_browser: bool) -> Callable[[str], None]:
     def show(url: str) -> None:
         print(f"Open this page to sign in:\n  {url}", file=sys.stderr, flush=True)
-        port = _callback_port(url)
-        if no_browser and port is not None:
-            print(
-                f"The page sends your browser back to port {port} of this machine. From another computer,"
-                f" forward that port first: ssh -L {port}:127.0.0.1:{port} THIS-MACHINE",
-                file=sys.stderr,
-                flush=True,
-            )
-        if not no_browser:
-            # webbrowser may wait for the browser program to exit: off the loop, which must go on
-            # serving the loopback port the browser comes back to.
-            threading.Thread(
-                target=webbrowser.open, args=(url,), name="edgehost-browser", daemon=True
-            ).start()
+        if no_browser:
+            _say_how_to_forward(url)
+            return
+        # webbrowser may wait for the browser program to exit: off the loop, which must go on serving
+        # the loopback port the browser comes back to.
+        threading.Thread(target=_open_browser, args=(url,), name="edgehost-browser", daemon=True).start()
 
     return show
+
+
+def _open_browser(url: str) -> None:
+    """Open ``url`` in the browser; say so when none could be (no display, no $BROWSER, a browser that
+    refuses to start), so that the person opens the page printed above themselves."""
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(
+            "No browser could be opened here: open the page above in a browser yourself"
+            " (or use --no-browser next time).",
+            file=sys.stderr,
+            flush=True,
+        )
+        _say_how_to_forward(url)
+
+
+def _say_how_to_forward(url: str) -> None:
+    port = _callback_port(url)
+    if port is not None:
+        print(
+            f"The page sends your browser back to port {port} of this machine. From another computer,"
+            f" forward that port first: ssh -L {port}:127.0.0.1:{port} THIS-MACHINE",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _callback_port(authorization_url: str) -> int | None:
@@ -108,8 +129,15 @@ async def login_command(ctx: CliContext) -> int:
             status = await host.sign_in(ctx.args.server, _open_url(ctx.args.no_browser))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        except Exception as exc:
+        except SignInFailed as exc:
             raise EdgeHostError(f"sign-in to {ctx.args.server!r} failed: {exc}") from None
+        except asyncio.CancelledError:  # Ctrl-C
+            print("Sign-in cancelled; the earlier sign-in, if any, is kept.", file=sys.stderr, flush=True)
+            raise
+        except Exception as exc:  # before the flow: the loopback port, the credential store
+            server = host.servers_config.get(ctx.args.server)
+            reason = describe_sign_in_failure(exc, server.url if server is not None else None)
+            raise EdgeHostError(f"sign-in to {ctx.args.server!r} failed: {reason}") from None
     print(f"{status.server}: {status.state}" + (f" (scope {status.scope})" if status.scope else ""))
     return 0
 

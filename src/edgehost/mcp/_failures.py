@@ -1,8 +1,10 @@
-"""One-line reasons for what went wrong with a server's connection, looking inside exception groups."""
+"""One-line reasons for what went wrong with a server's connection, found inside the exception groups
+the SDK's transports raise ("unhandled errors in a TaskGroup (1 sub-exception)" says nothing)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import httpx2
 from mcp.shared.exceptions import MCPError
@@ -11,21 +13,38 @@ from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
-__all__ = ["caused_by", "describe_failure", "remote_start_failure"]
+__all__ = ["caused_by", "causes", "connection_failure", "describe_failure", "first_cause"]
+
+
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what is inside it: the members of exception groups, then causes and contexts."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(linked for linked in (current.__cause__, current.__context__) if linked is not None)
+
+
+def first_cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first ``kind`` in ``exc`` or inside it (causes), or None."""
+    return next((inner for inner in causes(exc) if isinstance(inner, kind)), None)
 
 
 def caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
     """Whether ``exc`` is a ``kind``, or one is inside it (exception groups, causes)."""
-    if isinstance(exc, kind):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return any(caused_by(inner, kind) for inner in exc.exceptions)
-    return exc.__cause__ is not None and caused_by(exc.__cause__, kind)
+    return first_cause(exc, kind) is not None
 
 
 def describe_failure(exc: BaseException) -> str:
     """A one-line reason, looking inside exception groups for the first real cause."""
-    exc = _innermost(exc)
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         if exc.code == CONNECTION_CLOSED:
             return "it closed the connection (did the program exit?)"
@@ -36,18 +55,20 @@ def describe_failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def remote_start_failure(exc: BaseException, url: str, reason: str) -> str:
-    """``reason`` (describe_failure's) for a remote server that did not start, with the address tried
-    where that is the likely mistake: nothing answered there, or the path is not an MCP endpoint."""
-    if caused_by(exc, httpx2.TransportError) or caused_by(exc, OSError):
-        return f"could not connect to {url} ({reason})"
-    cause = _innermost(exc)
-    if isinstance(cause, MCPError) and cause.code == METHOD_NOT_FOUND:  # the SDK's spelling of HTTP 404
+def connection_failure(exc: BaseException, url: str) -> str | None:
+    """Why nothing usable answered at a remote server's ``url`` (its start, or a sign-in's connection),
+    with the address tried and what to check; None when the failure is not about reaching it."""
+    if caused_by(exc, httpx2.TimeoutException):
+        return f"{url} did not answer in time: is it running, and is the address right?"
+    found = first_cause(exc, httpx2.HTTPStatusError)
+    if isinstance(found, httpx2.HTTPStatusError):
+        response = found.response
+        return f"{url} answered {response.status_code} {response.reason_phrase}: is the address right?"
+    found = first_cause(exc, MCPError)
+    if isinstance(found, MCPError) and found.code == METHOD_NOT_FOUND and found.error.message == "Not Found":
+        # The Streamable HTTP client's spelling of an HTTP 404 to its first request.
         return f"{url} answered 404 Not Found: is the address right (its path too, often /mcp or /sse)?"
-    return reason
-
-
-def _innermost(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
+    found = first_cause(exc, httpx2.TransportError) or first_cause(exc, OSError)
+    if found is not None:
+        return f"could not connect to {url} ({describe_failure(found)}): is it running, and is the address right?"
+    return None

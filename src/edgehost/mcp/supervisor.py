@@ -25,7 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from edgehost import __version__
-from edgehost.mcp._failures import caused_by, describe_failure, remote_start_failure
+from edgehost.mcp._failures import caused_by, connection_failure, describe_failure
 from edgehost.mcp._stderr import LineRing, StderrPipe, ThrottledCall
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.auth import SignInRequired
@@ -286,7 +286,7 @@ class ServerSupervisor:
             self._sign_in_required = caused_by(exc, SignInRequired)
             reason = describe_failure(exc)
             if phase == "failed to start" and self.config.url:
-                reason = remote_start_failure(exc, self.config.url, reason)
+                reason = connection_failure(exc, self.config.url) or reason
             return f"server {self.name!r} {phase}: {reason}"
         finally:
             self._startup_scope = None

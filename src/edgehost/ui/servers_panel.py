@@ -1,16 +1,18 @@
 """Servers: status light, protocol, tool count, enable switch, restart, stderr and log, error; add
 (ui/server_form.py), edit, remove and import servers; Sign in / Sign out for a remote server that uses
-OAuth; a value for a VS Code ${input:ID} a server waits for."""
+OAuth (the authorization address shown to copy, the sign-in cancellable, a sign-in made in a terminal
+noticed); a value for a VS Code ${input:ID} a server waits for."""
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -30,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError, EdgeHostError
+from edgehost.mcp.auth import AuthStatus, describe_sign_in_failure
 from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
@@ -46,6 +50,9 @@ if TYPE_CHECKING:
 __all__ = ["ServersPanel"]
 
 _STATUS_TONES = {"ready": "ok", "starting": "accent", "failed": "error", "stopped": "warn", "disabled": ""}
+# How often the credential store is looked at for a sign-in made elsewhere (`edgehost auth login` in a
+# terminal) while a server waits for one: soon enough to feel immediate after switching windows.
+SIGN_IN_WATCH_MS = 2000
 
 
 class ServersPanel(QDialog):
@@ -94,6 +101,26 @@ class ServersPanel(QDialog):
         self.notice.setWordWrap(True)
         self.notice.hide()
         layout.addWidget(self.notice)
+        # While a sign-in waits for the browser: the authorization address (the browser may not have
+        # opened, or be on another computer), to copy or open again, and a way to give up.
+        self.sign_in_box = QWidget()
+        sign_in_row = QHBoxLayout(self.sign_in_box)
+        sign_in_row.setContentsMargins(0, 0, 0, 0)
+        self.sign_in_address = QLineEdit()
+        self.sign_in_address.setReadOnly(True)
+        self.sign_in_address.setPlaceholderText("waiting for the authorization address…")
+        self.sign_in_address.setToolTip("The page to open in a browser to sign in")
+        self.copy_address_button = QPushButton("Copy address")
+        self.open_address_button = QPushButton("Open in browser")
+        self.cancel_sign_in_button = QPushButton("Cancel")
+        self.cancel_sign_in_button.setToolTip(
+            "Stop waiting for this sign-in; the earlier one, if any, is kept"
+        )
+        sign_in_row.addWidget(self.sign_in_address, 1)
+        for button in (self.copy_address_button, self.open_address_button, self.cancel_sign_in_button):
+            sign_in_row.addWidget(button)
+        self.sign_in_box.hide()
+        layout.addWidget(self.sign_in_box)
         # A servers file that could not be read at all, or has keys no host uses: why, and the way to fix it.
         self.file_problem = QWidget()
         problem_row = QHBoxLayout(self.file_problem)
@@ -154,6 +181,17 @@ class ServersPanel(QDialog):
         self.open_file_button.clicked.connect(self._open_servers_file)
         self.sign_in_button.clicked.connect(self._sign_in)
         self.sign_out_button.clicked.connect(self._sign_out)
+        self.copy_address_button.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.sign_in_address.text())
+        )
+        self.open_address_button.clicked.connect(self._open_address_again)
+        self.cancel_sign_in_button.clicked.connect(self._cancel_sign_in)
+        self._signing_in: tuple[str, asyncio.Task[Any]] | None = None
+        self._cancel_requested = False
+        self._sign_in_watch = QTimer(self)
+        self._sign_in_watch.setInterval(SIGN_IN_WATCH_MS)
+        self._sign_in_watch.timeout.connect(self.notice_sign_ins_elsewhere)
+        self._sign_in_watch.start()
         self.input_button.clicked.connect(self._enter_input)
         self.input_dialog: QInputDialog | None = None
         # Shows the authorization page: the user's browser (tests give a scripted one).
@@ -231,9 +269,10 @@ class ServersPanel(QDialog):
         self.restart_button.setEnabled(state is not None)
         config = self.selected_config()
         self.remove_button.setEnabled(config is not None and not config.builtin)
-        sign_in = self._sign_in_state(name)
-        self.sign_in_button.setVisible(sign_in is not None and sign_in != "signed in")
-        self.sign_out_button.setVisible(sign_in is not None and sign_in != "not signed in")
+        sign_in = self._sign_in_status(name)
+        self.sign_in_button.setVisible(sign_in is not None and sign_in.state != "signed in")
+        self.sign_in_button.setEnabled(self._signing_in is None)
+        self.sign_out_button.setVisible(sign_in is not None and sign_in.stored)
         missing_input = config.missing_input if config is not None else None
         self.input_button.setVisible(missing_input is not None)
         self.input_button.setText(f"Enter {missing_input}…")
@@ -255,7 +294,7 @@ class ServersPanel(QDialog):
         if config is not None:
             info.append(f"{'address' if config.url else 'command'}:    {_command_line(config)}")
         if sign_in is not None:
-            info.append(f"sign-in:    {sign_in}")
+            info.append(f"sign-in:    {sign_in.state}")
         if state.instructions:
             info += ["", "instructions:", state.instructions]
         self.info.setPlainText("\n".join(info))
@@ -276,36 +315,97 @@ class ServersPanel(QDialog):
             return
         self.host.restart_server(name)
 
-    def _sign_in_state(self, name: str | None) -> str | None:
-        """The OAuth state of server ``name`` ("signed in", "sign-in required" ...); None when it does not
-        use OAuth."""
+    def _sign_in_status(self, name: str | None) -> AuthStatus | None:
+        """The OAuth status of server ``name``; None when it does not use OAuth (or a person has no part)."""
         if name is None:
             return None
         try:
-            state = self.host.auth_status(name).state
+            status = self.host.auth_status(name)
         except EdgeHostError:  # not in the config (yet), or the keyring cannot be read
             return None
-        return None if state in ("not used", "client credentials") else state
+        return None if status.state in ("not used", "client credentials") else status
 
     def _sign_in(self) -> None:
         name = self.selected_name()
-        if name is None:
+        if name is None or self._signing_in is not None:
             return
-        self._say(f"Signing in to “{name}” in your browser…")
+        self._say(f"Signing in to “{name}”…")
+        self.sign_in_address.clear()
+        self.sign_in_box.show()
         self.sign_in_button.setEnabled(False)
-        task = self.tasks.spawn(self.host.sign_in(name, self.open_url), name=f"sign-in-{name}")
+        task = self.tasks.spawn(self._sign_in_outcome(name), name=f"sign-in-{name}")
+        self._signing_in = (name, task)
         task.add_done_callback(lambda done: self._signed_in(name, done))
 
-    def _signed_in(self, name: str, task: Any) -> None:
+    async def _sign_in_outcome(self, name: str) -> AuthStatus | Exception:
+        """The sign-in's status, or why it failed: a failure is said in the notice, not logged as a
+        widget's task that went wrong (the sign-in logs it)."""
+        try:
+            return await self.host.sign_in(name, lambda url: self._show_authorization_page(name, url))
+        except Exception as exc:
+            return exc
+
+    def _show_authorization_page(self, name: str, url: str) -> None:
+        """Open the authorization page in the browser, and show its address whether that worked or not."""
+        self.sign_in_address.setText(url)
+        self.sign_in_address.setCursorPosition(0)
+        self._open_in_browser(name, url)
+
+    def _open_in_browser(self, name: str, url: str) -> None:
+        if self.open_url(url) is False:  # QDesktopServices.openUrl found no browser, or it would not start
+            self._say(
+                f"The browser could not be opened. To sign in to “{name}”, open the address below in a "
+                "browser on this computer (Copy address).",
+                error=True,
+            )
+        else:
+            self._say(f"Signing in to “{name}” in your browser… No page opened? Open the address below.")
+
+    def _open_address_again(self) -> None:
+        if self._signing_in is not None and self.sign_in_address.text():
+            self._open_in_browser(self._signing_in[0], self.sign_in_address.text())
+
+    def _cancel_sign_in(self) -> None:
+        if self._signing_in is not None:
+            self._cancel_requested = True
+            self._signing_in[1].cancel()
+
+    def _signed_in(self, name: str, task: asyncio.Task[Any]) -> None:
+        self._signing_in = None
+        if task.cancelled() and not self._cancel_requested:
+            return  # the window is closing
+        self._cancel_requested = False
+        self.sign_in_box.hide()
+        self.sign_in_address.clear()
         self.sign_in_button.setEnabled(True)
         if task.cancelled():
-            return
-        error = task.exception()
-        if error is not None:
-            self._say(f"Sign-in to “{name}” failed: {error}", error=True)
+            self._say(f"Sign-in to “{name}” cancelled; the earlier sign-in, if any, is kept.")
+        elif isinstance(error := task.result(), Exception):
+            reason = str(error)
+            if not isinstance(error, EdgeHostError):  # SignInFailed says it; before the flow: the port
+                config = self.host.servers_config.get(name)
+                reason = describe_sign_in_failure(error, config.url if config is not None else None)
+            self._say(f"Sign-in to “{name}” failed: {reason}", error=True)
         else:
             self._say(f"Signed in to “{name}”; connecting…", connecting=name)
         self.refresh()
+
+    def notice_sign_ins_elsewhere(self) -> None:
+        """Reconnect each server that waits for a sign-in and has new tokens in the store (signed in with
+        `edgehost auth login` in a terminal while the window was open)."""
+        auth = self.host.auth()
+        signing_in = self._signing_in[0] if self._signing_in is not None else None
+        for server in self.host.servers_config.servers:
+            if server.name == signing_in or not auth.sign_in_needed(server.name):
+                continue
+            try:
+                if not auth.signed_in_elsewhere(server):
+                    continue
+                self.host.restart_server(server.name)
+            except EdgeHostError:  # the store cannot be read; the server is not running here
+                continue
+            # Its status changing to starting refreshes the panel; now it still says "failed".
+            self._say(f"“{server.name}” was signed in elsewhere; connecting…", connecting=server.name)
 
     def _sign_out(self) -> None:
         name = self.selected_name()

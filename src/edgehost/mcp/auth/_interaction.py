@@ -24,11 +24,15 @@ from mcp.shared.auth import AuthorizationCodeResult
 
 __all__ = [
     "CALLBACK_PATH",
+    "AuthorizationDenied",
+    "AuthorizationRefused",
     "Authorizer",
     "BrowserAuthorizer",
     "HeadlessAuthorizer",
+    "LoopbackPortError",
     "NoAuthorizer",
     "SignInRequired",
+    "SignInTimedOut",
     "free_loopback_port",
     "loopback_redirect_uri",
 ]
@@ -75,14 +79,36 @@ def _code_result(location: str) -> AuthorizationCodeResult:
 
     code = first("code")
     if code is None:
-        error = first("error") or "no authorization code in the redirect"
-        description = first("error_description")
-        raise AuthorizationDenied(f"{error}: {description}" if description else error)
+        raise AuthorizationRefused(
+            first("error") or "no authorization code in the redirect", first("error_description")
+        )
     return AuthorizationCodeResult(code=code, state=first("state"), iss=first("iss"))
 
 
+class LoopbackPortError(OSError):
+    """The loopback port the browser is to come back to cannot be listened on."""
+
+
 class AuthorizationDenied(Exception):
-    """The authorization server answered with an error (the user declined, a bad request)."""
+    """The authorization step did not give a code (the user declined, a bad request, no answer)."""
+
+
+class AuthorizationRefused(AuthorizationDenied):
+    """The authorization server sent the browser back with an error (RFC 6749 §4.1.2.1): ``error`` is
+    its code (``access_denied`` when the user declined), ``description`` its words if any."""
+
+    def __init__(self, error: str, description: str | None = None) -> None:
+        super().__init__(f"{error}: {description}" if description else error)
+        self.error = error
+        self.description = description
+
+
+class SignInTimedOut(AuthorizationDenied):
+    """Nobody came back from the authorization page within the sign-in's time."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no sign-in within {seconds:g} s")
+        self.seconds = seconds
 
 
 class Authorizer(Protocol):
@@ -194,8 +220,9 @@ class BrowserAuthorizer:
             self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._requested_port)
         except OSError as exc:
             if not (self._any_port_if_taken and self._requested_port):
-                raise OSError(
-                    f"cannot listen on 127.0.0.1:{self._requested_port} for the sign-in: {exc}"
+                raise LoopbackPortError(
+                    f"cannot listen on 127.0.0.1:{self._requested_port} for the browser to come back to "
+                    f"({exc.strerror or exc}): stop what uses that port, or change the server's callbackPort"
                 ) from None
             self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         port = self._server.sockets[0].getsockname()[1]
@@ -217,7 +244,7 @@ class BrowserAuthorizer:
         try:
             return await asyncio.wait_for(asyncio.shield(self._answer), self._timeout)
         except TimeoutError:
-            raise AuthorizationDenied(f"no sign-in within {self._timeout:g} s") from None
+            raise SignInTimedOut(self._timeout) from None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

@@ -11,23 +11,30 @@ checks, refresh, re-registration when the authorization server changes) is the S
   whole flow starts over (the SDK goes straight to a new authorization, which for a background
   connection means asking the user to sign in again);
 - a client configured with a secret uses the client-credentials grant when its authorization server
-  offers only that grant (or when the entry says ``"oauthGrant": "client_credentials"``).
+  offers only that grant (or when the entry says ``"oauthGrant": "client_credentials"``);
+- a dynamic registration the token endpoint no longer knows (``invalid_client``: the authorization
+  server was reset, the registration expired) is forgotten, so that the next sign-in registers again
+  instead of sending the person to a page that only says "Client ID not found".
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import json
+import logging
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, Literal
 
 import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
+from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, OAuthToken, ProtectedResourceMetadata
 
-from edgehost.mcp.auth._interaction import Authorizer, NoAuthorizer
+from edgehost.mcp.auth._interaction import Authorizer, NoAuthorizer, SignInRequired
 from edgehost.mcp.auth._store import ServerCredentials
 
 __all__ = ["CLIENT_NAME", "GrantChoice", "HostOAuthProvider", "client_metadata"]
+
+log = logging.getLogger(__name__)
 
 CLIENT_NAME = "EdgeHost"
 
@@ -62,7 +69,9 @@ class HostOAuthProvider(OAuthClientProvider):
         *,
         grant: GrantChoice = "auto",
         client_metadata_url: str | None = None,
+        on_accepted: Callable[[], None] | None = None,
     ) -> None:
+        """``on_accepted`` is called each time the server accepts a request this auth sent."""
         redirect_uri = authorizer.redirect_uri if authorizer is not None else None
         super().__init__(
             server_url,
@@ -75,12 +84,17 @@ class HostOAuthProvider(OAuthClientProvider):
         self.credentials = credentials
         self.grant = grant
         self._authorizer = authorizer
+        self._on_accepted = on_accepted
+        self.loaded_tokens: OAuthToken | None = None  # the stored tokens this auth last started from
+        self._refused_mark = False  # the record says the server refused them
 
     async def _initialize(self) -> None:
         await super()._initialize()
+        self.loaded_tokens = self.context.current_tokens
         record: dict[str, Any] = await anyio.to_thread.run_sync(
             lambda: self.credentials.store.load(self.credentials.key) or {}
         )
+        self._refused_mark = "refusedTokens" in record
         expires_at = record.get("expiresAt")
         if self.context.current_tokens is not None and isinstance(expires_at, int | float):
             self.context.token_expiry_time = float(expires_at)
@@ -145,12 +159,56 @@ class HostOAuthProvider(OAuthClientProvider):
                         self._add_auth_header(request)
                         response = yield request
                     # Refused again, or the refresh failed (tokens cleared): the SDK's flow takes the 401.
+                if outgoing is request and response.status_code not in (401, 403):
+                    await self._accepted()
                 try:
                     outgoing = await flow.asend(response)
                 except StopAsyncIteration:
                     return
+        except SignInRequired:
+            if self.loaded_tokens is not None:  # refused, and so was their refresh: every process says so
+                tokens = self.loaded_tokens
+                await anyio.to_thread.run_sync(lambda: self.credentials.mark_refused(tokens))
+            raise
         finally:
             await flow.aclose()  # it holds the provider's lock while suspended
+
+    async def _accepted(self) -> None:
+        """The server took a request with this auth's token: nothing waits for a sign-in any more."""
+        if self._refused_mark:
+            self._refused_mark = False
+            await anyio.to_thread.run_sync(self.credentials.clear_refused)
+        if self._on_accepted is not None:
+            self._on_accepted()
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        client = self.context.client_info
+        if await super()._handle_refresh_response(response):
+            return True
+        if (
+            client is not None
+            and _refused_client(response)
+            and self._registered_dynamically(client.client_id)
+        ):
+            # RFC 6749 §5.2: the token endpoint does not know this client (any more). Keeping it would
+            # send the next sign-in to an authorization page that only says "Client ID not found".
+            log.info(
+                "the authorization server no longer knows client %s (HTTP %d); it is forgotten and the "
+                "next sign-in registers again",
+                client.client_id,
+                response.status_code,
+            )
+            self.context.client_info = None
+            await anyio.to_thread.run_sync(lambda: self.credentials.forget_client(client.client_id))
+        return False
+
+    def _registered_dynamically(self, client_id: str) -> bool:
+        """Whether ``client_id`` came from dynamic registration: not the entry's ``clientId``, not a
+        client ID metadata document (their IDs do not depend on what the server remembers)."""
+        configured = self.credentials.configured_client
+        if configured is not None and configured.client_id == client_id:
+            return False
+        return client_id != self.context.client_metadata_url
 
     def _refreshable(self) -> bool:
         tokens = self.context.current_tokens
@@ -204,3 +262,18 @@ class HostOAuthProvider(OAuthClientProvider):
         if self.context.client_metadata.scope:
             data["scope"] = self.context.client_metadata.scope
         return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+
+
+def _refused_client(response: httpx2.Response) -> bool:
+    """Whether a token endpoint's error response says the client itself is refused (``invalid_client``,
+    RFC 6749 §5.2, which comes with 401 when the client tried to authenticate; a public client's
+    refresh refused with 401 means the same)."""
+    if response.status_code == 401:
+        return True
+    if response.status_code != 400:
+        return False
+    try:
+        body = json.loads(response.content)
+    except (ValueError, httpx2.ResponseNotRead):
+        return False
+    return isinstance(body, dict) and body.get("error") == "invalid_client"

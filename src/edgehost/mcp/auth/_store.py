@@ -4,6 +4,7 @@ backend, otherwise a private (0600) JSON file in the data folder. Never the hist
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -31,6 +32,7 @@ __all__ = [
     "ServerCredentials",
     "credential_key",
     "default_credential_store",
+    "token_fingerprint",
 ]
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,14 @@ Record = dict[str, Any]
 
 class CredentialStoreError(EdgeHostError):
     """The keyring or the credentials file could not be read or written."""
+
+
+def token_fingerprint(tokens: OAuthToken | None) -> str | None:
+    """Tells tokens apart without keeping them (again): a hash of the access and refresh tokens."""
+    if tokens is None:
+        return None
+    seen = f"{tokens.access_token}\0{tokens.refresh_token or ''}"
+    return hashlib.sha256(seen.encode()).hexdigest()
 
 
 def credential_key(server: ServerConfig) -> str:
@@ -229,7 +239,9 @@ class ServerCredentials:
 
     The record also keeps when the access token expires (the SDK only knows ``expires_in`` relative to
     the moment it got the token), so that after a restart an expired token is refreshed rather than
-    sent. A client configured in the server's entry (``clientId``) always wins over a stored one.
+    sent, and whether the server refused the stored tokens (and their refresh), so that every process
+    says "sign-in required" rather than "signed in". A client configured in the server's entry
+    (``clientId``) always wins over a stored one.
     """
 
     def __init__(
@@ -264,12 +276,38 @@ class ServerCredentials:
         data = self._load().get("client")
         return OAuthClientInformationFull.model_validate(data) if isinstance(data, dict) else None
 
-    def forget_tokens(self) -> None:
+    def refused(self) -> bool:
+        """Whether the server refused the stored tokens (a connection needed a person to sign in)."""
         record = self._load()
-        if "tokens" in record:
-            record.pop("tokens")
-            record.pop("expiresAt", None)
+        data = record.get("tokens")
+        if not isinstance(data, dict) or "refusedTokens" not in record:
+            return False
+        return record["refusedTokens"] == token_fingerprint(OAuthToken.model_validate(data))
+
+    def mark_refused(self, tokens: OAuthToken) -> None:
+        """Record that the server refused ``tokens`` (when they are still the stored ones)."""
+        record = self._load()
+        data = record.get("tokens")
+        fingerprint = token_fingerprint(tokens)
+        if isinstance(data, dict) and token_fingerprint(OAuthToken.model_validate(data)) == fingerprint:
+            record["refusedTokens"] = fingerprint
             self.store.save(self.key, record)
+
+    def clear_refused(self) -> None:
+        record = self._load()
+        if record.pop("refusedTokens", None) is not None:
+            self.store.save(self.key, record)
+
+    def forget_client(self, client_id: str) -> bool:
+        """Forget the stored registration when it is still ``client_id`` (the one the authorization
+        server no longer knows); its tokens stay. False when another one, or none, is stored."""
+        record = self._load()
+        client = record.get("client")
+        if not isinstance(client, dict) or client.get("client_id") != client_id:
+            return False
+        record.pop("client")
+        self.store.save(self.key, record)
+        return True
 
     def forget(self) -> bool:
         return self.store.delete(self.key)
