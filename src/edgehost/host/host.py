@@ -206,7 +206,9 @@ class Host(ModelCommands, ServerCommands):
         our own model once the approver allows the draft."""
         features = self.options.features or ClientFeatures()
         if features.http_auth is None:
-            features = dataclasses.replace(features, http_auth=self._http_auth)
+            features = dataclasses.replace(
+                features, http_auth=self._http_auth, signed_in_elsewhere=self._signed_in_elsewhere
+            )
         if features.sampling is not decline_sampling:
             return features
         if not self.options.with_model:  # `edgehost call`, `probe`: loading a model for it took a minute

@@ -212,6 +212,10 @@ class ServerCommands:
         server that may sign in connects."""
         return self.auth().http_auth(server) if uses_oauth(server) else None
 
+    def _signed_in_elsewhere(self, server: ServerConfig) -> bool:
+        """ServerAuth.signed_in_elsewhere for a server that may sign in (blocking: a store read)."""
+        return uses_oauth(server) and self.auth().signed_in_elsewhere(server)
+
     def auth(self) -> ServerAuth:
         """The OAuth side of the remote servers (tokens in the OS keyring or a 0600 file)."""
         if self._auth is None:

@@ -80,3 +80,7 @@ class ClientFeatures:
     elicitation: ElicitationHandlerFnT = accept_elicitation_with_defaults
     sampling: SamplingHandlerFnT = decline_sampling
     http_auth: HttpAuthFnT | None = None
+    # Whether a server waiting for a sign-in has been signed in elsewhere meanwhile (another process,
+    # `edgehost auth login`): its supervisor asks every SIGN_IN_POLL_S and connects again. Blocking
+    # (it reads the credential store): called in a thread.
+    signed_in_elsewhere: Callable[[ServerConfig], bool] | None = None

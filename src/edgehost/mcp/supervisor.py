@@ -53,6 +53,8 @@ OUTPUT_EVENT_INTERVAL_S = 1.0
 # Bound on waiting for a dead server's last stderr lines, so its error message can show them.
 STDERR_DRAIN_S = 0.5
 STDERR_TAIL_IN_ERRORS = 10
+# A server waiting for a sign-in looks this often for one made elsewhere (ClientFeatures.signed_in_elsewhere).
+SIGN_IN_POLL_S = 2.0
 # A request whose connection closed under it waits this long to learn why (a sign-in needed).
 CONNECTION_END_WAIT_S = 2.0
 # Leaving a resource's updates: how long the unsubscribe may take before the watcher goes anyway.
@@ -231,7 +233,10 @@ class ServerSupervisor:
                 if not self._auto_restart or self._sign_in_required:
                     # Retrying cannot sign in: a person must (Sign in / `edgehost auth login`, which restarts).
                     self._set_status(ServerStatus.FAILED, error)
-                    await self._wait_for_signal()
+                    if self._sign_in_required:
+                        await self._wait_for_sign_in()
+                    else:
+                        await self._wait_for_signal()
                     continue
                 failures = 1 if anyio.current_time() - started > BACKOFF_MAX_S else failures + 1
                 delay = min(BACKOFF_MAX_S, BACKOFF_INITIAL_S * 2 ** (failures - 1))
@@ -243,6 +248,21 @@ class ServerSupervisor:
             self._client = None
             self._set_status(ServerStatus.STOPPED, self.error if self.status is ServerStatus.FAILED else None)
             self.finished.set()
+
+    async def _wait_for_sign_in(self) -> None:
+        """Wait for a signal (Sign in here restarts the server), or for a sign-in made elsewhere: a
+        terminal's `edgehost auth login` beside the app, noticed in the credential store."""
+        signed_in_elsewhere = self._features.signed_in_elsewhere
+        while True:
+            await self._wait_for_signal(SIGN_IN_POLL_S if signed_in_elsewhere is not None else math.inf)
+            if self._stop_requested() or self._shutdown or signed_in_elsewhere is None:
+                return
+            try:
+                if await anyio.to_thread.run_sync(signed_in_elsewhere, self.config):
+                    return
+            except Exception as exc:  # noqa: BLE001 - a store that cannot be read: keep waiting for a signal
+                logger.info("server %r: cannot look for a sign-in made elsewhere: %s", self.name, exc)
+                signed_in_elsewhere = None
 
     async def _wait_for_signal(self, seconds: float = math.inf) -> None:
         self._wake = anyio.Event()

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -50,9 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["ServersPanel"]
 
 _STATUS_TONES = {"ready": "ok", "starting": "accent", "failed": "error", "stopped": "warn", "disabled": ""}
-# How often the credential store is looked at for a sign-in made elsewhere (`edgehost auth login` in a
-# terminal) while a server waits for one: soon enough to feel immediate after switching windows.
-SIGN_IN_WATCH_MS = 2000
 
 
 class ServersPanel(QDialog):
@@ -188,10 +185,6 @@ class ServersPanel(QDialog):
         self.cancel_sign_in_button.clicked.connect(self._cancel_sign_in)
         self._signing_in: tuple[str, asyncio.Task[Any]] | None = None
         self._cancel_requested = False
-        self._sign_in_watch = QTimer(self)
-        self._sign_in_watch.setInterval(SIGN_IN_WATCH_MS)
-        self._sign_in_watch.timeout.connect(self.notice_sign_ins_elsewhere)
-        self._sign_in_watch.start()
         self.input_button.clicked.connect(self._enter_input)
         self.input_dialog: QInputDialog | None = None
         # Shows the authorization page: the user's browser (tests give a scripted one).
@@ -389,23 +382,6 @@ class ServersPanel(QDialog):
         else:
             self._say(f"Signed in to “{name}”; connecting…", connecting=name)
         self.refresh()
-
-    def notice_sign_ins_elsewhere(self) -> None:
-        """Reconnect each server that waits for a sign-in and has new tokens in the store (signed in with
-        `edgehost auth login` in a terminal while the window was open)."""
-        auth = self.host.auth()
-        signing_in = self._signing_in[0] if self._signing_in is not None else None
-        for server in self.host.servers_config.servers:
-            if server.name == signing_in or not auth.sign_in_needed(server.name):
-                continue
-            try:
-                if not auth.signed_in_elsewhere(server):
-                    continue
-                self.host.restart_server(server.name)
-            except EdgeHostError:  # the store cannot be read; the server is not running here
-                continue
-            # Its status changing to starting refreshes the panel; now it still says "failed".
-            self._say(f"“{server.name}” was signed in elsewhere; connecting…", connecting=server.name)
 
     def _sign_out(self) -> None:
         name = self.selected_name()
