@@ -2,9 +2,8 @@
 
 anyio requires a connection to be opened and closed in the same task (python-sdk issues 79, 577, 922),
 so ``ServerSupervisor.run`` is the only place a ``Client`` is entered and left. Enable, disable,
-restart and shutdown are signals to it. Requests are sent to its session from any task (mcp/server_requests.py,
-which it inherits); the lifetime
-stays with the supervisor.
+restart and shutdown are signals to it. Requests are sent to its session from any task
+(mcp/server_requests.py, which it inherits); the lifetime stays with the supervisor.
 """
 
 from __future__ import annotations
