@@ -42,6 +42,7 @@ GOALS: dict[str, tuple[str, float, str]] = {
     "mcp_call_overhead": ("<=", 1.10, ""),
     "prefill_reuse": ("<=", 1.2, ""),
     "first_token_warm_ratio": ("<=", 1.2, ""),
+    "first_question_ratio": ("<=", 0.2, ""),
     "cancel_latency_ms": ("<", 200.0, ""),
     "parallel_calls": ("<=", 1.3, "13"),
     "task_call_ratio": ("<=", 1.05, "13"),

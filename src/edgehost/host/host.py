@@ -27,6 +27,7 @@ from edgehost.agent.approval import (
 )
 from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.prompt_warm_up import warm_up_prompt
 from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
@@ -46,6 +47,7 @@ from edgehost.mcp.auth import ServerAuth, uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import BUILT_INS_ONLY, ServersConfig, load_servers_config
 from edgehost.mcp.manager import ServerManager
+from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.store import Message, Store, redactor
@@ -79,6 +81,9 @@ class HostOptions:
     agent: AgentConfig | None = None  # None: from the settings
     hub_endpoint: str | None = None  # where models are downloaded from; None: HF_ENDPOINT or huggingface.co
     auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
+    warm_prompt: bool = (
+        True  # prefill a new conversation's prompt ahead (off: bench/first_question.py's baseline)
+    )
 
 
 class Host(ModelCommands, ServerCommands):
@@ -314,8 +319,44 @@ class Host(ModelCommands, ServerCommands):
             if self.effective_routing(self.settings.routing) == "host":
                 await self._selector.prepare(tools)  # embeds only the tools it has not seen
             if not self._warm_again or self._closing:
-                return
+                break
             tools = [t for t in self.tools() if t.enabled]
+        await self._warm_prompt()
+
+    async def _warm_prompt(self) -> None:
+        """Prefill the system prompt a new conversation starts with (agent/prompt_warm_up.py), once every
+        server has settled (a catalog change warms again) and while no turn runs (a turn prefills what
+        it needs itself)."""
+        backend = self.backend
+        if not self.options.warm_prompt or backend is None or self.model_status.status != "ready":
+            return
+        if self._closing or self._turn_lock.locked():
+            return
+        if not backend.capabilities.reuses_prompt_prefix or any(
+            s.status is ServerStatus.STARTING for s in self.server_states()
+        ):
+            return
+        config = self._runner(backend).config
+        async with self._turn_lock:
+            try:
+                perf = await warm_up_prompt(
+                    backend,
+                    self._selector,
+                    self.tools(),
+                    tool_budget_fraction=config.tool_budget_fraction,
+                    extra_instructions=config.extra_instructions,
+                    server_instructions=self.server_instructions(),
+                )
+            except BackendError as exc:  # the next turn meets it and says so
+                log.info("the prompt was not prefilled ahead of the first question: %s", exc)
+                return
+        if perf is not None:
+            log.info(
+                "prefilled the prompt of a new conversation: %d tokens in %.1f s (%d already cached)",
+                perf.prompt_tokens,
+                perf.prefill_ms / 1000,
+                perf.cached_tokens,
+            )
 
     # ---------------------------------------------------------- conversations
     def _store(self) -> Store:

@@ -40,6 +40,9 @@ class Capabilities:
     supports_grammar: bool = False
     supports_native_tools: bool = False  # the model's template has a tools section
     native_tool_dialect: str | None = None  # e.g. "hermes" for Qwen's <tool_call>{json}</tool_call>
+    # The next prompt reuses the KV cache of this one's common prefix (llama.cpp here, and its disk copy
+    # across starts): prefilling a prompt ahead of a question saves that question the time.
+    reuses_prompt_prefix: bool = False
 
 
 @dataclass(frozen=True)

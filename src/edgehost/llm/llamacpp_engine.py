@@ -110,6 +110,7 @@ class LlamaCppEngine:
             supports_grammar=True,
             supports_native_tools=template_has_tools(template),
             native_tool_dialect=native_tool_dialect(template),
+            reuses_prompt_prefix=True,
         )
         return ModelInfo(
             path=str(path),
