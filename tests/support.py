@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -9,7 +10,7 @@ from typing import Any
 
 import anyio
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, get_default_environment
 
 from edgehost.agent.tools import ToolSpec
 from edgehost.host.executor import specs_of
@@ -37,7 +38,12 @@ CONNECT_TIMEOUT_S = 60
 @asynccontextmanager
 async def python_server_client(*args: str) -> AsyncIterator[Client]:
     """The SDK's own Client connected over stdio to `python <args>` (one of our built-in servers)."""
-    params = StdioServerParameters(command=sys.executable, args=list(args))
+    # PYTHONPATH passed on: a bench run against another checkout (PYTHONPATH=/tmp/old/src) must list
+    # that checkout's servers, not the installed ones (the SDK's default environment leaves it out).
+    path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+    params = StdioServerParameters(
+        command=sys.executable, args=list(args), env={**get_default_environment(), **path}
+    )
     with anyio.fail_after(CONNECT_TIMEOUT_S):
         async with Client(params) as client:
             yield client

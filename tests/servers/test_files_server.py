@@ -219,14 +219,12 @@ def test_a_missing_path_names_at_most_twenty_entries_of_the_folder(tmp_path: Pat
         files.read_file("nope.txt")
 
 
-async def test_the_reading_tools_say_that_paths_are_inside_the_files_folder(tmp_path: Path) -> None:
+async def test_a_path_outside_says_the_tools_see_only_the_files_folder(tmp_path: Path) -> None:
     root = tmp_path / "files"
     async with Client(build_server(root)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         for name in ("list_directory", "read_file", "search_files"):
-            assert f"Paths are inside the files folder ({root.resolve()})" in (
-                tools[name].description or ""
-            ), name
+            assert str(root) not in (tools[name].description or "")  # ranked: the same on every machine
         result = await client.call_tool("list_directory", {"path": "home"})
         assert result.is_error
         assert f"'home' is not in the files folder ({root.resolve()})" in text_of(result)
