@@ -1,16 +1,22 @@
-"""The reference servers' real tool lists (tests/fixtures/reference_tools.json), shared by the agent tests."""
+"""What the agent tests share: the reference servers' real tool lists (tests/fixtures/reference_tools.json),
+the real ranker, and the embedded default model in llama.cpp."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.support import tool_specs
 
+from edgehost.agent._embedding import MiniLMEmbedder
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker
+from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import VectorIndex
+from edgehost.errors import EmbeddingUnavailable
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -34,3 +40,28 @@ class CountingEmbedder:
     def embed(self, texts: Sequence[str]) -> Any:
         self.texts.extend(texts)
         return self.inner.embed(texts)
+
+
+@pytest.fixture(scope="module")
+def selector() -> ToolSelector:
+    """The real ranker (all-MiniLM-L6-v2 in numpy, blended with BM25), as the host routes with it."""
+    try:
+        return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))))
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[Any]:
+    """The embedded default model in llama-cpp-python itself (seeded), for grammar-constrained runs."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from edgehost.llm.base import BackendError
+    from edgehost.llm.models import default_model_path
+
+    try:
+        path = default_model_path()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    model = llama_cpp.Llama(str(path), n_ctx=1024, seed=7, verbose=False)
+    yield model
+    model.close()

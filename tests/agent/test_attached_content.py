@@ -8,18 +8,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from edgehost.agent import events as ev
-from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
-from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker
+from edgehost.agent.ranking import LexicalRanker
 from edgehost.agent.routing import split_material
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
-from edgehost.agent.vector_index import VectorIndex
 from edgehost.llm.scripted import ScriptedBackend
 
 WAIT_S = 60
@@ -32,14 +28,6 @@ DOCUMENT = (
     "[resource note://minutes]\nMinutes of the garden club, 3 May. Anna will order the seeds by Friday;"
     " Tom repairs the fence. Next meeting: 7 June at the library."
 )
-
-
-@pytest.fixture(scope="module")
-def selector() -> ToolSelector:
-    try:
-        return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))))
-    except EmbeddingUnavailable as exc:
-        pytest.skip(str(exc))
 
 
 ABOUT_THE_CONTENT = [

@@ -4,7 +4,6 @@ gives out of range is offered at the nearest bound. The real 135M default model 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,21 +61,6 @@ def test_a_number_the_question_gives_out_of_range_is_offered_at_the_nearest_boun
     assert grounded["properties"]["count"]["enum"] == [10]
     grounded = grounded_schema(PAGES.input_schema, "open page 2 of 7")
     assert grounded["properties"]["page"]["enum"] == [2]  # 7 is past an open bound: not offered
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Any]:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    from edgehost.llm.base import BackendError
-    from edgehost.llm.models import default_model_path
-
-    try:
-        path = default_model_path()
-    except BackendError as exc:
-        pytest.skip(str(exc))
-    model = llama_cpp.Llama(str(path), n_ctx=1024, seed=7, verbose=False)
-    yield model
-    model.close()
 
 
 def generate(llama: Any, question: str, grammar: str) -> str:

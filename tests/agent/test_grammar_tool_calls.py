@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,21 +82,6 @@ def test_gbnf_literals_escape_quotes_backslashes_and_newlines() -> None:
 
 
 # -- with llama.cpp and the default model ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[Any]:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    from edgehost.llm.base import BackendError
-    from edgehost.llm.models import default_model_path
-
-    try:
-        path = default_model_path()
-    except BackendError as exc:
-        pytest.skip(str(exc))
-    model = llama_cpp.Llama(str(path), n_ctx=1024, seed=7, verbose=False)
-    yield model
-    model.close()
 
 
 def grammar_parses(llama: Any, grammar: str) -> bool:

@@ -21,14 +21,6 @@ from edgehost.agent.vector_index import VectorIndex
 WAIT_S = 30.0
 
 
-@pytest.fixture(scope="module")
-def selector() -> ToolSelector:
-    try:
-        return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))))
-    except EmbeddingUnavailable as exc:
-        pytest.skip(str(exc))
-
-
 async def test_the_gate_tells_tool_questions_from_chat_on_the_calibration_set(selector) -> None:
     questions = calibration()
     decisions = [await selector.route(q.text, questions.tools) for q in questions.questions]
