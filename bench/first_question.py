@@ -12,7 +12,6 @@ not warmed), ``RESULT first_question_ratio`` (warmed / baseline), and the prompt
 from __future__ import annotations
 
 import asyncio
-import logging
 import statistics
 import tempfile
 import time
@@ -25,27 +24,10 @@ from edgehost.settings import Settings
 
 ROUNDS = 3
 QUESTION = "Hello! Who are you?"
-PREFILLED = "prefilled the prompt of a new conversation"
-
-
-class _Seen(logging.Handler):
-    """Sets ``prefilled`` when the host logs that the warm-up ran (on the loop's thread)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.prefilled = asyncio.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if PREFILLED in record.getMessage():
-            self.prefilled.set()
 
 
 async def first_question(warm: bool) -> tuple[float, int]:
     """(ms from submit to the first token, prompt tokens the first turn read) in a fresh data folder."""
-    seen = _Seen()
-    logger = logging.getLogger("edgehost.host.host")
-    logger.addHandler(seen)
-    logger.setLevel(logging.INFO)
     with tempfile.TemporaryDirectory(prefix="edgehost-first-question-") as folder:
         host = Host(
             Paths.resolve(None, Path(folder)), Settings(backend="llamacpp"), HostOptions(warm_prompt=warm)
@@ -54,10 +36,7 @@ async def first_question(warm: bool) -> tuple[float, int]:
         try:
             await host.wait_model()
             await host.wait_servers_ready(60)
-            if warm:
-                await seen.prefilled.wait()
-            else:
-                await asyncio.sleep(2.0)  # the same settling the warm run has
+            await host.wait_warm()  # the tools embedded (and, when warm, the prompt prefilled)
             first_token = asyncio.get_running_loop().create_future()
 
             def on_event(event: object) -> None:
@@ -72,7 +51,6 @@ async def first_question(warm: bool) -> tuple[float, int]:
             return (arrived - started) * 1000, result.perf.prompt_tokens
         finally:
             await host.aclose()
-            logger.removeHandler(seen)
 
 
 async def main() -> None:

@@ -312,6 +312,13 @@ class Host(ModelCommands, ServerCommands):
         if tools:
             self._warm_task = asyncio.create_task(self._prepare_tools(tools), name="edgehost-tools-warm")
 
+    async def wait_warm(self) -> None:
+        """Until the start-up work begun so far is done: the tools' validators and embeddings, and the
+        new conversation's prompt prefilled (call it after wait_model and wait_servers_ready)."""
+        task = self._warm_task
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
     async def _prepare_tools(self, tools: list[ToolSpec]) -> None:
         while True:
             self._warm_again = False
