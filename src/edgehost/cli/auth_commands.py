@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from edgehost.cli.context import CliContext, print_json
 from edgehost.errors import EdgeHostError, UsageError
-from edgehost.mcp.auth import AuthStatus, SignInFailed, describe_sign_in_failure
+from edgehost.mcp.auth import AuthStatus
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -129,15 +129,11 @@ async def login_command(ctx: CliContext) -> int:
             status = await host.sign_in(ctx.args.server, _open_url(ctx.args.no_browser))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        except SignInFailed as exc:
+        except EdgeHostError as exc:  # SignInFailed says why; or the credential store, an unknown server
             raise EdgeHostError(f"sign-in to {ctx.args.server!r} failed: {exc}") from None
         except asyncio.CancelledError:  # Ctrl-C
             print("Sign-in cancelled; the earlier sign-in, if any, is kept.", file=sys.stderr, flush=True)
             raise
-        except Exception as exc:  # before the flow: the loopback port, the credential store
-            server = host.servers_config.get(ctx.args.server)
-            reason = describe_sign_in_failure(exc, server.url if server is not None else None)
-            raise EdgeHostError(f"sign-in to {ctx.args.server!r} failed: {reason}") from None
     print(f"{status.server}: {status.state}" + (f" (scope {status.scope})" if status.scope else ""))
     return 0
 

@@ -19,7 +19,14 @@ from edgehost.errors import EdgeHostError
 from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import tool_specs
 from edgehost.host.known_tools import KnownTools
-from edgehost.mcp.auth import AuthStatus, ServerAuth, default_credential_store, uses_oauth
+from edgehost.mcp.auth import (
+    AuthStatus,
+    ServerAuth,
+    SignInFailed,
+    default_credential_store,
+    describe_sign_in_failure,
+    uses_oauth,
+)
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
@@ -241,11 +248,15 @@ class ServerCommands:
         """Sign in to server ``name``: ``open_url`` shows the authorization page (the browser), the
         redirect comes back to a loopback port; the tokens are stored and the server restarted.
 
-        Raises EdgeHostError (unknown server), ValueError (the server does not use OAuth), OSError (the
-        loopback port), and the SDK's OAuth errors or AuthorizationDenied when the flow fails."""
+        Raises ValueError (the server does not use OAuth), SignInFailed (why, in words: the flow, or the
+        loopback port before it), and EdgeHostError (an unknown server, a credential store that cannot be
+        read)."""
         server = self._configured_server(name)
-        async with self.auth().browser_authorizer(server, open_url) as authorizer:
-            status = await self.auth().sign_in(server, authorizer)
+        try:
+            async with self.auth().browser_authorizer(server, open_url) as authorizer:
+                status = await self.auth().sign_in(server, authorizer)
+        except OSError as exc:  # the loopback port, before the flow (which says its own failures)
+            raise SignInFailed(describe_sign_in_failure(exc, server.url)) from exc
         self._reconnect(name)
         return status
 

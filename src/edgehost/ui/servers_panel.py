@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError, EdgeHostError
-from edgehost.mcp.auth import AuthStatus, describe_sign_in_failure
+from edgehost.mcp.auth import AuthStatus
 from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
@@ -373,12 +373,8 @@ class ServersPanel(QDialog):
         self.sign_in_button.setEnabled(True)
         if task.cancelled():
             self._say(f"Sign-in to “{name}” cancelled; the earlier sign-in, if any, is kept.")
-        elif isinstance(error := task.result(), Exception):
-            reason = str(error)
-            if not isinstance(error, EdgeHostError):  # SignInFailed says it; before the flow: the port
-                config = self.host.servers_config.get(name)
-                reason = describe_sign_in_failure(error, config.url if config is not None else None)
-            self._say(f"Sign-in to “{name}” failed: {reason}", error=True)
+        elif isinstance(error := task.result(), Exception):  # SignInFailed says why in words
+            self._say(f"Sign-in to “{name}” failed: {error}", error=True)
         else:
             self._say(f"Signed in to “{name}”; connecting…", connecting=name)
         self.refresh()
