@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgehost.agent._dialects import dialect
-from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.grounded_arguments import grounded_schema, number_bound
 from edgehost.errors import EdgeHostError
 
 __all__ = [
@@ -149,7 +149,10 @@ def bounded_range(schema: Mapping[str, Any]) -> tuple[int, int, bool] | None:
     kind = schema.get("type")
     if kind not in ("integer", "number") or "enum" in schema or "const" in schema:
         return None
-    low, high = _bound(schema, "minimum", "exclusiveMinimum"), _bound(schema, "maximum", "exclusiveMaximum")
+    low, high = (
+        number_bound(schema, "minimum", "exclusiveMinimum"),
+        number_bound(schema, "maximum", "exclusiveMaximum"),
+    )
     if low is None or high is None:
         return None
     (low_value, low_open), (high_value, high_open) = low, high
@@ -168,18 +171,6 @@ def bounded_range(schema: Mapping[str, Any]) -> tuple[int, int, bool] | None:
     if last < first or last - first + 1 > MAX_RANGE_VALUES:
         return None
     return first, last, kind == "integer"
-
-
-def _bound(schema: Mapping[str, Any], closed: str, open_: str) -> tuple[float, bool] | None:
-    """A bound as (value, open), from the closed keyword or the open one (draft 6 and later: a
-    number; draft 4: a flag on the closed one)."""
-    value = schema.get(open_)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value), True
-    value = schema.get(closed)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value), schema.get(open_) is True
-    return None
 
 
 def _range_expression(first: int, last: int, integer: bool) -> str:

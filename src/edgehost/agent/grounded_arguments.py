@@ -22,6 +22,7 @@ A value with an enum or const keeps it; a value with no candidate keeps its sche
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -31,6 +32,7 @@ __all__ = [
     "clock_times",
     "grounded_schema",
     "named_timezones",
+    "number_bound",
     "path_from_question",
     "path_values",
     "question_spans",
@@ -129,19 +131,28 @@ def _ground(
 def _within(number: float, schema: Mapping[str, Any]) -> float | None:
     """``number`` brought within the schema's closed ``minimum`` and ``maximum``; None past an open
     bound (``exclusiveMaximum``: the nearest value inside it is no plain one)."""
-    low, high = _number(schema.get("minimum")), _number(schema.get("maximum"))
-    low_open, high_open = _number(schema.get("exclusiveMinimum")), _number(schema.get("exclusiveMaximum"))
-    if (low_open is not None and number <= low_open) or (high_open is not None and number >= high_open):
-        return None
-    if low is not None and number < low:
-        return low
-    if high is not None and number > high:
-        return high
+    low, high = (
+        number_bound(schema, "minimum", "exclusiveMinimum"),
+        number_bound(schema, "maximum", "exclusiveMaximum"),
+    )
+    if low is not None and (number <= low[0] if low[1] else number < low[0]):
+        return None if low[1] else schema["minimum"]  # as the schema writes it (10, not 10.0)
+    if high is not None and (number >= high[0] if high[1] else number > high[0]):
+        return None if high[1] else schema["maximum"]
     return number
 
 
-def _number(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def number_bound(schema: Mapping[str, Any], closed: str, open_: str) -> tuple[float, bool] | None:
+    """A number schema's bound as (value, open), from the closed keyword or the open one (draft 6 and
+    later: a number; draft 4: a flag on the closed one); None when it has none (agent/grammar.py
+    writes a bounded range with it too)."""
+    value = schema.get(open_)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), True
+    value = schema.get(closed)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value), schema.get(open_) is True
+    return None
 
 
 def _only_default(schema: Mapping[str, Any]) -> bool:
