@@ -321,8 +321,8 @@ class TurnRunner:
                     shown_text = None
                     if record.get("status") == "denied":  # the user reads why, not the model's instruction
                         shown_text = f"{NOT_RUN}{refusal_text(record)}."
-                    elif "proposed_arguments" in record:  # the note on the edit is for the model
-                        shown_text = text.removeprefix(edited_note(record["arguments"]) + "\n")
+                    elif "proposed_arguments" in record:  # the user edited the call: the model reads so
+                        shown_text, text = text, f"{edited_note(record['arguments'])}\n{text}"
                     results.append(_Result(name, text, record["call_id"], shown=shown_text))
                     all_failed = all_failed and not ok
                     if ok and record.get("status") == "ok":

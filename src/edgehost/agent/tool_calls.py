@@ -311,7 +311,7 @@ class ToolCalls:
         text = format_tool_result(tool.name, outcome.text, budget, estimate_tokens)
         status = outcome.status if outcome.is_error else "ok"
         record["result_chars"] = len(outcome.text)
-        name, text, ok, record = finish(
+        return finish(
             status,
             text,
             not outcome.is_error,
@@ -319,11 +319,6 @@ class ToolCalls:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
-        if proposed is not None:
-            # The model's call in the conversation still says what it proposed: told nothing, it
-            # answered that it wrote "buy milk" when the user had made it "buy milk and eggs".
-            text = f"{edited_note(arguments)}\n{text}"
-        return name, text, ok, record
 
 
 EDITED_NOTE = "The user changed the arguments before this call ran; it ran with"
@@ -331,7 +326,8 @@ EDITED_NOTE = "The user changed the arguments before this call ran; it ran with"
 
 def edited_note(arguments: dict[str, Any]) -> str:
     """What a result begins with, for the model, when the user edited the call's arguments in the
-    approval: the arguments that ran."""
+    approval: the arguments that ran. The model's call in the conversation still says what it proposed:
+    told nothing, it answered that it wrote "buy milk" when the user had made it "buy milk and eggs"."""
     return f"({EDITED_NOTE} {json.dumps(arguments, ensure_ascii=False, default=str)}.)"
 
 
