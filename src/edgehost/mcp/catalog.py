@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
+from mcp.shared.uri_template import UriTemplate
 
 from edgehost.mcp.config import ServerConfig
 
@@ -104,6 +105,16 @@ class ResourceTemplateEntry:
     name: str
     description: str
     mime_type: str | None
+
+    def variable_names(self) -> list[str]:
+        """The names the template asks values for (RFC 6570, the SDK's parser). Raises
+        InvalidUriTemplate (a ValueError) for a template it cannot read."""
+        return UriTemplate.parse(self.uri_template).variable_names
+
+    def expand(self, values: Mapping[str, str]) -> str:
+        """The resource URI the template names with ``values``, percent-encoded as RFC 6570 says.
+        Raises InvalidUriTemplate as variable_names does."""
+        return UriTemplate.parse(self.uri_template).expand(values)
 
     def matches(self, uri: str) -> bool:
         """RFC 6570 level-1 match: each ``{var}`` stands for one or more characters other than '/'."""

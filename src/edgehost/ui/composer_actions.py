@@ -4,10 +4,7 @@ input (its arguments asked first, in the elicitation form), and a resource chose
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from PySide6.QtCore import QPoint
 
@@ -118,7 +115,11 @@ class ComposerActions:
         template = next((t for t in window.host.resource_templates() if t.uri_template == uri_template), None)
         if template is None:
             return
-        names = template_variables(uri_template)
+        try:
+            names = template.variable_names()
+        except ValueError as exc:  # a template the server wrote wrong
+            window.chat.add_notice(f"Could not read the resource template {uri_template}: {exc}", error=True)
+            return
         schema = {
             "type": "object",
             "properties": {name: {"type": "string", "title": name} for name in names},
@@ -131,7 +132,8 @@ class ComposerActions:
         )
         answer = await window.server_dialogs.elicit(template.server, params, own=own)
         if answer.action == "accept":
-            await self.attach_resource(expand_template(uri_template, answer.content or {}))
+            values = {name: str(value) for name, value in (answer.content or {}).items()}
+            await self.attach_resource(template.expand(values))
 
     async def attach_resource(self, uri: str) -> None:
         window = self.window
@@ -146,30 +148,3 @@ class ComposerActions:
 def _listed(names: list[str]) -> str:
     """'board', 'board and files', 'board, files and time'."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-_VARIABLE = re.compile(r"\{([^}]*)\}")
-
-
-def template_variables(uri_template: str) -> list[str]:
-    """The variables of an RFC 6570 template, in order (an operator such as ``+`` or ``/`` dropped)."""
-    names: list[str] = []
-    for expression in _VARIABLE.findall(uri_template):
-        for name in expression.lstrip("+#./;?&").split(","):
-            if name and name not in names:
-                names.append(name)
-    return names
-
-
-def expand_template(uri_template: str, values: Mapping[str, object]) -> str:
-    """The URI with each ``{name}`` replaced by its value, percent-encoded (RFC 6570 simple expansion;
-    ``{+name}`` keeps reserved characters such as ``/``)."""
-
-    def expand(match: re.Match[str]) -> str:
-        expression = match.group(1)
-        reserved = expression.startswith(("+", "#"))
-        names = expression.lstrip("+#./;?&").split(",")
-        safe = ":/?#[]@!$&'()*+,;=" if reserved else ""
-        return ",".join(quote(str(values.get(name, "")), safe=safe) for name in names)
-
-    return _VARIABLE.sub(expand, uri_template)
