@@ -90,3 +90,14 @@ def everything_servers(node: str) -> ServersConfig:
     """server-everything (stdio) as the only configured server."""
     script = peer_path("@modelcontextprotocol", "server-everything", "dist", "index.js")
     return ServersConfig([ServerConfig(name="everything", command=node, args=[str(script), "stdio"])])
+
+
+@pytest.fixture
+def no_os_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Secrets (tokens, input values) go to the data folder's file, never to the keyring of the machine
+    running the tests. Set on keyring itself: it chooses its backend once a process, so the environment
+    variable would not reach a process that has chosen already."""
+    import keyring
+    from keyring.backends import fail
+
+    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())

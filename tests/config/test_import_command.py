@@ -212,6 +212,7 @@ def test_import_refuses_what_loading_would_and_warns_of_unknown_keys(
     assert "    warning: " in out and "unknown key 'arguments'" in out
 
 
+@pytest.mark.usefixtures("no_os_keyring")
 def test_a_value_entered_for_a_vscode_input_is_kept_out_of_the_file_and_used_from_then_on(
     tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -219,11 +220,6 @@ def test_a_value_entered_for_a_vscode_input_is_kept_out_of_the_file_and_used_fro
     # environment, which an app started from the menu does not have.
     import io
 
-    import keyring
-    from keyring.backends import fail
-
-    # The data folder's file, never the keyring of the machine running the tests (chosen once a process).
-    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
     monkeypatch.delenv("EDGEHOST_INPUT_API_KEY", raising=False)
     config = tmp_path / "mcp.json"
     config.write_text((CONFIGS / "vscode_mcp.json").read_text())

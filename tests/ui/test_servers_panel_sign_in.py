@@ -4,13 +4,10 @@ authorization-server support), with a scripted browser in place of the user's.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
-from keyring.backends import fail
 from tests.mcp.oauth_server import ScriptedBrowser, protected_server
 from tests.ui.conftest import STEP_S, opened_desktop, wait_until
 
@@ -18,14 +15,7 @@ from edgehost.mcp.auth._store import CREDENTIALS_FILE
 from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.ui.servers_panel import ServersPanel
 
-
-@pytest.fixture(autouse=True)
-def no_os_keyring() -> Iterator[None]:
-    """Tokens go to the data folder's file, never to the keyring of the machine running the tests."""
-    before = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    yield
-    keyring.set_keyring(before)
+pytestmark = pytest.mark.usefixtures("no_os_keyring")
 
 
 def test_sign_in_and_sign_out_from_the_servers_panel(data_dir: Path, run: Any) -> None:

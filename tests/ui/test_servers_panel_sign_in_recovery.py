@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
-from keyring.backends import fail
 from PySide6.QtGui import QGuiApplication
 from tests.mcp.oauth_server import InMemoryAuthorizationServer, ScriptedBrowser, protected_server
 from tests.ui.conftest import STEP_S, opened_desktop, wait_until
@@ -24,14 +22,7 @@ from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.ui.app import Desktop
 from edgehost.ui.servers_panel import ServersPanel
 
-
-@pytest.fixture(autouse=True)
-def no_os_keyring() -> Iterator[None]:
-    """Tokens go to the data folder's file, never to the keyring of the machine running the tests."""
-    before = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    yield
-    keyring.set_keyring(before)
+pytestmark = pytest.mark.usefixtures("no_os_keyring")
 
 
 class NoBrowser:

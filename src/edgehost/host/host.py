@@ -81,9 +81,8 @@ class HostOptions:
     agent: AgentConfig | None = None  # None: from the settings
     hub_endpoint: str | None = None  # where models are downloaded from; None: HF_ENDPOINT or huggingface.co
     auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
-    warm_prompt: bool = (
-        True  # prefill a new conversation's prompt ahead (off: bench/first_question.py's baseline)
-    )
+    # Prefill a new conversation's prompt ahead (agent/prompt_warm_up.py); off: bench/first_question.py's baseline.
+    warm_prompt: bool = True
 
 
 class Host(ModelCommands, ServerCommands):

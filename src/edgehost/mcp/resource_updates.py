@@ -21,22 +21,20 @@ class UpdateListeners:
     """Who waits for which URI's update notifications on one 2025 connection."""
 
     def __init__(self) -> None:
-        self._waiting: dict[str, set[MemoryObjectSendStream[str]]] = {}
-        self._sender_of: dict[int, MemoryObjectSendStream[str]] = {}  # by id() of its receive stream
+        # uri -> {id() of a watcher's receive stream: the stream its updates are sent on}
+        self._waiting: dict[str, dict[int, MemoryObjectSendStream[str]]] = {}
 
     def add(self, uri: str) -> MemoryObjectReceiveStream[str]:
         # One pending update is enough: the watcher reads the resource again anyway.
         send, receive = anyio.create_memory_object_stream[str](1)
-        self._waiting.setdefault(uri, set()).add(send)
-        self._sender_of[id(receive)] = send
+        self._waiting.setdefault(uri, {})[id(receive)] = send
         return receive
 
     def remove(self, uri: str, receive: MemoryObjectReceiveStream[str]) -> bool:
         """Stop telling ``receive``; True when nobody waits for ``uri`` any more (unsubscribe then)."""
-        send = self._sender_of.pop(id(receive), None)
-        waiting = self._waiting.get(uri, set())
+        waiting = self._waiting.get(uri, {})
+        send = waiting.pop(id(receive), None)
         if send is not None:
-            waiting.discard(send)
             send.close()
         receive.close()
         if not waiting:
@@ -45,7 +43,7 @@ class UpdateListeners:
         return False
 
     def updated(self, uri: str) -> None:
-        for send in self._waiting.get(uri, ()):
+        for send in self._waiting.get(uri, {}).values():
             try:
                 send.send_nowait(uri)
             except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -54,10 +52,9 @@ class UpdateListeners:
     def end_all(self) -> None:
         """The connection ended: every watcher's iteration ends."""
         for senders in self._waiting.values():
-            for send in senders:
+            for send in senders.values():
                 send.close()
         self._waiting.clear()
-        self._sender_of.clear()
 
 
 @asynccontextmanager

@@ -246,7 +246,7 @@ class ServerSupervisor(ServerRequests):
         signed_in_elsewhere = self._features.signed_in_elsewhere
         while True:
             await self._wait_for_signal(SIGN_IN_POLL_S if signed_in_elsewhere is not None else math.inf)
-            if self._stop_requested() or self._shutdown or signed_in_elsewhere is None:
+            if self._stop_requested() or signed_in_elsewhere is None:
                 return
             try:
                 if await anyio.to_thread.run_sync(signed_in_elsewhere, self.config):
