@@ -3,16 +3,22 @@ conversation list (search, rename, delete, regenerate)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from tests.ui.conftest import finished, opened_desktop, scripted
+from PySide6.QtWidgets import QLabel
+from tests.ui.conftest import SERVERS_READY_S, finished, manager, opened_desktop, scripted, shown_widgets
 
+from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.ui.chat_view import UserBubble
 from edgehost.ui.composer import MAX_INPUT_LINES, Composer, Palette, PaletteItem
+from edgehost.ui.main_window import MainWindow
 
 BOARD_CALL = '[TOOL_CALL]{"name": "board__cpu_status", "arguments": {}}[END_TOOL_CALL]'
+NOTE_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "note_server.py"  # serves note://today
 
 
 def test_enter_sends_shift_enter_breaks_the_line_and_slash_opens_the_palette(
@@ -94,6 +100,41 @@ def test_the_attach_button_says_no_connected_server_offers_resources(data_dir: P
             palette.hide()
 
     run(scenario())
+
+
+def test_a_question_sent_with_an_attachment_shows_the_resources_name_not_its_text_then_and_reopened(
+    data_dir: Path, tmp_path: Path, run: Any
+) -> None:
+    # Seen: while sending, the bubble showed the question alone; reopened from the history, it showed
+    # the whole attached note above the question.
+    note = tmp_path / "today.txt"
+    note.write_text("Buy milk.\n\nCall the plumber about the leak.", encoding="utf-8")
+    notes = ServerConfig("notes", command=sys.executable, args=[str(NOTE_SERVER), str(note)])
+
+    async def scenario() -> None:
+        replies = ["Milk, and the plumber."]
+        servers = ServersConfig([notes])  # no tools: opened_desktop's wait would expect some
+        async with opened_desktop(data_dir, replies, servers=servers, wait_servers=False) as desktop:
+            await manager(desktop).wait_ready(SERVERS_READY_S)
+            window = desktop.window
+            await window.composer_actions.attach_resource("note://today")
+            window.composer.set_text("What is on my list?")
+            window.composer.send_button.click()
+            await finished(window.turn_task)
+            assert "Call the plumber" in scripted(desktop).requests[-1].messages[-1].content  # model read it
+            sending = _user_bubbles(window)
+            assert window.current_id is not None
+            window.open_conversation(window.current_id)
+            reopened = _user_bubbles(window)
+            assert sending == reopened == [["▤ today · 43 B", "What is on my list?"]]
+
+    run(scenario())
+
+
+def _user_bubbles(window: MainWindow) -> list[list[str]]:
+    """What each user bubble of the chat shows, label by label."""
+    bubbles = [w for w in shown_widgets(window.chat.items) if isinstance(w, UserBubble)]
+    return [[label.text() for label in bubble.findChildren(QLabel)] for bubble in bubbles]
 
 
 def test_the_input_box_shows_a_scroll_bar_only_once_the_text_outgrows_it(qapp: Any) -> None:

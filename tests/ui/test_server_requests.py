@@ -107,7 +107,7 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             form.answer("accept")
             await attaching
             assert len(window.composer.attachments) == 2
-            assert "demo://resource/dynamic/text/7" in window.composer.attachments[1][1]
+            assert window.composer.attachments[1].uri == "demo://resource/dynamic/text/7"
             window.composer.clear_after_send()
             await window.composer_actions.attach_resource(resource.uri)
             window.composer.set_text("What does it say?")
@@ -115,6 +115,51 @@ def test_the_palette_offers_the_servers_prompts_and_attaches_a_resource(data_dir
             await finished(window.turn_task)
             sent = scripted(desktop).requests[-1].messages[-1].content
             assert resource.uri in sent and sent.endswith("What does it say?")
+
+    run(scenario())
+
+
+def test_a_prompt_the_server_refuses_is_asked_again_with_what_was_typed_and_the_servers_reason(
+    data_dir: Path, run: Any
+) -> None:
+    # The everything server's resource-prompt refuses an id that is not a positive integer. The form
+    # had closed on the refusal and what was typed was lost, with only a notice in the chat.
+    servers = ServersConfig([everything_stdio()])
+    refused = "“everything” refused: Invalid resourceId: zero. Must be a finite positive integer."
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, servers=servers) as desktop:
+            window = desktop.window
+
+            async def refused_form(asking: asyncio.Future[None]) -> ElicitationDialog:
+                opened = expect(window.dialog_opened)
+                [form] = await opened.wait(STEP_S)
+                form.form.fields["resourceType"].setText("Text")
+                form.form.fields["resourceId"].setText("zero")
+                opened = expect(window.dialog_opened)
+                form.accept_button.click()
+                [again] = await opened.wait(STEP_S)
+                assert not asking.done()
+                return again
+
+            # Cancelled once refused: nothing is put in the input.
+            asking = asyncio.ensure_future(window.composer_actions.use_prompt("everything__resource-prompt"))
+            again = await refused_form(asking)
+            again.cancel_button.click()
+            await asyncio.wait_for(asking, STEP_S)
+            assert window.composer.text() == ""
+            # Corrected once refused: the prompt's text is put in the input.
+            asking = asyncio.ensure_future(window.composer_actions.use_prompt("everything__resource-prompt"))
+            again = await refused_form(asking)
+            fields = again.form.fields
+            assert (fields["resourceType"].text(), fields["resourceId"].text()) == ("Text", "zero")
+            assert again.problem.text() == refused and not again.problem.isHidden()
+            assert again.accept_button.text() == "Use prompt" and window.composer.text() == ""
+            fields["resourceId"].setText("3")
+            again.accept_button.click()
+            await asyncio.wait_for(asking, STEP_S)
+            assert window.composer.text().startswith("This prompt includes the Text resource with id: 3.")
+            assert not window.dialogs
 
     run(scenario())
 

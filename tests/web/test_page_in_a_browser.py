@@ -348,6 +348,27 @@ async def test_a_call_in_the_history_opens_to_what_it_was_given_and_gave_and_the
     assert page.errors == []
 
 
+async def test_a_question_sent_with_an_attachment_reopens_with_the_resources_name_not_its_text(
+    serve: Any, browser: Any
+) -> None:
+    # As the window shows it (host/attachments.py): the page had shown the whole attached note.
+    from edgehost.host.attachments import attachment_text
+
+    served = await serve(ScriptedBackend(["Milk, and the plumber."]))
+    note = attachment_text("note://today", "Buy milk.\n\nCall the plumber about the leak.")
+    sent = await served.host.submit("What is on my list?", attachments=[note])
+    assert sent is not None
+    page = await _open(browser, served.server.url)
+    await page.locator("#conversations li", has_text="What is on my list?").click()
+    question = page.locator(".msg.user")
+    await question.wait_for(timeout=PAGE_S)
+    assert await question.locator(".attachment").all_inner_texts() == ["▤ today · 43 B"]
+    assert await question.locator(".attachment").get_attribute("title") == "note://today"
+    assert (await question.inner_text()).splitlines()[-1] == "What is on my list?"
+    assert "plumber" not in await question.inner_text()
+    assert page.errors == []
+
+
 def _csv_tools(path: Path) -> list[str]:
     """The tool column of an exported CSV file."""
     return [row["tool"] for row in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))]

@@ -25,6 +25,7 @@ from edgehost.cli.terminal import (
 from edgehost.cli.terminal_elicitation import TerminalElicitation
 from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host import events as ev
+from edgehost.host.attachments import attachment_text
 from edgehost.host.host import Host
 from edgehost.mcp.catalog import unknown_tool_text
 
@@ -195,7 +196,7 @@ class ChatSession:
             print(f"(routing {chosen}: {who} whether and which tool to call)")
         elif command == "/resource":
             text = await host.read_resource_text(rest)
-            self.attachments.append(f"Attached resource {rest}:\n{text}")
+            self.attachments.append(attachment_text(rest, text))
             print(f"(attached {rest}, {len(text)} characters)")
         elif command == "/prompt":
             name, _, pairs = rest.partition(" ")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from edgehost.host.attachments import AttachedResource, split_question
 from edgehost.llm.base import Perf
 from edgehost.store import EXPORT_FORMATS, ConversationRecord, Execution, Message, Store
 
@@ -29,7 +30,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Question:
-    text: str
+    text: str  # as the user typed it
+    attachments: tuple[AttachedResource, ...] = ()  # sent with it: shown as mentions, not as their text
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class HistoryView:
             if isinstance(item, Execution):
                 entries.append(ToolRun(item))
             elif item.role == "user":
-                entries.append(Question(item.content))
+                entries.append(Question(*split_question(item.content)))
             elif item.role == "assistant":
                 entries.append(
                     AnswerText(prose_of(item.content), Perf.from_dict(item.perf) if item.perf else None)

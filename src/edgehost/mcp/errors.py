@@ -55,11 +55,15 @@ class ToolTimeout(ToolCallError):
 
 
 class ServerRequestFailed(ToolCallError):
-    """The server answered with a JSON-RPC error, or with a result that does not follow the protocol."""
+    """The server answered with a JSON-RPC error, or with a result that does not follow the protocol.
+    ``reason``: the error's message in the server's own words, when it answered with one."""
 
-    def __init__(self, message: str, *, server: str, code: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, server: str, code: int | None = None, reason: str | None = None
+    ) -> None:
         super().__init__(message, server=server)
         self.code = code
+        self.reason = reason
 
 
 class UnknownServer(ToolCallError):

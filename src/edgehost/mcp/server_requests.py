@@ -145,6 +145,7 @@ class ServerRequests:
                     f"server {self.name!r} answered {what} with error {exc.code}: {exc.error.message}",
                     server=self.name,
                     code=exc.code,
+                    reason=exc.error.message,
                 ) from None
             except ValidationError as exc:
                 raise ServerRequestFailed(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 from edgehost.ui._widgets import MarkdownView
 
 if TYPE_CHECKING:
+    from edgehost.host.attachments import AttachedResource
     from edgehost.ui.tool_card import ToolCard
 
 __all__ = ["AssistantBlock", "ChatView"]
@@ -30,11 +32,25 @@ STICK_TO_BOTTOM_PX = 48  # within this of the end the view follows new text; fur
 
 
 class UserBubble(QFrame):
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    """The user's question, under a compact mention of each resource attached to it (its name and
+    size; the URI and the start of its text in a tooltip), never the attached text itself."""
+
+    def __init__(
+        self, text: str, attachments: Sequence[AttachedResource] = (), parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("UserBubble")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
+        self.attachment_chips: list[QLabel] = []
+        for attached in attachments:
+            chip = QLabel(f"▤ {attached.label}")
+            chip.setObjectName("AttachmentChip")
+            chip.setTextFormat(Qt.TextFormat.PlainText)
+            chip.setToolTip(attached.preview)
+            chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            layout.addWidget(chip)
+            self.attachment_chips.append(chip)
         label = QLabel(text)
         label.setTextFormat(Qt.TextFormat.PlainText)  # the user's own text is never markup
         label.setWordWrap(True)
@@ -189,12 +205,12 @@ class ChatView(QScrollArea):
             self.thinking.deleteLater()
             self.thinking = None
 
-    def add_user(self, text: str) -> UserBubble:
+    def add_user(self, text: str, attachments: Sequence[AttachedResource] = ()) -> UserBubble:
         self.end_answer(None)  # a block still open is closed; the last answer keeps its stats
         if self.last_answer is not None:
             self.last_answer.regenerate_button.hide()  # Regenerate answers the last question only
         self.last_answer = None  # this turn's answer is not written yet: its stats go on no older one
-        bubble = UserBubble(text)
+        bubble = UserBubble(text, attachments)
         bubble.setMaximumWidth(BUBBLE_MAX_WIDTH)
         self._add(bubble, Qt.AlignmentFlag.AlignRight)
         self._follow = True

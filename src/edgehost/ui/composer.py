@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
@@ -21,6 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.agent.tools import summary
+
+if TYPE_CHECKING:
+    from edgehost.host.attachments import AttachedResource
 
 __all__ = ["Composer", "Palette", "PaletteItem"]
 
@@ -165,7 +169,7 @@ class Composer(QFrame):
         super().__init__(parent)
         self.setObjectName("Composer")
         self.pinned_tool: str | None = None
-        self.attachments: list[tuple[str, str]] = []  # (label, text)
+        self.attachments: list[AttachedResource] = []  # sent with the next question
         self._busy = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 8)
@@ -234,8 +238,8 @@ class Composer(QFrame):
         self.pinned_tool = name
         self._rebuild_chips()
 
-    def add_attachment(self, label: str, text: str) -> None:
-        self.attachments.append((label, text))
+    def add_attachment(self, attached: AttachedResource) -> None:
+        self.attachments.append(attached)
         self._rebuild_chips()
 
     def clear_after_send(self) -> None:
@@ -285,8 +289,10 @@ class Composer(QFrame):
         if self.pinned_tool:
             self.chips.insertWidget(index, self._chip(f"⚑ {self.pinned_tool}", lambda: self.pin_tool(None)))
             index += 1
-        for position, (label, _text) in enumerate(self.attachments):
-            self.chips.insertWidget(index, self._chip(f"▤ {label}", lambda p=position: self._drop(p)))
+        for position, attached in enumerate(self.attachments):
+            chip = self._chip(f"▤ {attached.name}", lambda p=position: self._drop(p))
+            chip.setToolTip(attached.preview)
+            self.chips.insertWidget(index, chip)
             index += 1
         self.chip_row.setVisible(index > 0)
 

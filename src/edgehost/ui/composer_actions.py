@@ -4,7 +4,8 @@ input (its arguments asked first, in the elicitation form), and a resource chose
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint
 
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from edgehost.ui.main_window import MainWindow
 
 __all__ = ["ComposerActions"]
+
+log = logging.getLogger(__name__)
 
 
 class ComposerActions:
@@ -72,38 +75,64 @@ class ComposerActions:
         window.composer.edit.setFocus()
 
     async def use_prompt(self, name: str, arguments: dict[str, str] | None = None) -> None:
-        """Put the prompt's text in the input (asking for its arguments first when it has any)."""
+        """Put the prompt's text in the input, asking for its arguments first when it has any. When the
+        server refuses the values given in the form, the form comes back with them and the server's
+        reason, until the server takes them or the user cancels."""
+        window = self.window
+        prompt = window.host.prompt_arguments(name)
+        if arguments is not None or prompt is None or not prompt[1]:
+            try:
+                text = await window.host.prompt_text(name, arguments or {})
+            except Exception as exc:  # a server error is shown, not raised into the event loop
+                window.chat.add_notice(f"Could not get the prompt {name}: {_refusal(exc)}", error=True)
+                return
+            window.composer.set_text(text)
+            return
+        values: dict[str, str] = {}
+        problem = ""
+        while True:
+            given = await self._prompt_arguments(name, *prompt, values, problem)
+            if given is None:  # cancelled
+                return
+            values = given
+            try:
+                text = await window.host.prompt_text(name, values)
+            except Exception as exc:  # shown in the form asked again, with what the user wrote
+                log.info("the prompt %s was refused: %s", name, exc)
+                problem = _refusal(exc)
+                continue
+            window.composer.set_text(text)
+            return
+
+    async def _prompt_arguments(
+        self, name: str, description: str, wanted: list[dict[str, Any]], values: dict[str, str], problem: str
+    ) -> dict[str, str] | None:
+        """The form of a prompt's arguments, filled in with ``values`` and showing ``problem``; the
+        values the user sends with it, or None when they cancel."""
         import mcp_types as types
 
         from edgehost.mcp.catalog import SEPARATOR  # with the core: not before the first frame
         from edgehost.ui.elicitation import OwnRequest
 
-        window = self.window
-        prompt = window.host.prompt_arguments(name)
-        if prompt is not None and prompt[1] and arguments is None:
-            description, wanted = prompt
-            schema = {
-                "type": "object",
-                "properties": {
-                    a["name"]: {"type": "string", "description": a.get("description", "")} for a in wanted
-                },
-                "required": [a["name"] for a in wanted if a.get("required")],
-            }
-            params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
-            server, _, own_name = name.partition(SEPARATOR)
-            own = OwnRequest(
-                own_name or name, f"The prompt “{own_name or name}” of “{server}” needs:", "Use prompt"
-            )
-            answer = await window.server_dialogs.elicit(server, params, own=own)
-            if answer.action != "accept":
-                return
-            arguments = {k: str(v) for k, v in (answer.content or {}).items()}
-        try:
-            text = await window.host.prompt_text(name, arguments or {})
-        except Exception as exc:  # a server error is shown, not raised into the event loop
-            window.chat.add_notice(f"Could not get the prompt {name}: {exc}", error=True)
-            return
-        window.composer.set_text(text)
+        properties: dict[str, dict[str, Any]] = {}
+        for argument in wanted:
+            field: dict[str, Any] = {"type": "string", "description": argument.get("description", "")}
+            if argument["name"] in values:
+                field["default"] = values[argument["name"]]
+            properties[argument["name"]] = field
+        schema = {
+            "type": "object",
+            "properties": properties,
+            "required": [a["name"] for a in wanted if a.get("required")],
+        }
+        params = types.ElicitRequestFormParams(message=description or name, requested_schema=schema)
+        server, _, own_name = name.partition(SEPARATOR)
+        shown = own_name or name
+        own = OwnRequest(shown, f"The prompt “{shown}” of “{server}” needs:", "Use prompt", problem)
+        answer = await self.window.server_dialogs.elicit(server, params, own=own)
+        if answer.action != "accept":
+            return None
+        return {k: str(v) for k, v in (answer.content or {}).items()}
 
     async def attach_template(self, uri_template: str) -> None:
         """Ask for the values of a resource template's variables, then attach the resource they name."""
@@ -136,15 +165,28 @@ class ComposerActions:
             await self.attach_resource(template.expand(values))
 
     async def attach_resource(self, uri: str) -> None:
+        from edgehost.host.attachments import AttachedResource
+
         window = self.window
         try:
             text = await window.host.read_resource_text(uri)
         except Exception as exc:  # shown to the user; the chat goes on
             window.chat.add_notice(f"Could not read {uri}: {exc}", error=True)
             return
-        window.composer.add_attachment(uri.rsplit("/", 1)[-1] or uri, f"[resource {uri}]\n{text}")
+        window.composer.add_attachment(AttachedResource(uri, text))
 
 
 def _listed(names: list[str]) -> str:
     """'board', 'board and files', 'board, files and time'."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _refusal(exc: BaseException) -> str:
+    """Why a server did not give what was asked, in a sentence: the server's own reason when it gave
+    one, else the first line of the error (not the stderr lines a ServerUnavailable carries)."""
+    from edgehost.mcp.errors import ServerRequestFailed  # with the core: not before the first frame
+
+    if isinstance(exc, ServerRequestFailed) and exc.reason:
+        return f"“{exc.server}” refused: {exc.reason}"
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

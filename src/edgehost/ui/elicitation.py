@@ -26,6 +26,7 @@ class OwnRequest:
     title: str  # of the window
     heading: str  # above the message
     accept: str  # the button that sends
+    problem: str = ""  # why the form is asked again (the values sent before were refused), shown at once
 
 
 class ElicitationDialog(QDialog):
@@ -71,9 +72,11 @@ class ElicitationDialog(QDialog):
             note = QLabel("* required")
             note.setObjectName("Caption")
             layout.addWidget(note)
-        self.problem = QLabel()
+        self.problem = QLabel(own.problem if own else "")
         self.problem.setObjectName("ErrorText")
-        self.problem.hide()
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(bool(own and own.problem))
         layout.addWidget(self.problem)
         buttons = QHBoxLayout()
         buttons.addStretch(1)

@@ -7,7 +7,7 @@ decided in the core.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from edgehost.host import events as ev
+    from edgehost.host.attachments import AttachedResource
     from edgehost.llm.base import Perf
     from edgehost.ui.approval import ApprovalWindow
     from edgehost.ui.bridge import HostBridge
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
                 if run.chosen_by:
                     card.set_chosen_by(run.chosen_by)
             elif isinstance(entry, Question):
-                self.chat.add_user(entry.text)
+                self.chat.add_user(entry.text, entry.attachments)
             elif entry.text:
                 self.chat.append_text(entry.text)
         if view.last_question is not None:
@@ -331,7 +332,7 @@ class MainWindow(QMainWindow):
             self.title.setText(conversation_title(text))
             self.chat.clear()
         pinned = self.composer.pinned_tool
-        attachments = [body for _label, body in self.composer.attachments]
+        attachments = list(self.composer.attachments)
         self.composer.clear_after_send()
         self.start_turn(self.current_id, text, pinned, attachments)
 
@@ -340,18 +341,25 @@ class MainWindow(QMainWindow):
             self._host.anticipate(draft)
 
     def start_turn(
-        self, conversation_id: int, text: str, pinned: str | None = None, attachments: list[str] | None = None
+        self,
+        conversation_id: int,
+        text: str,
+        pinned: str | None = None,
+        attachments: Sequence[AttachedResource] = (),
     ) -> asyncio.Task[Any]:
+        """Send ``text`` with ``attachments`` (shown by name, as a reopened conversation shows them)."""
+        from edgehost.host.attachments import attachment_text
+
         self.last_user_text[conversation_id] = text
         if conversation_id == self.current_id:
-            self.chat.add_user(text)
+            self.chat.add_user(text, attachments)
             self.chat.show_thinking()
             self.status.show_speed(0)  # the last reply's speed is not this one's
         kwargs: dict[str, Any] = {}
         if pinned:
             kwargs["pinned_tool"] = pinned
         if attachments:
-            kwargs["attachments"] = attachments
+            kwargs["attachments"] = [attachment_text(a.uri, a.text) for a in attachments]
         return self._track_turn(conversation_id, self.host.start_turn(text, conversation_id, **kwargs))
 
     def _track_turn(self, conversation_id: int, task: asyncio.Task[Any]) -> asyncio.Task[Any]:

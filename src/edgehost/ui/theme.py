@@ -180,6 +180,7 @@ QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }
 QFrame#Palette {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 10px; }}
 QFrame#QuickAsk {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 14px; }}
 QFrame#AttachmentChip {{ background: {c.surface_alt}; border-radius: 8px; }}
+QLabel#AttachmentChip {{ color: {c.text}; padding: 2px 8px; }}
 QFrame#ModelCard {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 10px; }}
 QLabel#ModelName {{ font-weight: 600; }}
 QFrame#ApprovalHeader {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 10px; }}

@@ -147,7 +147,8 @@ class _Face:
         entries: list[dict[str, Any]] = []
         for entry in view.entries:
             if isinstance(entry, Question):
-                entries.append({"kind": "question", "text": entry.text})
+                attached = [{"uri": a.uri, "label": a.label} for a in entry.attachments]
+                entries.append({"kind": "question", "text": entry.text, "attachments": attached})
             elif isinstance(entry, AnswerText):
                 entries.append({"kind": "answer", "text": entry.text})
             elif isinstance(entry, ToolRun):

@@ -221,6 +221,24 @@ function addMessage(kind, text, markdown) {
   return node;
 }
 
+// A question as it was sent: each resource attached to it as a chip (its name and size; the URI on
+// hover), not its text, as the window shows it.
+function addQuestion(text, attachments) {
+  const node = addMessage("user", text);
+  if (!attachments || !attachments.length) return node;
+  const chips = document.createElement("div");
+  chips.className = "attachments";
+  for (const attached of attachments) {
+    const chip = document.createElement("span");
+    chip.className = "attachment";
+    chip.textContent = "▤ " + attached.label;
+    chip.title = attached.uri;
+    chips.appendChild(chip);
+  }
+  node.prepend(chips);
+  return node;
+}
+
 function notice(text, error) { addMessage(error ? "notice error" : "notice", text); }
 
 function showThinking(text) {
@@ -357,7 +375,7 @@ async function openConversation(id) {
   if (state.current !== id) return;
   $("title").textContent = view.title;
   for (const entry of view.entries) {
-    if (entry.kind === "question") addMessage("user", entry.text);
+    if (entry.kind === "question") addQuestion(entry.text, entry.attachments);
     else if (entry.kind === "answer") { if (entry.text) addMessage("assistant", entry.text, true); }
     else if (entry.kind === "tool") {
       const run = entry.execution;
