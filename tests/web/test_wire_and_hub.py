@@ -9,7 +9,7 @@ import pytest
 
 from edgehost.host import events as ev
 from edgehost.web.hub import EventHub
-from edgehost.web.wire import CommandError, approval_decision, parse_command
+from edgehost.web.wire import CommandError, approval_decision, event_json, parse_command
 
 
 def test_a_submit_command_is_read_with_its_fields() -> None:
@@ -51,6 +51,14 @@ def test_a_decision_from_the_page_is_recorded_as_the_webs() -> None:
     )
     denied = approval_decision({"allow": False, "reason": "  not that file "})
     assert (denied.allow, denied.reason, denied.decided_by) == (False, "not that file", "web")
+
+
+def test_a_downloads_progress_reaches_the_page_in_the_windows_words() -> None:
+    going = ev.ModelDownloadProgressed("qwen", "downloading", 412_000_000, 1_117_000_000, 5.2e6, 135.0)
+    checking = ev.ModelDownloadProgressed("qwen", "verifying", 1, 4, None, None)
+    assert event_json(7, going)["data"]["text"] == "412 of 1,117 MB · 5.2 MB/s · 2 min 15 s left"
+    assert event_json(8, checking)["data"]["text"] == "Checking the file (25 %)…"
+    assert event_json(8, checking)["data"]["done_bytes"] == 1
 
 
 def test_events_are_numbered_and_a_resuming_page_gets_exactly_those_it_missed() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from edgehost.boards import BoardProfile, current_profile
 from edgehost.cli.context import CliContext
 from edgehost.errors import EdgeHostError, UsageError
+from edgehost.host.model_cards import duration
 from edgehost.host.model_library import download_target, find_installed, plan_removal, settings_to_use
 from edgehost.llm.catalog import (
     BoardFacts,
@@ -143,7 +144,7 @@ class _ProgressLine:
             text = f"{self.name}: checking sha256 {percent}%"
         else:
             speed = f"{p.bytes_per_s / 1e6:.1f} MB/s" if p.bytes_per_s else "…"
-            left = f", {_duration(p.seconds_left)} left" if p.seconds_left is not None else ""
+            left = f", {duration(p.seconds_left)} left" if p.seconds_left is not None else ""
             text = f"{self.name}: {p.done_bytes / 1e6:.1f} of {p.total_bytes / 1e6:.1f} MB ({percent}%), {speed}{left}"
         print(
             f"\r{text}\033[K" if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True
@@ -152,8 +153,3 @@ class _ProgressLine:
     def end(self) -> None:
         if self.tty and self.shown >= 0:
             print(file=sys.stderr)
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"

@@ -26,6 +26,13 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
+from edgehost.host.model_cards import (
+    catalog_details,
+    catalog_note,
+    catalog_order,
+    describe_progress,
+    installed_details,
+)
 from edgehost.host.model_library import in_models_folder, plan_removal
 from edgehost.ui._widgets import Chip, TaskSet, confirm
 
@@ -35,20 +42,7 @@ if TYPE_CHECKING:
     from edgehost.llm.catalog import CatalogRow
     from edgehost.llm.models import ModelFile
 
-__all__ = ["ModelsPanel", "describe_progress"]
-
-
-def describe_progress(event: ev.ModelDownloadProgressed) -> str:
-    """ "412 of 1,117 MB · 5.2 MB/s · 2 min 15 s left", or the check after the download."""
-    if event.stage == "verifying":
-        return f"Checking the file ({100 * event.done_bytes // max(event.total_bytes, 1)} %)…"
-    text = f"{event.done_bytes / 1e6:,.0f} of {event.total_bytes / 1e6:,.0f} MB"
-    if event.bytes_per_s:
-        text += f" · {event.bytes_per_s / 1e6:.1f} MB/s"
-    if event.seconds_left is not None:
-        seconds = int(event.seconds_left)
-        text += f" · {seconds // 60} min {seconds % 60} s left" if seconds >= 60 else f" · {seconds} s left"
-    return text
+__all__ = ["ModelsPanel"]
 
 
 class DownloadRow(QFrame):
@@ -147,15 +141,7 @@ class ModelRow(DownloadRow):
 
     def __init__(self, panel: ModelsPanel, row: CatalogRow) -> None:
         entry = row.entry
-        speed = (
-            f" · about {row.expected_tokens_per_s:.0f} tokens/s on this board"
-            if row.expected_tokens_per_s
-            else ""
-        )
-        details = (
-            f"{entry.params_b:g}B parameters · {entry.quantization} · {entry.size_mb / 1000:.2f} GB "
-            f"download · needs {entry.ram_gb:g} GB RAM{speed} · {entry.license} · {entry.repo}"
-        )
+        details = catalog_details(row)
         super().__init__(
             panel,
             entry.name,
@@ -168,13 +154,8 @@ class ModelRow(DownloadRow):
         self.row = row
         if row.recommended:
             self.top.insertWidget(1, Chip("Suggested for this board", "accent"))
-        if row.why_not:
-            self.status.setText(f"Does not fit this board: {row.why_not}")
-            self.status.show()
-        elif self.partial_bytes:
-            self.status.setText(
-                f"Stopped at {self.partial_bytes / 1e6:.0f} of {entry.size_mb:.0f} MB: Resume goes on from there."
-            )
+        if note := catalog_note(row):
+            self.status.setText(note)
             self.status.show()
         if row.installed:
             self.path = str(panel.host.paths.models_dir / Path(entry.file).name)
@@ -190,14 +171,6 @@ class HubRow(DownloadRow):
             panel, spec, file or repo, f"{repo} on the Hugging Face Hub", Path(file).name if file else None
         )
         self.show_state("available")
-
-
-# How a model file found on this machine came to be there.
-_SOURCES = {
-    "embedded default": "built into EdgeHost",
-    "settings": "named in the settings",
-    "models folder": "in the models folder",
-}
 
 
 class InstalledRow(QFrame):
@@ -217,15 +190,7 @@ class InstalledRow(QFrame):
         top.addWidget(self.remove_button)
         top.addWidget(self.action)
         layout.addLayout(top)
-        # What the file allows; the model is loaded with the board profile's (or Settings') context,
-        # which the status bar shows: saying "allows" keeps the two figures from looking contradictory.
-        context = f" · allows {model.context_length:,} tokens of context" if model.context_length else ""
-        layout.addWidget(
-            _caption(
-                f"{_SOURCES.get(model.source, model.source)} · {model.format} · "
-                f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
-            )
-        )
+        layout.addWidget(_caption(installed_details(model)))
         self.status = _caption(model.error or "")
         self.status.setVisible(bool(model.error))
         layout.addWidget(self.status)
@@ -311,9 +276,7 @@ class ModelsPanel(QDialog):
             self.list_layout.addWidget(installed)
         if others:
             self.list_layout.addWidget(_heading("From the catalog"))
-        for row in sorted(
-            rows, key=lambda r: (not r.recommended, not r.fits, r.entry.backend, r.entry.params_b)
-        ):
+        for row in catalog_order(rows):
             if not row.fits and not row.installed and not self.show_all.isChecked():
                 continue
             widget = ModelRow(self, row)

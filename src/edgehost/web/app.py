@@ -26,6 +26,7 @@ from edgehost.host.history_view import EXPORT_FORMATS, AnswerText, Question, Too
 from edgehost.host.tool_view import tool_json
 from edgehost.web.auth import WS_PROTOCOL, Access
 from edgehost.web.hub import EventHub, Subscriber
+from edgehost.web.models_face import MODEL_COMMANDS, models_listing, run_model_command
 from edgehost.web.page import page_html
 from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json
 
@@ -92,6 +93,7 @@ def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
         Route("/health", faces.health),
         Route("/tools", faces.tools),
         Route("/api/servers", faces.servers),
+        Route("/api/models", faces.models),
         Route("/api/conversations", faces.conversations),
         Route("/api/conversations/{conversation_id:int}", faces.conversation),
         Route("/api/executions", faces.executions),
@@ -135,6 +137,9 @@ class _Face:
         return JSONResponse(
             [{"name": s.name, "status": s.status.value, "error": s.error, "tools": s.tools} for s in states]
         )
+
+    async def models(self, request: Request) -> Response:
+        return JSONResponse(await models_listing(self.host, show_all=request.query_params.get("all") == "1"))
 
     async def conversations(self, request: Request) -> Response:
         found = self.host.history.conversations(request.query_params.get("q", ""), limit=200)
@@ -269,6 +274,10 @@ class _Face:
             elif command.name == "enable_tool":
                 self.host.set_tool_enabled(fields["name"], fields["enabled"])
                 await self._reply(socket, command, True)
+            elif command.name in MODEL_COMMANDS:
+                await self._reply(
+                    socket, command, True, **await run_model_command(self.host, command.name, fields)
+                )
         except (CommandError, KeyError, ValueError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             await self._reply(socket, command, False, error=f"{message}")

@@ -12,7 +12,7 @@ from pathlib import Path
 __all__ = ["STATIC", "page_html"]
 
 STATIC = Path(__file__).resolve().parent / "static"
-SCRIPTS = ("markdown.js", "app.js")
+SCRIPTS = ("markdown.js", "app.js", "models.js")  # models.js wires its elements with app.js's helpers
 
 
 @functools.lru_cache(maxsize=1)

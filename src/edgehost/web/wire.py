@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.approval import ApprovalDecision
+from edgehost.host.events import ModelDownloadProgressed
+from edgehost.host.model_cards import describe_progress
 
 __all__ = [
     "COMMANDS",
@@ -36,6 +38,11 @@ COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "approve": {"request_id": str, "allow": bool},
     "enable_server": {"name": str, "enabled": bool},
     "enable_tool": {"name": str, "enabled": bool},
+    # The Models panel: a catalog entry's name or REPO:FILE of the hub; the path of a model file here.
+    "download_model": {"name": str},
+    "cancel_download": {"name": str},
+    "use_model": {"path": str},
+    "remove_model": {"name": str},
 }
 MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
 
@@ -67,8 +74,11 @@ def to_json(value: Any) -> Any:
 
 
 def event_json(seq: int, event: Any) -> dict[str, Any]:
-    """One host event as the page receives it."""
-    return {"seq": seq, "event": type(event).__name__, "data": to_json(event)}
+    """One host event as the page receives it; a download's progress also in the window's words."""
+    data = to_json(event)
+    if isinstance(event, ModelDownloadProgressed):
+        data["text"] = describe_progress(event)
+    return {"seq": seq, "event": type(event).__name__, "data": data}
 
 
 def parse_command(text: str | bytes) -> Command:

@@ -197,6 +197,13 @@ function apply(kind, e) {
       break;
     case "ModelStatusChanged":
       $("model").textContent = "model: " + (e.model || e.backend || "none") + " (" + e.status + ")";
+      if (state.panel === "models" && e.status !== "loading") refreshModels();
+      break;
+    case "ModelDownloadProgressed":
+      modelDownloadProgressed(e);
+      break;
+    case "ModelDownloadFinished":
+      modelDownloadFinished(e);
       break;
     case "ConversationsChanged":
       refreshSoon();
@@ -422,7 +429,7 @@ function markCurrent() {
 function openPanel(name) {
   state.panel = state.panel === name ? null : name;
   $("panel").hidden = !state.panel;
-  for (const key of ["servers", "tools", "history"]) $("panel-" + key).hidden = key !== state.panel;
+  for (const key of ["servers", "tools", "history", "models"]) $("panel-" + key).hidden = key !== state.panel;
   if (state.panel) {
     $("panel-title").textContent = name[0].toUpperCase() + name.slice(1);
     refreshPanel();
@@ -433,6 +440,7 @@ function refreshPanel() {
   if (state.panel === "servers") refreshServers();
   if (state.panel === "tools") refreshTools();
   if (state.panel === "history") refreshHistory();
+  if (state.panel === "models") refreshModels();
 }
 
 function switchRow(label, detail, checked, onChange) {

@@ -1,0 +1,195 @@
+"""What a face shows of the models, the same in the window's Models panel and on the web page: the model
+files on this machine that no catalog entry names, then the catalog fitted to this board (suggested
+first), each with what it is and its state; and a download's progress in words."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from edgehost.host.model_library import in_models_folder
+
+if TYPE_CHECKING:
+    from edgehost.host.host import Host
+    from edgehost.llm.catalog import CatalogRow
+    from edgehost.llm.models import ModelFile
+
+__all__ = [
+    "ModelCard",
+    "catalog_details",
+    "catalog_note",
+    "catalog_order",
+    "describe_progress",
+    "duration",
+    "installed_details",
+    "model_cards",
+]
+
+# How a model file found on this machine came to be there.
+SOURCES = {
+    "embedded default": "built into EdgeHost",
+    "settings": "named in the settings",
+    "models folder": "in the models folder",
+}
+
+
+class _Progress(Protocol):
+    @property
+    def stage(self) -> str: ...  # downloading | verifying
+    @property
+    def done_bytes(self) -> int: ...
+    @property
+    def total_bytes(self) -> int: ...
+    @property
+    def bytes_per_s(self) -> float | None: ...
+    @property
+    def seconds_left(self) -> float | None: ...
+
+
+def describe_progress(progress: _Progress) -> str:
+    """ "412 of 1,117 MB · 5.2 MB/s · 2 min 15 s left", or the check after the download; of a
+    ModelDownloadProgressed event or a download's own Progress."""
+    if progress.stage == "verifying":
+        return f"Checking the file ({100 * progress.done_bytes // max(progress.total_bytes, 1)} %)…"
+    text = f"{progress.done_bytes / 1e6:,.0f} of {progress.total_bytes / 1e6:,.0f} MB"
+    if progress.bytes_per_s:
+        text += f" · {progress.bytes_per_s / 1e6:.1f} MB/s"
+    if progress.seconds_left is not None:
+        text += f" · {duration(progress.seconds_left)} left"
+    return text
+
+
+def duration(seconds: float) -> str:
+    """ "2 min 15 s", "40 s"."""
+    whole = int(seconds)
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+def catalog_details(row: CatalogRow) -> str:
+    """One line on a catalog entry: size, quantisation, download, RAM, speed on this board, licence."""
+    entry = row.entry
+    speed = (
+        f" · about {row.expected_tokens_per_s:.0f} tokens/s on this board"
+        if row.expected_tokens_per_s
+        else ""
+    )
+    return (
+        f"{entry.params_b:g}B parameters · {entry.quantization} · {entry.size_mb / 1000:.2f} GB "
+        f"download · needs {entry.ram_gb:g} GB RAM{speed} · {entry.license} · {entry.repo}"
+    )
+
+
+def catalog_note(row: CatalogRow) -> str:
+    """Why the entry cannot be downloaded here, or where its interrupted download stopped; "" otherwise."""
+    if row.why_not:
+        return f"Does not fit this board: {row.why_not}"
+    if row.partial_bytes and not row.installed:
+        return f"Stopped at {row.partial_bytes / 1e6:.0f} of {row.entry.size_mb:.0f} MB: Resume goes on from there."
+    return ""
+
+
+def installed_details(model: ModelFile) -> str:
+    """One line on a model file: where it came from, its format, size and context, its path."""
+    # What the file allows; the model is loaded with the board profile's (or Settings') context, which
+    # the status bar shows: saying "allows" keeps the two figures from looking contradictory.
+    context = f" · allows {model.context_length:,} tokens of context" if model.context_length else ""
+    return (
+        f"{SOURCES.get(model.source, model.source)} · {model.format} · "
+        f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
+    )
+
+
+def catalog_order(rows: Iterable[CatalogRow]) -> list[CatalogRow]:
+    """The suggested entry first, then those that fit, by backend and size."""
+    return sorted(rows, key=lambda r: (not r.recommended, not r.fits, r.entry.backend, r.entry.params_b))
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """One model as a face lists it."""
+
+    name: str  # a catalog entry's name (what its download is started and reported under), or a file's path
+    title: str
+    details: str
+    state: str  # available | downloading | installed | in use
+    catalog: bool  # a catalog entry (downloadable), or a file on this machine no entry names
+    path: str | None = None  # the file on this machine, once it is there
+    fits: bool = True
+    note: str = ""  # why it does not fit, where its download stopped, why the file cannot be used
+    recommended: bool = False
+    partial_bytes: int = 0  # of an interrupted download, which Download resumes
+    removable: bool = False  # a file (or part of one) in the models folder, not in use
+    usable: bool = True  # the file can be loaded (a broken one says why in `note`)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {field: getattr(self, field) for field in self.__dataclass_fields__}
+
+
+async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[ModelCard]]:
+    """This board described and its models: the files no catalog entry names, then the catalog entries
+    (with ``show_all``, also those that do not fit and are not downloaded)."""
+    (board, rows), models = await asyncio.gather(host.model_catalog(), host.installed_models())
+    models_dir = host.paths.models_dir
+    downloading = host.downloads()
+    catalog_files = {Path(row.entry.file).name for row in rows}
+    cards = [  # pulled by REPO:FILE
+        ModelCard(
+            spec,
+            spec.partition(":")[2] or spec,
+            f"{spec.partition(':')[0]} on the Hugging Face Hub",
+            "downloading",
+            catalog=True,
+        )
+        for spec in sorted(downloading - {row.entry.name for row in rows})
+    ]
+    for model in models:
+        if Path(model.path).name in catalog_files:
+            continue
+        in_use = host.model_in_use(model.path)
+        cards.append(
+            ModelCard(
+                model.path,
+                model.name,
+                installed_details(model),
+                "in use" if in_use else "installed",
+                catalog=False,
+                path=model.path,
+                note=model.error or "",
+                removable=not in_use and in_models_folder(model.path, models_dir),
+                usable=model.error is None,
+            )
+        )
+    for row in catalog_order(rows):
+        if not row.fits and not row.installed and not show_all:
+            continue
+        path = str(models_dir / Path(row.entry.file).name) if row.installed else None
+        in_use = path is not None and host.model_in_use(path)
+        state = (
+            "in use"
+            if in_use
+            else "downloading"
+            if row.entry.name in downloading
+            else "installed"
+            if row.installed
+            else "available"
+        )
+        partial = 0 if row.installed else row.partial_bytes
+        cards.append(
+            ModelCard(
+                row.entry.name,
+                row.entry.display_name,
+                catalog_details(row),
+                state,
+                catalog=True,
+                path=path,
+                fits=row.fits,
+                note=catalog_note(row),
+                recommended=row.recommended,
+                partial_bytes=partial,
+                removable=state == "installed" or (state == "available" and partial > 0),
+            )
+        )
+    return board, cards
