@@ -1,5 +1,6 @@
-"""`edgehost --web`: the chat page served by the window's own Host — one process, one set of servers,
-and an approval answered on the page closes in the window."""
+"""`edgehost --web`: the chat page served by the window's own Host — one process, one set of servers;
+an approval of a question asked on the page says so in the window, and answered on the page it closes
+in the window."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ async def _next(socket: Any, predicate: Any) -> dict[str, Any]:
             return message
 
 
-def test_an_approval_answered_on_the_page_served_beside_the_window_closes_in_the_window(
+def test_an_approval_asked_from_the_page_says_so_in_the_window_and_answered_there_closes_in_the_window(
     data_dir: Path, run: Any
 ) -> None:
     async def scenario() -> None:
@@ -72,7 +73,11 @@ def test_an_approval_answered_on_the_page_served_beside_the_window_closes_in_the
                 window = desktop.window.approvals
                 assert (
                     window.current() is not None and window.current().id == request_id
-                )  # the window asks too
+                )  # the window asks too, saying the question was not asked there
+                assert asked["data"]["request"]["asked_from"] == "the web page (127.0.0.1)"
+                assert window.server.text().endswith(
+                    "files__write_file  ·  asked from the web page (127.0.0.1)"
+                )
                 await socket.send(
                     json.dumps({"id": 2, "command": "approve", "request_id": request_id, "allow": True})
                 )

@@ -89,6 +89,9 @@ class ApprovalRequest:
     allowed_scopes: tuple[Scope, ...]
     description: str = ""
     tool_name: str = ""  # the name the server knows the tool by (rules match it)
+    # Where the question behind the call was asked, when another face than the one answering may see it:
+    # "the web page (192.168.1.20)". The window says so, as someone else may be asking through it.
+    asked_from: str = ""
 
 
 @dataclass(frozen=True)

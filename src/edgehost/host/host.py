@@ -101,6 +101,7 @@ class Host(ModelCommands, ServerCommands):
         self._turn_lock = asyncio.Lock()
         self._turn_task: asyncio.Task[Any] | None = None
         self._turn_conversation: int | None = None
+        self._turn_asked_from = ""  # where the running turn's question was asked (submit's asked_from)
         # The event goes out once the request can be answered (resolve_approval in the same tick works).
         self.approvals = PendingApprovals(on_request=lambda request: self.emit(ev.ApprovalRequested(request)))
         self._conversations: dict[int, Conversation] = {}
@@ -449,12 +450,18 @@ class Host(ModelCommands, ServerCommands):
         *,
         pinned_tool: str | None = None,
         attachments: Sequence[str] = (),
+        asked_from: str = "",
     ) -> ev.TurnCompleted | None:
         """Run one turn; return its TurnCompleted, or None when it failed (TurnFailed was emitted)
-        or was cancelled. Turns are serialised; cancel() ends the running one."""
+        or was cancelled. Turns are serialised; cancel() ends the running one. ``asked_from``: where
+        the question was asked, for the approvals of its calls ("the web page (192.168.1.20)")."""
         async with self._turn_lock:
             conv_id = conversation_id if conversation_id is not None else self.new_conversation(text)
-            return await self._run_turn(conv_id, text, pinned_tool=pinned_tool, attachments=attachments)
+            self._turn_asked_from = asked_from
+            try:
+                return await self._run_turn(conv_id, text, pinned_tool=pinned_tool, attachments=attachments)
+            finally:
+                self._turn_asked_from = ""
 
     async def regenerate(self, conversation_id: int) -> ev.TurnCompleted | None:
         """Answer the conversation's last question again, in place of the previous answer.
@@ -570,6 +577,8 @@ class Host(ModelCommands, ServerCommands):
     # -------------------------------------------------------------- approvals
     async def _ask_user(self, request: ApprovalRequest) -> ApprovalDecision:
         """The GUI's approver: the ApprovalRequested event is out; resolve_approval answers."""
+        if self._turn_asked_from and request.conversation_id == self.running_turn and not request.asked_from:
+            request = dataclasses.replace(request, asked_from=self._turn_asked_from)
         return await self.approvals.approver(request)
 
     def resolve_approval(self, request_id: str, decision: ApprovalDecision) -> bool:

@@ -187,7 +187,8 @@ class ApprovalWindow(QDialog):
             return
         server, tool = split_tool_name(request.tool, request.server)
         self.title.setText(f"Run {tool}?")
-        self.server.setText(f"Tool of the server “{server}”  ·  {request.tool}")
+        asked = f"  ·  asked from {request.asked_from}" if request.asked_from else ""
+        self.server.setText(f"Tool of the server “{server}”  ·  {request.tool}{asked}")
         self.description.setText(request.description)
         self.description.setVisible(bool(request.description))
         self.risk.setText(RISK_LABELS.get(request.risk, request.risk))

@@ -256,7 +256,10 @@ class _Face:
                 conversation = fields.get("conversation_id")
                 if conversation is None:
                     conversation = self.host.new_conversation(fields["text"])
-                self._turn = self.host.start_turn(fields["text"], conversation)
+                client = socket.client.host if socket.client else "an unknown address"
+                self._turn = self.host.start_turn(
+                    fields["text"], conversation, asked_from=f"the web page ({client})"
+                )
                 await self._reply(socket, command, True, conversation_id=conversation)
             elif command.name == "draft":
                 self.host.anticipate(fields["text"])

@@ -614,7 +614,8 @@ function showApproval() {
     if (request.conversation_id !== null && request.conversation_id !== state.current) {
       openConversation(request.conversation_id).catch(() => {});
     }
-    $("approval-what").textContent = request.tool + " on " + request.server + " (" + request.risk + ")";
+    $("approval-what").textContent = request.tool + " on " + request.server + " (" + request.risk + ")" +
+      (request.asked_from ? ", asked from " + request.asked_from : "");
     const reasons = $("approval-reasons");
     reasons.textContent = "";
     for (const reason of request.reasons) {
