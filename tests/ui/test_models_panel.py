@@ -70,6 +70,7 @@ def test_a_suggested_model_downloads_with_progress_and_use_loads_it(
             )
             saved = json.loads(desktop.host.paths.settings_file.read_text())
             assert (saved["model"], saved["backend"]) == (str(path), "llamacpp")
+            await wait_until(lambda: row.status.isHidden())  # "Loading it…" goes once it is loaded
             panel.show_all.setChecked(True)
             await wait_until(lambda: "qwen3-1.7b-rk3588-w8a8-1.2" in panel.rows)
             npu_row = panel.rows["qwen3-1.7b-rk3588-w8a8-1.2"]

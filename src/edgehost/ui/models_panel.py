@@ -213,6 +213,7 @@ class ModelsPanel(QDialog):
         self.rows: dict[str, DownloadRow] = {}  # by the name downloads are reported under
         self.installed: list[InstalledRow] = []  # files on this machine that no catalog row shows
         self.confirmation: QDialog | None = None  # the open "Remove …?" question
+        self.loading: DownloadRow | InstalledRow | None = None  # the row whose model Use is loading
         self.setWindowTitle("Models — EdgeHost")
         self.resize(760, 620)
         layout = QVBoxLayout(self)
@@ -261,7 +262,7 @@ class ModelsPanel(QDialog):
         while (item := self.list_layout.takeAt(0)) is not None:
             if (widget := item.widget()) is not None:
                 widget.deleteLater()
-        self.rows, self.installed = {}, []
+        self.rows, self.installed, self.loading = {}, [], None
         downloading = self.host.downloads()
         for spec in sorted(downloading - {row.entry.name for row in rows}):  # pulled by REPO:FILE
             self._add_hub_row(spec).show_state("downloading")
@@ -327,7 +328,20 @@ class ModelsPanel(QDialog):
         row.show_state("in use")
         row.status.setText("Loading it…")
         row.status.show()
+        self.loading = row
         self.tasks.spawn(self.host.use_model(row.path), name="use-model")
+
+    def on_model_status(self, event: ev.ModelStatusChanged) -> None:
+        """The model chosen with Use has loaded (the status bar says so: the row's "Loading it…" goes),
+        or failed to (the row says why)."""
+        row = self.loading
+        if row is None or event.status == "loading":
+            return
+        self.loading = None
+        if event.status == "ready":
+            row.status.hide()
+        else:
+            row.status.setText(f"Could not load it: {event.detail}" if event.detail else "Could not load it.")
 
     def remove(self, row: DownloadRow | InstalledRow) -> None:
         """Ask, with the space it frees, before deleting a downloaded model (or the part of one)."""

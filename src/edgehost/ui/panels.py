@@ -35,6 +35,7 @@ def build_panel(window: MainWindow, key: str) -> QWidget:
         if window.bridge is not None:
             window.bridge.model_download_progressed.connect(models.on_download_progressed)
             window.bridge.model_download_finished.connect(models.on_download_finished)
+            window.bridge.model_status_changed.connect(models.on_model_status)
         return models
     if key == "settings":
         settings = SettingsDialog(host, window)
