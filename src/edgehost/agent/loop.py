@@ -9,24 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from edgehost.agent import events as ev
-from edgehost.agent._dialects import DRIFTED_CLOSERS, call_prefix
 from edgehost.agent.approval import ApprovalPolicy, Approver
 from edgehost.agent.detector import (
-    ProseDelta,
-    ToolCallDetector,
-    ToolCallIncomplete,
-    ToolCallMalformed,
     ToolCallParsed,
-    closing_marker,
-    opening_marker,
 )
-from edgehost.agent.grammar import PROSE_GRAMMAR
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import (
     NOT_RUN,
@@ -38,14 +29,13 @@ from edgehost.agent.grounding import (
     ungrounded_answer_text,
 )
 from edgehost.agent.prompting import (
-    RESULT_CLOSE,
-    RESULT_PREFIX,
     build_system_prompt,
     choose_dialect,
     format_tool_result,
     prompt_messages,
     tool_result_message,
 )
+from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import (
@@ -60,11 +50,7 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import (
     Backend,
     ChatMessage,
-    GenerationFinished,
-    GenerationRequest,
-    NativeToolCall,
     Perf,
-    TokenText,
     estimate_tokens,
 )
 from edgehost.settings import (
@@ -74,15 +60,7 @@ from edgehost.settings import (
     DEFAULT_TOOL_BUDGET_FRACTION,
 )
 
-Emit = Callable[[Any], None]
-
-# Dialects whose opening marker can hand generation over to a grammar (decision 6).
-GRAMMAR_DIALECTS = ("bracket", "hermes", "tool-request")
-# A small model that has seen tool results tends to write one itself; a result is never the model's
-# to write, so its opening frame ends the reply.
-RESULT_FRAMES = (RESULT_PREFIX, "<tool_response>", RESULT_CLOSE, "</tool_response>")
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
-END_OF_CALL = "<|eom_id|>"  # Llama 3.x ends a tool call (then waits for its result) with this token
 # Earlier questions of the conversation the router reads with the new one ("and in Paris?").
 ROUTING_CONTEXT_QUESTIONS = 2
 
@@ -121,18 +99,6 @@ class Conversation:
     routing: str | None = None  # auto | host | model for this conversation; None: the setting
 
 
-@dataclass
-class _Round:
-    raw: str = ""
-    prose: str = ""
-    calls: list[ToolCallParsed] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    perf: Perf = field(default_factory=Perf)
-    finished_reason: str = "stop"
-    appended: bool = False  # already part of the conversation
-    chosen_by: str = "model"  # who chose the calls of this reply: model | host (routing) | user (pin)
-
-
 @dataclass(frozen=True)
 class _Result:
     """What goes back to the model for one call of a round (or one problem with the round's calls)."""
@@ -164,7 +130,7 @@ class TurnRunner:
         self.policy = policy
         self.emit = emit
         self.config = config or AgentConfig()
-        self._grammar_builder = grammar_builder
+        self._replies = ReplyStreamer(backend, emit, grammar_builder)
         # The host passes its own, which outlives a runner (model switch, settings change).
         self._selector = selector or ToolSelector()
         self._calls = ToolCalls(executor, approver, policy, emit, self.config)
@@ -235,7 +201,7 @@ class TurnRunner:
         calls_made = 0
         corrections = 0
         cancelled = False
-        round_: _Round | None = None
+        round_: Round | None = None
         last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
         host_call_failed = False  # the last calls were EdgeHost's choice, and none of them worked
         host_call_denied = False  # ... because the user denied one
@@ -246,16 +212,18 @@ class TurnRunner:
         answer_from = 0  # index in `shown` where the answer after the last tool begins
         try:
             while True:
-                round_ = _Round(
+                round_ = Round(
                     chosen_by="host" if route is not None and forced else "user" if forced else "model"
                 )
-                await self._generate_round(
+                await self._replies.stream(
                     conv_id,
                     prompt_messages([ChatMessage("system", system), *conversation.messages], caps),
                     selection.tools,
                     dialect,
                     forced,
                     round_,
+                    max_tokens=self.config.max_tokens_per_round,
+                    temperature=self.config.temperature,
                     model_may_call=routing == "model",
                     grounded_in=content if round_.chosen_by == "host" else None,
                 )
@@ -396,7 +364,7 @@ class TurnRunner:
         question: str,
         grounded_in: Sequence[tuple[str, str, dict[str, Any]]],
         answer: str,
-        round_: _Round,
+        round_: Round,
     ) -> str | None:
         """None when the answer after the turn's tools is grounded in their results; otherwise the
         text the user is shown instead (decision 11), announced with AnswerUngrounded."""
@@ -469,124 +437,6 @@ class TurnRunner:
                 conversation.id, message.role, message.content, message.name, perf, message.tool_call_id
             )
         )
-
-    async def _generate_round(
-        self,
-        conv_id: int,
-        messages: list[ChatMessage],
-        tools: Sequence[ToolSpec],
-        dialect: str,
-        forced: Sequence[ToolSpec],
-        round_: _Round,
-        *,
-        model_may_call: bool = True,
-        grounded_in: str | None = None,
-    ) -> None:
-        """Stream one reply of the model into ``round_`` (filled as it goes, so a cancel keeps it).
-
-        ``forced``: the reply must be a call to one of these tools (best first), under a grammar
-        where the backend has one. Otherwise, with ``model_may_call``, a call the model starts is
-        finished under a grammar (decision 6); without it the reply ends where a call would begin.
-        """
-        caps = self.backend.capabilities
-        detector = ToolCallDetector()
-        use_grammar = caps.supports_grammar and bool(tools) and self._grammar_builder is not None
-        # Our closing markers, the ones small models write instead ([/TOOL_CALL]) and Llama's end of call.
-        drifted = {c for d in GRAMMAR_DIALECTS for c in DRIFTED_CLOSERS.get(d, ())} | {END_OF_CALL}
-        closers = sorted(
-            ({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} | drifted) - {""}
-        )
-        grammar: str | None = None
-        if not forced and not model_may_call and use_grammar:
-            grammar = PROSE_GRAMMAR  # the host decides the calls: the model answers in words
-        if forced and use_grammar:
-            # A call the host chose is filled in from the question only (decision 11).
-            grounded = {"grounded_in": grounded_in} if grounded_in is not None else {}
-            grammar = self._grammar_builder(dialect, list(forced), pinned=True, **grounded)  # type: ignore[misc]
-        openers = (
-            [opening_marker(dialect)]
-            if (use_grammar or not model_may_call) and dialect in GRAMMAR_DIALECTS and grammar is None
-            else []
-        )
-        continuation = ""
-        if forced and grammar is None:
-            # No grammar to limit the choice: the host writes the call's start for its best candidate
-            # and the model continues with the arguments.
-            continuation = call_prefix(dialect, forced[0].name)
-            round_.raw = continuation
-            self._feed(conv_id, detector, continuation, round_)
-        while True:
-            request = GenerationRequest(
-                messages=messages,
-                continuation=continuation,
-                max_tokens=self.config.max_tokens_per_round,
-                temperature=self.config.temperature,
-                stop=[*closers, *openers, *RESULT_FRAMES],
-                grammar=grammar,
-                # A call's values are copied from the question: no penalty for repeating them.
-                penalize_repetition=not forced and grammar in (None, PROSE_GRAMMAR),
-            )
-            finished: GenerationFinished | None = None
-            async for item in self.backend.generate(request):
-                if isinstance(item, TokenText):
-                    round_.raw += item.text
-                    self._feed(conv_id, detector, item.text, round_)
-                elif isinstance(item, NativeToolCall):
-                    arguments = (
-                        item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
-                    )
-                    round_.calls.append(
-                        ToolCallParsed(
-                            item.name, arguments, json.dumps(arguments), "native", len(round_.calls)
-                        )
-                    )
-                elif isinstance(item, GenerationFinished):
-                    finished = item
-            assert finished is not None
-            round_.perf = round_.perf + finished.perf
-            round_.finished_reason = finished.reason
-            marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
-            # A tool marker is part of the call it ends; Llama's end of call only when a call is open.
-            if marker and marker not in RESULT_FRAMES and (marker != END_OF_CALL or detector.in_call):
-                round_.raw += marker
-                self._feed(conv_id, detector, marker, round_)
-                if marker in openers and model_may_call and self._grammar_builder is not None:
-                    # Decision 6: the model chose to call a tool; finish the call under a grammar.
-                    continuation = round_.raw
-                    grammar = self._grammar_builder(dialect, list(tools))
-                    openers = []
-                    continue
-            break
-        for leftover in detector.finish():
-            self._record(conv_id, leftover, round_)
-
-    def _feed(self, conv_id: int, detector: ToolCallDetector, text: str, round_: _Round) -> None:
-        for item in detector.feed(text):
-            self._record(conv_id, item, round_)
-
-    def _record(self, conv_id: int, item: Any, round_: _Round) -> None:
-        if isinstance(item, ProseDelta):
-            if item.text:
-                round_.prose += item.text
-                self.emit(ev.TextDelta(conv_id, item.text))
-        elif isinstance(item, ToolCallParsed):
-            round_.calls.append(item)
-        elif isinstance(item, ToolCallIncomplete):
-            round_.problems.append(
-                f"Error: your tool call was cut off before its closing marker ({item.reason}). Send the whole call again."
-            )
-        elif isinstance(item, ToolCallMalformed):
-            round_.problems.append(
-                f"Error: your tool call could not be read: {item.error}. Use the exact format shown."
-            )
-
-
-def _loads_or_raw(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return {"_raw": text}
-    return value if isinstance(value, dict) else {"_raw": value}
 
 
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:
