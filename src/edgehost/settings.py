@@ -25,6 +25,7 @@ __all__ = [
     "Backend",
     "BackendName",
     "OpenAISettings",
+    "SettingText",
     "Settings",
 ]
 
@@ -42,6 +43,35 @@ Backend = Literal["auto", BackendName]
 Routing = Literal["auto", "host", "model"]
 Theme = Literal["system", "dark", "light"]
 RkllmAbi = Literal["1.2", "1.3"]
+
+
+class SettingText(str):
+    """A text setting as read from the settings file, remembering where: the ``file``, the ``key`` and its
+    ``line``. It is its text everywhere else (compares, hashes and is saved as a plain string).
+
+    It lets a reader that finds the value wrong name where it was written, and tell a setting apart from
+    the same text given on the command line: a board profile the settings name that does not exist
+    falls back to the detected one with a warning, while an unknown ``--profile`` stays an error
+    (edgehost.boards.profiles.choose_profile).
+    """
+
+    file: str
+    key: str
+    line: int | None
+
+    def __new__(cls, text: str, file: str = "", key: str = "", line: int | None = None) -> SettingText:
+        value = super().__new__(cls, text)
+        value.file, value.key, value.line = file, key, line
+        return value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SettingText, (str(self), self.file, self.key, self.line))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SettingText:
+        return self  # immutable, like the str it is
+
+    def __copy__(self) -> SettingText:
+        return self
 
 
 @dataclass
@@ -97,6 +127,8 @@ class Settings:
         from edgehost._settings_file import check_settings_file
 
         known, openai, extra = check_settings_file(_over_defaults(data), text, path)
+        if isinstance(known.get("profile"), str):
+            known["profile"] = _remembered(known["profile"], "profile", text, path)
         settings = cls(**known)
         settings.openai = OpenAISettings(**openai)
         settings.extra = extra
@@ -133,6 +165,14 @@ def _set_membership(items: list[str], item: str, *, present: bool) -> None:
         items.sort()
     elif not present and item in items:
         items.remove(item)
+
+
+def _remembered(value: str, key: str, text: str, path: Path) -> SettingText:
+    """``value`` of the top-level ``key`` with the file and line it was read from."""
+    from edgehost.config_locations import json_locations
+
+    position = json_locations(text).position_of((key,))
+    return SettingText(value, str(path), key, position.line if position else None)
 
 
 def _over_defaults(data: dict[str, Any]) -> dict[str, Any]:

@@ -92,8 +92,9 @@ def test_a_broken_profile_names_its_file(tmp_path: Path) -> None:
     folder = tmp_path / "profiles"
     folder.mkdir()
     (folder / "broken.toml").write_text("name = \n")
-    with pytest.raises(ConfigError, match=r"broken\.toml.*line 1"):
+    with pytest.raises(ConfigError, match=r"broken\.toml:1:8: invalid TOML: Invalid value$") as caught:
         load_profiles(folder)
+    assert "(at line" not in str(caught.value)  # the position is said once, at the start
 
 
 def test_a_profiles_sampling_reaches_the_engine_config_and_bad_values_name_the_field(tmp_path) -> None:

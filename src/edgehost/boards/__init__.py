@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from edgehost.boards.choice import (
+    ProfileChoice,
+    ProfileWarning,
+    choose_profile,
+    match_rule,
+    profile_mismatch,
+    select_profile,
+)
 from edgehost.boards.detection import (
     BoardInfo,
     CpuCore,
@@ -21,14 +29,19 @@ from edgehost.boards.detection import (
     system_root,
 )
 from edgehost.boards.profiles import (
+    USER_PROFILES_FOLDER,
     BoardProfile,
     MatchRules,
+    ProfileSet,
     expected_speed,
     load_profile,
     load_profiles,
     profiles_dir,
-    select_profile,
+    read_profiles,
+    user_profiles_dir,
 )
+from edgehost.paths import Paths
+from edgehost.settings import SettingText
 
 __all__ = [
     "BoardInfo",
@@ -37,30 +50,52 @@ __all__ = [
     "MatchRules",
     "MemoryInfo",
     "NpuInfo",
+    "ProfileChoice",
+    "ProfileSet",
+    "ProfileWarning",
     "ThermalZone",
     "big_cores",
+    "choose_profile",
     "current_profile",
     "detect_board",
     "detect_npu",
     "load_profile",
     "load_profiles",
+    "match_rule",
+    "profile_mismatch",
     "profiles_dir",
     "read_cpus",
     "read_loadavg",
     "read_memory",
+    "read_profiles",
     "read_thermal_zones",
     "read_uptime",
     "expected_speed",
     "select_profile",
     "system_root",
+    "user_profiles_dir",
 ]
 
 
-def current_profile(override: str | None = None, root: Path | None = None) -> tuple[BoardInfo, BoardProfile]:
+def current_profile(
+    override: str | None = None, root: Path | None = None, paths: Paths | None = None
+) -> tuple[BoardInfo, BoardProfile]:
     """Detect this board (under ``root``, default system_root()) and choose its profile.
 
-    ``override`` is ``--profile NAME`` or the ``profile`` setting. Raises UsageError for an unknown
-    name and ConfigError for a broken profile file.
+    ``override`` is ``--profile NAME`` or the ``profile`` setting (see choose_profile: an unknown name
+    from the command line raises UsageError, one from the settings file falls back to the detected
+    profile with a warning in the log). The user's own profiles are read too: from
+    user_profiles_dir(``paths``), else from beside the settings file that named ``override``; one that
+    cannot be read is left out with a warning. Raises ConfigError for a broken shipped profile file.
     """
     info = detect_board(root if root is not None else system_root())
-    return info, select_profile(info, load_profiles(), override)
+    return info, select_profile(info, load_profiles(user_dir=_user_dir(override, paths)), override)
+
+
+def _user_dir(override: str | None, paths: Paths | None) -> Path | None:
+    if paths is not None:
+        return user_profiles_dir(paths)
+    if isinstance(override, SettingText) and override.file:
+        # settings.json is in the config folder, where the user's profiles are too.
+        return Path(override.file).parent / USER_PROFILES_FOLDER
+    return None

@@ -1,14 +1,15 @@
 """Board profiles: TOML files in ``board_profiles/`` that say how to run models on one kind of board.
 
-A profile is chosen from the detected board (device-tree compatible and model strings, Armbian's
-``BOARD=``, the SoC, the CPU architecture) or named by the user with ``--profile NAME``.
+A profile is chosen (boards/choice.py) from the detected board or named by the user with
+``--profile NAME`` or the ``profile`` setting. The shipped profiles can be added to or overridden by the user's own, in
+``board_profiles/`` beside settings.json (user_profiles_dir).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,10 +17,9 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-from edgehost.boards.detection import BoardInfo
 from edgehost.config_locations import config_error, toml_locations
-from edgehost.errors import ConfigError, UsageError
-from edgehost.paths import shipped_dir
+from edgehost.errors import ConfigError
+from edgehost.paths import Paths, shipped_dir
 from edgehost.settings import DEFAULT_CONTEXT_LENGTH, BackendName
 from edgehost.toml_text import load_toml
 
@@ -27,13 +27,20 @@ __all__ = [
     "SamplingDefaults",
     "BoardProfile",
     "MatchRules",
+    "ProfileSet",
     "load_profile",
     "load_profiles",
-    "match_score",
     "profiles_dir",
+    "read_profiles",
     "expected_speed",
-    "select_profile",
+    "user_profiles_dir",
+    "warn_once",
 ]
+
+log = logging.getLogger(__name__)
+
+# The folder of the user's own profiles, in the folder settings.json is in.
+USER_PROFILES_FOLDER = "board_profiles"
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,13 @@ def profiles_dir() -> Path:
         raise ConfigError(str(exc)) from None
 
 
+def user_profiles_dir(paths: Paths) -> Path:
+    """The user's own profiles: ``board_profiles/`` in the folder settings.json is in (the config
+    folder; with ``--data-dir DIR``, DIR). A profile there adds a board, or replaces the shipped
+    profile of the same name."""
+    return paths.config_dir / USER_PROFILES_FOLDER
+
+
 # --- the file's model ----------------------------------------------------------------------------
 
 _DEFAULT = BoardProfile(name="", display_name="")
@@ -166,6 +180,21 @@ class _MatchTable(_Table):
     arch: _Names = Field(default_factory=list, description=_NAMES)
 
 
+_SpeedPoints = Annotated[Any, AfterValidator(_speed_points)]
+_SPEED = "a list of [billions of parameters, tokens/s] pairs"
+
+
+class _SpeedTable(_Table):
+    """Measured decode speeds, one list per backend; a key that names no backend is refused by name."""
+
+    llamacpp: _SpeedPoints = Field(default=None, description=_SPEED)
+    rkllm: _SpeedPoints = Field(default=None, description=_SPEED)
+    openai: _SpeedPoints = Field(default=None, description=_SPEED)
+
+    def points(self) -> dict[str, tuple[tuple[float, float], ...]]:
+        return {name: value for name in type(self).model_fields if (value := getattr(self, name)) is not None}
+
+
 class _SamplingTable(_Table):
     repeat_penalty: float = _range(1.0, 2.0, _DEFAULT_SAMPLING.repeat_penalty)
     repeat_last_n: int = _range(0, 4096, _DEFAULT_SAMPLING.repeat_last_n, whole=True)
@@ -190,20 +219,31 @@ class _ProfileFile(_Table):
     context_length: int = Field(default=_DEFAULT.context_length, gt=0)
     rkllm_cpu_mask: int = Field(default=_DEFAULT.rkllm_cpu_mask, ge=0)
     rkllm_cpu_count: int = Field(default=_DEFAULT.rkllm_cpu_count, ge=0)
-    speed: dict[str, Annotated[Any, AfterValidator(_speed_points)]] = Field(
-        default_factory=dict, description="a table of [[billions, tokens/s], ...] lists"
-    )
+    speed: _SpeedTable = Field(default_factory=_SpeedTable)
     env: dict[str, Annotated[StrictStr, BeforeValidator(_number_as_text)]] = Field(
         default_factory=dict, description="a table of strings"
     )
     sampling: _SamplingTable = Field(default_factory=_SamplingTable)
 
 
+_TOML_POSITION = re.compile(r"\s*\(at line \d+, column \d+\)")
+
+
+def _load_toml(text: str, where: str) -> dict[str, Any]:
+    """load_toml, with the position of a syntax error said once: the message of Python's TOMLDecodeError
+    repeats "(at line L, column C)" after the ``file:L:C:`` the error starts with."""
+    try:
+        return load_toml(text, where)
+    except ConfigError as exc:
+        reason = _TOML_POSITION.sub("", exc.reason)
+        raise ConfigError(reason, path=exc.path, line=exc.line, column=exc.column, field=exc.field) from None
+
+
 def load_profile(path: Path) -> BoardProfile:
     """Read one profile file. Raises ConfigError naming the file, line and key when it is bad."""
     where = str(path)
     text = path.read_text(encoding="utf-8")
-    data = load_toml(text, where)
+    data = _load_toml(text, where)
     locations = toml_locations(text)
     if "recommended_models" in data:
         position = locations.position_of(("recommended_models",))
@@ -240,18 +280,25 @@ def load_profile(path: Path) -> BoardProfile:
         context_length=checked.context_length,
         rkllm_cpu_mask=checked.rkllm_cpu_mask,
         rkllm_cpu_count=checked.rkllm_cpu_count,
-        speed=dict(checked.speed),
+        speed=checked.speed.points(),
         env=dict(checked.env),
         sampling=SamplingDefaults(**checked.sampling.model_dump()),
         source=where,
     )
 
 
-def load_profiles(directory: Path | None = None) -> list[BoardProfile]:
-    """Every ``*.toml`` profile in ``directory`` (default: profiles_dir()), sorted by name.
+def load_profiles(directory: Path | None = None, *, user_dir: Path | None = None) -> list[BoardProfile]:
+    """Every ``*.toml`` profile in ``directory`` (default: profiles_dir()), sorted by name; with
+    ``user_dir``, the user's profiles too (read_profiles), a user profile that cannot be read left out
+    with a warning in the log.
 
-    Raises ConfigError for a broken file or two profiles with the same name.
+    Raises ConfigError for a broken file or two profiles with the same name in ``directory``.
     """
+    if user_dir is not None:
+        found = read_profiles(user_dir, directory)
+        for problem in found.problems:
+            warn_once(f"{problem} (this board profile is left out)")
+        return found.profiles
     folder = directory if directory is not None else profiles_dir()
     profiles: dict[str, BoardProfile] = {}
     for path in sorted(folder.glob("*.toml")):
@@ -264,67 +311,59 @@ def load_profiles(directory: Path | None = None) -> list[BoardProfile]:
     return [profiles[name] for name in sorted(profiles)]
 
 
-def _model_pattern_matches(pattern: str, model: str) -> bool:
-    # "Orange Pi 5" must not match "Orange Pi 5B" nor "ROCK 5B" match "ROCK 5B+": the pattern has to
-    # end where a word ends.
-    return re.search(re.escape(pattern) + r"(?![\w+])", model, re.IGNORECASE) is not None
+@dataclass
+class ProfileSet:
+    """The profiles to choose from: the shipped ones, and the user's, which replace shipped ones of the
+    same name. A user profile that cannot be read is left out; ``problems`` says why, by file and line."""
+
+    profiles: list[BoardProfile]
+    shipped_dir: Path
+    user_dir: Path | None
+    user_profiles: list[str] = field(default_factory=list)  # names read from user_dir
+    overridden: list[str] = field(default_factory=list)  # shipped profiles a user profile replaces
+    problems: list[ConfigError] = field(default_factory=list)
 
 
-def match_score(profile: BoardProfile, info: BoardInfo) -> tuple[int, int] | None:
-    """How well ``profile`` fits the board: (rule strength, matched length); None if it does not.
-
-    Board-specific rules (compatible, Armbian BOARD) beat a model-string match, which beats a SoC
-    match, which beats a CPU architecture match; among equals the longest matched string wins.
-    """
-    rules = profile.match
-    best: tuple[int, int] | None = None
-
-    def consider(score: tuple[int, int]) -> None:
-        nonlocal best
-        if best is None or score > best:
-            best = score
-
-    compatible = {c.lower() for c in info.compatible}
-    for entry in rules.compatible:
-        if entry.lower() in compatible:
-            consider((4, len(entry)))
-    if info.armbian_board:
-        for board in rules.armbian_board:
-            if board.lower() == info.armbian_board.lower():
-                consider((4, len(board)))
-    if info.model:
-        for pattern in rules.model:
-            if _model_pattern_matches(pattern, info.model):
-                consider((3, len(pattern)))
-    if info.soc:
-        for soc in rules.soc:
-            if info.soc.lower().startswith(soc.lower()):
-                consider((2, len(soc)))
-    for arch in rules.arch:
-        if arch.lower() == info.machine.lower():
-            consider((1, len(arch)))
-    return best
+def read_profiles(user_dir: Path | None, directory: Path | None = None) -> ProfileSet:
+    """The shipped profiles (``directory``, default profiles_dir()) and those in ``user_dir`` (when it
+    exists). Raises ConfigError only for a broken shipped profile (a broken install)."""
+    shipped = directory if directory is not None else profiles_dir()
+    by_name = {profile.name: profile for profile in load_profiles(shipped)}
+    found = ProfileSet(profiles=[], shipped_dir=shipped, user_dir=user_dir)
+    mine: dict[str, BoardProfile] = {}
+    for path in sorted(user_dir.glob("*.toml")) if user_dir is not None and user_dir.is_dir() else []:
+        try:
+            profile = load_profile(path)
+        except ConfigError as exc:
+            found.problems.append(exc)
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            found.problems.append(ConfigError(f"cannot be read: {exc}", path=str(path)))
+            continue
+        if profile.name in mine:
+            found.problems.append(
+                ConfigError(
+                    f"profile {profile.name!r} is also defined in {mine[profile.name].source}", path=str(path)
+                )
+            )
+            continue
+        mine[profile.name] = profile
+    found.user_profiles = sorted(mine)
+    found.overridden = sorted(name for name in mine if name in by_name)
+    by_name.update(mine)
+    found.profiles = [by_name[name] for name in sorted(by_name)]
+    return found
 
 
-def select_profile(
-    info: BoardInfo, profiles: Sequence[BoardProfile], override: str | None = None
-) -> BoardProfile:
-    """The profile named by ``override``, else the best match for ``info``.
+_warned: set[str] = set()
 
-    Raises UsageError when ``override`` names no profile (the message lists the names), and
-    ConfigError when no profile matches at all (the generic ones should always match).
-    """
-    if override:
-        for profile in profiles:
-            if profile.name == override:
-                return profile
-        names = ", ".join(p.name for p in profiles)
-        raise UsageError(f"unknown board profile {override!r}; known profiles: {names}")
-    scored = [(score, profile) for profile in profiles if (score := match_score(profile, info)) is not None]
-    if not scored:
-        raise ConfigError(f"no board profile matches this machine ({info.machine}); use --profile NAME")
-    scored.sort(key=lambda item: item[0], reverse=True)
-    return scored[0][1]
+
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning the first time this process meets it (profiles are read and
+    chosen at start, again for the model catalog ...)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning("%s", message)
 
 
 def expected_speed(profile: BoardProfile, backend: str, params_b: float) -> float | None:

@@ -1,7 +1,8 @@
 """`edgehost doctor`: what this machine is, which backends can run, and how to fix what cannot.
 
 Detection reads ``$EDGEHOST_SYSFS_ROOT`` instead of ``/`` when it is set (a fake tree for tests and
-demos); the global ``--profile NAME`` overrides the detected board profile.
+demos); the global ``--profile NAME`` overrides the detected board profile. What will actually be used
+(profile, backend, threads and pinning) comes from cli/doctor_plan.py.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ from edgehost.boards import (
     BoardProfile,
     big_cores,
     detect_board,
-    load_profiles,
     read_memory,
     read_thermal_zones,
-    select_profile,
     system_root,
 )
 from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.cli.context import CliContext, print_json
+from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.llm.base import BackendError
 from edgehost.llm.catalog import BoardFacts, load_catalog, recommend
 from edgehost.llm.rkllm import render_group_hint
@@ -117,9 +117,9 @@ def _problems(
 
     npu = info.npu
     expects_npu = profile is not None and profile.npu_cores > 0
-    if expects_npu and not npu.present:
+    if profile is not None and expects_npu and not npu.present:
         add(
-            "no NPU found although this is an RK3588-family board",
+            f"no NPU found although the board profile {profile.name!r} expects one",
             "use a vendor Rockchip kernel (5.10/6.1) with the rknpu driver; the mainline Rocket driver does not "
             "work with RKLLM, and 'Lite' boards (RK3582) may have the NPU fused off",
         )
@@ -158,13 +158,15 @@ def _problems(
 
 
 def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any]:
-    """Everything doctor knows, as JSON-able data. Raises UsageError for an unknown --profile."""
+    """Everything doctor knows, as JSON-able data. Raises UsageError for an unknown --profile (an unknown
+    profile in the settings file is one of the problems, and the detected profile is used)."""
     root = system_root()
     info = detect_board(root)
-    override = ctx.profile_override or ctx.settings.profile
-    profile = select_profile(info, load_profiles(), override)
+    choice, profile_folders, profile_problems = profile_plan(ctx, info)
+    profile = choice.profile
     memory = read_memory(root)
     backends = _backends(ctx, profile, rkllm_lib)
+    backend = backend_plan(ctx, profile, rkllm_lib)
     runtime = _rkllm_runtime(ctx, rkllm_lib)
     gui = check_gui_platform()
     facts = BoardFacts(
@@ -187,11 +189,13 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
     servers = _servers(ctx)
     board = info.as_dict()
     board["profile"] = profile.as_dict()
-    board["profile"]["chosen_by"] = (
-        "--profile" if ctx.profile_override else "settings" if ctx.settings.profile else "detection"
-    )
+    board["profile"]["chosen_by"] = choice.chosen_by
+    board["profile"]["rule"] = choice.rule  # the detection rule that matched; None when named
     return {
         "board": board,
+        "profiles": profile_folders,
+        "backend": backend,
+        "inference": inference_plan(ctx, profile, info, backend["name"]),
         "sysfs_root": str(root),
         "cpu": {
             "count": len(info.cpus),
@@ -228,7 +232,9 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
             "logs": str(ctx.paths.log_dir),
         },
         "servers": servers,
-        "problems": _problems(info, profile, backends, runtime, gui) + _server_problems(servers),
+        "problems": profile_problems
+        + _problems(info, profile, backends, runtime, gui)
+        + _server_problems(servers),
     }
 
 
@@ -258,7 +264,8 @@ def _print_text(report: dict[str, Any]) -> None:
     board = report["board"]
     profile = board["profile"]
     print(f"Board:    {board['model'] or 'unknown'} ({board['machine']}, SoC {board['soc'] or 'unknown'})")
-    print(f"Profile:  {profile['name']} - {profile['display_name']} (chosen by {profile['chosen_by']})")
+    rule = f": {profile['rule']}" if profile["rule"] else ""
+    print(f"Profile:  {profile['name']} - {profile['display_name']} (chosen by {profile['chosen_by']}{rule})")
     cpu = report["cpu"]
     big = ", ".join(map(str, cpu["big_cores"])) or "all alike"
     print(f"CPU:      {cpu['count']} cores; big cores: {big}")
@@ -266,7 +273,13 @@ def _print_text(report: dict[str, Any]) -> None:
     print(f"RAM:      {total / 2**30:.1f} GiB" if total else "RAM:      unknown")
     npu = report["npu"]
     if npu["present"]:
-        access = "usable" if npu["accessible"] else "NO PERMISSION"
+        access = (
+            "missing: no device node"
+            if not npu["node_exists"]
+            else "usable"
+            if npu["accessible"]
+            else "NO PERMISSION"
+        )
         print(
             f"NPU:      {npu['render_node']} ({access}), driver {npu['driver_version'] or 'version unreadable'}"
         )
@@ -282,6 +295,7 @@ def _print_text(report: dict[str, Any]) -> None:
     for name, result in report["backends"].items():
         mark = "ok " if result["available"] else "no "
         print(f"  {mark} {name}: {result['reason']}")
+    print_plan(report)
     print("Models:")
     for model in report["models"] or [{"name": "(none found)", "source": "", "format": ""}]:
         print(f"  {model['name']} {model.get('format', '')} {model.get('source', '')}".rstrip())

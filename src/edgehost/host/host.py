@@ -168,7 +168,7 @@ class Host(ModelCommands, ServerCommands):
         # Reading sysfs and the profiles, parsing the config and opening SQLite take a while on a board:
         # off the event loop, so a window that is already up stays responsive.
         self.board, self.profile = await asyncio.to_thread(
-            current_profile, self.profile_override or self.settings.profile
+            current_profile, self.profile_override or self.settings.profile, paths=self.paths
         )
         servers = self.options.servers
         if servers is None:

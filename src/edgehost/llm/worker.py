@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, BinaryIO
 
 from edgehost.llm._framing import MessageWriter, read_message
@@ -29,7 +29,7 @@ from edgehost.llm.base import BackendError, GenerationRequest, Perf
 from edgehost.llm.engine import Engine, engine_from_registry
 from edgehost.llm.textstream import LoopDetector, StopMatch, StopMatcher
 
-__all__ = ["main", "render_prompt", "run_worker"]
+__all__ = ["cpu_list", "main", "plan_affinity", "render_prompt", "run_worker"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +121,7 @@ class _Worker:
             raise BackendError(f"the worker does not know the request {op!r}")
 
     def _load(self, engine_name: str, config: dict[str, Any]) -> dict[str, Any]:
-        _apply_affinity(config.get("affinity") or [])
+        pinning = _apply_affinity(config.get("affinity") or [])
         if self._engine is not None:
             self._engine.close()
             self._engine = None
@@ -132,7 +132,7 @@ class _Worker:
         # worker.log (this process's stderr) says what ran where, not only a crash's last words.
         print(
             f"{time.strftime('%Y-%m-%d %H:%M:%S')} worker {os.getpid()}: {engine_name} loaded {info.path}"
-            f" ({info.format}, context {info.context_length}, affinity {config.get('affinity') or 'any'})"
+            f" ({info.format}, context {info.context_length}, {pinning})"
             f" in {time.monotonic() - started:.1f} s",
             file=sys.stderr,
             flush=True,
@@ -226,13 +226,49 @@ class _Worker:
             pass  # the host is gone; the main thread sees the pipe close and ends the process
 
 
-def _apply_affinity(cpus: Sequence[int]) -> None:
-    """Pin the worker to the profile's CPUs (the big cores), ignoring CPUs this machine lacks."""
-    if not cpus or not hasattr(os, "sched_setaffinity"):
-        return
-    chosen = set(cpus) & os.sched_getaffinity(0)
+def cpu_list(cpus: Iterable[int]) -> str:
+    """CPU numbers as ranges: "4-7", "0-1, 4"."""
+    ranges: list[list[int]] = []
+    for cpu in sorted(set(cpus)):
+        if ranges and cpu == ranges[-1][1] + 1:
+            ranges[-1][1] = cpu
+        else:
+            ranges.append([cpu, cpu])
+    return ", ".join(f"{low}-{high}" if high > low else str(low) for low, high in ranges)
+
+
+def plan_affinity(wanted: Sequence[int], available: Iterable[int]) -> tuple[set[int], str]:
+    """The CPUs of ``wanted`` (the profile's affinity) the worker can be pinned to, given the CPUs it may
+    run on, and what that means in words (worker.log, `edgehost doctor`): "pinned to CPUs 4-7", or
+    "affinity [4, 5, 6, 7] not applied: this machine has CPUs 0-1"."""
+    if not wanted:
+        return set(), "no CPU pinning"
+    have = set(available)
+    chosen = set(wanted) & have
+    if not chosen:
+        return chosen, f"affinity {list(wanted)} not applied: this machine has CPUs {cpu_list(have)}"
+    if chosen != set(wanted):
+        return chosen, (
+            f"pinned to CPUs {cpu_list(chosen)} only (affinity {list(wanted)}; "
+            f"this machine has CPUs {cpu_list(have)})"
+        )
+    return chosen, f"pinned to CPUs {cpu_list(chosen)}"
+
+
+def _apply_affinity(cpus: Sequence[int]) -> str:
+    """Pin the worker to the profile's CPUs (the big cores) that this machine has; returns what was
+    done, or why nothing was, for worker.log."""
+    if not cpus:
+        return "no CPU pinning"
+    if not hasattr(os, "sched_setaffinity"):
+        return f"affinity {list(cpus)} not applied: this system cannot pin a process to CPUs"
+    chosen, done = plan_affinity(cpus, os.sched_getaffinity(0))
     if chosen:
-        os.sched_setaffinity(0, chosen)
+        try:
+            os.sched_setaffinity(0, chosen)
+        except OSError as exc:
+            return f"affinity {list(cpus)} not applied: {exc.strerror or exc}"
+    return done
 
 
 def _with_peak_memory(perf: Perf) -> Perf:
