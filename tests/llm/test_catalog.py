@@ -1,5 +1,6 @@
 """The model catalog (resources/models/catalog.toml, llm/catalog.py): entries that load, fit a board
-or say why not, and one recommendation per board from the profile's measured speeds."""
+or say why not, and one recommendation per board from the profile's measured speeds, or from its CPU
+cores where the profile has none."""
 
 from __future__ import annotations
 
@@ -9,12 +10,22 @@ import pytest
 
 from edgehost.agent._dialects import ALL_DIALECTS
 from edgehost.boards import expected_speed, load_profiles
+from edgehost.boards.detection import BoardInfo, CpuCore
 from edgehost.errors import ConfigError
-from edgehost.llm.catalog import BoardFacts, find_entry, load_catalog, recommend, why_not
+from edgehost.llm.catalog import (
+    BoardFacts,
+    board_facts,
+    estimated_speed,
+    find_entry,
+    load_catalog,
+    recommend,
+    why_not,
+)
 
 PROFILES = {p.name: p for p in load_profiles()}
 ROCK_5B = PROFILES["rock-5b"]
 X86 = PROFILES["generic-x86_64"]
+ARM = PROFILES["generic-aarch64"]
 
 
 def test_every_shipped_entry_loads_with_a_known_tool_dialect_and_a_unique_name() -> None:
@@ -68,10 +79,40 @@ def test_the_suggestion_grows_with_ram_and_keeps_to_what_the_board_decodes_fast_
     # llama.cpp on the A76 cores decodes ~10 tokens/s at 1B: nothing slower than 8 is suggested.
     cpu = recommend(catalog, ROCK_5B, BoardFacts(16.0, True, "1.2.3"), "llamacpp")
     assert cpu is not None and (expected_speed(ROCK_5B, "llamacpp", cpu.params_b) or 0) >= 8
-    # A PC has no NPU and no measured speeds: the biggest GGUF that needs at most half its RAM.
-    pc = recommend(catalog, X86, BoardFacts(24.0, False, None))
-    assert pc is not None and pc.format == "gguf"
-    assert pc.params_b == max(e.params_b for e in catalog if e.format == "gguf" and e.ram_gb <= 12)
+    # The measured figures decide on an RK3588, whatever its cores would make of an estimate.
+    assert recommend(catalog, ROCK_5B, BoardFacts(16.0, True, "1.2.3", cpu_cores=4), "llamacpp") == cpu
+
+
+def test_a_machine_without_measured_speeds_is_suggested_what_its_cores_decode_fast_enough() -> None:
+    catalog = load_catalog()
+    # A 2-core PC with plenty of RAM: RAM alone would allow the 4B model, far too slow on two cores.
+    two_cores = recommend(catalog, X86, BoardFacts(24.0, False, None, cpu_cores=2))
+    assert two_cores is not None and two_cores.format == "gguf" and two_cores.params_b <= 1.5
+    estimate = estimated_speed(
+        X86, BoardFacts(24.0, False, None, cpu_cores=2), "llamacpp", two_cores.params_b
+    )
+    assert estimate is not None and estimate >= 8
+    # A Raspberry Pi 5 (four A76 cores, 8 GB) decodes about as the RK3588's four A76 cores measured.
+    pi5 = recommend(catalog, ARM, BoardFacts(8.0, False, None, cpu_cores=4))
+    assert pi5 is not None and pi5.params_b <= 1.5
+    assert estimated_speed(ARM, BoardFacts(8.0, False, None, cpu_cores=4), "llamacpp", 1.0) == pytest.approx(
+        expected_speed(ROCK_5B, "llamacpp", 1.0)
+    )
+    # More cores, a bigger model.
+    many = recommend(catalog, X86, BoardFacts(24.0, False, None, cpu_cores=16))
+    assert many is not None and many.params_b > pi5.params_b > two_cores.params_b
+    # No figure and no cores known: only a small model, never the biggest that fits.
+    unknown = recommend(catalog, X86, BoardFacts(24.0, False, None))
+    assert unknown is not None and unknown.params_b <= 1.0
+
+
+def test_the_cores_of_the_board_are_its_fastest_cluster() -> None:
+    pc = BoardInfo(machine="x86_64", cpus=(CpuCore(0, capacity=1024), CpuCore(1, capacity=1024)))
+    assert board_facts(pc).cpu_cores == 2
+    little = [CpuCore(i, 1800000, capacity=414) for i in range(4)]
+    big = [CpuCore(i, 2304000, capacity=1024) for i in range(4, 8)]
+    assert board_facts(BoardInfo(machine="aarch64", cpus=(*little, *big))).cpu_cores == 4
+    assert board_facts(BoardInfo(machine="x86_64")).cpu_cores is None
 
 
 def test_speeds_come_from_the_profile_between_and_beyond_its_points() -> None:

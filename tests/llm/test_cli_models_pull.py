@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.fake_hub import FakeHub
+from tests.fixtures.sysfs.fake_sysfs import FakeBoard, build
 
 from edgehost.llm.catalog import load_catalog
 from edgehost.llm.models import default_model_path
@@ -29,8 +30,10 @@ def hub(empty_hub: FakeHub) -> FakeHub:
     return empty_hub
 
 
-def run(data_dir: Path, hub: FakeHub | None, *args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | ({"HF_ENDPOINT": hub.url} if hub else {})
+def run(
+    data_dir: Path, hub: FakeHub | None, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = os.environ | ({"HF_ENDPOINT": hub.url} if hub else {}) | (env or {})
     return subprocess.run(
         [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), *args],
         capture_output=True,
@@ -209,3 +212,78 @@ def test_the_built_in_model_cannot_be_removed(data_dir: Path) -> None:
         refused.returncode == 2 and "is the model built into EdgeHost: it cannot be removed" in refused.stderr
     )
     assert default_model_path().is_file()
+
+
+@pytest.mark.parametrize(
+    ("profile", "cores", "ram_gb"),
+    [("generic-x86_64", 2, 24), ("generic-aarch64", 4, 8)],
+    ids=["2-core-pc", "raspberry-pi-5"],
+)
+def test_a_machine_without_measured_speeds_is_suggested_a_small_model_its_cores_decode_fast_enough(
+    data_dir: Path, tmp_path: Path, profile: str, cores: int, ram_gb: int
+) -> None:
+    # The machine as its /sys and /proc say (EDGEHOST_SYSFS_ROOT): its cores alike, no NPU.
+    machine = build(
+        tmp_path / "machine",
+        FakeBoard(npu=False, cpus=[(i, 2400000, 1024) for i in range(cores)], mem_total_kb=ram_gb * 2**20),
+    )
+    result = run(
+        data_dir, None, "--profile", profile, "models", "--json", env={"EDGEHOST_SYSFS_ROOT": str(machine)}
+    )
+    assert result.returncode == 0, result.stderr
+    suggested = [row for row in json.loads(result.stdout)["catalog"] if row["recommended"]]
+    assert len(suggested) == 1 and suggested[0]["format"] == "gguf"
+    assert suggested[0]["params_b"] <= 1.5, suggested[0]["name"]
+    # doctor suggests the same model.
+    doctor = run(
+        data_dir, None, "--profile", profile, "doctor", "--json", env={"EDGEHOST_SYSFS_ROOT": str(machine)}
+    )
+    report = json.loads(doctor.stdout)
+    assert [m["model"] for m in report["recommended_models"]] == [suggested[0]["name"]], doctor.stderr
+
+
+def test_a_piped_pull_tells_of_the_sha256_check_once_as_it_starts_and_once_as_it_ends(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}")
+    assert result.returncode == 0, result.stderr
+    checks = [line for line in result.stderr.splitlines() if "sha256" in line]
+    assert checks == [f"{FILE}: checking sha256", f"{FILE}: checking sha256 100%"]
+    # Nothing left of the download beside the model: no part, no record, no lock.
+    assert list((data_dir / "models" / ".downloads").iterdir()) == []
+
+
+def test_a_models_folder_that_cannot_be_written_is_one_line_naming_it(hub: FakeHub, data_dir: Path) -> None:
+    models = data_dir / "models"
+    models.write_text("a file where the folder should be")
+    result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}")
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"edgehost: cannot write to {models}: Not a directory"
+
+
+def test_an_interrupted_pull_says_where_it_stopped_and_the_command_that_resumes_it(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    hub.delay = 0.01
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), "models", "pull", f"{REPO}:{FILE}"],
+        env=os.environ | {"HF_ENDPOINT": hub.url},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    part = data_dir / "models" / ".downloads" / f"{FILE}.part"
+    deadline = time.monotonic() + TIMEOUT_S
+    while not (part.exists() and part.stat().st_size > 5_000_000):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=TIMEOUT_S)
+    assert process.returncode == 130
+    kept = part.stat().st_size
+    total = default_model_path().stat().st_size
+    assert err.splitlines()[-1] == (
+        f"Stopped at {kept / 1e6:,.0f} of {total / 1e6:,.0f} MB: "
+        f"`edgehost models pull {REPO}:{FILE}` resumes from there."
+    )

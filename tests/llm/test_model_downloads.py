@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import threading
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import pytest
 from tests.fake_hub import FakeHub
@@ -62,10 +65,19 @@ def test_a_cancelled_pull_keeps_its_part_out_of_the_model_list_and_the_next_pull
         if progress.done_bytes > progress.total_bytes // 3:
             cancel.set()
 
-    with pytest.raises(DownloadCancelled, match="pull again to resume"):
+    with pytest.raises(DownloadCancelled) as cancelled:
         pull(hub, tmp_path, on_progress=stop_at_a_third, cancel=cancel)
     part = tmp_path / ".downloads" / f"{FILE}.part"
     kept = part.stat().st_size
+    # Said as right beside the window's Resume button as after the command line's own hint.
+    assert str(cancelled.value) == (
+        f"Cancelled at {kept / 1e6:,.0f} of {default_model_path().stat().st_size / 1e6:,.0f} MB: "
+        "downloading it again resumes from there."
+    )
+    assert (cancelled.value.done_bytes, cancelled.value.total_bytes) == (
+        kept,
+        default_model_path().stat().st_size,
+    )
     assert 0 < kept < default_model_path().stat().st_size
     assert not (tmp_path / FILE).exists()
     assert [m for m in find_models(tmp_path) if m.source == "models folder"] == []
@@ -171,3 +183,97 @@ def test_the_model_files_of_a_repository_are_listed(hub: FakeHub, tmp_path: Path
     readme.write_text("hello")
     hub.add(REPO, "README.md", readme)
     assert hub_files(REPO, endpoint=hub.url) == [FILE]
+
+
+class DiskThatFillsUp:
+    """The part file on a disk with ``room`` bytes left (None: all of it): a write past it fails with
+    ENOSPC, and so does the close that flushes what was buffered, as a buffered file's close does.
+    With ``full_on_close`` only the close fails, as when the last bytes sat in the buffer."""
+
+    def __init__(self, real: BinaryIO, room: int | None, *, full_on_close: bool = False) -> None:
+        self.real = real
+        self.room = room
+        self.full = full_on_close
+        self.written = 0
+
+    def write(self, data: bytes) -> int:
+        if self.room is not None and self.written + len(data) > self.room:
+            self.full = True
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.written += len(data)
+        return self.real.write(data)
+
+    def close(self) -> None:
+        self.real.close()
+        if self.full:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def __enter__(self) -> DiskThatFillsUp:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@pytest.mark.parametrize(
+    ("room", "full_on_close"), [(30_000_000, False), (None, True)], ids=["on-a-write", "on-the-close"]
+)
+def test_a_disk_that_fills_up_midway_is_one_clear_error_and_the_next_pull_resumes(
+    hub: FakeHub,
+    tmp_path: Path,
+    model_sha256: str,
+    monkeypatch: pytest.MonkeyPatch,
+    room: int | None,
+    full_on_close: bool,
+) -> None:
+    real_open = downloads._open_part
+    monkeypatch.setattr(
+        downloads,
+        "_open_part",
+        lambda path: DiskThatFillsUp(real_open(path), room, full_on_close=full_on_close),
+    )
+    with pytest.raises(DownloadError) as failed:
+        pull(hub, tmp_path)
+    assert str(failed.value) == (
+        f"the disk filled up while downloading {FILE} (No space left on device); free some space in "
+        f"{tmp_path} and pull again (it resumes where it stopped)"
+    )
+    part = tmp_path / ".downloads" / f"{FILE}.part"
+    kept = part.stat().st_size
+    assert 0 < kept <= (room or kept) and not (tmp_path / FILE).exists()
+    assert downloads.partial_downloads(tmp_path)[0]["done_bytes"] == kept
+
+    monkeypatch.undo()  # space was freed
+    hub.requests.clear()
+    path = pull(hub, tmp_path)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model_sha256
+    if kept < path.stat().st_size:
+        assert ("GET", f"/cdn/{model_sha256}", f"bytes={kept}-") in hub.requests
+
+
+def test_a_models_folder_that_cannot_be_written_is_named_with_the_reason(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    # A folder under a regular file cannot be created: as a read-only or someone else's folder, an
+    # OSError from the very first write into it.
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file")
+    models = blocker / "models"
+    with pytest.raises(DownloadError) as failed:
+        pull(hub, models)
+    assert str(failed.value) == f"cannot write to {models}: Not a directory"
+    assert [r for r in hub.requests if r[0] == "GET"] == []
+
+
+def test_a_finished_or_cancelled_download_leaves_no_lock_file_behind(hub: FakeHub, tmp_path: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(DownloadCancelled):
+        pull(hub, tmp_path, cancel=cancel)
+    parts = tmp_path / ".downloads"
+    assert sorted(p.name for p in parts.iterdir()) == [f"{FILE}.part", f"{FILE}.part.json"]
+    pull(hub, tmp_path)
+    assert list(parts.iterdir()) == []

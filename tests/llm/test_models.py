@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,43 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path: Path) -> None:
     with pytest.raises(GGUFError):
         read_gguf_metadata(path)
     assert describe_model(path).error
+
+
+def _gguf_header(*fields: bytes) -> bytes:
+    """GGUF v3 with no tensors and one key/value pair, followed by ``fields``."""
+    return b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + b"".join(fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        # A key whose length is beyond any file (an index-sized int overflows) or merely past this one.
+        ((struct.pack("<Q", 2**64 - 1),), f"a string of {2**64 - 1} bytes at offset 32, past the end"),
+        ((struct.pack("<Q", 2**62),), f"a string of {2**62} bytes at offset 32, past the end"),
+        # An array of 2**62 uint32 values that the file cannot hold.
+        (
+            (struct.pack("<Q", 1), b"k", struct.pack("<IIQ", 9, 4, 2**62)),
+            f"an array of {2**62} items at offset 49, past the end",
+        ),
+    ],
+)
+def test_a_length_or_count_past_the_end_of_the_file_is_a_corrupt_header(
+    tmp_path: Path, fields: tuple[bytes, ...], message: str
+) -> None:
+    path = tmp_path / "corrupt.gguf"
+    path.write_bytes(_gguf_header(*fields) + b"\0" * 64)
+    with pytest.raises(GGUFError, match=f"corrupt GGUF header: {re.escape(message)}"):
+        read_gguf_metadata(path)
+
+
+def test_a_gguf_file_with_random_bytes_after_its_header_is_listed_with_its_error(tmp_path: Path) -> None:
+    # As a download cut and filled with garbage would be: the magic and version, then noise.
+    noise = random.Random(3).randbytes(4096)
+    (tmp_path / "garbled.gguf").write_bytes(b"GGUF" + struct.pack("<I", 3) + noise)
+    (tmp_path / "fine.rkllm").write_bytes(b"\0" * 100)
+    models = {Path(m.path).name: m for m in find_models(tmp_path)}
+    assert {"garbled.gguf", "fine.rkllm"} <= set(models)
+    garbled = models["garbled.gguf"]
+    assert garbled.error is not None and garbled.error.startswith("corrupt GGUF header: ")
+    assert (garbled.size_bytes, garbled.context_length) == (4 + 4 + 4096, None)
+    assert models["fine.rkllm"].error is None

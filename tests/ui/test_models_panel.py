@@ -95,7 +95,8 @@ def test_a_cancelled_download_says_so_and_resumes_from_its_part(
             assert row.cancel_button.isVisible() and not row.action.isVisible()
             row.cancel_button.click()
             await wait_until(lambda: row.action.text() == "Resume")
-            assert "pull again to resume" in row.status.text()
+            assert row.status.text().startswith("Cancelled at ")
+            assert row.status.text().endswith("downloading it again resumes from there.")
             part = desktop.host.paths.models_dir / ".downloads" / f"{FILE}.part"
             kept = part.stat().st_size
             assert kept > 0 and not (desktop.host.paths.models_dir / FILE).exists()

@@ -25,7 +25,7 @@ from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, instal
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.llm.base import BackendError
-from edgehost.llm.catalog import BoardFacts, load_catalog, recommend
+from edgehost.llm.catalog import BoardFacts, cpu_cores, load_catalog, recommend
 from edgehost.llm.rkllm import render_group_hint
 from edgehost.llm.rkllm._library import locate_library
 
@@ -173,6 +173,7 @@ def build_report(ctx: CliContext, rkllm_lib: str | None = None) -> dict[str, Any
         ram_gb=info.ram_gb,
         npu=info.npu.present,
         rkllm_runtime=(runtime.get("version") or runtime.get("abi")) if runtime.get("found") else None,
+        cpu_cores=cpu_cores(info),
     )
     catalog = load_catalog()
     recommended = [

@@ -61,9 +61,13 @@ def pull(ctx: CliContext) -> int:
     line = _ProgressLine(Path(target.file).name)
     try:
         path = download(target, ctx.paths.models_dir, on_progress=line.show, cancel=cancel)
-    except DownloadCancelled:
+    except DownloadCancelled as stopped:
         line.end()
-        print(f"Stopped. `edgehost models pull {ctx.args.model}` resumes it.", file=sys.stderr)
+        print(
+            f"Stopped at {stopped.done_bytes / 1e6:,.0f} of {stopped.total_bytes / 1e6:,.0f} MB: "
+            f"`edgehost models pull {ctx.args.model}` resumes from there.",
+            file=sys.stderr,
+        )
         return 130
     except EdgeHostError:
         line.end()
@@ -124,20 +128,25 @@ def _ask(question: str) -> bool:
 
 
 class _ProgressLine:
-    """One line on stderr: bytes, speed, time left; rewritten in place on a terminal, every 10 % otherwise."""
+    """One line on stderr: bytes, speed, time left; rewritten in place on a terminal. Otherwise (a pipe,
+    a log) a line every 10 % of the download, and one as the sha256 check starts and one as it ends."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.tty = sys.stderr.isatty()
         self.shown = -1
         self.last = 0.0
+        self.verifying = False
 
     def show(self, p: Progress) -> None:
         percent = int(100 * p.done_bytes / p.total_bytes) if p.total_bytes else 100
         now = time.monotonic()
         if self.tty and now - self.last < 0.2 and percent < 100:
             return
-        if not self.tty and percent // 10 == self.shown // 10 and p.stage == "downloading":
+        if not self.tty and p.stage == "downloading" and percent // 10 == self.shown // 10:
+            return
+        if not self.tty and p.stage == "verifying":
+            self._verifying_off_a_terminal(percent)
             return
         self.shown, self.last = percent, now
         if p.stage == "verifying":
@@ -149,6 +158,13 @@ class _ProgressLine:
         print(
             f"\r{text}\033[K" if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True
         )
+
+    def _verifying_off_a_terminal(self, percent: int) -> None:
+        if not self.verifying:
+            self.verifying = True
+            print(f"{self.name}: checking sha256", file=sys.stderr, flush=True)
+        if percent >= 100:
+            print(f"{self.name}: checking sha256 100%", file=sys.stderr, flush=True)
 
     def end(self) -> None:
         if self.tty and self.shown >= 0:

@@ -2,7 +2,8 @@
 
 Each entry names a file on the Hugging Face Hub and what a board needs to run it. Whether an entry fits
 *this* board is decided here from three facts (RAM, an NPU, the RKLLM runtime line); how fast it runs
-comes from the board profile's measured speeds, not from the entry (boards.profiles.expected_speed).
+comes from the board profile's measured speeds, not from the entry (boards.profiles.expected_speed),
+or, for llama.cpp on a board without them, from a rough estimate by its CPU cores (estimated_speed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from edgehost.boards.detection import BoardInfo
+from edgehost.boards.detection import BoardInfo, big_cores
 from edgehost.boards.profiles import BoardProfile, expected_speed
 from edgehost.errors import ConfigError
 from edgehost.paths import shipped_dir
@@ -26,6 +27,8 @@ __all__ = [
     "catalog_rows",
     "describe_board",
     "board_facts",
+    "cpu_cores",
+    "estimated_speed",
     "catalog_file",
     "find_entry",
     "load_catalog",
@@ -42,6 +45,16 @@ RECOMMEND_RAM_SHARE = 0.5
 RECOMMEND_MIN_TOKENS_PER_S = 8.0
 # What the system and EdgeHost itself keep when a model only has to fit.
 RAM_HEADROOM_GB = 1.0
+# llama.cpp's decode speed on a board whose profile has no [speed] figures (a PC, a Raspberry Pi):
+# tokens/s ≈ this × cores / billions of parameters. Decode reads every weight once per token, so speed
+# falls in proportion to the size; 2.5 is the RK3588's measured llama.cpp Q4 figure (10 tokens/s at
+# 1B on its four A76 cores: 2.5 × 4 / 1.0). Most PC cores are faster than an A76: the estimate errs
+# low. Memory bandwidth, not cores, bounds decoding past a few cores: no more than
+# ESTIMATE_MAX_CORES are counted.
+CPU_TOKENS_PER_S_PER_CORE = 2.5
+ESTIMATE_MAX_CORES = 8
+# With no speed figure nor estimate at all, only a model this small is suggested.
+UNKNOWN_SPEED_MAX_PARAMS_B = 1.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,9 @@ class BoardFacts:
     ram_gb: float | None
     npu: bool
     rkllm_runtime: str | None  # "1.2.3", "1.3.0"; None when no runtime library was found
+    # CPU cores llama.cpp decodes on, for a speed estimate where the profile has no figures: the
+    # fastest cluster's on a big.LITTLE board; None when unknown.
+    cpu_cores: int | None = None
 
 
 def board_facts(info: BoardInfo, rkllm_lib: str | None = None, rkllm_abi: str | None = None) -> BoardFacts:
@@ -94,7 +110,14 @@ def board_facts(info: BoardInfo, rkllm_lib: str | None = None, rkllm_abi: str | 
             runtime = library.version or library.abi
         except BackendError:
             runtime = None
-    return BoardFacts(ram_gb=info.ram_gb, npu=info.npu.present, rkllm_runtime=runtime)
+    return BoardFacts(
+        ram_gb=info.ram_gb, npu=info.npu.present, rkllm_runtime=runtime, cpu_cores=cpu_cores(info)
+    )
+
+
+def cpu_cores(info: BoardInfo) -> int | None:
+    """The cores a model runs on: the fastest cluster's on a big.LITTLE board, else all; None unknown."""
+    return len(big_cores(info.cpus)) or len(info.cpus) or None
 
 
 def catalog_file() -> Path:
@@ -182,12 +205,24 @@ def why_not(entry: CatalogEntry, board: BoardFacts) -> str | None:
     return None
 
 
+def estimated_speed(profile: BoardProfile, board: BoardFacts, backend: str, params_b: float) -> float | None:
+    """Decode tokens/s of a model of ``params_b`` billion parameters: the profile's measured figure,
+    else for llama.cpp an estimate from the board's CPU cores (CPU_TOKENS_PER_S_PER_CORE); None when
+    neither is known."""
+    measured = expected_speed(profile, backend, params_b)
+    if measured is not None or backend != "llamacpp" or not board.cpu_cores or params_b <= 0:
+        return measured
+    return CPU_TOKENS_PER_S_PER_CORE * min(board.cpu_cores, ESTIMATE_MAX_CORES) / params_b
+
+
 def recommend(
     catalog: list[CatalogEntry], profile: BoardProfile, board: BoardFacts, backend: str | None = None
 ) -> CatalogEntry | None:
     """The one model to suggest: for the first backend of the profile's order that has a fitting
     entry (or ``backend``), the biggest that needs at most half the RAM and still decodes at least
-    8 tokens/s by the profile's measured speeds."""
+    8 tokens/s by the profile's measured speeds, or by an estimate from the CPU cores where the profile
+    has none (estimated_speed). A model whose speed cannot even be estimated is suggested only when it
+    is small (UNKNOWN_SPEED_MAX_PARAMS_B)."""
     backends = [backend] if backend else [b for b in profile.backend_order if b in FORMATS.values()]
     for name in backends:
         candidates = [
@@ -196,12 +231,17 @@ def recommend(
             if e.backend == name
             and why_not(e, board) is None
             and (board.ram_gb is None or e.ram_gb <= board.ram_gb * RECOMMEND_RAM_SHARE)
-            and (expected_speed(profile, name, e.params_b) or RECOMMEND_MIN_TOKENS_PER_S)
-            >= RECOMMEND_MIN_TOKENS_PER_S
+            and _fast_enough(e, estimated_speed(profile, board, name, e.params_b))
         ]
         if candidates:
             return max(candidates, key=lambda e: (e.params_b, e.quantization == "Q4_K_M"))
     return None
+
+
+def _fast_enough(entry: CatalogEntry, speed: float | None) -> bool:
+    if speed is None:
+        return entry.params_b <= UNKNOWN_SPEED_MAX_PARAMS_B
+    return speed >= RECOMMEND_MIN_TOKENS_PER_S
 
 
 @dataclass(frozen=True)

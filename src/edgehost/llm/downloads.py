@@ -9,12 +9,16 @@ A part lives under a hidden folder with its own suffix: it is never listed or lo
 Only a complete file whose size and sha256 match is moved into place.
 
 One download of a file at a time: a second (in this process or another) is refused while the first
-holds the part's lock.
+holds the part's lock, a ``FILE.lock`` beside the part that is deleted when the download ends.
+
+The models folder is the user's disk: a folder that cannot be written and a disk that fills up
+mid-download are DownloadErrors saying so, and the part stays for a resume.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -26,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, BinaryIO
 
 from edgehost import __version__
 from edgehost.errors import EdgeHostError
@@ -55,6 +59,13 @@ class DownloadError(EdgeHostError):
 
 class DownloadCancelled(DownloadError):
     """The user stopped the download; its part is kept for a resume."""
+
+    def __init__(self, done_bytes: int, total_bytes: int) -> None:
+        super().__init__(
+            f"Cancelled at {_mb(done_bytes)} of {_mb(total_bytes)} MB: downloading it again resumes from there."
+        )
+        self.done_bytes = done_bytes
+        self.total_bytes = total_bytes
 
 
 @dataclass(frozen=True)
@@ -121,7 +132,8 @@ def download(
     ``endpoint`` is the hub's address; by default huggingface_hub's (``HF_ENDPOINT`` or huggingface.co).
 
     Raises DownloadCancelled when ``cancel`` is set (the part stays for a resume) and DownloadError for
-    everything else, with a message for the user; a corrupted part is deleted.
+    everything else, with a message for the user (a folder that cannot be written, a full disk); a
+    corrupted part is deleted.
     """
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
@@ -130,10 +142,11 @@ def download(
     name = Path(target.file).name
     destination = models_dir / name
     parts = models_dir / PARTS_FOLDER
-    parts.mkdir(parents=True, exist_ok=True)
     part = parts / f"{name}.part"
     record = parts / f"{name}.part.json"
-    with _exclusive(parts / f"{name}.lock", name):
+    with _writing_to(models_dir):
+        parts.mkdir(parents=True, exist_ok=True)
+    with _exclusive(parts / f"{name}.lock", name, models_dir):
         url = hf_hub_url(target.repo, target.file, revision=target.revision, endpoint=endpoint)
         with _hub_errors(target.repo, target.file, endpoint):
             metadata = get_hf_file_metadata(
@@ -154,12 +167,10 @@ def download(
         identity = {"repo": target.repo, "file": target.file, "commit": metadata.commit_hash, "etag": etag}
         resume = _resumable(part, record, identity, size)
         _check_disk(models_dir, size - resume)
-        record.write_text(json.dumps(identity | {"size": size}), encoding="utf-8")
+        with _writing_to(models_dir):
+            record.write_text(json.dumps(identity | {"size": size}), encoding="utf-8")
         meter = _Meter(size, resume, on_progress, cancel)
-        with (
-            part.open("r+b" if part.exists() else "wb") as handle,
-            _hub_errors(target.repo, target.file, endpoint),
-        ):
+        with _part_file(part, resume, models_dir) as handle, _hub_errors(target.repo, target.file, endpoint):
             from huggingface_hub import constants
             from huggingface_hub.file_download import http_get
             from huggingface_hub.utils import build_hf_headers
@@ -168,26 +179,14 @@ def download(
             # default) a board on a slow link would see the bar move and a cancel land every few seconds.
             constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, _CHUNK // 8)
 
-            handle.seek(resume)
-            handle.truncate()
-            try:
-                http_get(
-                    metadata.location,
-                    handle,
-                    resume_size=resume,
-                    headers=build_hf_headers(
-                        token=token, library_name="edgehost", library_version=__version__
-                    ),
-                    expected_size=size,
-                    tqdm_class=meter.bar_class(),
-                )
-            except OSError as exc:
-                if exc.errno == 28:  # ENOSPC
-                    raise DownloadError(
-                        f"the disk filled up while downloading {name}; free some space and pull again "
-                        "(it resumes where it stopped)"
-                    ) from None
-                raise
+            http_get(
+                metadata.location,
+                handle,
+                resume_size=resume,
+                headers=build_hf_headers(token=token, library_name="edgehost", library_version=__version__),
+                expected_size=size,
+                tqdm_class=meter.bar_class(),
+            )
         got = part.stat().st_size
         if got != size:
             raise DownloadError(f"{name} stopped at {got} of {size} bytes; pull again to resume")
@@ -224,6 +223,57 @@ def _resumable(part: Path, record: Path, identity: dict[str, Any], size: int) ->
     return done if same and done <= size else 0
 
 
+def _open_part(path: Path) -> BinaryIO:
+    """The part file opened for writing, as it is when there is one (a seam: tests hand out a file
+    whose disk fills up)."""
+    return path.open("r+b") if path.exists() else path.open("wb")
+
+
+@contextlib.contextmanager
+def _part_file(part: Path, resume: int, models_dir: Path) -> Iterator[BinaryIO]:
+    """``part`` open for writing from byte ``resume``. A write that fails (a full disk most likely),
+    also on the close that flushes the last bytes, is one DownloadError; the part stays for a resume."""
+    with _writing_to(models_dir):
+        handle = _open_part(part)
+    try:
+        with _writing_to(models_dir):
+            handle.seek(resume)
+            handle.truncate()
+        yield handle
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            handle.close()  # flushing the rest would fail again: the first error is the one to tell
+        if exc.errno is None:
+            raise  # not the disk's (the network's are DownloadErrors by now: _hub_errors)
+        raise _write_error(exc, part, models_dir) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            handle.close()
+        raise
+    with _writing_to(models_dir, part):
+        handle.close()
+
+
+@contextlib.contextmanager
+def _writing_to(models_dir: Path, part: Path | None = None) -> Iterator[None]:
+    """OSErrors of writing into the models folder as DownloadErrors naming the folder and the reason."""
+    try:
+        yield
+    except OSError as exc:
+        raise _write_error(exc, part, models_dir) from None
+
+
+def _write_error(exc: OSError, part: Path | None, models_dir: Path) -> DownloadError:
+    reason = exc.strerror or str(exc)
+    if part is not None and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        name = part.name.removesuffix(".part")
+        return DownloadError(
+            f"the disk filled up while downloading {name} ({reason}); free some space in {models_dir} "
+            "and pull again (it resumes where it stopped)"
+        )
+    return DownloadError(f"cannot write to {models_dir}: {reason}")
+
+
 def _check_disk(folder: Path, needed: int) -> None:
     free = shutil.disk_usage(folder).free
     if needed + DISK_MARGIN_BYTES > free:
@@ -235,6 +285,10 @@ def _check_disk(folder: Path, needed: int) -> None:
 
 def _gb(size: int) -> str:
     return f"{size / 1e9:.2f} GB" if size >= 1e8 else f"{size / 1e6:.0f} MB"
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.0f}"
 
 
 def _sha256(path: Path, meter: _Meter) -> str:
@@ -249,16 +303,41 @@ def _sha256(path: Path, meter: _Meter) -> str:
 
 
 @contextlib.contextmanager
-def _exclusive(lock_path: Path, name: str) -> Iterator[None]:
-    with lock_path.open("w") as lock:
+def _exclusive(lock_path: Path, name: str, models_dir: Path) -> Iterator[None]:
+    """Holds ``lock_path`` (an flock) while the download runs, and deletes it at the end.
+
+    The holder deletes the file before it lets go: another process that opened it meanwhile then
+    holds a lock on a file no longer there, sees so, and takes the lock anew on a new file.
+    """
+    while True:
+        with _writing_to(models_dir):
+            lock = lock_path.open("w")
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            lock.close()
             raise DownloadError(f"{name} is already being downloaded (by this or another EdgeHost)") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        except BaseException:
+            lock.close()
+            raise
+        if _same_file(lock, lock_path):
+            break
+        lock.close()  # its holder deleted it while this process was opening it: lock the new one
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock_path.unlink()
+        lock.close()  # lets go of the lock
+
+
+def _same_file(handle: IO[str], path: Path) -> bool:
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(handle.fileno())
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
 
 @contextlib.contextmanager
@@ -320,7 +399,7 @@ class _Meter:
 
     def advance(self, count: int) -> None:
         if self.cancel.is_set():
-            raise DownloadCancelled("the download was cancelled; pull again to resume")
+            raise DownloadCancelled(self.done, self.total)
         self.done += count
         now = time.monotonic()
         self.samples.append((now, self.done))
