@@ -3,6 +3,7 @@ file is read, so that a start without one does not wait for pydantic)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from edgehost.config_locations import KeyLocations, config_error, json_locations
 from edgehost.errors import ConfigError
 from edgehost.settings import Backend, RkllmAbi, Routing, Theme
 
-__all__ = ["check_settings_file"]
+__all__ = ["check_setting_values", "check_settings_file"]
 
 
 def check_settings_file(
@@ -31,6 +32,17 @@ def check_settings_file(
     _refuse_misspelt_keys(checked, (), path, locations)
     _refuse_misspelt_keys(checked.openai, ("openai",), path, locations)
     return _known(checked), _known(checked.openai), dict(checked.model_extra or {})
+
+
+def check_setting_values(current: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """Raise ValueError naming the setting and what it takes when one of ``values`` (over the ``current``
+    settings, as Settings.save writes them) is not a value the settings file would take."""
+    try:
+        _SettingsFile.model_validate({**current, **values})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "settings"
+        raise ValueError(f"{where}: {error['msg']}") from None
 
 
 class _OpenAIFile(BaseModel):

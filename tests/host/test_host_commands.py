@@ -156,6 +156,16 @@ async def test_changed_settings_are_saved_and_the_next_turn_uses_the_new_limits(
     with pytest.raises(KeyError):
         host.update_settings({"no_such_setting": 1, "theme": "light"})
     assert host.settings.theme == "dark"
+    # A value the settings file would not take is refused, naming the setting; nothing changes.
+    for wrong, why in (
+        ({"threads": -1, "theme": "light"}, "threads: Input should be greater than or equal to 0"),
+        ({"routing": "sometimes"}, "routing: Input should be 'auto', 'host' or 'model'"),
+        ({"close_to_tray": "yes"}, "close_to_tray: Input should be a valid boolean"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            host.update_settings(wrong)
+    assert host.settings.theme == "dark" and host.settings.threads is None
+    assert Settings.load(host.paths.settings_file).theme == "dark"
 
 
 async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):

@@ -28,11 +28,10 @@ from edgehost.agent.approval import (
 from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.prompt_warm_up import warm_up_prompt
-from edgehost.agent.routing import resolve_routing
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
-from edgehost.errors import EdgeHostError
 from edgehost.host import events as ev
+from edgehost.host.conversation_commands import ConversationCommands
 from edgehost.host.executor import ManagerExecutor
 from edgehost.host.history_recorder import HistoryRecorder
 from edgehost.host.history_view import HistoryView
@@ -61,6 +60,8 @@ CANCEL_WAIT_S = 5.0  # a cancelled turn normally ends within 200 ms; past this w
 _RUNNER_SETTINGS = frozenset(
     {"max_correction_rounds", "max_calls_per_turn", "tool_budget_fraction", "approval_timeout_s", "routing"}
 )
+# What the model is loaded with: a change takes effect when it is loaded again (switch_model).
+MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
 
 
 @dataclass
@@ -85,7 +86,7 @@ class HostOptions:
     warm_prompt: bool = True
 
 
-class Host(ModelCommands, ServerCommands):
+class Host(ConversationCommands, ModelCommands, ServerCommands):
     def __init__(
         self,
         paths: Paths,
@@ -267,13 +268,19 @@ class Host(ModelCommands, ServerCommands):
         """Set the given settings fields, save the file when one changed and return the names that did.
 
         What reads a setting when it is used (theme, limits) follows; a model, backend or profile
-        change takes effect through switch_model(). Raises KeyError for an unknown field (nothing
-        changes) and OSError when the file cannot be written.
+        change (MODEL_SETTINGS) takes effect through switch_model(). Raises KeyError for an unknown
+        field and ValueError naming a field whose value the settings file would not take (nothing
+        changes), OSError when the file cannot be written.
         """
+        from edgehost._settings_file import check_setting_values
+
         known = {f.name for f in dataclasses.fields(self.settings)} - {"extra"}
         unknown = sorted(set(values) - known)
         if unknown:
             raise KeyError(", ".join(unknown))
+        current = dataclasses.asdict(self.settings)
+        current.pop("extra")
+        check_setting_values(current, values)
         changed = {name for name, value in values.items() if getattr(self.settings, name) != value}
         for name in changed:
             setattr(self.settings, name, values[name])
@@ -364,83 +371,6 @@ class Host(ModelCommands, ServerCommands):
                 perf.prefill_ms / 1000,
                 perf.cached_tokens,
             )
-
-    # ---------------------------------------------------------- conversations
-    def _store(self) -> Store:
-        if self._db is None:
-            raise RuntimeError("Host.start() has not run")
-        return self._db
-
-    def new_conversation(self, question: str = "") -> int:
-        """A new conversation, titled after its first question (the faces name none of their own)."""
-        conv_id = self._store().create_conversation(conversation_title(question))
-        self._conversations[conv_id] = Conversation(conv_id)
-        self.emit(ev.ConversationsChanged())
-        return conv_id
-
-    def conversation(self, conv_id: int) -> Conversation:
-        """The model's view of a conversation, reloaded from the history when not in memory."""
-        if conv_id not in self._conversations:
-            # Without the messages a regenerate replaced (list_messages leaves them out).
-            store = self._store()
-            messages = [
-                ChatMessage(m.role, m.content, m.name, m.tool_call_id) for m in store.list_messages(conv_id)
-            ]
-            record = store.get_conversation(conv_id)
-            self._conversations[conv_id] = Conversation(
-                conv_id, messages, routing=record.routing if record is not None else None
-            )
-        return self._conversations[conv_id]
-
-    def routing(self, conv_id: int | None = None) -> tuple[str, str]:
-        """(chosen, effective) for a conversation, or for a new one when ``conv_id`` is None: chosen is
-        auto | host | model (the conversation's choice, else the setting); effective is host | model,
-        by the rule of decision 11 for the loaded model (`model` while none is loaded)."""
-        chosen = (
-            self.conversation(conv_id).routing if conv_id is not None else None
-        ) or self.settings.routing
-        return chosen, self.effective_routing(chosen)
-
-    def effective_routing(self, chosen: str) -> str:
-        """`host` or `model` for a routing choice (auto | host | model) with the loaded model.
-        Raises ValueError for an unknown choice."""
-        if self.backend is None or self.model_status.status != "ready":
-            return resolve_routing(chosen, None)
-        return self._runner(self.backend).routing_for(Conversation(-1, routing=chosen))
-
-    def set_routing(self, conv_id: int, routing: str | None) -> None:
-        """Who decides this conversation's tool calls from its next turn on: auto | host | model, or
-        None for the setting. Raises ValueError for another value and RecordNotFoundError for an
-        unknown conversation."""
-        if routing is not None:
-            resolve_routing(routing, None)  # raises ValueError for an unknown mode
-        self._store().set_conversation_routing(conv_id, routing)
-        self.conversation(conv_id).routing = routing
-        self.emit(ev.ConversationsChanged())
-
-    def forget_conversation(self, conv_id: int) -> None:
-        self._conversations.pop(conv_id, None)
-        self.policy.forget_conversation(conv_id)
-
-    def rename_conversation(self, conv_id: int, title: str) -> None:
-        """Set a conversation's title (trimmed). Raises ValueError for a blank title and
-        RecordNotFoundError for an unknown conversation."""
-        if not title.strip():
-            raise ValueError("a conversation's title cannot be blank")
-        self._store().rename_conversation(conv_id, title.strip())
-        self.emit(ev.ConversationsChanged())
-
-    def delete_conversation(self, conv_id: int) -> None:
-        """Delete a conversation with its messages, tool executions and conversation-scoped rules.
-
-        Raises EdgeHostError while a turn runs in it (cancel() first) and RecordNotFoundError for an
-        unknown conversation.
-        """
-        if self._turn_conversation == conv_id:
-            raise EdgeHostError("a turn is running in this conversation; stop it first")
-        self._store().delete_conversation(conv_id)
-        self.forget_conversation(conv_id)
-        self.emit(ev.ConversationsChanged())
 
     # ------------------------------------------------------------------ turns
     async def submit(
@@ -592,9 +522,3 @@ def last_question_index(messages: Sequence[ChatMessage | Message]) -> int | None
         if messages[index].role == "user":
             return index
     return None
-
-
-def conversation_title(text: str) -> str:
-    """A conversation's title: the first line of its first question, at most 60 characters."""
-    line = text.strip().splitlines()[0] if text.strip() else "New conversation"
-    return line[:60] + ("…" if len(line) > 60 else "")

@@ -325,7 +325,9 @@ class MainWindow(QMainWindow):
             self.chat.add_notice("EdgeHost is still starting; try again in a moment.", error=True)
             return
         if self.current_id is None:
-            from edgehost.host.host import conversation_title  # loaded with the host, which has started
+            from edgehost.host.conversation_commands import (
+                conversation_title,  # loaded with the host, which has started
+            )
 
             self.current_id = self.host.new_conversation(text)
             self.routing_switch.apply_to(self.current_id)
@@ -551,6 +553,8 @@ class MainWindow(QMainWindow):
         return panel
 
     def settings_saved(self, changed: set[str]) -> None:
+        from edgehost.host.host import MODEL_SETTINGS  # with the core: not before the first frame
+
         if "theme" in changed:
             from PySide6.QtWidgets import QApplication
 
@@ -563,7 +567,7 @@ class MainWindow(QMainWindow):
             self.approvals.set_timeout(self.host.settings.approval_timeout_s)
         if "backend" in changed:
             self.status.backend_switch.set_backend(self.host.settings.backend)
-        if changed & {"model", "backend", "profile", "context_length", "threads"}:
+        if changed & MODEL_SETTINGS:
             self.reload_model()
 
     def switch_backend(self, backend: str) -> None:
