@@ -22,6 +22,8 @@ __all__ = [
     "DEFAULT_MAX_PARALLEL_CALLS",
     "DEFAULT_MAX_CORRECTION_ROUNDS",
     "DEFAULT_TOOL_BUDGET_FRACTION",
+    "BACKEND_LABELS",
+    "ROUTING_LABELS",
     "Backend",
     "BackendName",
     "OpenAISettings",
@@ -43,6 +45,20 @@ Backend = Literal["auto", BackendName]
 Routing = Literal["auto", "host", "model"]
 Theme = Literal["system", "dark", "light"]
 RkllmAbi = Literal["1.2", "1.3"]
+
+# What each backend and routing choice is called on screen (the window, the web page): the settings'
+# values are ids a user never has to read.
+BACKEND_LABELS = {
+    "auto": "Automatic (by board)",
+    "llamacpp": "llama.cpp on the CPU",
+    "rkllm": "RKLLM on the NPU",
+    "openai": "OpenAI-compatible server",
+}
+ROUTING_LABELS = {
+    "auto": "Tools: automatic",
+    "host": "Tools: EdgeHost decides",
+    "model": "Tools: the model decides",
+}
 
 
 class SettingText(str):

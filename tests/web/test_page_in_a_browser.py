@@ -272,7 +272,8 @@ async def test_on_a_phone_the_page_fits_the_screen_and_the_conversations_open_fr
     await page.goto(served.server.url)
     await page.wait_for_selector("#link.on", timeout=PAGE_S)
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390
-    for button in ("#chats-toggle", ".tabs button[data-panel=tools]", ".tabs button[data-panel=history]"):
+    tabs = [f".tabs button[data-panel={name}]" for name in ("servers", "tools", "history", "models", "settings")]
+    for button in ("#chats-toggle", *tabs):
         box = await page.locator(button).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (button, box)
     assert await page.locator("#conversations").is_hidden()

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from edgehost.settings import BACKEND_LABELS
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -58,14 +60,6 @@ log = logging.getLogger(__name__)
 # dialog alike: "safe" beside "Why you are asked" read as a contradiction.
 RISK_LABELS = {"destructive": "⚠ destructive", "caution": "✎ changes things", "safe": "✓ read-only"}
 
-# What each backend is called on screen: the settings' values are ids a user never has to read.
-BACKEND_NAMES = {
-    "auto": "Automatic (by board)",
-    "llamacpp": "llama.cpp on the CPU",
-    "rkllm": "RKLLM on the NPU",
-    "openai": "OpenAI-compatible server",
-}
-
 
 class BackendChoice(QComboBox):
     """The backends by name; ``chosen`` carries the settings id of the one the user picks."""
@@ -74,7 +68,7 @@ class BackendChoice(QComboBox):
 
     def __init__(self, current: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        for backend, name in BACKEND_NAMES.items():
+        for backend, name in BACKEND_LABELS.items():
             self.addItem(name, backend)
         self.set_backend(current)
         self.currentIndexChanged.connect(lambda _index: self.chosen.emit(self.backend()))

@@ -6,17 +6,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox, QWidget
 
+from edgehost.settings import ROUTING_LABELS
+
 if TYPE_CHECKING:
     from edgehost.host.host import Host
 
 __all__ = ["RoutingSwitch"]
 
 # (routing, label): the order of the items.
-CHOICES = (
-    ("auto", "Tools: automatic"),
-    ("host", "Tools: EdgeHost decides"),
-    ("model", "Tools: the model decides"),
-)
+CHOICES = tuple(ROUTING_LABELS.items())
 _EFFECTIVE = {
     "host": "EdgeHost decides whether a question needs a tool and which one; the model fills in the arguments.",
     "model": "The model decides by itself whether and which tool to call.",

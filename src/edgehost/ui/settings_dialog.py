@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.boards import current_profile, load_profiles
-from edgehost.errors import EdgeHostError
+from edgehost.host.settings_choices import profile_choices
 from edgehost.llm.models import find_models
 from edgehost.settings import Settings
 from edgehost.ui._widgets import BackendChoice, cancel_save_row
@@ -75,20 +74,10 @@ class SettingsDialog(QDialog):
         form.addRow("Backend", self.backend)
 
         self.profile = QComboBox()
-        try:
-            _info, detected = current_profile(None)
-            detected_name: str | None = detected.name
-            detected_label = f"Detected: {detected.display_name}"
-        except EdgeHostError as exc:
-            detected_name, detected_label = None, f"Detected: none ({exc})"
+        detected_label, profiles = profile_choices(host.paths)
         self.profile.addItem(detected_label, None)
-        try:
-            profiles = load_profiles()
-        except EdgeHostError:
-            profiles = []
-        for profile in profiles:
-            suffix = "  (detected)" if profile.name == detected_name else ""
-            self.profile.addItem(f"{profile.display_name}{suffix}", profile.name)
+        for name, label in profiles:
+            self.profile.addItem(label, name)
         self._select(self.profile, settings.profile)
         form.addRow("Board profile", self.profile)
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
-from edgehost.ui._widgets import BACKEND_NAMES, BackendChoice
+from edgehost.settings import BACKEND_LABELS
+from edgehost.ui._widgets import BackendChoice
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["StatusLine"]
 
 # How the status bar names each backend's runtime.
-_RUNTIMES = {**BACKEND_NAMES, "openai": "network server", "scripted": "scripted"}
+_RUNTIMES = {**BACKEND_LABELS, "openai": "network server", "scripted": "scripted"}
 
 
 class StatusLine:

@@ -28,6 +28,7 @@ from edgehost.web.auth import WS_PROTOCOL, Access
 from edgehost.web.hub import EventHub, Subscriber
 from edgehost.web.models_face import MODEL_COMMANDS, models_listing, run_model_command
 from edgehost.web.page import page_html
+from edgehost.web.settings_face import save_settings, settings_listing
 from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
         Route("/tools", faces.tools),
         Route("/api/servers", faces.servers),
         Route("/api/models", faces.models),
+        Route("/api/settings", faces.settings),
         Route("/api/conversations", faces.conversations),
         Route("/api/conversations/{conversation_id:int}", faces.conversation),
         Route("/api/executions", faces.executions),
@@ -140,6 +142,9 @@ class _Face:
 
     async def models(self, request: Request) -> Response:
         return JSONResponse(await models_listing(self.host, show_all=request.query_params.get("all") == "1"))
+
+    async def settings(self, _request: Request) -> Response:
+        return JSONResponse(await settings_listing(self.host))
 
     async def conversations(self, request: Request) -> Response:
         found = self.host.history.conversations(request.query_params.get("q", ""), limit=200)
@@ -277,6 +282,8 @@ class _Face:
             elif command.name == "enable_tool":
                 self.host.set_tool_enabled(fields["name"], fields["enabled"])
                 await self._reply(socket, command, True)
+            elif command.name == "save_settings":
+                await self._reply(socket, command, True, **await save_settings(self.host, fields["values"]))
             elif command.name in MODEL_COMMANDS:
                 await self._reply(
                     socket, command, True, **await run_model_command(self.host, command.name, fields)

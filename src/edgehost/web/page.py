@@ -12,7 +12,8 @@ from pathlib import Path
 __all__ = ["STATIC", "page_html"]
 
 STATIC = Path(__file__).resolve().parent / "static"
-SCRIPTS = ("markdown.js", "app.js", "models.js")  # models.js wires its elements with app.js's helpers
+# models.js and settings.js wire their elements with app.js's helpers: after it.
+SCRIPTS = ("markdown.js", "app.js", "models.js", "settings.js")
 
 
 @functools.lru_cache(maxsize=1)

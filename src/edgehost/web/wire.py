@@ -43,6 +43,7 @@ COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "cancel_download": {"name": str},
     "use_model": {"path": str},
     "remove_model": {"name": str},
+    "save_settings": {"values": dict},  # the Settings panel: web/settings_face.py PAGE_SETTINGS
 }
 MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
 
@@ -129,6 +130,6 @@ def approval_decision(fields: Mapping[str, Any]) -> ApprovalDecision:
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {str: "a string", int: "a number", bool: "true or false"}
+    names = {str: "a string", int: "a number", bool: "true or false", dict: "an object"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(k, k.__name__) for k in kinds)

@@ -429,10 +429,11 @@ function markCurrent() {
 function openPanel(name) {
   state.panel = state.panel === name ? null : name;
   $("panel").hidden = !state.panel;
-  for (const key of ["servers", "tools", "history", "models"]) $("panel-" + key).hidden = key !== state.panel;
+  for (const key of ["servers", "tools", "history", "models", "settings"]) $("panel-" + key).hidden = key !== state.panel;
   if (state.panel) {
     $("panel-title").textContent = name[0].toUpperCase() + name.slice(1);
     refreshPanel();
+    openSettings();
   }
 }
 
@@ -442,6 +443,9 @@ function refreshPanel() {
   if (state.panel === "history") refreshHistory();
   if (state.panel === "models") refreshModels();
 }
+
+// Settings are read when the panel opens, not each time the lists refresh (that would undo what is typed).
+function openSettings() { if (state.panel === "settings") refreshSettings().catch((error) => notice(error.message, true)); }
 
 function switchRow(label, detail, checked, onChange) {
   const item = document.createElement("li");
