@@ -93,28 +93,7 @@ def test_a_repository_alone_pulls_its_only_model_file_and_rm_deletes_it(hub: Fak
 
 def test_a_pull_killed_midway_resumes_where_it_stopped(hub: FakeHub, data_dir: Path) -> None:
     hub.delay = 0.01  # ~6 MB/s: time to kill it halfway
-    command = [
-        sys.executable,
-        "-m",
-        "edgehost",
-        "--data-dir",
-        str(data_dir),
-        "models",
-        "pull",
-        f"{REPO}:{FILE}",
-    ]
-    process = subprocess.Popen(
-        command,
-        env=os.environ | {"HF_ENDPOINT": hub.url},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    part = data_dir / "models" / ".downloads" / f"{FILE}.part"
-    deadline = time.monotonic() + TIMEOUT_S
-    while not (part.exists() and part.stat().st_size > 20_000_000):
-        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
-        time.sleep(0.05)
+    process, part = _pull_until(data_dir, hub, 20_000_000)
     process.send_signal(signal.SIGKILL)
     process.communicate()  # reaps it and closes its pipes
     kept = part.stat().st_size
@@ -265,6 +244,20 @@ def test_an_interrupted_pull_says_where_it_stopped_and_the_command_that_resumes_
     hub: FakeHub, data_dir: Path
 ) -> None:
     hub.delay = 0.01
+    process, part = _pull_until(data_dir, hub, 5_000_000)
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=TIMEOUT_S)
+    assert process.returncode == 130
+    kept = part.stat().st_size
+    total = default_model_path().stat().st_size
+    assert err.splitlines()[-1] == (
+        f"Stopped at {kept / 1e6:,.0f} of {total / 1e6:,.0f} MB: "
+        f"`edgehost models pull {REPO}:{FILE}` resumes from there."
+    )
+
+
+def _pull_until(data_dir: Path, hub: FakeHub, size: int) -> tuple[subprocess.Popen[str], Path]:
+    """`edgehost models pull REPO:FILE` running, once its part file holds more than ``size`` bytes."""
     process = subprocess.Popen(
         [sys.executable, "-m", "edgehost", "--data-dir", str(data_dir), "models", "pull", f"{REPO}:{FILE}"],
         env=os.environ | {"HF_ENDPOINT": hub.url},
@@ -275,15 +268,7 @@ def test_an_interrupted_pull_says_where_it_stopped_and_the_command_that_resumes_
     )
     part = data_dir / "models" / ".downloads" / f"{FILE}.part"
     deadline = time.monotonic() + TIMEOUT_S
-    while not (part.exists() and part.stat().st_size > 5_000_000):
+    while not (part.exists() and part.stat().st_size > size):
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _out, err = process.communicate(timeout=TIMEOUT_S)
-    assert process.returncode == 130
-    kept = part.stat().st_size
-    total = default_model_path().stat().st_size
-    assert err.splitlines()[-1] == (
-        f"Stopped at {kept / 1e6:,.0f} of {total / 1e6:,.0f} MB: "
-        f"`edgehost models pull {REPO}:{FILE}` resumes from there."
-    )
+    return process, part

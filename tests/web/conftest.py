@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from tests.host.conftest import WAIT_S, Recorder
+from tests.support import CHROMIUM_ARGS
 
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.base import Backend
@@ -62,3 +63,26 @@ def chromium() -> str:
     if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
         pytest.skip("chromium is not installed: make test installs Debian's chromium")
     return CHROMIUM
+
+
+@pytest.fixture
+async def browser(chromium: str) -> AsyncIterator[Any]:
+    """Debian's Chromium, launched by Playwright."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest.fixture
+async def page(browser: Any) -> Any:
+    """A new page of ``browser``; ``page.errors`` collects the script errors it meets."""
+    opened = await browser.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.errors = errors
+    return opened

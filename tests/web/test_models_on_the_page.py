@@ -6,14 +6,12 @@ load a file that is no model of the board."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
 from tests.fake_hub import FakeHub
-from tests.support import CHROMIUM_ARGS
 from tests.web.test_http import _next
 
 from edgehost.host import events as ev
@@ -34,22 +32,6 @@ REPO, FILE = "bartowski/Qwen2.5-0.5B-Instruct-GGUF", "Qwen2.5-0.5B-Instruct-Q4_K
 def hub(empty_hub: FakeHub) -> FakeHub:
     empty_hub.add(REPO, FILE, default_model_path())
     return empty_hub
-
-
-@pytest.fixture
-async def page(chromium: str) -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            opened = await browser.new_page()
-            errors: list[str] = []
-            opened.on("pageerror", lambda error: errors.append(str(error)))
-            opened.errors = errors
-            yield opened
-        finally:
-            await browser.close()
 
 
 async def _models_panel(page: Any, url: str) -> Any:

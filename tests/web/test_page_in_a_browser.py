@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from tests.host.conftest import call
-from tests.support import CHROMIUM_ARGS
 
 from edgehost.host import events as ev
 from edgehost.llm.base import GenerationEvent, GenerationRequest
@@ -27,18 +26,6 @@ from edgehost.settings import Settings
 pytestmark = pytest.mark.slow
 PAGE_S = 30_000  # ms, Playwright's unit
 TURN_S = 180_000  # a turn of the real model on a loaded 2-core machine
-
-
-@pytest.fixture
-async def browser(chromium: str) -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 async def _open(browser: Any, url: str, **context: Any) -> Any:
@@ -272,7 +259,9 @@ async def test_on_a_phone_the_page_fits_the_screen_and_the_conversations_open_fr
     await page.goto(served.server.url)
     await page.wait_for_selector("#link.on", timeout=PAGE_S)
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390
-    tabs = [f".tabs button[data-panel={name}]" for name in ("servers", "tools", "history", "models", "settings")]
+    tabs = [
+        f".tabs button[data-panel={name}]" for name in ("servers", "tools", "history", "models", "settings")
+    ]
     for button in ("#chats-toggle", *tabs):
         box = await page.locator(button).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (button, box)

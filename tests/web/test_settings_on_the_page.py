@@ -5,12 +5,10 @@ again with it. And on the socket: a value the settings do not take is refused, n
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import websockets
-from tests.support import CHROMIUM_ARGS
 from tests.web.test_http import _next
 
 from edgehost.host import events as ev
@@ -19,22 +17,6 @@ from edgehost.llm.scripted import ScriptedBackend
 pytestmark = pytest.mark.slow
 PAGE_S = 30_000  # ms, Playwright's unit
 LOAD_S = 180_000  # loading the model again on a loaded 2-core machine
-
-
-@pytest.fixture
-async def page(chromium: str) -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            opened = await browser.new_page()
-            errors: list[str] = []
-            opened.on("pageerror", lambda error: errors.append(str(error)))
-            opened.errors = errors
-            yield opened
-        finally:
-            await browser.close()
 
 
 async def test_settings_saved_on_the_page_reach_the_settings_file_and_the_model_is_loaded_again_with_them(
