@@ -16,11 +16,12 @@ else:  # pragma: no cover - Python 3.10
 
 __all__ = ["load_toml"]
 
-_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 
 
 def load_toml(text: str, path: str) -> dict[str, Any]:
-    """The TOML document ``text`` read from ``path``. Raises ConfigError with its line and column."""
+    """The TOML document ``text`` read from ``path``. Raises ConfigError with its line and column (said
+    once, where the error names the file, not again in the decoder's message)."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -28,4 +29,5 @@ def load_toml(text: str, path: str) -> dict[str, Any]:
         found = _POSITION.search(message)
         line = int(found.group(1)) if found else None
         column = int(found.group(2)) if found else None
-        raise ConfigError(f"invalid TOML: {message}", path=path, line=line, column=column) from None
+        reason = _POSITION.sub("", message)
+        raise ConfigError(f"invalid TOML: {reason}", path=path, line=line, column=column) from None

@@ -198,6 +198,7 @@ def test_a_broken_file_raises_with_file_line_and_column(
         load(name, data_dir)
     assert where in str(raised.value)
     assert words in str(raised.value)
+    assert "(at line" not in str(raised.value)  # the position is said once, where the file is named
     assert raised.value.path == str(CONFIGS / name)
     assert raised.value.line is not None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -226,24 +225,11 @@ class _ProfileFile(_Table):
     sampling: _SamplingTable = Field(default_factory=_SamplingTable)
 
 
-_TOML_POSITION = re.compile(r"\s*\(at line \d+, column \d+\)")
-
-
-def _load_toml(text: str, where: str) -> dict[str, Any]:
-    """load_toml, with the position of a syntax error said once: the message of Python's TOMLDecodeError
-    repeats "(at line L, column C)" after the ``file:L:C:`` the error starts with."""
-    try:
-        return load_toml(text, where)
-    except ConfigError as exc:
-        reason = _TOML_POSITION.sub("", exc.reason)
-        raise ConfigError(reason, path=exc.path, line=exc.line, column=exc.column, field=exc.field) from None
-
-
 def load_profile(path: Path) -> BoardProfile:
     """Read one profile file. Raises ConfigError naming the file, line and key when it is bad."""
     where = str(path)
     text = path.read_text(encoding="utf-8")
-    data = _load_toml(text, where)
+    data = load_toml(text, where)
     locations = toml_locations(text)
     if "recommended_models" in data:
         position = locations.position_of(("recommended_models",))
