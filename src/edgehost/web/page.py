@@ -12,8 +12,8 @@ from pathlib import Path
 __all__ = ["STATIC", "page_html"]
 
 STATIC = Path(__file__).resolve().parent / "static"
-# models.js and settings.js wire their elements with app.js's helpers: after it.
-SCRIPTS = ("markdown.js", "app.js", "models.js", "settings.js")
+# The panels' scripts wire their elements with app.js's helpers: after it.
+SCRIPTS = ("markdown.js", "app.js", "history.js", "models.js", "settings.js")
 
 
 @functools.lru_cache(maxsize=1)
