@@ -90,3 +90,51 @@ def test_closing_the_window_while_the_core_still_loads_quits_once_it_has_loaded(
             await desktop.aclose()
 
     run(scenario())
+
+
+def test_a_start_that_fails_says_why_in_the_chat_and_the_status_bar_no_longer_says_loading(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        desktop = Desktop(
+            Paths.resolve(None, data_dir),
+            Settings(close_to_tray=False),
+            HostOptions(backend=ScriptedBackend()),
+            profile_override="no-such-board",  # --profile: an unknown name stops the start
+        )
+        app = asyncio.create_task(desktop.run())
+        try:
+            await wait_until(lambda: desktop.start_error is not None)
+            assert "unknown board profile 'no-such-board'" in desktop.start_error
+            shown = desktop.window.status.model_label.text()
+            assert shown.startswith("✕ Model not started: unknown board profile 'no-such-board'"), shown
+        finally:
+            desktop.quit()
+            await asyncio.wait_for(app, STEP_S)
+
+    run(scenario())
+
+
+def test_a_profile_the_settings_name_that_does_not_exist_is_said_in_the_window_and_the_detected_one_used(
+    data_dir: Path, run: Any
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    (data_dir / "settings.json").write_text('{\n  "profile": "rock5b"\n}\n')
+    settings = Settings.load(data_dir / "settings.json")
+
+    async def scenario() -> None:
+        desktop = Desktop(Paths.resolve(None, data_dir), settings, HostOptions(backend=ScriptedBackend()))
+        app = asyncio.create_task(desktop.run())
+        try:
+            await wait_until(lambda: desktop.host.started)
+            assert desktop.start_error is None and desktop.host.profile.name != "rock-5b"
+            shown = [label.text() for label in desktop.window.chat.findChildren(QLabel)]
+            [notice] = [text for text in shown if "rock5b" in text]
+            assert notice.startswith(f"⚠ {data_dir / 'settings.json'}:2: unknown board profile 'rock5b'")
+            assert "(did you mean 'rock-5b'?)" in notice and "To fix it: set 'profile' to 'rock-5b'" in notice
+        finally:
+            desktop.quit()
+            await asyncio.wait_for(app, STEP_S)
+
+    run(scenario())

@@ -39,6 +39,7 @@ from edgehost.boards.profiles import (
     profiles_dir,
     read_profiles,
     user_profiles_dir,
+    warn_once,
 )
 from edgehost.paths import Paths
 from edgehost.settings import SettingText
@@ -56,6 +57,7 @@ __all__ = [
     "ThermalZone",
     "big_cores",
     "choose_profile",
+    "current_choice",
     "current_profile",
     "detect_board",
     "detect_npu",
@@ -74,6 +76,7 @@ __all__ = [
     "select_profile",
     "system_root",
     "user_profiles_dir",
+    "warn_once",
 ]
 
 
@@ -88,8 +91,19 @@ def current_profile(
     user_profiles_dir(``paths``), else from beside the settings file that named ``override``; one that
     cannot be read is left out with a warning. Raises ConfigError for a broken shipped profile file.
     """
+    info, choice = current_choice(override, root, paths)
+    for warning in choice.warnings:
+        warn_once(warning.problem)
+    return info, choice.profile
+
+
+def current_choice(
+    override: str | None = None, root: Path | None = None, paths: Paths | None = None
+) -> tuple[BoardInfo, ProfileChoice]:
+    """current_profile's detection and choice, with who chose the profile and what is wrong with the
+    choice (its warnings, not logged: for a face to show them). Raises as current_profile does."""
     info = detect_board(root if root is not None else system_root())
-    return info, select_profile(info, load_profiles(user_dir=_user_dir(override, paths)), override)
+    return info, choose_profile(info, load_profiles(user_dir=_user_dir(override, paths)), override)
 
 
 def _user_dir(override: str | None, paths: Paths | None) -> Path | None:

@@ -115,6 +115,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         )
         self.board: Any = None
         self.profile: Any = None
+        self.profile_warnings: tuple[Any, ...] = ()  # boards.ProfileWarning: set by start()
         self.servers_config = ServersConfig()
         # The faces use the Host's methods and views, never these (decision 9).
         self._mcp: ServerManager | None = None
@@ -162,15 +163,20 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         """Open the store, start the servers (concurrently) and load the model in the background.
 
         A servers file that cannot be read at all leaves the built-in servers running, its error in
-        ``servers_config.file_error``; a bad server entry only marks that server failed.
+        ``servers_config.file_error``; a bad server entry only marks that server failed. What is wrong
+        with the board profile's choice but does not stop the start (a profile the settings name that
+        does not exist) is in ``profile_warnings``.
         """
-        from edgehost.boards import current_profile
+        from edgehost.boards import current_choice, warn_once
 
         # Reading sysfs and the profiles, parsing the config and opening SQLite take a while on a board:
         # off the event loop, so a window that is already up stays responsive.
-        self.board, self.profile = await asyncio.to_thread(
-            current_profile, self.profile_override or self.settings.profile, paths=self.paths
+        self.board, choice = await asyncio.to_thread(
+            current_choice, self.profile_override or self.settings.profile, paths=self.paths
         )
+        self.profile, self.profile_warnings = choice.profile, choice.warnings
+        for profile_warning in choice.warnings:
+            warn_once(profile_warning.problem)
         servers = self.options.servers
         if servers is None:
             servers = await asyncio.to_thread(

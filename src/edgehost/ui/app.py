@@ -388,8 +388,14 @@ class Desktop:
             log.exception("the host failed to start")
             self.start_error = str(exc)
             self.window.chat.add_notice(f"⚠ EdgeHost could not start: {exc}", error=True)
+            # No model loads after this: the status bar says why instead of "Loading model…".
+            from edgehost.host import events as ev
+
+            self.window.status.show_model(ev.ModelStatusChanged("not started", "", "", str(exc)))
             if hidden:  # in the tray, the notice would go unseen
                 self.window.show_window()
+        for warning in self.host.profile_warnings:  # a profile the settings name that does not exist
+            self.window.chat.add_notice(f"⚠ {warning.problem}. To fix it: {warning.hint}.", error=True)
         problem = self.host.servers_config.file_error
         if problem:
             self.window.chat.add_notice(
