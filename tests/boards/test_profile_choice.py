@@ -143,3 +143,18 @@ def test_a_user_profile_named_in_the_settings_is_found_beside_the_settings_file(
     [warning] = warnings_of(caplog)  # the broken one is left out, by file and line
     assert warning.startswith(f"{data_dir / 'board_profiles' / 'broken.toml'}:2:1: unknown key 'thread'")
     assert "(did you mean 'threads'?)" in warning
+
+
+def test_edgehost_models_fits_the_catalog_to_the_users_own_profile(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("EDGEHOST_SYSFS_ROOT", str(build(tmp_path / "root", rk3588_board())))
+    mine = data_dir / "board_profiles"
+    mine.mkdir()
+    shipped = (Path(load_profiles()[0].source or "").parent / "orangepi-5-plus.toml").read_text()
+    (mine / "opi5plus.toml").write_text(
+        shipped.replace('display_name = "Orange Pi 5 Plus"', 'display_name = "My Orange Pi"')
+    )
+    assert main(["--data-dir", str(data_dir), "models", "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)["board"]
+    assert board["name"].startswith("My Orange Pi"), board

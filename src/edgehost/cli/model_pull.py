@@ -30,7 +30,7 @@ __all__ = ["fitted_catalog", "pull", "remove", "use"]
 
 
 def _board(ctx: CliContext) -> tuple[BoardProfile, BoardFacts]:
-    info, profile = current_profile(ctx.profile_override or ctx.settings.profile)
+    info, profile = current_profile(ctx.profile_override or ctx.settings.profile, paths=ctx.paths)
     return profile, board_facts(info, ctx.settings.rkllm_lib, ctx.settings.rkllm_abi)
 
 

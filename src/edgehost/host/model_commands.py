@@ -130,7 +130,7 @@ class ModelCommands:
         profile = self.profile
         if profile is None:
             _info, profile = await asyncio.to_thread(
-                current_profile, self.profile_override or self.settings.profile
+                current_profile, self.profile_override or self.settings.profile, paths=self.paths
             )
         return await self._models.rows(profile, self.settings)
 
