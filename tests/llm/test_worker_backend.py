@@ -6,6 +6,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llm_helpers import collect
@@ -241,3 +242,44 @@ async def test_a_truncated_model_file_fails_to_load_with_a_clear_error(
         assert backend.last_exit is None
     finally:
         await backend.close()
+
+
+async def test_a_worker_start_cancelled_while_its_log_opens_leaves_no_file_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen as a ResourceWarning for worker.log when a model was switched twice at once: the start was
+    # cancelled while a thread opened the log, and the file it opened was left to the garbage collector.
+    import threading
+
+    from edgehost.llm import worker_backend
+
+    gate = threading.Event()
+    real_open = worker_backend.open_child_log
+
+    def open_when_let(*args: Any) -> Any:  # the real open, once the test has cancelled the start
+        gate.wait(10)
+        return real_open(*args)
+
+    monkeypatch.setattr(worker_backend, "open_child_log", open_when_let)
+    log = tmp_path / "worker.log"
+    start = asyncio.ensure_future(
+        worker_backend._Process.start(
+            lambda _fds: [sys.executable, "-c", "pass"], lambda _m: None, lambda *_a: None, log
+        )
+    )
+    await asyncio.sleep(0.2)  # its thread now waits to open the log
+    start.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await start
+    gate.set()
+    # The log opens now. Left open, it would be collected with a ResourceWarning while the loop runs
+    # here; closed, it is gone from this process's descriptors.
+    await asyncio.sleep(0.5)
+    assert _descriptors_open_on(log) == []
+
+
+def _descriptors_open_on(path: Path) -> list[str]:
+    """This process's file descriptors open on ``path``."""
+    import os
+
+    return [fd.name for fd in Path("/proc/self/fd").iterdir() if os.path.realpath(fd) == str(path)]

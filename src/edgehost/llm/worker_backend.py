@@ -94,6 +94,15 @@ class _Stream:
         self.cancel_requested = False
 
 
+def _close_opened_log(opening: asyncio.Future[tuple[Any, int]]) -> None:
+    """Close the log a cancelled start opened (open_child_log's file; not DEVNULL)."""
+    if opening.cancelled() or opening.exception() is not None:
+        return
+    stderr = opening.result()[0]
+    if stderr is not subprocess.DEVNULL:
+        stderr.close()
+
+
 class _Process:
     """One worker process, its pipes and the thread that reads its messages (made by ``start``)."""
 
@@ -127,7 +136,14 @@ class _Process:
 
         Raises OSError when it cannot be started.
         """
-        stderr, log_start = await asyncio.to_thread(open_child_log, log_file, WORKER_LOG_MAX_BYTES)
+        opening = asyncio.ensure_future(asyncio.to_thread(open_child_log, log_file, WORKER_LOG_MAX_BYTES))
+        try:
+            stderr, log_start = await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            # The thread opens the log all the same (a model switched again at once): close it then,
+            # rather than leave the file to the garbage collector.
+            opening.add_done_callback(_close_opened_log)
+            raise
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
         try:
