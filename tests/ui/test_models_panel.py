@@ -273,3 +273,31 @@ def test_a_cancelled_downloads_part_can_be_removed_to_free_its_space(
             assert panel.rows[ENTRY].action.text() == "Download"
 
     run(scenario())
+
+
+def test_the_part_of_a_cancelled_hub_file_download_can_be_removed_from_its_card(
+    data_dir: Path, empty_hub: FakeHub, run: Any
+) -> None:
+    other = "Other-Model-Q4_K_M.gguf"  # named by no catalog entry: only its REPO:FILE finds its part
+    empty_hub.add(REPO, other, default_model_path())
+    spec = f"{REPO}:{other}"
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=empty_hub.url) as desktop:
+            empty_hub.delay = 0.005
+            panel = desktop.window.open_panel("models")
+            assert isinstance(panel, ModelsPanel)
+            await wait_until(lambda: ENTRY in panel.rows)
+            panel.hub_file.setText(spec)
+            panel.pull_from_hub()
+            row = panel.rows[spec]
+            await wait_until(lambda: " MB/s" in row.status.text())
+            row.cancel_button.click()
+            await wait_until(lambda: row.action.text() == "Resume")
+            part = desktop.host.paths.models_dir / ".downloads" / f"{other}.part"
+            assert part.exists() and row.remove_button.isVisible()
+            row.remove_button.click()
+            assert _answer_yes(panel).startswith(f"Delete the unfinished download of {other} from ")
+            assert not part.exists()
+
+    run(scenario())

@@ -24,6 +24,7 @@ __all__ = [
     "catalog_order",
     "describe_progress",
     "duration",
+    "hub_card",
     "installed_details",
     "model_cards",
 ]
@@ -123,9 +124,16 @@ class ModelCard:
     partial_bytes: int = 0  # of an interrupted download, which Download resumes
     removable: bool = False  # a file (or part of one) in the models folder, not in use
     usable: bool = True  # the file can be loaded (a broken one says why in `note`)
+    hub: bool = False  # a file of the Hugging Face Hub pulled by its REPO:FILE, no catalog entry
 
     def as_dict(self) -> dict[str, Any]:
         return {field: getattr(self, field) for field in self.__dataclass_fields__}
+
+
+def hub_card(spec: str, state: str = "available") -> ModelCard:
+    """A file of the Hugging Face Hub named as REPO:FILE (or REPO, for its only model file)."""
+    repo, _, file = spec.partition(":")
+    return ModelCard(spec, file or repo, f"{repo} on the Hugging Face Hub", state, catalog=True, hub=True)
 
 
 async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[ModelCard]]:
@@ -136,14 +144,7 @@ async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[
     downloading = host.downloads()
     catalog_files = {Path(row.entry.file).name for row in rows}
     cards = [  # pulled by REPO:FILE
-        ModelCard(
-            spec,
-            spec.partition(":")[2] or spec,
-            f"{spec.partition(':')[0]} on the Hugging Face Hub",
-            "downloading",
-            catalog=True,
-        )
-        for spec in sorted(downloading - {row.entry.name for row in rows})
+        hub_card(spec, "downloading") for spec in sorted(downloading - {row.entry.name for row in rows})
     ]
     for model in models:
         if Path(model.path).name in catalog_files:

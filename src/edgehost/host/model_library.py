@@ -134,13 +134,15 @@ class ModelRemoval:
 def plan_removal(models_dir: Path, chosen: str | None, name: str) -> ModelRemoval:
     """What removing ``name`` deletes (`edgehost models rm`, the Models page's Remove): a model file in
     the models folder, by any name find_installed takes, with its unfinished download; or an unfinished
-    download alone, by its file's or catalog entry's name. Raises UsageError for the built-in model, a
-    file outside the models folder, the model in use (saying how to switch), or an unknown name."""
+    download alone, by its file's or catalog entry's name or as REPO:FILE. Raises UsageError for the
+    built-in model, a file outside the models folder, the model in use (saying how to switch), or an
+    unknown name."""
     try:
         model: ModelFile | None = find_installed(models_dir, chosen, name)
     except UsageError:
         entry = find_entry(load_catalog(), name)
-        file_name = Path(entry.file if entry else name).name
+        # An entry's file, or the FILE of a hub file named as REPO:FILE, or a file's own name.
+        file_name = Path(entry.file if entry else name.rpartition(":")[2]).name
         if not _parts(models_dir, file_name):
             raise
         model = None

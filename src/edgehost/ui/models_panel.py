@@ -5,8 +5,6 @@ commands, follows its download events, and removes by the rules `edgehost models
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -26,51 +24,36 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
-from edgehost.host.model_cards import (
-    catalog_details,
-    catalog_note,
-    catalog_order,
-    describe_progress,
-    installed_details,
-)
+from edgehost.host.model_cards import ModelCard, describe_progress, hub_card, model_cards
 from edgehost.host.model_library import in_models_folder, plan_removal
 from edgehost.ui._widgets import Chip, TaskSet, confirm
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
     from edgehost.host.model_library import ModelRemoval
-    from edgehost.llm.catalog import CatalogRow
-    from edgehost.llm.models import ModelFile
 
 __all__ = ["ModelsPanel"]
 
 
-class DownloadRow(QFrame):
-    """A model to download: its progress, Cancel, and Download / Resume / Use / In use; Remove for the
-    downloaded file, or for the part an interrupted download left."""
+class ModelRow(QFrame):
+    """One model as the panel lists it (a ModelCard): what it is, Download / Resume / Use / In use, its
+    progress and Cancel while it downloads, and Remove for a downloaded file in the models folder or for
+    the part an interrupted download left."""
 
-    def __init__(
-        self,
-        panel: ModelsPanel,
-        name: str,
-        title: str,
-        details: str,
-        file: str | None,
-        *,
-        fits: bool = True,
-        partial_bytes: int = 0,
-    ) -> None:
+    def __init__(self, panel: ModelsPanel, card: ModelCard) -> None:
         super().__init__()
         self.panel = panel
-        self.name = name  # what the download is started and reported under
-        self.file = file  # the model's file name, when known before it is downloaded
-        self.fits = fits
-        self.partial_bytes = partial_bytes  # of a download a click resumes
-        self.path: str | None = None
-        layout, self.top = _card(self, title)
+        self.name = card.name  # what its download is started and reported under
+        self.fits = card.fits
+        self.usable = card.usable
+        self.partial_bytes = card.partial_bytes  # of a download a click resumes
+        self.path = card.path  # the file on this machine, once it is there
+        layout, self.top = _card(self, card.title)
+        if card.recommended:
+            self.top.addWidget(Chip("Suggested for this board", "accent"))
         self.top.addStretch(1)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(lambda: panel.host.cancel_download(name))
+        self.cancel_button.clicked.connect(lambda: panel.host.cancel_download(self.name))
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(lambda: panel.remove(self))
         self.action = QPushButton()
@@ -78,20 +61,23 @@ class DownloadRow(QFrame):
         for button in (self.cancel_button, self.remove_button, self.action):
             self.top.addWidget(button)
         layout.addLayout(self.top)
-        layout.addWidget(_caption(details))
+        layout.addWidget(_caption(card.details))
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
-        self.status = _caption()
-        self.status.hide()
         layout.addWidget(self.progress)
+        self.status = _caption(card.note)
+        self.status.setVisible(bool(card.note))
         layout.addWidget(self.status)
+        self.show_state(card.state)
 
     @property
     def removable(self) -> str | None:
-        """The path or file name Remove deletes, in this state; None when there is nothing to remove."""
-        if self.state == "installed":
-            return self.path or self.file
-        return self.file if self.state == "available" and self.partial_bytes else None
+        """What Remove deletes in this state (a file's path, or the name of a download whose part is
+        kept); None when there is nothing EdgeHost may delete: never the built-in model or the model in
+        use."""
+        if self.state == "installed" and self.path is not None:
+            return self.path if in_models_folder(self.path, self.panel.host.paths.models_dir) else None
+        return self.name if self.state == "available" and self.partial_bytes else None
 
     def show_state(self, state: str) -> None:
         """available | downloading | installed | in use."""
@@ -101,7 +87,7 @@ class DownloadRow(QFrame):
         self.cancel_button.setVisible(downloading)
         self.remove_button.setVisible(self.removable is not None)
         self.action.setVisible(not downloading)
-        self.action.setEnabled(state != "in use" and (self.fits or state == "installed"))
+        self.action.setEnabled(state != "in use" and (self.fits if state == "available" else self.usable))
         labels = {
             "available": "Resume" if self.partial_bytes else "Download",
             "installed": "Use",
@@ -136,84 +122,15 @@ class DownloadRow(QFrame):
         self.status.show()
 
 
-class ModelRow(DownloadRow):
-    """One catalog entry: what it is, whether it fits, and its download."""
-
-    def __init__(self, panel: ModelsPanel, row: CatalogRow) -> None:
-        entry = row.entry
-        details = catalog_details(row)
-        super().__init__(
-            panel,
-            entry.name,
-            entry.display_name,
-            details,
-            Path(entry.file).name,
-            fits=row.fits,
-            partial_bytes=0 if row.installed else row.partial_bytes,
-        )
-        self.row = row
-        if row.recommended:
-            self.top.insertWidget(1, Chip("Suggested for this board", "accent"))
-        if note := catalog_note(row):
-            self.status.setText(note)
-            self.status.show()
-        if row.installed:
-            self.path = str(panel.host.paths.models_dir / Path(entry.file).name)
-        self.show_state("installed" if row.installed else "available")
-
-
-class HubRow(DownloadRow):
-    """A file of the Hugging Face Hub pulled by its REPO:FILE (or REPO, for its only model file)."""
-
-    def __init__(self, panel: ModelsPanel, spec: str) -> None:
-        repo, _, file = spec.partition(":")
-        super().__init__(
-            panel, spec, file or repo, f"{repo} on the Hugging Face Hub", Path(file).name if file else None
-        )
-        self.show_state("available")
-
-
-class InstalledRow(QFrame):
-    """A model file on this machine that is no catalog entry: what it is, Use / In use, and Remove."""
-
-    def __init__(self, panel: ModelsPanel, model: ModelFile) -> None:
-        super().__init__()
-        self.path: str | None = model.path
-        layout, top = _card(self, model.name)
-        top.addStretch(1)
-        # Only a file in the models folder is EdgeHost's to delete: never the built-in model.
-        self.removable = model.path if in_models_folder(model.path, panel.host.paths.models_dir) else None
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.clicked.connect(lambda: panel.remove(self))
-        self.action = QPushButton()
-        self.action.clicked.connect(lambda: panel.use(self))
-        top.addWidget(self.remove_button)
-        top.addWidget(self.action)
-        layout.addLayout(top)
-        layout.addWidget(_caption(installed_details(model)))
-        self.status = _caption(model.error or "")
-        self.status.setVisible(bool(model.error))
-        layout.addWidget(self.status)
-        self.usable = model.error is None
-        self.show_state("installed")
-
-    def show_state(self, state: str) -> None:
-        """installed | in use."""
-        self.state = state
-        self.action.setText("In use" if state == "in use" else "Use")
-        self.action.setEnabled(state != "in use" and self.usable)
-        self.remove_button.setVisible(state != "in use" and self.removable is not None)
-
-
 class ModelsPanel(QDialog):
     def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.tasks = TaskSet()
-        self.rows: dict[str, DownloadRow] = {}  # by the name downloads are reported under
-        self.installed: list[InstalledRow] = []  # files on this machine that no catalog row shows
+        self.rows: dict[str, ModelRow] = {}  # by the name downloads are reported under
+        self.installed: list[ModelRow] = []  # files on this machine that no catalog row shows
         self.confirmation: QDialog | None = None  # the open "Remove …?" question
-        self.loading: DownloadRow | InstalledRow | None = None  # the row whose model Use is loading
+        self.loading: ModelRow | None = None  # the row whose model Use is loading
         self.setWindowTitle("Models — EdgeHost")
         self.resize(760, 620)
         layout = QVBoxLayout(self)
@@ -254,7 +171,7 @@ class ModelsPanel(QDialog):
         self.tasks.spawn(self._load(), name="model-catalog")
 
     async def _load(self) -> None:
-        (board, rows), models = await asyncio.gather(self.host.model_catalog(), self.host.installed_models())
+        board, cards = await model_cards(self.host, show_all=self.show_all.isChecked())
         self.board.setText(
             f"{board}. Models come from the Hugging Face Hub into {self.host.paths.models_dir}; "
             "an interrupted download resumes."
@@ -263,33 +180,21 @@ class ModelsPanel(QDialog):
             if (widget := item.widget()) is not None:
                 widget.deleteLater()
         self.rows, self.installed, self.loading = {}, [], None
-        downloading = self.host.downloads()
-        for spec in sorted(downloading - {row.entry.name for row in rows}):  # pulled by REPO:FILE
-            self._add_hub_row(spec).show_state("downloading")
-        catalog_files = {Path(row.entry.file).name for row in rows}
-        others = [m for m in models if Path(m.path).name not in catalog_files]
-        self.list_layout.addWidget(_heading("On this machine" if others else "From the catalog"))
-        for model in others:
-            installed = InstalledRow(self, model)
-            if self.host.model_in_use(model.path):
-                installed.show_state("in use")
-            self.installed.append(installed)
-            self.list_layout.addWidget(installed)
-        if others:
-            self.list_layout.addWidget(_heading("From the catalog"))
-        for row in catalog_order(rows):
-            if not row.fits and not row.installed and not self.show_all.isChecked():
-                continue
-            widget = ModelRow(self, row)
-            if widget.path is not None and self.host.model_in_use(widget.path):
-                widget.show_state("in use")
-            elif row.entry.name in downloading:
-                widget.show_state("downloading")
-            self.rows[row.entry.name] = widget
-            self.list_layout.addWidget(widget)
+        headings = {"file": "On this machine", "catalog": "From the catalog"}
+        for card in cards:  # hub downloads under way, the files no entry names, then the catalog
+            kind = "hub" if card.hub else "catalog" if card.catalog else "file"
+            if (heading := headings.pop(kind, None)) is not None:
+                headings.pop("file", None)  # no "On this machine" below the catalog's heading
+                self.list_layout.addWidget(_heading(heading))
+            row = ModelRow(self, card)
+            if card.catalog:
+                self.rows[card.name] = row
+            else:
+                self.installed.append(row)
+            self.list_layout.addWidget(row)
         self.list_layout.addStretch(1)
 
-    def start_download(self, row: DownloadRow) -> None:
+    def start_download(self, row: ModelRow) -> None:
         row.show_state("downloading")
         row.progress.setRange(0, 1000)
         row.progress.setValue(0)
@@ -314,14 +219,14 @@ class ModelsPanel(QDialog):
         if row.state != "downloading":
             self.start_download(row)
 
-    def _add_hub_row(self, spec: str) -> HubRow:
-        row = self.rows[spec] = HubRow(self, spec)
+    def _add_hub_row(self, spec: str) -> ModelRow:
+        row = self.rows[spec] = ModelRow(self, hub_card(spec))
         self.list_layout.insertWidget(0, row)
         return row
 
-    def use(self, row: DownloadRow | InstalledRow) -> None:
+    def use(self, row: ModelRow) -> None:
         assert row.path is not None
-        others: list[DownloadRow | InstalledRow] = [*self.rows.values(), *self.installed]
+        others: list[ModelRow] = [*self.rows.values(), *self.installed]
         for other in others:
             if other.state == "in use":
                 other.show_state("installed")
@@ -343,7 +248,7 @@ class ModelsPanel(QDialog):
         else:
             row.status.setText(f"Could not load it: {event.detail}" if event.detail else "Could not load it.")
 
-    def remove(self, row: DownloadRow | InstalledRow) -> None:
+    def remove(self, row: ModelRow) -> None:
         """Ask, with the space it frees, before deleting a downloaded model (or the part of one)."""
         if row.removable is None:
             return
