@@ -18,6 +18,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 from tests.support import CONNECT_TIMEOUT_S, python_server_client
 
+import edgehost.servers.board as board_server
+from edgehost.boards import current_profile, load_profiles
+from edgehost.paths import Paths
 from edgehost.servers.board import BoardReader, build_server, clock_text, duration_text
 
 
@@ -130,6 +133,80 @@ def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp
     assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")
 
 
+def test_the_built_in_board_server_reports_the_users_own_profile_from_the_config_folder(
+    tmp_path: Path,
+) -> None:
+    """The app chose a profile from the shipped ones and <config dir>/board_profiles; the board server,
+    started without that folder, read the shipped ones alone and named another profile than the app."""
+    root = build(tmp_path / "root", rk3588_board(model="Radxa ROCK 5B", compatible=("radxa,rock-5b",)))
+    data = tmp_path / "data"
+    mine = data / "board_profiles"
+    mine.mkdir(parents=True)
+    shipped = next(p for p in load_profiles() if p.name == "rock-5b")
+    (mine / "my-rock.toml").write_text(
+        Path(shipped.source or "").read_text().replace('"Radxa ROCK 5B"', '"My ROCK 5B"', 1)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(data), "call", "board__board_info"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EDGEHOST_SYSFS_ROOT": str(root)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    board = json.loads(done.stdout)
+    assert (board["profile"], board["profile_display_name"]) == ("rock-5b", "My ROCK 5B")
+    _info, app_profile = current_profile(None, root, Paths.resolve(None, data))
+    assert app_profile.display_name == board["profile_display_name"]  # the app's choice
+
+
+async def test_the_board_server_run_without_a_config_folder_reads_the_users_default_one(
+    tmp_path: Path,
+) -> None:
+    """``edgehost serve board`` run by hand (or by another MCP host) reads the same folder as the app."""
+    root = build(tmp_path / "root", rk3588_board())
+    (tmp_path / "data" / "board_profiles").mkdir(parents=True)
+    (tmp_path / "data" / "board_profiles" / "mine.toml").write_text('display_name = "Mine"\n')
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "edgehost.servers.board", "--root", str(root), "--profile", "mine"],
+        env={"EDGEHOST_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            board = await call(client, "board_info")
+    assert (board["profile"], board["profile_display_name"]) == ("mine", "Mine")
+
+
+async def test_edgehost_serve_board_with_a_data_folder_reads_the_profiles_in_it(tmp_path: Path) -> None:
+    """``edgehost --data-dir D serve board`` typed by hand reads D's board_profiles, as the app does."""
+    root = build(tmp_path / "root", rk3588_board())
+    data = tmp_path / "elsewhere"
+    (data / "board_profiles").mkdir(parents=True)
+    (data / "board_profiles" / "mine.toml").write_text('display_name = "Mine"\n')
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "edgehost",
+            "--data-dir",
+            str(data),
+            "serve",
+            "board",
+            "--root",
+            str(root),
+            "--profile",
+            "mine",
+        ],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            board = await call(client, "board_info")
+    assert (board["profile"], board["profile_display_name"]) == ("mine", "Mine")
+
+
 # --- results a small model reads right -------------------------------------------------------------
 
 TUESDAY_10_56_UTC = datetime(2026, 5, 12, 10, 56, 12, tzinfo=timezone.utc)
@@ -189,6 +266,27 @@ async def test_the_clock_tool_takes_a_time_zone_and_says_in_its_text_whose_time_
         board = await client.call_tool("clock", {})
         assert text_of(board).startswith("On the board's clock it is ")
         assert "in the board's time zone, UTC." in text_of(board)
+
+
+def test_the_clock_reads_the_time_zone_names_once_however_often_it_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every clock call with a timezone walked the whole zone database again to look the name up."""
+    monkeypatch.setenv("TZ", "UTC")
+    reads: list[int] = []
+    real = board_server._zone_names
+
+    def counted() -> frozenset[str]:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(board_server, "_zone_names", counted)
+    board_server._zone_table.cache_clear()  # built again below, from the same names
+    reader = BoardReader(build(tmp_path / "root", rk3588_board()))
+    asked = ["Asia/Tokyo", "tokyo", "america/new_york", "Europe/Paris", "Tokyo"]
+    zones = [reader.clock(name, at=TUESDAY_10_56_UTC)["time_zone"] for name in asked]
+    assert zones == ["Asia/Tokyo", "Asia/Tokyo", "America/New_York", "Europe/Paris", "Asia/Tokyo"]
+    assert len(reads) == 1
 
 
 @pytest.mark.parametrize(

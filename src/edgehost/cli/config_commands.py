@@ -85,6 +85,8 @@ def serve_command(ctx: CliContext) -> int:
     argv: list[str] = list(ctx.args.server_args)
     if name == "files" and not any(arg == "--root" or arg.startswith("--root=") for arg in argv):
         argv += ["--root", str(ctx.paths.files_root)]  # honours the global --data-dir
+    if name == "board" and not any(a == "--config-dir" or a.startswith("--config-dir=") for a in argv):
+        argv += ["--config-dir", str(ctx.paths.config_dir)]  # its board_profiles/: the global --data-dir
     profile = ctx.profile_override or ctx.settings.profile
     if name == "board" and profile and not any(a == "--profile" or a.startswith("--profile=") for a in argv):
         argv += ["--profile", profile]  # honours the global --profile

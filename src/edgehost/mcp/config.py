@@ -108,9 +108,14 @@ def edgehost_command(*args: str) -> tuple[str, list[str]]:
 
 
 def builtin_servers(paths: Paths) -> list[ServerConfig]:
-    """EdgeHost's own servers as they are by default: ``board`` and ``files`` (rooted in paths.files_root)."""
+    """EdgeHost's own servers as they are by default: ``board`` (told the config folder, where the
+    user's own board profiles are) and ``files`` (rooted in paths.files_root)."""
     servers = []
-    for name, options in (("board", []), ("files", ["--root", str(paths.files_root)])):
+    options_by_name = {
+        "board": ["--config-dir", str(paths.config_dir)],
+        "files": ["--root", str(paths.files_root)],
+    }
+    for name, options in options_by_name.items():
         command, args = edgehost_command("serve", name, *options)
         servers.append(ServerConfig(name=name, command=command, args=args, trusted=True, builtin=True))
     # A stdio server gets only the safe variables of our environment: the board server is told which

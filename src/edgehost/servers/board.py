@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone, tzinfo
 from functools import cache
 from pathlib import Path
@@ -45,8 +45,10 @@ from edgehost.boards import (
     read_uptime,
     select_profile,
     system_root,
+    user_profiles_dir,
 )
 from edgehost.errors import EdgeHostError
+from edgehost.paths import Paths
 from edgehost.servers._common import run_stdio
 
 __all__ = ["BoardReader", "build_server", "main"]
@@ -94,21 +96,30 @@ def _zone_names() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
+@dataclass(frozen=True)
+class _ZoneTable:
+    """The time zone database's names, looked up by the clock tool: built once, on its first use."""
+
+    names: tuple[str, ...]  # sorted
+    by_lower_name: dict[str, str]  # {"asia/tokyo": "Asia/Tokyo", ...}
+    by_city: dict[str, list[str]]  # {"tokyo": ["Asia/Tokyo"], "new york": ["America/New_York"], ...}
+
+
 @cache
-def _zones_by_city() -> dict[str, list[str]]:
-    """{"tokyo": ["Asia/Tokyo"], "new york": ["America/New_York"], ...} (a zone's last part, in words)."""
+def _zone_table() -> _ZoneTable:
+    names = tuple(sorted(_zone_names()))
     cities: dict[str, list[str]] = {}
-    for name in sorted(_zone_names()):
-        if "/" in name:
+    for name in names:
+        if "/" in name:  # a zone's last part, in words
             cities.setdefault(_words(name.rsplit("/", 1)[-1]), []).append(name)
-    return cities
+    return _ZoneTable(names, {name.lower(): name for name in names}, cities)
 
 
 @cache
 def _zones_by_abbreviation() -> dict[str, list[str]]:
     """{"JST": ["Asia/Tokyo", ...], "PST": [...]}: what each zone is called in January and in July."""
     found: dict[str, list[str]] = {}
-    for name in sorted(_zone_names()):
+    for name in _zone_table().names:
         zone = _zone_info(name)
         if zone is None or "/" not in name or name.startswith("Etc/"):
             continue
@@ -134,26 +145,26 @@ def find_zone(name: str) -> ZoneInfo:
     """The IANA time zone ``name`` (the clock tool's ``timezone`` argument), also written in other case
     or as its city alone ("tokyo"). Raises ToolError naming the argument, with close names."""
     text = name.strip()
-    names = _zone_names()
-    exact = {n.lower(): n for n in names}.get(text.replace(" ", "_").lower())
-    cities = _zones_by_city().get(_words(text), []) if "/" not in text else []
-    key = exact or (cities[0] if len(cities) == 1 else None) or (text if not names else None)
+    table = _zone_table()
+    exact = table.by_lower_name.get(text.replace(" ", "_").lower())
+    cities = table.by_city.get(_words(text), []) if "/" not in text else []
+    key = exact or (cities[0] if len(cities) == 1 else None) or (text if not table.names else None)
     zone = _zone_info(key) if key else None
     if zone is not None:
         return zone
-    if not names:
+    if not table.names:
         raise ToolError(
             f"timezone {name!r} cannot be looked up: this machine has no time zone database (tzdata)"
         )
     close = (
         cities
         or _zones_by_abbreviation().get(text.upper(), [])[:4]
-        or difflib.get_close_matches(text, sorted(names), n=3, cutoff=0.6)
+        or difflib.get_close_matches(text, table.names, n=3, cutoff=0.6)
     )
     close += [
         zone
-        for city in difflib.get_close_matches(_words(text), list(_zones_by_city()), n=3, cutoff=0.75)
-        for zone in _zones_by_city()[city]
+        for city in difflib.get_close_matches(_words(text), list(table.by_city), n=3, cutoff=0.75)
+        for zone in table.by_city[city]
     ]
     hint = f"; did you mean {', '.join(dict.fromkeys(close[:4]))}?" if close else ""
     raise ToolError(
@@ -232,13 +243,19 @@ def uptime_text(uptime: dict[str, Any]) -> str:
 class BoardReader:
     """The readings behind the tools, for one system root (``/`` or a fake tree)."""
 
-    def __init__(self, root: Path, profile_override: str | None = None) -> None:
+    def __init__(
+        self, root: Path, profile_override: str | None = None, user_profiles: Path | None = None
+    ) -> None:
+        """``user_profiles``: the user's own profiles folder (user_profiles_dir), read beside the shipped
+        ones as the app reads them; ``None`` for the shipped profiles alone."""
         self.root = root
         self.profile_override = profile_override
+        self.user_profiles = user_profiles
 
     def _profile(self) -> BoardProfile | None:
         try:
-            return select_profile(detect_board(self.root), load_profiles(), self.profile_override)
+            profiles = load_profiles(user_dir=self.user_profiles)
+            return select_profile(detect_board(self.root), profiles, self.profile_override)
         except EdgeHostError:
             return None
 
@@ -418,9 +435,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--root", help="read /proc, /sys and /etc under this folder (default: $EDGEHOST_SYSFS_ROOT or /)"
     )
     parser.add_argument("--profile", help="board profile name instead of the detected one")
+    parser.add_argument(
+        "--config-dir",
+        help="EdgeHost's config folder (where settings.json is), whose board_profiles/ holds your own board "
+        "profiles (default: $EDGEHOST_DATA_DIR, else the usual config folder)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     root = Path(args.root) if args.root else system_root()
-    return run_stdio(build_server(BoardReader(root, args.profile)))
+    paths = Paths.resolve()
+    if args.config_dir:
+        paths = replace(paths, config_dir=Path(args.config_dir).expanduser())
+    reader = BoardReader(root, args.profile, user_profiles_dir(paths))
+    return run_stdio(build_server(reader))
 
 
 if __name__ == "__main__":
