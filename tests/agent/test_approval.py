@@ -251,6 +251,22 @@ async def test_a_decision_from_the_dialog_comes_through(reference_tools):
     assert decision.allow and decision.arguments == edited
 
 
+async def test_the_request_a_dialog_opens_says_how_long_it_waits_for_an_answer(reference_tools):
+    """A window counted down from the wait it was built with, not from the one the host applied."""
+    dialogs = Dialogs()
+    pending = PendingApprovals(dialogs.opened.put_nowait)
+    waiting = asyncio.ensure_future(
+        with_timeout(with_timeout(pending.approver, 45), 600)(
+            ask(ApprovalPolicy(), reference_tools["git__git_add"])
+        )
+    )
+    request = await dialogs.next()
+    assert request.timeout_s == 45  # the shorter of the two waits, the one that denies first
+    assert [r.timeout_s for r in pending.open_requests] == [45]
+    assert pending.resolve(request.id, ApprovalDecision(False))
+    assert not (await asyncio.wait_for(waiting, 5)).allow
+
+
 def scripted_terminal(answers: list[str]) -> tuple[Any, list[str]]:
     shown: list[str] = []
     feed: Iterator[str] = iter(answers)

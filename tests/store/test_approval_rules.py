@@ -70,3 +70,27 @@ def test_a_malformed_rule_is_refused(store: Store, rule: dict[str, object]) -> N
 def test_a_rule_for_an_unknown_conversation_is_refused(store: Store) -> None:
     with pytest.raises(RecordNotFoundError):
         store.approval_rules.save({"server": "*", "tool": "*", "action": "allow"}, conversation_id=5)
+
+
+def test_the_history_view_lists_the_always_grants_the_approval_policy_applies(store: Store) -> None:
+    """`edgehost approvals` (the history view) and the running policy filtered the saved rules each
+    with a copy of the same line: the two lists must be one."""
+    from edgehost.agent.approval import ApprovalPolicy
+    from edgehost.host.history_view import HistoryView
+
+    mine = store.create_conversation("mine")
+    store.approval_rules.save({"server": "files", "tool": "write_file", "action": "allow"})
+    store.approval_rules.save({"server": "*", "tool": "*delete*", "action": "deny"})
+    store.approval_rules.save({"server": "memory", "tool": "*", "action": "ask"})
+    store.approval_rules.save({"server": "board", "tool": "*", "action": "allow"}, conversation_id=mine)
+    store.approval_rules.save({"server": "git", "tool": "git_commit", "action": "allow"})
+    history = HistoryView(lambda: store)
+    policy = ApprovalPolicy(store=store.approval_rules)
+    listed = history.always_allowed()
+    assert listed == [
+        {"server": "files", "tool": "write_file", "action": "allow"},
+        {"server": "git", "tool": "git_commit", "action": "allow"},
+    ]
+    assert listed == [rule.as_dict() for rule in policy.always_allowed()]
+    assert history.forget_always(listed[0])
+    assert [rule.tool for rule in policy.always_allowed()] == ["git_commit"]

@@ -111,3 +111,36 @@ def test_a_denial_reaches_the_model_and_the_card_says_denied(data_dir: Path, run
             assert "no files today" in scripted(desktop).requests[-1].messages[-1].content
 
     run(scenario())
+
+
+def test_the_countdown_starts_from_the_approval_wait_changed_while_the_window_was_open(
+    data_dir: Path, run: Any
+) -> None:
+    """Changed on the web page's Settings panel (Host.update_settings), the wait reached the host but
+    not the window beside it, which went on counting down from the value it was built with."""
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [WRITE_CALL, "Done."]) as desktop:
+            window = desktop.window
+            assert desktop.host.settings.approval_timeout_s != 600
+            assert desktop.host.update_settings({"approval_timeout_s": 600.0}) == {"approval_timeout_s"}
+            asked = expect(desktop.bridge.approval_requested)
+            window.send("Write a note")
+            (event,) = await asked.wait(STEP_S)
+            assert_open(desktop, event.request.id)
+            assert event.request.timeout_s == 600
+            left = window.approvals.countdown.text().removeprefix("Denied automatically in ")
+            assert left == "10:00" or left.startswith("9:"), left  # not 2:00, the wait it was built with
+            window.approvals.deny_button.click()
+            await finished(window.turn_task)
+
+    run(scenario())
+
+
+def test_a_request_without_its_own_wait_counts_down_from_the_windows(qtbot: Any) -> None:
+    window = ApprovalWindow(lambda rid, decision: True, 120)
+    qtbot.addWidget(window)
+    window.set_timeout(300)
+    window.add_request(_request("plain"))
+    left = window.countdown.text().removeprefix("Denied automatically in ")
+    assert left == "5:00" or left.startswith("4:"), left

@@ -18,7 +18,7 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any, Literal, Protocol
 
@@ -39,6 +39,7 @@ __all__ = [
     "auto_approver",
     "name_risk",
     "parse_rules",
+    "saved_grants",
     "tool_risk",
     "with_timeout",
 ]
@@ -92,6 +93,9 @@ class ApprovalRequest:
     # Where the question behind the call was asked, when another face than the one answering may see it:
     # "the web page (192.168.1.20)". The window says so, as someone else may be asking through it.
     asked_from: str = ""
+    # How long this request waits for an answer before it is denied (with_timeout sets it): a face's
+    # countdown starts from it, whatever the setting was when the face opened.
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,15 @@ class ApprovalRuleStore(Protocol):
     def save(self, rule: Mapping[str, Any]) -> None: ...
 
     def delete(self, rule: Mapping[str, Any]) -> bool: ...
+
+
+def saved_grants(store: ApprovalRuleStore) -> list[ApprovalRule]:
+    """The "always" grants kept in ``store`` (its "allow" rules), oldest first."""
+    return [
+        ApprovalRule(str(r["server"]), str(r["tool"]), "allow", origin="saved")
+        for r in store.load()
+        if r.get("action") == "allow"
+    ]
 
 
 class MemoryRuleStore:
@@ -335,11 +348,7 @@ class ApprovalPolicy:
     def always_allowed(self) -> list[ApprovalRule]:
         """The user's "always" grants, oldest first: read from the store each time, so one taken back
         elsewhere (`edgehost approvals forget`) counts at once."""
-        return [
-            ApprovalRule(str(r["server"]), str(r["tool"]), "allow", origin="saved")
-            for r in self._store.load()
-            if r.get("action") == "allow"
-        ]
+        return saved_grants(self._store)
 
     def granted(self, tool: ToolSpec) -> bool:
         """Whether the user answered "Always" for ``tool`` (a grant outranks an "ask" rule)."""
@@ -377,10 +386,12 @@ def auto_approver(yes: bool, yes_all: bool) -> Approver:
 
 def with_timeout(approver: Approver, seconds: float = DEFAULT_APPROVAL_TIMEOUT_S) -> Approver:
     """Deny when no answer comes within `seconds` (decided_by "timeout"), when the approver's own wait
-    is cancelled (a closed dialog: "cancel") or when it fails. Cancelling the caller still cancels."""
+    is cancelled (a closed dialog: "cancel") or when it fails. Cancelling the caller still cancels.
+    The approver gets the request with its ``timeout_s`` set (the shorter one, when it had one)."""
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
-        task = asyncio.ensure_future(approver(request))
+        waits = seconds if request.timeout_s is None else min(seconds, request.timeout_s)
+        task = asyncio.ensure_future(approver(replace(request, timeout_s=waits)))
         try:
             done, _ = await asyncio.wait({task}, timeout=seconds)
         except asyncio.CancelledError:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from edgehost.agent.approval import saved_grants
 from edgehost.host.attachments import AttachedResource, split_question
 from edgehost.llm.base import Perf
 from edgehost.store import EXPORT_FORMATS, ConversationRecord, Execution, Message, Store
@@ -92,7 +93,7 @@ class HistoryView:
     def always_allowed(self) -> list[dict[str, str]]:
         """The tools the user answered "Always" for in an approval (``server`` and ``tool`` globs), oldest
         first: they run without asking."""
-        return [rule for rule in self._store().approval_rules.load() if rule.get("action") == "allow"]
+        return [rule.as_dict() for rule in saved_grants(self._store().approval_rules)]
 
     def forget_always(self, rule: dict[str, str]) -> bool:
         """Take back one "Always" answer (as always_allowed lists it): the tool asks again, in a running

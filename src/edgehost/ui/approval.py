@@ -119,12 +119,15 @@ class ApprovalWindow(QDialog):
         self._timer.timeout.connect(self._tick)
 
     def set_timeout(self, seconds: float) -> None:
-        """The countdown for requests that arrive from now on (the host's own timeout decides)."""
+        """The countdown for requests that arrive from now on without their own (``timeout_s``)."""
         self._timeout_s = seconds
 
     # -- queue ---------------------------------------------------------------------------------
     def add_request(self, request: ApprovalRequest) -> None:
-        self.queue.append((request, monotonic() + self._timeout_s))
+        """Queue ``request``; its countdown is the wait the host gives it (``timeout_s``: the setting
+        when it was asked, changed in this window or on the web page), else the window's timeout."""
+        waits = request.timeout_s if request.timeout_s is not None else self._timeout_s
+        self.queue.append((request, monotonic() + waits))
         if len(self.queue) == 1:
             self._show_current()
         self._update_queue_label()
