@@ -12,13 +12,15 @@ import logging
 import socket
 import stat
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import keyring
 import mcp_types as types
 import pytest
+from keyring.backend import KeyringBackend
 from tests.mcp.oauth_server import (
     InMemoryAuthorizationServer,
     ProtectedServer,
@@ -28,7 +30,15 @@ from tests.mcp.oauth_server import (
 
 from edgehost.host import events as ev
 from edgehost.host.host import Host, HostOptions
-from edgehost.mcp.auth import AuthStatus, BrowserAuthorizer, FileCredentialStore, ServerAuth, SignInFailed
+from edgehost.mcp.auth import (
+    AuthStatus,
+    BrowserAuthorizer,
+    CredentialStore,
+    FileCredentialStore,
+    ServerAuth,
+    SignInFailed,
+    default_credential_store,
+)
 from edgehost.mcp.auth._store import CREDENTIALS_FILE
 from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
 from edgehost.mcp.server_state import ServerStatus
@@ -44,9 +54,11 @@ def _server(protected: ProtectedServer, transport: Transport = "http") -> Server
 
 
 @asynccontextmanager
-async def _host(data_dir: Path, server: ServerConfig) -> AsyncIterator[Host]:
+async def _host(
+    data_dir: Path, server: ServerConfig, store: CredentialStore | None = None
+) -> AsyncIterator[Host]:
     paths = Paths.resolve(None, data_dir)
-    auth = ServerAuth(FileCredentialStore(paths.data_dir / CREDENTIALS_FILE))
+    auth = ServerAuth(store or FileCredentialStore(paths.data_dir / CREDENTIALS_FILE))
     host = Host(
         paths,
         Settings(),
@@ -443,3 +455,66 @@ async def test_revoked_tokens_say_sign_in_required_until_a_sign_in_elsewhere_is_
         await _settled(host, ServerStatus.READY)
         assert not host.auth().signed_in_elsewhere(server)  # noticed once
         assert elsewhere.status(server).state == "signed in"
+
+
+class CountingKeyring(KeyringBackend):
+    """A keyring backend kept in a dict that counts its reads (each one a D-Bus round trip, or a prompt
+    to unlock, with the Secret Service)."""
+
+    priority = 5  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+        self.reads = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.reads += 1
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        if self.passwords.pop((service, username), None) is None:
+            raise PasswordDeleteError("not found")
+
+
+@pytest.fixture
+def counting_keyring() -> Iterator[CountingKeyring]:
+    before = keyring.get_keyring()
+    backend = CountingKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(before)
+
+
+async def test_a_server_waiting_for_a_sign_in_elsewhere_reads_the_keyring_only_once_it_changed(
+    tmp_path: Path, counting_keyring: CountingKeyring
+) -> None:
+    """A server waiting for a sign-in read the keyring every 2 s to look for one made elsewhere; it now
+    reads it when a sign-in (or any change of the stored credentials) happened since its last look."""
+    provider = InMemoryAuthorizationServer()
+    store = default_credential_store(tmp_path)
+    async with protected_server(provider) as protected, _host(tmp_path, _server(protected), store) as host:
+        server = _server(protected)
+        await _sign_in(host, ScriptedBrowser())
+        await _settled(host, ServerStatus.READY)
+        provider.revoke_all()
+        host.restart_server("remote")
+        await _settled(host, ServerStatus.FAILED)
+        assert host.auth_status("remote").state == "sign-in required"
+
+        assert not host.auth().signed_in_elsewhere(server)  # a first look reads the keyring
+        reads = counting_keyring.reads
+        for _ in range(5):  # as the waiting server looks again and again
+            assert not host.auth().signed_in_elsewhere(server)
+        assert counting_keyring.reads == reads
+
+        elsewhere = ServerAuth(default_credential_store(tmp_path))  # `edgehost auth login remote`
+        async with elsewhere.browser_authorizer(server, ScriptedBrowser()) as authorizer:
+            await elsewhere.sign_in(server, authorizer)
+        await _settled(host, ServerStatus.READY)  # noticed without a window asking for it
+        assert host.auth_status("remote").state == "signed in"

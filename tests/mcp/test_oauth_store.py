@@ -23,11 +23,12 @@ from edgehost.errors import ConfigError
 from edgehost.mcp.auth import (
     FileCredentialStore,
     KeyringCredentialStore,
+    MemoryCredentialStore,
     ServerAuth,
     ServerCredentials,
     default_credential_store,
 )
-from edgehost.mcp.auth._store import CREDENTIALS_FILE, KEYRING_SERVICE, credential_key
+from edgehost.mcp.auth._store import CHANGES_FILE, CREDENTIALS_FILE, KEYRING_SERVICE, credential_key
 from edgehost.mcp.config import ServerConfig, parse_servers_file, server_to_entry
 from edgehost.redaction import redact
 
@@ -280,3 +281,24 @@ def test_a_refused_client_is_forgotten_only_while_it_is_still_the_stored_one(tmp
     assert credentials.forget_client("old") is False  # re-registered meanwhile: kept
     assert credentials.forget_client("new") is True
     assert credentials.client_info() is None and credentials.tokens() == TOKEN
+
+
+@pytest.mark.parametrize("backend", ["keyring", "file", "memory"])
+async def test_every_change_of_the_stored_credentials_changes_the_stores_stamp(
+    tmp_path: Path, use_keyring: Callable[[KeyringBackend], None], backend: str
+) -> None:
+    """What a server waiting for a sign-in elsewhere compares instead of reading the keyring each time."""
+    use_keyring(DictKeyring() if backend == "keyring" else fail.Keyring())
+    store = MemoryCredentialStore() if backend == "memory" else default_credential_store(tmp_path)
+    credentials = ServerCredentials(store, credential_key(REMOTE))
+    stamps = [store.change_stamp()]
+    assert store.change_stamp() == stamps[0]  # nothing changed, nothing read
+    for change in (lambda: credentials.set_tokens(TOKEN), lambda: credentials.set_tokens(TOKEN)):
+        await change()
+        stamps.append(store.change_stamp())
+    credentials.forget()
+    stamps.append(store.change_stamp())
+    assert None not in stamps and len(set(stamps)) == len(stamps)
+    if backend == "keyring":  # the marker beside the data, with no secret in it
+        marker = (tmp_path / CHANGES_FILE).read_text()
+        assert TOKEN.access_token not in marker and not (tmp_path / CREDENTIALS_FILE).exists()

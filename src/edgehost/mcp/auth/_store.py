@@ -10,7 +10,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +22,7 @@ from edgehost.errors import EdgeHostError
 from edgehost.mcp.config import ServerConfig
 
 __all__ = [
+    "CHANGES_FILE",
     "CREDENTIALS_FILE",
     "KEYRING_SERVICE",
     "CredentialStore",
@@ -38,6 +39,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 CREDENTIALS_FILE = "oauth-credentials.json"
+# Replaced on every change of the keyring's records (KeyringCredentialStore.change_stamp).
+CHANGES_FILE = "oauth-credentials.changed"
 KEYRING_SERVICE = "edgehost-oauth"
 
 Record = dict[str, Any]
@@ -77,12 +80,29 @@ class CredentialStore(Protocol):
         """Forget ``key``; False when there was nothing to forget."""
         ...
 
+    def change_stamp(self) -> Hashable | None:
+        """Something cheap to get (no read of the records) that differs once any process saved or
+        deleted a record: equal stamps mean reading again finds nothing new. None: cannot tell (read)."""
+        ...
+
+
+def _file_stamp(path: Path) -> Hashable:
+    """A file's identity and last change: a file replaced (os.replace) has another inode."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return ()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns, found.st_size)
+
 
 class MemoryCredentialStore:
     """Records for one process only (a URL probe: one look, nothing left behind)."""
 
     def __init__(self) -> None:
         self._records: dict[str, Record] = {}
+        self._changes = 0
 
     @property
     def where(self) -> str:
@@ -94,9 +114,14 @@ class MemoryCredentialStore:
 
     def save(self, key: str, record: Record) -> None:
         self._records[key] = json.loads(json.dumps(record))
+        self._changes += 1
 
     def delete(self, key: str) -> bool:
+        self._changes += 1
         return self._records.pop(key, None) is not None
+
+    def change_stamp(self) -> Hashable | None:
+        return self._changes
 
 
 class FileCredentialStore:
@@ -155,12 +180,21 @@ class FileCredentialStore:
             self._write(records)
             return True
 
+    def change_stamp(self) -> Hashable | None:
+        return _file_stamp(self.path)
+
 
 class KeyringCredentialStore:
-    """One keyring entry per server (service ``edgehost-oauth``, the key as user name), its record as JSON."""
+    """One keyring entry per server (service ``edgehost-oauth``, the key as user name), its record as JSON.
 
-    def __init__(self, backend: Any) -> None:
+    Every save and delete also replaces the small file ``changes`` (no secret in it: a time and a
+    process id), whose stamp tells a process waiting for a sign-in made elsewhere when to read the
+    keyring again: a read may cost a D-Bus round trip or ask the person to unlock the keyring.
+    """
+
+    def __init__(self, backend: Any, changes: Path | None = None) -> None:
         self._backend = backend
+        self._changes = changes
 
     @property
     def where(self) -> str:
@@ -189,6 +223,7 @@ class KeyringCredentialStore:
     def save(self, key: str, record: Record) -> None:
         with self._errors("store the credentials"):
             self._backend.set_password(KEYRING_SERVICE, key, json.dumps(record, sort_keys=True))
+        self._changed()
 
     def delete(self, key: str) -> bool:
         from keyring.errors import PasswordDeleteError
@@ -198,7 +233,27 @@ class KeyringCredentialStore:
                 self._backend.delete_password(KEYRING_SERVICE, key)
             except PasswordDeleteError:  # nothing stored under this key (a KeyringError itself)
                 return False
+        self._changed()
         return True
+
+    def change_stamp(self) -> Hashable | None:
+        return _file_stamp(self._changes) if self._changes is not None else None
+
+    def _changed(self) -> None:
+        """Replace the ``changes`` file (a new inode each time, so two changes in one clock tick differ).
+        The record is stored whatever happens here: a process waiting for it may just not notice it."""
+        if self._changes is None:
+            return
+        temporary = self._changes.with_name(
+            f".{self._changes.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        )
+        try:
+            self._changes.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            temporary.write_text(f"{time.time_ns()} {os.getpid()}\n", encoding="utf-8")
+            os.replace(temporary, self._changes)
+        except OSError as exc:
+            temporary.unlink(missing_ok=True)
+            log.info("cannot mark the OAuth credentials as changed in %s: %s", self._changes, exc)
 
 
 def usable_keyring() -> Any | None:
@@ -227,10 +282,11 @@ def usable_keyring() -> Any | None:
 
 
 def default_credential_store(data_dir: Path) -> CredentialStore:
-    """The OS keyring when usable, else ``<data folder>/oauth-credentials.json`` (0600)."""
+    """The OS keyring when usable (its changes marked in ``<data folder>/oauth-credentials.changed``),
+    else ``<data folder>/oauth-credentials.json`` (0600)."""
     backend = usable_keyring()
     if backend is not None:
-        return KeyringCredentialStore(backend)
+        return KeyringCredentialStore(backend, data_dir / CHANGES_FILE)
     return FileCredentialStore(data_dir / CREDENTIALS_FILE)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -160,6 +160,8 @@ class ServerAuth:
         self.client_metadata_url = client_metadata_url
         # Server name -> the fingerprint of the tokens its connection had when it found a person needed.
         self._sign_in_needed: dict[str, str | None] = {}
+        # Server name -> the store's change stamp when signed_in_elsewhere last read its tokens.
+        self._looked_at: dict[str, Hashable] = {}
         logging.getLogger("mcp.client.auth.oauth2").addFilter(_FLOW_ERRORS)  # once: a filter is added once
 
     # -- credentials --------------------------------------------------------------------------------
@@ -236,6 +238,7 @@ class ServerAuth:
 
     def _mark_needed(self, name: str, tokens: OAuthToken | None) -> None:
         self._sign_in_needed[name] = token_fingerprint(tokens)
+        self._looked_at.pop(name, None)
 
     def _accepted(self, name: str) -> None:
         """The server accepted the connection's token: it no longer waits for a sign-in."""
@@ -387,12 +390,19 @@ class ServerAuth:
         """Whether ``server``, whose connection stopped because it needs a sign-in, has other tokens in
         the store now: a sign-in in another process (`edgehost auth login` beside the window). True once
         per such sign-in (the mark is dropped): the caller reconnects the server, which marks it again
-        if those tokens do not work either. Cheap when nothing waits for a sign-in; otherwise one read
-        of the store. Raises CredentialStoreError."""
+        if those tokens do not work either. Cheap when nothing waits for a sign-in, or when nothing was
+        written to the store since the last look (its change stamp): otherwise one read of the store.
+        Raises CredentialStoreError."""
         if server.name not in self._sign_in_needed:
             return False
+        stamp = self.store.change_stamp()  # before the read: a change during it is seen next time
+        if stamp is not None and self._looked_at.get(server.name) == stamp:
+            return False
+        if stamp is not None:
+            self._looked_at[server.name] = stamp
         tokens = self.credentials(server).tokens()
         if tokens is None or self._still_needed(server.name, tokens):
             return False
         self._sign_in_needed.pop(server.name, None)
+        self._looked_at.pop(server.name, None)
         return True
