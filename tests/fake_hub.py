@@ -9,6 +9,8 @@ It answers what ``huggingface_hub`` asks of the real hub:
   (401 without a token).
 
 Tests shape the bad days: ``cut_after`` closes the connection after that many bytes of a body,
+``end_early_after`` ends a body that many bytes in as if that were all of it (sent without a
+Content-Length, as a proxy that drops it does: the client finds it short only by counting),
 ``corrupt`` flips a byte of what is served while the hub still advertises the true sha256, ``delay``
 slows each chunk.
 """
@@ -40,6 +42,7 @@ class FakeHub:
     gated: set[str] = field(default_factory=set)
     token: str = "hf_test_token"
     cut_after: int | None = None  # bytes of the next body before the connection drops (once)
+    end_early_after: int | None = None  # bytes of each body before it ends as if whole
     corrupt: bool = False
     delay: float = 0.0  # seconds per 64 KiB chunk
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)  # method, path, Range
@@ -125,7 +128,12 @@ class FakeHub:
                     self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
                 else:
                     self.send_response(200)
-                self.send_header("Content-Length", str(len(data) - start))
+                if hub.end_early_after is None:
+                    self.send_header("Content-Length", str(len(data) - start))
+                else:  # the body ends where the connection closes
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                    data = data[: start + hub.end_early_after]
                 self.send_header("Accept-Ranges", "bytes")
                 self.end_headers()
                 if not body:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -135,6 +136,23 @@ def test_pull_errors_are_one_line_for_the_user(hub: FakeHub, data_dir: Path) -> 
     assert unknown.returncode == 2 and "no catalog model 'no-such-model'" in unknown.stderr
 
 
+def test_a_transfer_the_hub_ends_early_is_one_line_and_keeps_the_part_for_the_next_pull(
+    hub: FakeHub, data_dir: Path
+) -> None:
+    hub.end_early_after = 10_000_000
+    result = run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    total = default_model_path().stat().st_size
+    assert result.stderr.splitlines()[-1] == (
+        f"edgehost: the download from localhost stopped early at 10 of {total / 1e6:,.0f} MB; "
+        "pulling again resumes from there"
+    )
+    assert (data_dir / "models" / ".downloads" / f"{FILE}.part").stat().st_size == 10_000_000
+    hub.end_early_after = None
+    assert run(data_dir, hub, "models", "pull", f"{REPO}:{FILE}").returncode == 0
+    assert ("GET", f"/cdn/{hub.repos[REPO][FILE].sha256}", "bytes=10000000-") in hub.requests
+
+
 def test_use_switches_to_a_downloaded_model_by_its_listed_name_and_default_goes_back_to_the_built_in(
     hub: FakeHub, data_dir: Path
 ) -> None:
@@ -219,6 +237,36 @@ def test_a_machine_without_measured_speeds_is_suggested_a_small_model_its_cores_
     )
     report = json.loads(doctor.stdout)
     assert [m["model"] for m in report["recommended_models"]] == [suggested[0]["name"]], doctor.stderr
+
+
+def test_the_speed_column_shows_the_estimate_a_suggestion_went_by_where_no_speed_was_measured(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    # A Raspberry Pi 5 as its /sys and /proc say: four A76 cores, 8 GB, no NPU; its profile measured nothing.
+    machine = build(
+        tmp_path / "machine",
+        FakeBoard(npu=False, cpus=[(i, 2400000, 1024) for i in range(4)], mem_total_kb=8 * 2**20),
+    )
+    env = {"EDGEHOST_SYSFS_ROOT": str(machine)}
+    result = run(data_dir, None, "--profile", "generic-aarch64", "models", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = {
+        line.split()[0]: line for line in result.stdout.splitlines() if line.startswith(("qwen", "llama"))
+    }
+    # 2.5 tok/s a core × 4 cores ÷ 1.24B parameters: just past the 8 tok/s a suggestion needs; 1.54B is not.
+    assert re.search(r"  ~8 tok/s est\. +llamacpp +recommended$", rows["llama-3.2-1b-instruct-q4_0"])
+    assert re.search(r"  ~6 tok/s est\. +llamacpp$", rows["qwen2.5-1.5b-instruct-q4_k_m"])
+    assert "est. = estimated from the CPU cores; the suggested model is the biggest at 8 tok/s or more." in (
+        result.stdout
+    )
+    listed = json.loads(
+        run(data_dir, None, "--profile", "generic-aarch64", "models", "--json", env=env).stdout
+    )
+    row = next(r for r in listed["catalog"] if r["name"] == "llama-3.2-1b-instruct-q4_0")
+    assert (row["expected_tokens_per_s"], row["estimated_tokens_per_s"]) == (None, 8.1)
+    # A profile with measured speeds shows them as they are, with no estimate and no footnote.
+    measured = run(data_dir, None, "--profile", "rock-5b", "models", env=env)
+    assert "~8 tok/s  " in measured.stdout and "est." not in measured.stdout
 
 
 def test_a_piped_pull_tells_of_the_sha256_check_once_as_it_starts_and_once_as_it_ends(

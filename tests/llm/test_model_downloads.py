@@ -277,3 +277,56 @@ def test_a_finished_or_cancelled_download_leaves_no_lock_file_behind(hub: FakeHu
     assert sorted(p.name for p in parts.iterdir()) == [f"{FILE}.part", f"{FILE}.part.json"]
     pull(hub, tmp_path)
     assert list(parts.iterdir()) == []
+
+
+def test_a_transfer_the_server_ends_early_is_one_clear_error_and_the_next_pull_resumes(
+    hub: FakeHub, tmp_path: Path, model_sha256: str
+) -> None:
+    # The body ends 10 MB in as if that were all (huggingface_hub's "Consistency check failed", an
+    # OSError without errno).
+    hub.end_early_after = 10_000_000
+    total = default_model_path().stat().st_size
+    with pytest.raises(DownloadError) as failed:
+        pull(hub, tmp_path)
+    assert str(failed.value) == (
+        f"the download from localhost stopped early at 10 of {total / 1e6:,.0f} MB; "
+        "pulling again resumes from there"
+    )
+    part = tmp_path / ".downloads" / f"{FILE}.part"
+    assert part.stat().st_size == 10_000_000 and not (tmp_path / FILE).exists()
+    assert downloads.partial_downloads(tmp_path)[0]["done_bytes"] == 10_000_000
+
+    hub.end_early_after = None
+    hub.requests.clear()
+    path = pull(hub, tmp_path)
+    assert ("GET", f"/cdn/{model_sha256}", "bytes=10000000-") in hub.requests
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model_sha256
+
+
+def test_a_cancel_during_the_sha256_check_stops_it_and_keeps_the_file_for_the_next_pull(
+    hub: FakeHub, tmp_path: Path, model_sha256: str
+) -> None:
+    cancel = threading.Event()
+    hashed: list[int] = []
+
+    def cancel_as_the_check_starts(progress: downloads.Progress) -> None:
+        if progress.stage == "verifying":
+            hashed.append(progress.done_bytes)
+            cancel.set()
+
+    with pytest.raises(DownloadCancelled) as cancelled:
+        pull(hub, tmp_path, on_progress=cancel_as_the_check_starts, cancel=cancel)
+    total = default_model_path().stat().st_size
+    assert len(hashed) == 1 and hashed[0] < total  # stopped after the first chunk, not at the end
+    # Worded as a cancel while downloading is: all of it is there, kept for the next pull.
+    assert str(cancelled.value) == (
+        f"Cancelled at {total / 1e6:,.0f} of {total / 1e6:,.0f} MB: downloading it again resumes from there."
+    )
+    assert (tmp_path / ".downloads" / f"{FILE}.part").stat().st_size == total
+    assert not (tmp_path / FILE).exists()
+    assert not (tmp_path / ".downloads" / f"{FILE}.lock").exists()
+
+    hub.requests.clear()
+    path = pull(hub, tmp_path)
+    assert [r for r in hub.requests if r[0] == "GET"] == []  # nothing downloaded again: checked, moved
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == model_sha256

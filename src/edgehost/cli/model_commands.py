@@ -9,6 +9,7 @@ from typing import Any
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
+from edgehost.llm.catalog import RECOMMEND_MIN_TOKENS_PER_S
 from edgehost.llm.downloads import partial_downloads
 from edgehost.llm.models import ModelFile, find_models
 
@@ -110,6 +111,11 @@ def list_models(ctx: CliContext) -> int:
     print(f"Catalog for {board['name']}{'' if ctx.args.all else ', what fits'}:")
     for line in _catalog_table(shown):
         print(line)
+    if any(row["estimated_tokens_per_s"] for row in shown):
+        print(
+            "est. = estimated from the CPU cores; the suggested model is the biggest at "
+            f"{RECOMMEND_MIN_TOKENS_PER_S:.0f} tok/s or more."
+        )
     if not ctx.args.all:
         print(f"{len(rows) - len(shown)} more do not fit: edgehost models --all says why.")
     print("Download one: edgehost models pull NAME")
@@ -183,7 +189,12 @@ def _partial_table(partial: list[dict[str, Any]]) -> list[str]:
 def _catalog_table(entries: list[dict[str, Any]]) -> list[str]:
     rows: list[tuple[Any, ...]] = [("NAME", "SIZE", "PARAMS", "RAM", "SPEED", "BACKEND", "")]
     for e in entries:
-        speed = f"~{e['expected_tokens_per_s']:.0f} tok/s" if e["expected_tokens_per_s"] else "-"
+        if e["expected_tokens_per_s"]:
+            speed = _tokens_per_s(e["expected_tokens_per_s"])
+        elif e["estimated_tokens_per_s"]:
+            speed = f"{_tokens_per_s(e['estimated_tokens_per_s'])} est."
+        else:
+            speed = "-"
         state = "installed" if e["installed"] else "recommended" if e["recommended"] else ""
         if e["partial_bytes"] and not e["installed"]:
             state = f"{100 * e['partial_bytes'] // max(e['size_mb'] * 1_000_000, 1):.0f} % downloaded, pull resumes"
@@ -201,6 +212,10 @@ def _catalog_table(entries: list[dict[str, Any]]) -> list[str]:
             )
         )
     return _aligned(rows)
+
+
+def _tokens_per_s(speed: float) -> str:
+    return f"~{speed:.0f} tok/s" if speed >= 1 else "<1 tok/s"
 
 
 def _aligned(rows: list[tuple[Any, ...]]) -> list[str]:

@@ -246,15 +246,19 @@ def _fast_enough(entry: CatalogEntry, speed: float | None) -> bool:
 
 @dataclass(frozen=True)
 class CatalogRow:
-    """One entry as this board sees it: whether it fits and why not, its speed here, whether it is
-    the one suggested and whether it is downloaded already."""
+    """One entry as this board sees it: whether it fits and why not, its speed here (measured, or
+    else estimated from the CPU cores), whether it is the one suggested and whether it is downloaded
+    already."""
 
     entry: CatalogEntry
     why_not: str | None
-    expected_tokens_per_s: float | None
+    expected_tokens_per_s: float | None  # by the profile's measured speeds only
     recommended: bool
     installed: bool
     partial_bytes: int = 0  # of an interrupted download a pull resumes; 0 when there is none
+    # estimated_speed's figure where there is no measured one (llama.cpp on a PC, a Raspberry Pi): the
+    # speed the suggestion went by.
+    estimated_tokens_per_s: float | None = None
 
     @property
     def fits(self) -> bool:
@@ -268,6 +272,7 @@ class CatalogRow:
             "partial_bytes": self.partial_bytes,
             "recommended": self.recommended,
             "expected_tokens_per_s": self.expected_tokens_per_s,
+            "estimated_tokens_per_s": self.estimated_tokens_per_s,
         }
 
 
@@ -285,6 +290,7 @@ def catalog_rows(
     rows = []
     for entry in catalog:
         speed = expected_speed(profile, entry.backend, entry.params_b)
+        estimate = None if speed else estimated_speed(profile, board, entry.backend, entry.params_b)
         rows.append(
             CatalogRow(
                 entry=entry,
@@ -293,6 +299,7 @@ def catalog_rows(
                 recommended=entry.name in chosen,
                 installed=Path(entry.file).name in installed,
                 partial_bytes=partial.get(Path(entry.file).name, 0),
+                estimated_tokens_per_s=round(estimate, 1) if estimate else None,
             )
         )
     return rows

@@ -12,7 +12,8 @@ One download of a file at a time: a second (in this process or another) is refus
 holds the part's lock, a ``FILE.lock`` beside the part that is deleted when the download ends.
 
 The models folder is the user's disk: a folder that cannot be written and a disk that fills up
-mid-download are DownloadErrors saying so, and the part stays for a resume.
+mid-download are DownloadErrors saying so, and the part stays for a resume; so is a transfer that the
+server ended before the end of the file.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO
+from urllib.parse import urlsplit
 
 from edgehost import __version__
 from edgehost.errors import EdgeHostError
@@ -131,9 +133,10 @@ def download(
     """Download ``target`` into ``models_dir`` and return its path (at once when it is already there).
     ``endpoint`` is the hub's address; by default huggingface_hub's (``HF_ENDPOINT`` or huggingface.co).
 
-    Raises DownloadCancelled when ``cancel`` is set (the part stays for a resume) and DownloadError for
-    everything else, with a message for the user (a folder that cannot be written, a full disk); a
-    corrupted part is deleted.
+    Raises DownloadCancelled when ``cancel`` is set, while downloading or while checking the sha256
+    (the part stays for a resume), and DownloadError for everything else, with a message for the user
+    (a folder that cannot be written, a full disk, a transfer that ended early); a corrupted part is
+    deleted.
     """
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
@@ -179,17 +182,35 @@ def download(
             # default) a board on a slow link would see the bar move and a cancel land every few seconds.
             constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, _CHUNK // 8)
 
-            http_get(
-                metadata.location,
-                handle,
-                resume_size=resume,
-                headers=build_hf_headers(token=token, library_name="edgehost", library_version=__version__),
-                expected_size=size,
-                tqdm_class=meter.bar_class(),
-            )
+            try:
+                http_get(
+                    metadata.location,
+                    handle,
+                    resume_size=resume,
+                    headers=build_hf_headers(
+                        token=token, library_name="edgehost", library_version=__version__
+                    ),
+                    expected_size=size,
+                    tqdm_class=meter.bar_class(),
+                )
+            except OSError as exc:
+                if exc.errno is not None or _is_network_error(exc):
+                    raise  # the disk's (_part_file names it) or the network's (_hub_errors)
+                # huggingface_hub's "Consistency check failed": the body ended before the file did.
+                # The part holds what came; the size check below says so.
         got = part.stat().st_size
-        if got != size:
-            raise DownloadError(f"{name} stopped at {got} of {size} bytes; pull again to resume")
+        if got < size:
+            host = urlsplit(metadata.location).hostname or "the hub"
+            raise DownloadError(
+                f"the download from {host} stopped early at {_mb(got)} of {_mb(size)} MB; "
+                "pulling again resumes from there"
+            )
+        if got > size:
+            part.unlink(missing_ok=True)
+            record.unlink(missing_ok=True)
+            raise DownloadError(
+                f"the hub sent {got - size} bytes more than {name} has; the part was deleted, pull again"
+            )
         if expected is not None:
             digest = _sha256(part, meter)
             if digest != expected:
@@ -409,6 +430,10 @@ class _Meter:
             self.report(Progress("downloading", self.done, self.total, self._rate()))
 
     def verifying(self, done: int) -> None:
+        """Reports ``done`` bytes hashed; raises DownloadCancelled, as a cancelled transfer does, when
+        the download was cancelled meanwhile (a multi-GB file takes a minute to hash on a board)."""
+        if self.cancel.is_set():
+            raise DownloadCancelled(self.done, self.total)
         self.report(Progress("verifying", done, self.total, None))
 
     def _rate(self) -> float | None:
