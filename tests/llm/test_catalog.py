@@ -147,3 +147,22 @@ def test_a_row_says_whether_its_file_is_installed_or_partly_downloaded() -> None
     assert (rows[second.name].installed, rows[second.name].partial_bytes) == (False, 1234)
     assert (rows[third.name].installed, rows[third.name].partial_bytes) == (False, 0)
     assert rows[second.name].as_dict()["partial_bytes"] == 1234
+
+
+def test_the_models_panels_say_the_estimated_speed_a_suggestion_went_by_where_none_was_measured() -> None:
+    from edgehost.host.model_cards import catalog_details
+    from edgehost.llm.catalog import catalog_rows
+
+    catalog = load_catalog()
+    pi5 = {
+        r.entry.name: r for r in catalog_rows(catalog, ARM, BoardFacts(8.0, False, None, cpu_cores=4), set())
+    }
+    assert "about 8 tokens/s here (estimated from the CPU cores)" in catalog_details(
+        pi5["llama-3.2-1b-instruct-q4_0"]
+    )
+    rock = {
+        r.entry.name: r
+        for r in catalog_rows(catalog, ROCK_5B, BoardFacts(16.0, False, None, cpu_cores=4), set())
+    }
+    measured = catalog_details(rock["llama-3.2-1b-instruct-q4_0"])
+    assert "tokens/s on this board" in measured and "estimated" not in measured

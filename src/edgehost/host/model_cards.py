@@ -72,11 +72,12 @@ def duration(seconds: float) -> str:
 def catalog_details(row: CatalogRow) -> str:
     """One line on a catalog entry: size, quantisation, download, RAM, speed on this board, licence."""
     entry = row.entry
-    speed = (
-        f" · about {row.expected_tokens_per_s:.0f} tokens/s on this board"
-        if row.expected_tokens_per_s
-        else ""
-    )
+    if row.expected_tokens_per_s:
+        speed = f" · about {row.expected_tokens_per_s:.0f} tokens/s on this board"
+    elif row.estimated_tokens_per_s:  # no measured speed: the estimate the suggestion went by
+        speed = f" · about {row.estimated_tokens_per_s:.0f} tokens/s here (estimated from the CPU cores)"
+    else:
+        speed = ""
     return (
         f"{entry.params_b:g}B parameters · {entry.quantization} · {entry.size_mb / 1000:.2f} GB "
         f"download · needs {entry.ram_gb:g} GB RAM{speed} · {entry.license} · {entry.repo}"
