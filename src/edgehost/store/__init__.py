@@ -6,6 +6,7 @@ Open it with ``Store.open(paths.history_db, redact=redactor(config.secret_values
 from __future__ import annotations
 
 from edgehost.redaction import REDACTED, RedactFnT, redactor
+from edgehost.store._attached import attachment_text, searchable_text, split_attachments
 from edgehost.store._export import CSV_COLUMNS, EXPORT_FORMATS
 from edgehost.store._migrations import MIGRATIONS, Migration
 from edgehost.store._records import (
@@ -47,6 +48,9 @@ __all__ = [
     "RedactFnT",
     "Store",
     "StoreError",
+    "attachment_text",
     "iso_utc",
     "redactor",
+    "searchable_text",
+    "split_attachments",
 ]

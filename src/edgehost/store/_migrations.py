@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
+
+from edgehost.store._attached import HEADER_STARTS, searchable_text
 
 __all__ = ["MIGRATIONS", "Migration", "apply_migrations", "applied_migrations", "fts5_available"]
 
@@ -20,6 +22,8 @@ class Migration(NamedTuple):
     # A migration that needs FTS5 is skipped (not recorded) where SQLite was built without it, and
     # applied on a later open by a SQLite that has it; search falls back to LIKE meanwhile.
     needs_fts5: bool = False
+    # What SQL cannot compute, run after ``sql`` in the same transaction.
+    then: Callable[[sqlite3.Connection], None] | None = None
 
 
 _INITIAL = """
@@ -151,6 +155,77 @@ _CHOSEN_BY = """
 ALTER TABLE executions ADD COLUMN chosen_by TEXT;
 """
 
+# What a search matches of a message whose text holds more than that (store/_attached.py): a question
+# sent with resources, by their URIs and the question typed, not by the resources' texts. Only such
+# messages have a row; ``message_search`` gives every message's searched text.
+_MESSAGE_SEARCH_TEXT = """
+CREATE TABLE message_search_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+CREATE VIEW message_search AS
+SELECT m.id AS id, coalesce(s.text, m.content) AS content
+FROM messages AS m LEFT JOIN message_search_text AS s ON s.id = m.id;
+CREATE TRIGGER message_search_text_forget AFTER DELETE ON messages BEGIN
+    DELETE FROM message_search_text WHERE id = old.id;
+END;
+"""
+
+
+def _fill_message_search_text(conn: sqlite3.Connection) -> None:
+    """The searched text of the questions sent with resources before it was kept."""
+    starts = " OR ".join("substr(content, 1, ?) = ?" for _ in HEADER_STARTS)
+    found = conn.execute(
+        f"SELECT id, content FROM messages WHERE role = 'user' AND ({starts})",
+        [value for start in HEADER_STARTS for value in (len(start), start)],
+    )
+    for message_id, content in found.fetchall():
+        text = searchable_text("user", content)
+        if text is not None:
+            conn.execute("INSERT INTO message_search_text (id, text) VALUES (?, ?)", (message_id, text))
+
+
+# The search index over ``message_search`` instead of the messages' whole text (0002): it holds, for
+# each message, the words of its searched text. A message's words are taken out before it is deleted or
+# changed, while the view still gives what was indexed; a searched text written, changed or removed
+# replaces the message's words.
+_SEARCHED_TEXT_INDEX = """
+DROP TRIGGER IF EXISTS messages_fts_insert;
+DROP TRIGGER IF EXISTS messages_fts_delete;
+DROP TRIGGER IF EXISTS messages_fts_update;
+DROP TABLE IF EXISTS messages_fts;
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    content, content = 'message_search', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts (rowid, content) SELECT id, content FROM message_search WHERE id = new.id;
+END;
+CREATE TRIGGER messages_fts_delete BEFORE DELETE ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+    SELECT 'delete', id, content FROM message_search WHERE id = old.id;
+END;
+CREATE TRIGGER messages_fts_unindex BEFORE UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+    SELECT 'delete', id, content FROM message_search WHERE id = old.id;
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_fts (rowid, content) SELECT id, content FROM message_search WHERE id = new.id;
+END;
+CREATE TRIGGER message_search_text_insert AFTER INSERT ON message_search_text BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+    SELECT 'delete', id, content FROM messages WHERE id = new.id;
+    INSERT INTO messages_fts (rowid, content) SELECT id, new.text FROM messages WHERE id = new.id;
+END;
+CREATE TRIGGER message_search_text_update AFTER UPDATE OF text ON message_search_text BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+    SELECT 'delete', id, old.text FROM messages WHERE id = old.id;
+    INSERT INTO messages_fts (rowid, content) SELECT id, new.text FROM messages WHERE id = new.id;
+END;
+CREATE TRIGGER message_search_text_delete AFTER DELETE ON message_search_text BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+    SELECT 'delete', id, old.text FROM messages WHERE id = old.id;
+    INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages WHERE id = old.id;
+END;
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _INITIAL),
     Migration("0002_message_search", _MESSAGE_SEARCH, needs_fts5=True),
@@ -160,6 +235,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_tool_result_messages", _TOOL_RESULT_MESSAGES),
     Migration("0007_known_tools", _KNOWN_TOOLS),
     Migration("0008_chosen_by", _CHOSEN_BY),
+    Migration("0009_message_search_text", _MESSAGE_SEARCH_TEXT, then=_fill_message_search_text),
+    Migration("0010_searched_text_index", _SEARCHED_TEXT_INDEX, needs_fts5=True),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"
@@ -197,6 +274,8 @@ def apply_migrations(conn: sqlite3.Connection, migrations: Sequence[Migration] =
                 continue
             for statement in _statements(migration.sql):
                 conn.execute(statement)
+            if migration.then is not None:
+                migration.then(conn)
             conn.execute(
                 "INSERT INTO migrations (name, applied) VALUES (?, ?)", (migration.name, time.time())
             )

@@ -27,6 +27,7 @@ from typing import Any
 from edgehost.paths import create_private
 from edgehost.roles import ROLES
 from edgehost.store._approval_rules import ApprovalRuleTable
+from edgehost.store._attached import searchable_text
 from edgehost.store._executions import ExecutionRecords
 from edgehost.store._known_tools import KnownToolsTable
 from edgehost.store._migrations import MIGRATIONS, Migration, apply_migrations
@@ -113,12 +114,9 @@ class Store(ExecutionRecords):
                 self._conn.execute("PRAGMA synchronous=NORMAL")
                 self._conn.execute("PRAGMA foreign_keys=ON")
                 apply_migrations(self._conn, migrations)
-                self._has_fts = (
-                    self._conn.execute(
-                        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'"
-                    ).fetchone()
-                    is not None
-                )
+                self._has_fts = self._has_table("messages_fts")
+                # Where the searched text is kept apart from a message's (migration 0009).
+                self._has_search_text = self._has_table("message_search_text")
                 self._mark_interrupted_executions()
         except BaseException:
             self._conn.close()
@@ -253,7 +251,9 @@ class Store(ExecutionRecords):
         """Conversations whose title contains ``query`` or whose messages contain all its words.
 
         Message text is matched by word prefix through FTS5 where SQLite has it ("lyon" finds
-        "Lyon's"), else by substring. Most recently updated first.
+        "Lyon's"), else by substring. A question sent with resources attached is matched by what was
+        typed and the resources' URIs, not by their texts (store/_attached.py). Most recently updated
+        first.
         """
         query = query.strip()
         if not query:
@@ -268,8 +268,10 @@ class Store(ExecutionRecords):
             )
             params: tuple[Any, ...] = (title_like, fts_query)
         else:
+            searched = "message_search" if self._has_search_text else "messages"
             message_match = (
-                "SELECT conversation_id FROM messages WHERE superseded IS NULL AND content LIKE ? ESCAPE '\\'"
+                f"SELECT m.conversation_id FROM messages AS m JOIN {searched} AS s ON s.id = m.id"
+                " WHERE m.superseded IS NULL AND s.content LIKE ? ESCAPE '\\'"
             )
             params = (title_like, title_like)
         archived = "" if include_archived else "AND archived = 0"
@@ -401,6 +403,10 @@ class Store(ExecutionRecords):
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _has_table(self, name: str) -> bool:
+        found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        return found.fetchone() is not None
+
     @staticmethod
     def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves (BEGIN IMMEDIATE for writes, so two
@@ -461,6 +467,7 @@ class Store(ExecutionRecords):
         if role not in ROLES:
             raise ValueError(f"a message's role is one of {', '.join(ROLES)}, got {role!r}")
         now = self._clock()
+        stored = self._redact(content)
         with self._transaction() as conn:
             _expect_conversation(conn, conversation_id)
             cursor = conn.execute(
@@ -469,7 +476,7 @@ class Store(ExecutionRecords):
                 (
                     conversation_id,
                     role,
-                    self._redact(content),
+                    stored,
                     name,
                     now,
                     status,
@@ -479,5 +486,11 @@ class Store(ExecutionRecords):
                     tool_call_id,
                 ),
             )
+            message_id = _rowid(cursor)
+            searched = searchable_text(role, stored) if self._has_search_text else None
+            if searched is not None:
+                conn.execute(
+                    "INSERT INTO message_search_text (id, text) VALUES (?, ?)", (message_id, searched)
+                )
             conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
-            return _rowid(cursor)
+            return message_id
