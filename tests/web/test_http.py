@@ -17,7 +17,7 @@ from typing import Any
 import httpx2
 import pytest
 import websockets
-from tests.host.conftest import call
+from tests.host.conftest import WAIT_S, call
 
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
@@ -148,6 +148,52 @@ async def test_a_turn_submitted_on_the_socket_streams_its_events_and_a_denial_is
     [execution] = served.host.history.executions()
     assert (execution.status, execution.decided_by) == ("denied", "web")
     assert not (served.host.paths.data_dir / "notes.txt").exists()
+
+
+async def test_a_question_asked_with_an_attachment_reaches_an_open_page_with_its_chip_not_its_text(
+    serve: Any,
+) -> None:
+    # Asked in the window: the turn's start had only the typed question, so the page showed no chip
+    # until the conversation was reopened.
+    from edgehost.host.attachments import attachment_text
+
+    served = await serve(ScriptedBackend(["Milk, and the plumber."]))
+    ws = served.base.replace("http", "ws") + "/ws"
+    async with websockets.connect(ws, subprotocols=["edgehost"]) as socket:  # type: ignore[arg-type]
+        await socket.send(json.dumps({"command": "resume", "after": 0}))
+        json.loads(await socket.recv())  # hello
+        note = attachment_text("note://today", "Buy milk.\n\nCall the plumber about the leak.")
+        asked = asyncio.ensure_future(served.host.submit("What is on my list?", attachments=[note]))
+        started = await asyncio.wait_for(_next(socket, lambda m: m.get("event") == "TurnStarted"), WAIT_S)
+        question = await asyncio.wait_for(
+            _next(socket, lambda m: m.get("event") in ("MessageAppended", "TextDelta")), WAIT_S
+        )
+        assert await asyncio.wait_for(asked, WAIT_S) is not None
+    assert (started["data"]["question"], started["data"]["attachments"]) == ("What is on my list?", [])
+    # The question's message, before any of the answer, carries what the chip shows.
+    assert question["event"] == "MessageAppended"
+    assert question["data"]["question"] == "What is on my list?"
+    assert question["data"]["attachments"] == [
+        {"uri": "note://today", "name": "today", "size": "43 B", "label": "today · 43 B"}
+    ]
+
+
+async def test_a_question_answered_again_reaches_the_page_as_typed_with_its_attachment(serve: Any) -> None:
+    # Answering again starts the turn with the stored question, attached texts and all.
+    from edgehost.host.attachments import attachment_text
+
+    served = await serve(ScriptedBackend(["Milk.", "Milk, still."]))
+    note = attachment_text("note://today", "Buy milk.\n\nCall the plumber about the leak.")
+    first = await served.host.submit("What is on my list?", attachments=[note])
+    assert first is not None
+    ws = served.base.replace("http", "ws") + "/ws"
+    async with websockets.connect(ws, subprotocols=["edgehost"]) as socket:  # type: ignore[arg-type]
+        await socket.send(json.dumps({"command": "resume", "after": 0}))
+        json.loads(await socket.recv())  # hello
+        assert await asyncio.wait_for(served.host.regenerate(first.conversation_id), WAIT_S) is not None
+        started = await asyncio.wait_for(_next(socket, lambda m: m.get("event") == "TurnStarted"), WAIT_S)
+    assert started["data"]["question"] == "What is on my list?"
+    assert [a["label"] for a in started["data"]["attachments"]] == ["today · 43 B"]
 
 
 async def test_the_history_exports_the_calls_its_filters_show_as_csv_or_json(serve: Any) -> None:

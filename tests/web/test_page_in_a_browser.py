@@ -302,6 +302,25 @@ async def test_an_approval_waiting_when_the_page_opens_counts_down_and_shows_its
     assert page.errors == []
 
 
+async def test_an_approval_counts_down_from_the_wait_set_after_the_page_opened(
+    serve: Any, browser: Any
+) -> None:
+    # Seen: a page open while the wait was changed (in the window's Settings) counted down from the old one.
+    reply = call("files__write_file", path="notes.txt", content="hello")
+    served = await serve(ScriptedBackend([reply, "Written."]), settings=Settings(approval_timeout_s=300))
+    page = await _open(browser, served.server.url)
+    served.host.update_settings({"approval_timeout_s": 40})
+    turn = asyncio.ensure_future(served.host.submit("Write a note"))
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
+    shown = re.fullmatch(
+        r"Denied automatically in (\d+):(\d\d)", await page.inner_text("#approval-countdown")
+    )
+    assert shown is not None and 30 <= int(shown[1]) * 60 + int(shown[2]) <= 40, shown
+    await page.click("#approval-deny")
+    await asyncio.wait_for(turn, TURN_S / 1000)
+    assert page.errors == []
+
+
 async def test_a_call_in_the_history_opens_to_what_it_was_given_and_gave_and_the_calls_shown_download(
     serve: Any, browser: Any
 ) -> None:
@@ -356,6 +375,33 @@ async def test_a_question_sent_with_an_attachment_reopens_with_the_resources_nam
     assert await question.locator(".attachment").get_attribute("title") == "note://today"
     assert (await question.inner_text()).splitlines()[-1] == "What is on my list?"
     assert "plumber" not in await question.inner_text()
+    assert page.errors == []
+
+
+async def test_a_question_asked_in_the_window_with_an_attachment_shows_its_chip_on_the_open_page_at_once(
+    serve: Any, browser: Any
+) -> None:
+    # The turn's start had only the typed question: the chip appeared only once the conversation was
+    # opened again.
+    from edgehost.host.attachments import attachment_text
+
+    served = await serve(ScriptedBackend(["Hello.", "Milk, and the plumber."]))
+    first = await served.host.submit("Hello")
+    assert first is not None
+    page = await _open(browser, served.server.url)
+    await page.locator("#conversations li", has_text="Hello").click()
+    await page.locator(".msg.assistant", has_text="Hello.").wait_for(timeout=PAGE_S)
+    note = attachment_text("note://today", "Buy milk.\n\nCall the plumber about the leak.")
+    sent = await served.host.submit("What is on my list?", first.conversation_id, attachments=[note])
+    assert sent is not None
+    question = page.locator(".msg.user", has_text="What is on my list?")
+    await question.locator(".attachment").wait_for(timeout=PAGE_S)
+    assert await question.locator(".attachment").all_inner_texts() == ["▤ today · 43 B"]
+    assert await question.locator(".attachment").get_attribute("title") == "note://today"
+    assert (await question.inner_text()).splitlines()[-1] == "What is on my list?"
+    assert "plumber" not in await question.inner_text()
+    await page.locator(".msg.assistant", has_text="Milk, and the plumber.").wait_for(timeout=PAGE_S)
+    assert await page.locator(".msg.user").count() == 2
     assert page.errors == []
 
 

@@ -29,7 +29,14 @@ from edgehost.web.hub import EventHub, Subscriber
 from edgehost.web.models_face import MODEL_COMMANDS, models_listing, run_model_command
 from edgehost.web.page import page_html
 from edgehost.web.settings_face import save_settings, settings_listing
-from edgehost.web.wire import Command, CommandError, approval_decision, parse_command, to_json
+from edgehost.web.wire import (
+    Command,
+    CommandError,
+    approval_decision,
+    attachments_json,
+    parse_command,
+    to_json,
+)
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -157,7 +164,7 @@ class _Face:
         entries: list[dict[str, Any]] = []
         for entry in view.entries:
             if isinstance(entry, Question):
-                attached = [{"uri": a.uri, "label": a.label} for a in entry.attachments]
+                attached = attachments_json(entry.attachments)
                 entries.append({"kind": "question", "text": entry.text, "attachments": attached})
             elif isinstance(entry, AnswerText):
                 entries.append({"kind": "answer", "text": entry.text})

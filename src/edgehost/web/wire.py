@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.approval import ApprovalDecision
-from edgehost.host.events import ModelDownloadProgressed
+from edgehost.host.attachments import AttachedResource, split_question
+from edgehost.host.events import MessageAppended, ModelDownloadProgressed, TurnStarted
 from edgehost.host.model_cards import describe_progress
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Command",
     "CommandError",
     "approval_decision",
+    "attachments_json",
     "event_json",
     "parse_command",
     "to_json",
@@ -75,11 +77,25 @@ def to_json(value: Any) -> Any:
 
 
 def event_json(seq: int, event: Any) -> dict[str, Any]:
-    """One host event as the page receives it; a download's progress also in the window's words."""
+    """One host event as the page receives it; a download's progress also in the window's words; a
+    question (a turn's start, the user's message) also as the page shows it: ``question``, the text
+    typed, and ``attachments``, the resources sent with it (attachments_json)."""
     data = to_json(event)
     if isinstance(event, ModelDownloadProgressed):
         data["text"] = describe_progress(event)
+    elif isinstance(event, TurnStarted) or isinstance(event, MessageAppended) and event.role == "user":
+        question, attached = split_question(
+            event.user_text if isinstance(event, TurnStarted) else event.content
+        )
+        data["question"] = question
+        data["attachments"] = attachments_json(attached)
     return {"seq": seq, "event": type(event).__name__, "data": data}
+
+
+def attachments_json(attached: Iterable[AttachedResource]) -> list[dict[str, str]]:
+    """The resources sent with a question as the page's chips show them: "▤ today · 43 B", the URI on
+    hover (not their texts)."""
+    return [{"uri": a.uri, "name": a.name, "size": a.size, "label": a.label} for a in attached]
 
 
 def parse_command(text: str | bytes) -> Command:

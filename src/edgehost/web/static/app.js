@@ -18,6 +18,7 @@ const state = {
   current: null, // the open conversation's id (null: a new one)
   turn: null, // the conversation whose turn is running
   answer: null, // {node, text} of the answer streaming in the open conversation
+  question: null, // the running turn's question, until its message (with what was attached) arrives
   thinking: null, // the quiet line while the model reads the prompt (as the window's, ui/chat_view.py)
   cards: new Map(), // call_id -> card
   approvals: [], // pending requests, in order
@@ -138,7 +139,19 @@ function apply(kind, e) {
     case "TurnStarted":
       state.turn = e.conversation_id;
       setBusy();
-      if (here) { addMessage("user", e.user_text); startAnswer(); showThinking("Thinking…"); }
+      if (here) {
+        state.question = addQuestion(e.question, e.attachments);
+        startAnswer();
+        showThinking("Thinking…");
+      }
+      break;
+    case "MessageAppended":
+      // The question as the model reads it: the resources attached to it, asked in the window, come
+      // with it (the turn's start has only what was typed there).
+      if (here && e.role === "user" && state.question) {
+        showQuestion(state.question, e.question, e.attachments);
+        state.question = null;
+      }
       break;
     case "TextDelta":
       if (here) { stopThinking(); appendAnswer(e.text); }
@@ -231,8 +244,14 @@ function addMessage(kind, text, markdown) {
 // A question as it was sent: each resource attached to it as a chip (its name and size; the URI on
 // hover), not its text, as the window shows it.
 function addQuestion(text, attachments) {
-  const node = addMessage("user", text);
-  if (!attachments || !attachments.length) return node;
+  const node = addMessage("user", "");
+  showQuestion(node, text, attachments);
+  return node;
+}
+
+function showQuestion(node, text, attachments) {
+  node.textContent = text;
+  if (!attachments || !attachments.length) return;
   const chips = document.createElement("div");
   chips.className = "attachments";
   for (const attached of attachments) {
@@ -243,7 +262,7 @@ function addQuestion(text, attachments) {
     chips.appendChild(chip);
   }
   node.prepend(chips);
-  return node;
+  scrollDown();
 }
 
 function notice(text, error) { addMessage(error ? "notice error" : "notice", text); }
@@ -364,6 +383,7 @@ function clearMessages() {
   $("messages").textContent = "";
   state.cards.clear();
   state.answer = null;
+  state.question = null;
   state.thinking = null;
 }
 
@@ -489,15 +509,17 @@ async function refreshTools() {
 // ------------------------------------------------------------------ approvals
 function addApproval(request) {
   if (state.approvals.some((r) => r.id === request.id)) return;
-  // When the host denies it unanswered (a request from the hello has already waited a while).
-  request.deadline = Date.now() + ((state.approvalTimeoutS || 0) - (request.waited_s || 0)) * 1000;
+  // When the host denies it unanswered: after the wait it gave this request (the setting when it was
+  // asked), less what a request from the hello has already waited.
+  request.waits = request.timeout_s ?? state.approvalTimeoutS ?? 0;
+  request.deadline = Date.now() + (request.waits - (request.waited_s || 0)) * 1000;
   state.approvals.push(request);
   showApproval();
 }
 
 function showCountdown() {
   const request = state.approvals[0];
-  if (!request || !state.approvalTimeoutS) { $("approval-countdown").textContent = ""; return; }
+  if (!request || !request.waits) { $("approval-countdown").textContent = ""; return; }
   const left = Math.max(0, Math.round((request.deadline - Date.now()) / 1000));
   $("approval-countdown").textContent = "Denied automatically in " + Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
 }
