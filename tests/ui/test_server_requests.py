@@ -164,6 +164,55 @@ def test_a_prompt_the_server_refuses_is_asked_again_with_what_was_typed_and_the_
     run(scenario())
 
 
+def test_a_template_resource_the_server_cannot_read_is_asked_again_with_the_values_and_the_servers_reason(
+    data_dir: Path, run: Any
+) -> None:
+    # The everything server reads its dynamic text resource only for a positive integer id. The form
+    # had closed on the error and the values typed were lost, with only a notice in the chat.
+    servers = ServersConfig([everything_stdio()])
+    refused = "“everything” refused: Unknown resource: demo://resource/dynamic/text/zero"
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, servers=servers) as desktop:
+            window = desktop.window
+            template = next(
+                t for t in manager(desktop).catalog.resource_templates if "text" in t.uri_template
+            )
+
+            async def refused_form(attaching: asyncio.Future[None]) -> ElicitationDialog:
+                opened = expect(window.dialog_opened)
+                [form] = await opened.wait(STEP_S)
+                form.form.fields["resourceId"].setText("zero")
+                opened = expect(window.dialog_opened)
+                form.accept_button.click()
+                [again] = await opened.wait(STEP_S)
+                assert not attaching.done()
+                return again
+
+            # Cancelled once refused: nothing is attached.
+            attaching = asyncio.ensure_future(window.composer_actions.attach_template(template.uri_template))
+            again = await refused_form(attaching)
+            again.cancel_button.click()
+            await asyncio.wait_for(attaching, STEP_S)
+            assert window.composer.attachments == []
+            # Corrected once refused: the resource the new value names is attached.
+            attaching = asyncio.ensure_future(window.composer_actions.attach_template(template.uri_template))
+            again = await refused_form(attaching)
+            assert again.form.fields["resourceId"].text() == "zero"
+            assert again.problem.text() == refused and not again.problem.isHidden()
+            assert again.accept_button.text() == "Attach"
+            again.form.fields["resourceId"].setText("4")
+            again.accept_button.click()
+            await asyncio.wait_for(attaching, STEP_S)
+            [attached] = window.composer.attachments
+            assert attached.uri == "demo://resource/dynamic/text/4" and attached.text.startswith(
+                "Resource 4:"
+            )
+            assert not window.dialogs
+
+    run(scenario())
+
+
 def test_a_task_tools_card_shows_the_tasks_state_while_it_runs(data_dir: Path, run: Any) -> None:
     servers = ServersConfig([everything_stdio()])
     replies = [_call("simulate-research-query", '{"topic": "ferns"}'), "The report is in."]

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint
 from edgehost.ui.composer import Palette, PaletteItem
 
 if TYPE_CHECKING:
+    from edgehost.mcp.catalog import ResourceTemplateEntry
     from edgehost.ui.main_window import MainWindow
 
 __all__ = ["ComposerActions"]
@@ -135,10 +136,10 @@ class ComposerActions:
         return {k: str(v) for k, v in (answer.content or {}).items()}
 
     async def attach_template(self, uri_template: str) -> None:
-        """Ask for the values of a resource template's variables, then attach the resource they name."""
-        import mcp_types as types
-
-        from edgehost.ui.elicitation import OwnRequest
+        """Ask for the values of a resource template's variables, then attach the resource they name.
+        When the server cannot read that resource, the form comes back with the values and the server's
+        reason, until it reads one or the user cancels (as a prompt's arguments do)."""
+        from edgehost.host.attachments import AttachedResource
 
         window = self.window
         template = next((t for t in window.host.resource_templates() if t.uri_template == uri_template), None)
@@ -149,20 +150,47 @@ class ComposerActions:
         except ValueError as exc:  # a template the server wrote wrong
             window.chat.add_notice(f"Could not read the resource template {uri_template}: {exc}", error=True)
             return
-        schema = {
-            "type": "object",
-            "properties": {name: {"type": "string", "title": name} for name in names},
-            "required": names,
-        }
-        message = template.description or f"The values for {uri_template}"
+        values: dict[str, str] = {}
+        problem = ""
+        while True:
+            given = await self._template_values(template, names, values, problem)
+            if given is None:  # cancelled
+                return
+            values = given
+            uri = template.expand(values)
+            try:
+                text = await window.host.read_resource_text(uri)
+            except Exception as exc:  # shown in the form asked again, with what the user wrote
+                log.info("reading %s was refused: %s", uri, exc)
+                problem = _refusal(exc)
+                continue
+            window.composer.add_attachment(AttachedResource(uri, text))
+            return
+
+    async def _template_values(
+        self, template: ResourceTemplateEntry, names: list[str], values: dict[str, str], problem: str
+    ) -> dict[str, str] | None:
+        """The form of a resource template's variables, filled in with ``values`` and showing
+        ``problem``; the values the user sends with it, or None when they cancel."""
+        import mcp_types as types
+
+        from edgehost.ui.elicitation import OwnRequest
+
+        properties: dict[str, dict[str, Any]] = {}
+        for name in names:
+            field: dict[str, Any] = {"type": "string", "title": name}
+            if name in values:
+                field["default"] = values[name]
+            properties[name] = field
+        schema = {"type": "object", "properties": properties, "required": names}
+        message = template.description or f"The values for {template.uri_template}"
         params = types.ElicitRequestFormParams(message=message, requested_schema=schema)
-        own = OwnRequest(
-            template.name, f"The resource “{template.name}” of “{template.server}” needs:", "Attach"
-        )
-        answer = await window.server_dialogs.elicit(template.server, params, own=own)
-        if answer.action == "accept":
-            values = {name: str(value) for name, value in (answer.content or {}).items()}
-            await self.attach_resource(template.expand(values))
+        heading = f"The resource “{template.name}” of “{template.server}” needs:"
+        own = OwnRequest(template.name, heading, "Attach", problem)
+        answer = await self.window.server_dialogs.elicit(template.server, params, own=own)
+        if answer.action != "accept":
+            return None
+        return {name: str(value) for name, value in (answer.content or {}).items()}
 
     async def attach_resource(self, uri: str) -> None:
         from edgehost.host.attachments import AttachedResource
