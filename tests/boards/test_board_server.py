@@ -116,12 +116,10 @@ def test_a_machine_without_thermal_zones_says_so_in_words(tmp_path: Path) -> Non
     assert len(BoardReader(build(tmp_path / "other", rk3588_board())).temperatures()["zones"]) == 7
 
 
-def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp_path: Path) -> None:
-    """A stdio server gets only the safe variables of the host's environment; EDGEHOST_SYSFS_ROOT (a
-    fake tree for a demo) reached detection but not the built-in board server, which read the real /."""
-    root = build(tmp_path / "root", rk3588_board(model="Radxa ROCK 5B", compatible=("radxa,rock-5b",)))
+def _board_info_through_the_host(data: Path, root: Path) -> dict[str, Any]:
+    """``board_info`` as ``edgehost --data-dir DATA call`` gets it from the built-in server, on ``root``."""
     done = subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(tmp_path / "data"), "call", "board__board_info"],
+        [sys.executable, "-m", "edgehost", "--data-dir", str(data), "call", "board__board_info"],
         capture_output=True,
         text=True,
         env={**os.environ, "EDGEHOST_SYSFS_ROOT": str(root)},
@@ -129,7 +127,14 @@ def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    board = json.loads(done.stdout)
+    return dict(json.loads(done.stdout))
+
+
+def test_the_built_in_board_server_reads_the_tree_that_board_detection_reads(tmp_path: Path) -> None:
+    """A stdio server gets only the safe variables of the host's environment; EDGEHOST_SYSFS_ROOT (a
+    fake tree for a demo) reached detection but not the built-in board server, which read the real /."""
+    root = build(tmp_path / "root", rk3588_board(model="Radxa ROCK 5B", compatible=("radxa,rock-5b",)))
+    board = _board_info_through_the_host(tmp_path / "data", root)
     assert (board["model"], board["profile"]) == ("Radxa ROCK 5B", "rock-5b")
 
 
@@ -146,16 +151,7 @@ def test_the_built_in_board_server_reports_the_users_own_profile_from_the_config
     (mine / "my-rock.toml").write_text(
         Path(shipped.source or "").read_text().replace('"Radxa ROCK 5B"', '"My ROCK 5B"', 1)
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(data), "call", "board__board_info"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "EDGEHOST_SYSFS_ROOT": str(root)},
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    board = json.loads(done.stdout)
+    board = _board_info_through_the_host(data, root)
     assert (board["profile"], board["profile_display_name"]) == ("rock-5b", "My ROCK 5B")
     _info, app_profile = current_profile(None, root, Paths.resolve(None, data))
     assert app_profile.display_name == board["profile_display_name"]  # the app's choice

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import keyring
 import mcp_types as types
 import pytest
-from keyring.backend import KeyringBackend
+from tests.mcp.dict_keyring import DictKeyring
 from tests.mcp.oauth_server import (
     InMemoryAuthorizationServer,
     ProtectedServer,
@@ -457,29 +457,17 @@ async def test_revoked_tokens_say_sign_in_required_until_a_sign_in_elsewhere_is_
         assert elsewhere.status(server).state == "signed in"
 
 
-class CountingKeyring(KeyringBackend):
-    """A keyring backend kept in a dict that counts its reads (each one a D-Bus round trip, or a prompt
-    to unlock, with the Secret Service)."""
-
-    priority = 5  # type: ignore[assignment]
+class CountingKeyring(DictKeyring):
+    """A DictKeyring that counts its reads (each one a D-Bus round trip, or a prompt to unlock, with the
+    Secret Service)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
         self.reads = 0
 
     def get_password(self, service: str, username: str) -> str | None:
         self.reads += 1
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        from keyring.errors import PasswordDeleteError
-
-        if self.passwords.pop((service, username), None) is None:
-            raise PasswordDeleteError("not found")
+        return super().get_password(service, username)
 
 
 @pytest.fixture

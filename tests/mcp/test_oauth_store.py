@@ -15,8 +15,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
-from keyring.errors import PasswordDeleteError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from tests.mcp.dict_keyring import DictKeyring
 
 from edgehost.cli.main import main
 from edgehost.errors import ConfigError
@@ -31,26 +31,6 @@ from edgehost.mcp.auth import (
 from edgehost.mcp.auth._store import CHANGES_FILE, CREDENTIALS_FILE, KEYRING_SERVICE, credential_key
 from edgehost.mcp.config import ServerConfig, parse_servers_file, server_to_entry
 from edgehost.redaction import redact
-
-
-class DictKeyring(KeyringBackend):
-    """A keyring backend kept in a dict, registered through keyring's API as a real one would be."""
-
-    priority = 5  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.passwords.pop((service, username), None) is None:
-            raise PasswordDeleteError("not found")
 
 
 @pytest.fixture
