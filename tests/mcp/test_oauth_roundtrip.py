@@ -427,6 +427,16 @@ async def test_signing_in_again_registers_anew_even_when_no_refresh_found_the_cl
         assert list(provider.clients) == [status.client_id]
 
 
+async def _signed_in_then_revoked(host: Host, provider: InMemoryAuthorizationServer) -> None:
+    """The "remote" server signed in and connected, then its tokens revoked and the server restarted:
+    it stops, waiting for a sign-in."""
+    await _sign_in(host, ScriptedBrowser())
+    await _settled(host, ServerStatus.READY)
+    provider.revoke_all()
+    host.restart_server("remote")
+    await _settled(host, ServerStatus.FAILED)
+
+
 async def test_revoked_tokens_say_sign_in_required_until_a_sign_in_elsewhere_is_noticed(
     tmp_path: Path,
 ) -> None:
@@ -436,12 +446,7 @@ async def test_revoked_tokens_say_sign_in_required_until_a_sign_in_elsewhere_is_
     provider = InMemoryAuthorizationServer()
     async with protected_server(provider) as protected, _host(tmp_path, _server(protected)) as host:
         server = _server(protected)
-        await _sign_in(host, ScriptedBrowser())
-        await _settled(host, ServerStatus.READY)
-
-        provider.revoke_all()
-        host.restart_server("remote")
-        await _settled(host, ServerStatus.FAILED)
+        await _signed_in_then_revoked(host, provider)
         status = host.auth_status("remote")
         assert status.state == "sign-in required" and status.stored and status.refreshable
         elsewhere = ServerAuth(FileCredentialStore(tmp_path / CREDENTIALS_FILE))  # `edgehost auth status`
@@ -488,11 +493,7 @@ async def test_a_server_waiting_for_a_sign_in_elsewhere_reads_the_keyring_only_o
     store = default_credential_store(tmp_path)
     async with protected_server(provider) as protected, _host(tmp_path, _server(protected), store) as host:
         server = _server(protected)
-        await _sign_in(host, ScriptedBrowser())
-        await _settled(host, ServerStatus.READY)
-        provider.revoke_all()
-        host.restart_server("remote")
-        await _settled(host, ServerStatus.FAILED)
+        await _signed_in_then_revoked(host, provider)
         assert host.auth_status("remote").state == "sign-in required"
 
         assert not host.auth().signed_in_elsewhere(server)  # a first look reads the keyring

@@ -26,6 +26,7 @@ __all__ = [
     "duration",
     "hub_card",
     "installed_details",
+    "removable",
     "model_cards",
 ]
 
@@ -109,6 +110,14 @@ def catalog_order(rows: Iterable[CatalogRow]) -> list[CatalogRow]:
     return sorted(rows, key=lambda r: (not r.recommended, not r.fits, r.entry.backend, r.entry.params_b))
 
 
+def removable(state: str, path: str | None, partial_bytes: int, models_dir: Path) -> bool:
+    """Whether Remove is offered for a model in ``state``: a file of the models folder not in use (never
+    the built-in model), or the part an interrupted download left."""
+    if state == "installed":
+        return path is not None and in_models_folder(path, models_dir)
+    return state == "available" and partial_bytes > 0
+
+
 @dataclass(frozen=True)
 class ModelCard:
     """One model as a face lists it."""
@@ -160,7 +169,7 @@ async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[
                 catalog=False,
                 path=model.path,
                 note=model.error or "",
-                removable=not in_use and in_models_folder(model.path, models_dir),
+                removable=removable("in use" if in_use else "installed", model.path, 0, models_dir),
                 usable=model.error is None,
             )
         )
@@ -191,7 +200,7 @@ async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[
                 note=catalog_note(row),
                 recommended=row.recommended,
                 partial_bytes=partial,
-                removable=state == "installed" or (state == "available" and partial > 0),
+                removable=removable(state, path, partial, models_dir),
             )
         )
     return board, cards

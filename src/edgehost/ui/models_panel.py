@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
-from edgehost.host.model_cards import ModelCard, describe_progress, hub_card, model_cards
-from edgehost.host.model_library import in_models_folder, plan_removal
+from edgehost.host.model_cards import ModelCard, describe_progress, hub_card, model_cards, removable
+from edgehost.host.model_library import plan_removal
 from edgehost.ui._widgets import Chip, TaskSet, confirm
 
 if TYPE_CHECKING:
@@ -72,12 +72,11 @@ class ModelRow(QFrame):
 
     @property
     def removable(self) -> str | None:
-        """What Remove deletes in this state (a file's path, or the name of a download whose part is
-        kept); None when there is nothing EdgeHost may delete: never the built-in model or the model in
-        use."""
-        if self.state == "installed" and self.path is not None:
-            return self.path if in_models_folder(self.path, self.panel.host.paths.models_dir) else None
-        return self.name if self.state == "available" and self.partial_bytes else None
+        """What Remove deletes in this state (the file, or the part of the download by its name); None
+        when model_cards.removable says there is nothing EdgeHost may delete."""
+        if not removable(self.state, self.path, self.partial_bytes, self.panel.host.paths.models_dir):
+            return None
+        return self.path if self.state == "installed" else self.name
 
     def show_state(self, state: str) -> None:
         """available | downloading | installed | in use."""
