@@ -64,7 +64,9 @@ def test_an_approval_asked_from_the_page_says_so_in_the_window_and_answered_ther
         try:
             server = await asyncio.wait_for(asyncio.shield(started), STEP_S)
             await desktop.host.wait_servers_ready(STEP_S)
-            async with websockets.connect(f"ws://127.0.0.1:{server.port}/ws") as socket:
+            protocols = ["edgehost", f"edgehost.bearer.{server.token}"]
+            url = f"ws://127.0.0.1:{server.port}/ws"
+            async with websockets.connect(url, subprotocols=protocols) as socket:  # type: ignore[arg-type]
                 await socket.send(json.dumps({"command": "resume", "after": 0}))
                 await _next(socket, lambda m: m.get("hello"))
                 await socket.send(json.dumps({"id": 1, "command": "submit", "text": "Write a.txt"}))

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
+import websockets
 from tests.host.conftest import WAIT_S, Recorder
 from tests.support import CHROMIUM_ARGS
 
@@ -32,6 +34,20 @@ class Served:
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.server.port}"
+
+    @property
+    def authorized(self) -> dict[str, str]:
+        """The headers of a request that carries the token."""
+        return {"Authorization": f"Bearer {self.server.token}"}
+
+    def client(self) -> httpx2.AsyncClient:
+        """An HTTP client of the served page, carrying the token as the page does."""
+        return httpx2.AsyncClient(base_url=self.base, headers=self.authorized)
+
+    def connect(self, **options: Any) -> Any:
+        """The page's WebSocket, with the token in its subprotocols as the page sends it."""
+        protocols = ["edgehost", f"edgehost.bearer.{self.server.token}"]
+        return websockets.connect(self.base.replace("http", "ws") + "/ws", subprotocols=protocols, **options)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import websockets
 from tests.fake_hub import FakeHub
 from tests.web.test_http import _next
 
@@ -117,8 +116,7 @@ async def test_the_socket_loads_only_a_model_of_this_board_and_says_why_a_downlo
     served = await serve(ScriptedBackend())
     stranger = tmp_path / "not-a-model.gguf"
     stranger.write_bytes(b"GGUF but not really")
-    ws = served.base.replace("http", "ws") + "/ws"
-    async with websockets.connect(ws, subprotocols=["edgehost"]) as socket:  # type: ignore[arg-type]
+    async with served.connect() as socket:
         await socket.send(json.dumps({"command": "resume", "after": 0}))
         await socket.recv()
         await socket.send(json.dumps({"id": 1, "command": "use_model", "path": str(stranger)}))

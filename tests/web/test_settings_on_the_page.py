@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-import websockets
 from tests.web.test_http import _next
 
 from edgehost.host import events as ev
@@ -58,8 +57,7 @@ async def test_settings_saved_on_the_page_reach_the_settings_file_and_the_model_
 
 async def test_a_setting_the_page_sends_wrong_is_refused_naming_it_and_nothing_is_saved(serve: Any) -> None:
     served = await serve(ScriptedBackend())
-    ws = served.base.replace("http", "ws") + "/ws"
-    async with websockets.connect(ws, subprotocols=["edgehost"]) as socket:  # type: ignore[arg-type]
+    async with served.connect() as socket:
         await socket.send(json.dumps({"command": "resume", "after": 0}))
         await socket.recv()
         for number, (values, error) in enumerate(

@@ -27,8 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve the chat page on the network (for boards without a screen)",
         description=(
             "Serve the chat page. On 127.0.0.1 (the default) only this machine can reach it; on any other "
-            "address the page needs a token, made on the first start, kept in the data folder and "
-            "printed here as a link."
+            "address, the LAN. Either way the page needs a token, made on the first start, kept in the "
+            "data folder and printed here as a link; a request must name this machine (its address or "
+            "name), so a web site pointed at it is refused."
         ),
     )
     parser.add_argument(
@@ -104,7 +105,7 @@ async def run_web(ctx: CliContext) -> int:
                 print(f"EdgeHost is serving the chat page at {server.url}", flush=True)
                 if server.token_created:
                     print(f"A new token was made and kept in {token_file} (0600).", flush=True)
-                elif server.token:
+                else:
                     print(f"The token is the one kept in {token_file}.", flush=True)
                 print("Ctrl-C stops it.", flush=True)
                 await stop.wait()

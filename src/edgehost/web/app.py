@@ -1,7 +1,7 @@
 """The web face: an ASGI app over one Host, serving the page, a few JSON reads and the event WebSocket.
 
 Like the window and the CLI, it turns what the user does into Host commands and renders Host events;
-it holds no agent, MCP or storage logic. Every request passes `Access` (token, Origin) first.
+it holds no agent, MCP or storage logic. Every request passes `Access` (Host, Origin, token) first.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ __all__ = ["create_app"]
 log = logging.getLogger(__name__)
 
 EXPORT_MEDIA_TYPES = {"json": "application/json", "csv": "text/csv; charset=utf-8"}
+# Open sockets at once: a page is one each, so this is many tabs and phones; beyond it a client that
+# opens sockets in a loop is refused instead of holding the host's memory and event queues.
+MAX_SOCKETS = 32
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -53,11 +56,20 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 class _Guard:
-    """ASGI middleware: Origin, then the token, on every HTTP request and WebSocket handshake."""
+    """ASGI middleware: Host, Origin, then the token, on every HTTP request and WebSocket handshake."""
 
     def __init__(self, app: Any, access: Access) -> None:
         self.app = app
         self.access = access
+        self._refused_hosts: set[str] = set()
+
+    def _log_refused_host(self, name: str) -> None:
+        """Logged once a name: a page that tries in a loop does not fill the log."""
+        if name not in self._refused_hosts and len(self._refused_hosts) < 100:
+            self._refused_hosts.add(name)
+            log.warning(
+                "refused requests for %r: not a name of this machine (a web site pointed at it?)", name
+            )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -69,7 +81,11 @@ class _Guard:
         # bookmark of the board's address works), takes the token from its link (?token=) once, keeps
         # it in the browser and sends it with every request; without one it says where to find it.
         page = not websocket and scope["path"] == "/"
-        if not self.access.origin_ok(headers):
+        if not self.access.host_ok(headers):
+            # Before anything else: a name that is not this machine's is a web site pointed at it.
+            self._log_refused_host(headers.get("host", ""))
+            await self._refuse(scope, receive, send, 421, "this server answers only to this machine's names")
+        elif not self.access.origin_ok(headers):
             await self._refuse(scope, receive, send, 403, "this page may only be used from its own origin")
         elif not page and not self.access.token_ok(headers, websocket):
             await self._refuse(scope, receive, send, 401, "a valid token is needed (Authorization: Bearer)")
@@ -117,6 +133,7 @@ class _Face:
         self.host = host
         self.hub = hub
         self._turn: asyncio.Task[Any] | None = None
+        self._sockets = 0
 
     # ------------------------------------------------------------------------------- reads
     async def page(self, _request: Request) -> Response:
@@ -200,6 +217,17 @@ class _Face:
 
     # --------------------------------------------------------------------------- the socket
     async def websocket(self, socket: WebSocket) -> None:
+        if self._sockets >= MAX_SOCKETS:
+            log.warning("refused a WebSocket from %s: %d are open", _client(socket), self._sockets)
+            await socket.close(code=1013, reason="too many connections")  # before accept: an HTTP 403
+            return
+        self._sockets += 1
+        try:
+            await self._serve_socket(socket)
+        finally:
+            self._sockets -= 1
+
+    async def _serve_socket(self, socket: WebSocket) -> None:
         offered = [p.strip() for p in socket.headers.get("sec-websocket-protocol", "").split(",")]
         await socket.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
         subscriber: Subscriber | None = None
@@ -207,7 +235,13 @@ class _Face:
         sender: asyncio.Task[None] | None = None
         try:
             while True:
-                text = await socket.receive_text()
+                message = await socket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:  # a binary frame: the page speaks JSON text only
+                    await socket.close(code=1003, reason="commands are JSON text frames")
+                    break
                 try:
                     command = parse_command(text)
                 except CommandError as exc:
@@ -221,8 +255,8 @@ class _Face:
                     subscriber, unsubscribe = self.hub.subscribe()
                     replay = self.hub.since(command.fields["after"], command.fields.get("epoch"))
                     await socket.send_text(json.dumps(self._hello(replay is None)))
-                    for message in replay or ():
-                        await socket.send_text(json.dumps(message))
+                    for event in replay or ():
+                        await socket.send_text(json.dumps(event))
                     sender = asyncio.create_task(self._send_events(socket, subscriber))
                     continue
                 await self._run(socket, command)
@@ -268,9 +302,8 @@ class _Face:
                 conversation = fields.get("conversation_id")
                 if conversation is None:
                     conversation = self.host.new_conversation(fields["text"])
-                client = socket.client.host if socket.client else "an unknown address"
                 self._turn = self.host.start_turn(
-                    fields["text"], conversation, asked_from=f"the web page ({client})"
+                    fields["text"], conversation, asked_from=f"the web page ({_client(socket)})"
                 )
                 await self._reply(socket, command, True, conversation_id=conversation)
             elif command.name == "draft":
@@ -302,6 +335,10 @@ class _Face:
     @staticmethod
     async def _reply(socket: WebSocket, command: Command, ok: bool, **extra: Any) -> None:
         await socket.send_text(json.dumps({"reply": command.id, "ok": ok, **extra}))
+
+
+def _client(socket: WebSocket) -> str:
+    return socket.client.host if socket.client else "an unknown address"
 
 
 def _execution_filters(request: Request) -> dict[str, Any] | Response:
