@@ -9,7 +9,8 @@ priority, its own process group) and its pipes are read and written without bloc
 Kept from ``stdio_client``: the environment (safe variables plus the server's own), one message per
 line with the same parsing (junk lines arrive as exceptions), zero-buffer streams, and the shutdown of
 the MCP spec (close stdin, wait, SIGTERM the process group, SIGKILL it) shielded from cancellation with
-every wait bounded.
+every wait bounded. Unlike it, a reader that fails ends the connection at once and says why
+(``on_failure``), instead of leaving every request to its timeout.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import codecs
 import logging
 import os
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TextIO
 
@@ -37,7 +38,7 @@ from mcp.shared.message import SessionMessage
 
 from edgehost.child_processes import start_in_background
 
-__all__ = ["stdio_transport"]
+__all__ = ["ReaderFailureFnT", "stdio_transport"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,9 @@ _KILL_REAP_TIMEOUT = 2.0
 # How often to look whether the server exited while waiting for it (as the SDK).
 _EXIT_POLL_INTERVAL = 0.01
 _READ_SIZE = 65536
+
+ReaderFailureFnT = Callable[[Exception], None]
+"""Called with what stopped the reading of the server's stdout mid-session, before the read stream ends."""
 
 
 class _Pipe:
@@ -100,10 +104,14 @@ class _ProcessView:
 
 
 @asynccontextmanager
-async def stdio_transport(server: StdioServerParameters, errlog: TextIO) -> AsyncIterator[TransportStreams]:
+async def stdio_transport(
+    server: StdioServerParameters, errlog: TextIO, on_failure: ReaderFailureFnT | None = None
+) -> AsyncIterator[TransportStreams]:
     """Start ``server`` and exchange newline-delimited JSON-RPC with it over its stdin/stdout.
 
-    ``errlog`` (a real file) becomes the server's stderr. Raises OSError if the server cannot be
+    ``errlog`` (a real file) becomes the server's stderr. Should reading its stdout fail (text that
+    ``server.encoding_error_handler`` refuses, a broken pipe), ``on_failure`` is told why and the read
+    stream ends, so the session fails its requests at once. Raises OSError if the server cannot be
     started, ValueError if its parameters are invalid (embedded NUL bytes).
     """
     process = await start_in_background(
@@ -127,27 +135,36 @@ async def stdio_transport(server: StdioServerParameters, errlog: TextIO) -> Asyn
     shutting_down = False
     writer_done = anyio.Event()
 
-    async def stdout_reader() -> None:
+    async def forward_messages() -> None:
+        """Send each line of stdout to the session, until end of file or until the session is gone."""
         decoder = codecs.getincrementaldecoder(server.encoding)(errors=server.encoding_error_handler)
+        buffer = ""
+        while chunk := await stdout.read():
+            lines = (buffer + decoder.decode(chunk)).split("\n")
+            buffer = lines.pop()
+            for line in lines:
+                try:
+                    await read_stream_writer.send(_parse_line(line))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return  # the session is gone; only the drain remains
+
+    async def stdout_reader() -> None:
         try:
+            # The read stream ends before the drain: the drain lasts as long as the server lives.
             async with read_stream_writer:
                 try:
-                    buffer = ""
-                    while chunk := await stdout.read():
-                        lines = (buffer + decoder.decode(chunk)).split("\n")
-                        buffer = lines.pop()
-                        for line in lines:
-                            try:
-                                await read_stream_writer.send(_parse_line(line))
-                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                                return  # the session is gone; only the drain below remains
-                finally:
-                    await _drain(stdout)
-        except anyio.ClosedResourceError:
-            pass  # our own shutdown closed stdout under the read
-        except (anyio.BrokenResourceError, OSError):
-            if not shutting_down:
-                logger.exception("Reading from the MCP server's stdout failed mid-session")
+                    await forward_messages()
+                except anyio.ClosedResourceError:
+                    pass  # our own shutdown closed stdout under the read
+                except Exception as exc:
+                    if not shutting_down:
+                        logger.warning(
+                            "Reading from the MCP server's stdout failed mid-session", exc_info=True
+                        )
+                        if on_failure is not None:
+                            on_failure(exc)
+        finally:
+            await _drain(stdout)
 
     async def stdin_writer() -> None:
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx2
@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCResponse
 
+from edgehost.mcp._failures import describe_failure
 from edgehost.mcp._stderr import StderrPipe
 from edgehost.mcp._stdio import stdio_transport
 from edgehost.mcp._websocket import websocket_client
@@ -28,17 +29,26 @@ __all__ = ["ConnectionWatch", "open_transport"]
 # Same budget as the SDK's own HTTP client: connecting and writing are quick, a response stream may
 # legitimately stay open for minutes (our per-call timeout is enforced separately).
 _HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+# A stdio server's bytes that are not UTF-8 become U+FFFD: a message with one stray byte still arrives,
+# and a line of garbage is a junk line like any other (the SDK's "strict" ended the reading).
+STDOUT_DECODING_ERRORS: Literal["strict", "ignore", "replace"] = "replace"
 
 _ReadItem = SessionMessage | Exception
 
 
 class ConnectionWatch:
-    """What the supervisor learns from the transport: the connection ended; junk arrived on it."""
+    """What the supervisor learns from the transport: the connection ended (and why, when the transport
+    knows: ``failure``); junk arrived on it."""
 
     def __init__(self, *, on_junk: Callable[[Exception], None], on_end: Callable[[], None]) -> None:
         self.ended = anyio.Event()
+        self.failure: str | None = None
         self.on_junk = on_junk
         self._on_end = on_end
+
+    def fail(self, exc: Exception) -> None:
+        """The transport failed under a live connection; it is about to end."""
+        self.failure = f"reading its output failed: {describe_failure(exc)}"
 
     def mark_ended(self) -> None:
         if not self.ended.is_set():
@@ -97,15 +107,19 @@ class _WatchedReadStream:
 
 
 @asynccontextmanager
-async def _stdio(server: ServerConfig, stderr: StderrPipe) -> AsyncIterator[Any]:
+async def _stdio(server: ServerConfig, stderr: StderrPipe, watch: ConnectionWatch) -> AsyncIterator[Any]:
     if not server.command:
         raise ValueError(f"server {server.name!r} has no command")
     params = StdioServerParameters(
-        command=server.command, args=list(server.args), env=stdio_environment(server), cwd=server.cwd
+        command=server.command,
+        args=list(server.args),
+        env=stdio_environment(server),
+        cwd=server.cwd,
+        encoding_error_handler=STDOUT_DECODING_ERRORS,
     )
     errlog = stderr.open()
     try:
-        async with stdio_transport(params, errlog) as streams:
+        async with stdio_transport(params, errlog, on_failure=watch.fail) as streams:
             stderr.close_writer()
             yield streams
     finally:
@@ -147,7 +161,7 @@ def open_transport(
     Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
     """
     if server.transport == "stdio":
-        inner = _stdio(server, stderr)
+        inner = _stdio(server, stderr, watch)
     elif not server.url:
         raise ValueError(f"server {server.name!r} has no url")
     elif server.transport == "sse":

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
+from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
+from mcp_types import METHOD_NOT_FOUND
 
 from edgehost.mcp.config import ServerConfig
 
@@ -310,22 +312,49 @@ def build_catalog(
     return Catalog(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
 
 
-async def fetch_listing(client: Any) -> ServerListing:
-    """Everything a connected server (an SDK ``Client``) offers, page by page, as its capabilities say."""
+UnimplementedFnT = Callable[[str], None]
+"""Called with a list method (``resources/templates/list``) the server declares but does not implement."""
+
+
+async def fetch_listing(client: Any, on_unimplemented: UnimplementedFnT | None = None) -> ServerListing:
+    """Everything a connected server (an SDK ``Client``) offers, page by page, as its capabilities say.
+
+    A list the server declares but answers with "method not found" (resources without templates is
+    common) is empty, and ``on_unimplemented`` is told its method. Raises MCPError for other errors.
+    """
     capabilities = client.server_capabilities
     tools: list[types.Tool] = []
     resources: list[types.Resource] = []
     templates: list[types.ResourceTemplate] = []
     prompts: list[types.Prompt] = []
+
+    async def every_page(
+        fetch: Callable[[str | None], Awaitable[Any]], attribute: str, method: str
+    ) -> list[Any]:
+        try:
+            return await _all_pages(fetch, attribute)
+        except MCPError as exc:
+            if exc.code != METHOD_NOT_FOUND:
+                raise
+            if on_unimplemented is not None:
+                on_unimplemented(method)
+            return []
+
     if capabilities.tools is not None:
-        tools = await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
+        tools = await every_page(lambda cursor: client.list_tools(cursor=cursor), "tools", "tools/list")
     if capabilities.resources is not None:
-        resources = await _all_pages(lambda cursor: client.list_resources(cursor=cursor), "resources")
-        templates = await _all_pages(
-            lambda cursor: client.list_resource_templates(cursor=cursor), "resource_templates"
+        resources = await every_page(
+            lambda cursor: client.list_resources(cursor=cursor), "resources", "resources/list"
+        )
+        templates = await every_page(
+            lambda cursor: client.list_resource_templates(cursor=cursor),
+            "resource_templates",
+            "resources/templates/list",
         )
     if capabilities.prompts is not None:
-        prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
+        prompts = await every_page(
+            lambda cursor: client.list_prompts(cursor=cursor), "prompts", "prompts/list"
+        )
     return ServerListing(tuple(tools), tuple(resources), tuple(templates), tuple(prompts))
 
 

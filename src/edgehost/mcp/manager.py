@@ -25,7 +25,7 @@ from edgehost.mcp.errors import (
     UnknownTool,
 )
 from edgehost.mcp.server_state import ServerState, ServerStatus
-from edgehost.mcp.supervisor import ServerSupervisor
+from edgehost.mcp.supervisor import STARTUP_TIMEOUT_S, ServerSupervisor
 from edgehost.mcp.tasks import TaskState
 from edgehost.settings import Settings
 
@@ -69,7 +69,8 @@ class ServerManager:
     happen in different tasks), or run ``manager.run`` in your own task group.
 
     ``only`` restricts the servers started (the CLI connects only those it needs); with
-    ``auto_restart=False`` a server that fails stays failed (one-shot commands report it). Enable
+    ``auto_restart=False`` a server that fails stays failed (one-shot commands report it);
+    ``startup_timeout`` bounds each server's start (ServerSupervisor). Enable
     flags persist in ``settings``; ``on_settings_changed`` is called after each change so the caller
     saves.
     """
@@ -83,27 +84,20 @@ class ServerManager:
         on_settings_changed: Callable[[Settings], None] | None = None,
         only: Collection[str] | None = None,
         auto_restart: bool = True,
+        startup_timeout: float = STARTUP_TIMEOUT_S,
     ) -> None:
         self.config = config
         self.settings = settings
         self._on_settings_changed = on_settings_changed
         self._listeners: list[ListenerFnT] = []
         self._features = features or ClientFeatures()
+        self._auto_restart = auto_restart
+        self._startup_timeout = startup_timeout
         servers = [s for s in config.servers if only is None or s.name in only]
-        self._supervisors: dict[str, ServerSupervisor] = {
-            s.name: ServerSupervisor(
-                s,
-                features=self._features,
-                enabled=s.enabled and settings.is_server_enabled(s.name),
-                on_change=self._on_supervisor_change,
-                auto_restart=auto_restart,
-            )
-            for s in servers
-        }
+        self._supervisors: dict[str, ServerSupervisor] = {s.name: self._new_supervisor(s) for s in servers}
         self._catalog = Catalog()
         self._closing = anyio.Event()
         self._runner: asyncio.Task[None] | None = None
-        self._auto_restart = auto_restart
         self._group: anyio.abc.TaskGroup | None = None  # where the supervisors run, once running
 
     # -- lifetime ----------------------------------------------------------------------------
@@ -227,16 +221,20 @@ class ServerManager:
             raise RuntimeError("the server manager is not running")
         if server.name in self._supervisors:
             await self.remove_server(server.name)
-        supervisor = ServerSupervisor(
+        supervisor = self._new_supervisor(server)
+        self._supervisors[server.name] = supervisor
+        self.config.servers = [*(s for s in self.config.servers if s.name != server.name), server]
+        self._group.start_soon(supervisor.run, name=f"mcp-supervisor-{server.name}")
+
+    def _new_supervisor(self, server: ServerConfig) -> ServerSupervisor:
+        return ServerSupervisor(
             server,
             features=self._features,
             enabled=server.enabled and self.settings.is_server_enabled(server.name),
             on_change=self._on_supervisor_change,
             auto_restart=self._auto_restart,
+            startup_timeout=self._startup_timeout,
         )
-        self._supervisors[server.name] = supervisor
-        self.config.servers = [*(s for s in self.config.servers if s.name != server.name), server]
-        self._group.start_soon(supervisor.run, name=f"mcp-supervisor-{server.name}")
 
     async def remove_server(self, name: str) -> None:
         """Stop a server removed from the config and forget it (its tools leave the catalog). Raises

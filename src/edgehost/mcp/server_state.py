@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import enum
+import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["ServerState", "ServerStatus"]
+__all__ = ["ServerState", "ServerStatus", "retry_words"]
 
 
 class ServerStatus(str, enum.Enum):
@@ -37,6 +39,9 @@ class ServerState:
     stderr_tail: tuple[str, ...]
     log_tail: tuple[str, ...]
     sign_in_required: bool = False  # the last connection stopped because a person must sign in
+    # A failed server that its supervisor starts again by itself: when (seconds since the epoch), in the
+    # past while that attempt runs; None when only a person (Restart, a config change) starts it again.
+    retry_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,4 +61,14 @@ class ServerState:
             "prompts": self.prompts,
             "stderrTail": list(self.stderr_tail),
             "signInRequired": self.sign_in_required,
+            "retryAt": datetime.fromtimestamp(self.retry_at, timezone.utc).isoformat()
+            if self.retry_at is not None
+            else None,
         }
+
+
+def retry_words(retry_at: float) -> str:
+    """ "retrying at 14:03:12" (local time), or "retrying now" once that time has come."""
+    if retry_at <= time.time():
+        return "retrying now"
+    return f"retrying at {time.strftime('%H:%M:%S', time.localtime(retry_at))}"

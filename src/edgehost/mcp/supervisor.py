@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -32,7 +33,7 @@ from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.request_deadlines import ActiveRequest
 from edgehost.mcp.resource_updates import UpdateListeners
 from edgehost.mcp.server_requests import ServerRequests
-from edgehost.mcp.server_state import ServerState, ServerStatus
+from edgehost.mcp.server_state import ServerState, ServerStatus, retry_words
 
 __all__ = ["ServerSupervisor"]
 
@@ -40,8 +41,8 @@ logger = logging.getLogger(__name__)
 
 # A server started through npx/uvx may first download its package; a minute covers that on a board.
 STARTUP_TIMEOUT_S = 60.0
-# Backoff between restarts of a server that keeps dying: 1 s doubling to 30 s. A connection that
-# stayed up longer than the longest wait starts the sequence again.
+# Backoff between restarts of a server that keeps dying or never starts: 1 s doubling to 30 s. A
+# connection that stayed ready longer than the longest wait starts the sequence again.
 BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 30.0
 # A server's new stderr / log lines are announced at most this often (ServerOutputChanged).
@@ -73,7 +74,10 @@ class ServerSupervisor(ServerRequests):
         on_change: ChangeFnT | None = None,
         stderr_lines: int = 200,
         auto_restart: bool = True,
+        startup_timeout: float = STARTUP_TIMEOUT_S,
     ) -> None:
+        """``startup_timeout``: seconds a start (process, handshake, listings) may take before it counts
+        as failed."""
         self.config = config
         # maxConcurrentCalls: calls beyond it wait for a slot before they are sent.
         limit = config.max_concurrent_calls
@@ -83,10 +87,15 @@ class ServerSupervisor(ServerRequests):
         self._enabled = enabled
         self._on_change = on_change
         self._auto_restart = auto_restart
+        self._startup_timeout = startup_timeout
         self.status = ServerStatus.STARTING
         self.error: str | None = None
+        self._reason: str | None = None  # why the server last failed, without the retry time
+        self.retry_at: float | None = None  # see ServerState.retry_at
+        self._ready_at: float | None = None  # when the current connection became ready (anyio clock)
+        self._unimplemented: set[str] = set()  # list methods the server declares but lacks, said once
         if config.error:
-            self.status, self.error = ServerStatus.FAILED, config.error
+            self.status, self.error, self._reason = ServerStatus.FAILED, config.error, config.error
         elif not enabled:
             self.status = ServerStatus.DISABLED
         self.listing = ServerListing()
@@ -164,16 +173,29 @@ class ServerSupervisor(ServerRequests):
             stderr_tail=self.stderr.tail(),
             log_tail=self.log.tail(),
             sign_in_required=self._sign_in_required and self.status is not ServerStatus.READY,
+            retry_at=self.retry_at,
         )
 
-    def _set_status(self, status: ServerStatus, error: str | None = None) -> None:
+    def _fail(self, reason: str, retry_in: float | None = None) -> None:
+        """Show the server failed for ``reason`` (in its Log too); ``retry_in``: seconds until this
+        supervisor starts it again, None when it waits for a person."""
+        self._reason = reason
+        retry_at = time.time() + retry_in if retry_in is not None else None
+        self._set_status(
+            ServerStatus.FAILED, f"{reason} ({retry_words(retry_at)})" if retry_at else reason, retry_at
+        )
+        # INFO: edgehost.log keeps them; a command's terminal already says it in its own words.
+        logger.info("server %r failed: %s", self.name, self.error)
+        self.log.append(f"{time.strftime('%H:%M:%S')} {self.error}")
+
+    def _set_status(
+        self, status: ServerStatus, error: str | None = None, retry_at: float | None = None
+    ) -> None:
         changed = status is not self.status
         self.status = status
         self.error = redact(error, self._secrets) if error else error
-        # INFO: edgehost.log keeps them; a command's terminal already says it in its own words.
-        if status is ServerStatus.FAILED:
-            logger.info("server %r failed: %s", self.name, self.error)
-        elif changed and status is ServerStatus.READY:
+        self.retry_at = retry_at
+        if changed and status is ServerStatus.READY:
             logger.info("server %r is ready", self.name)
         if status is not ServerStatus.READY:
             self.listing = ServerListing()
@@ -196,48 +218,51 @@ class ServerSupervisor(ServerRequests):
     async def run(self) -> None:
         """The long-lived task: connect while enabled, restart with backoff, until ``shutdown()``."""
         self._output.loop = asyncio.get_running_loop()
-        failures = 0
+        failures = 0  # failed starts or connections in a row, each retried after a longer wait
         try:
             while not self._shutdown:
                 if self.config.error:
                     await self._wait_for_signal()
                     continue
                 if not self._enabled:
+                    failures = 0
                     if self.status is not ServerStatus.DISABLED:
                         self._set_status(ServerStatus.DISABLED)
                     await self._wait_for_signal()
                     continue
+                if self._restart_requested:
+                    failures = 0
                 self._restart_requested = False
                 missing = self.config.missing_program()
                 if missing is not None:
                     # Retrying cannot help until the program is installed or the config changes.
-                    self._set_status(
-                        ServerStatus.FAILED, f"{missing}; not retried until Restart or a config change"
-                    )
+                    self._fail(f"{missing}; not retried until Restart or a config change")
                     await self._wait_for_signal()
                     continue
-                started = anyio.current_time()
-                error = await self._connect_and_serve()
+                error = await self._connect_and_serve(retrying=failures > 0)
                 if error is None or self._shutdown:
                     failures = 0
                     continue
                 if not self._auto_restart or self._sign_in_required:
                     # Retrying cannot sign in: a person must (Sign in / `edgehost auth login`, which restarts).
-                    self._set_status(ServerStatus.FAILED, error)
+                    self._fail(error)
                     if self._sign_in_required:
                         await self._wait_for_sign_in()
                     else:
                         await self._wait_for_signal()
                     continue
-                failures = 1 if anyio.current_time() - started > BACKOFF_MAX_S else failures + 1
+                stayed_up = (
+                    self._ready_at is not None and anyio.current_time() - self._ready_at > BACKOFF_MAX_S
+                )
+                failures = 1 if stayed_up else failures + 1
                 delay = min(BACKOFF_MAX_S, BACKOFF_INITIAL_S * 2 ** (failures - 1))
-                self._set_status(ServerStatus.FAILED, f"{error} (restarting in {delay:g} s)")
+                self._fail(error, retry_in=delay)
                 await self._wait_for_signal(delay)
-                if self._restart_requested:
-                    failures = 0
         finally:
             self._client = None
-            self._set_status(ServerStatus.STOPPED, self.error if self.status is ServerStatus.FAILED else None)
+            self._set_status(
+                ServerStatus.STOPPED, self._reason if self.status is ServerStatus.FAILED else None
+            )
             self.finished.set()
 
     async def _wait_for_sign_in(self) -> None:
@@ -263,9 +288,17 @@ class ServerSupervisor(ServerRequests):
     def _stop_requested(self) -> bool:
         return self._shutdown or not self._enabled or self._restart_requested
 
-    async def _connect_and_serve(self) -> str | None:
-        """One connection from start to end. Returns why it ended abnormally, or None when asked to stop."""
-        self._set_status(ServerStatus.STARTING)
+    async def _connect_and_serve(self, *, retrying: bool = False) -> str | None:
+        """One connection from start to end. Returns why it ended abnormally, or None when asked to stop.
+
+        ``retrying``: the server failed and this is the supervisor's own next attempt, so the server is
+        shown failed (the reason, "retrying now") rather than starting until it is ready again.
+        """
+        if retrying and self._reason is not None:
+            self._set_status(ServerStatus.FAILED, f"{self._reason} (retrying now)", time.time())
+        else:
+            self._set_status(ServerStatus.STARTING)
+        self._ready_at = None
         self._sign_in_required = False
         pipe = StderrPipe(self.stderr)
         watch = ConnectionWatch(on_junk=self._on_junk, on_end=self._signal)
@@ -274,23 +307,24 @@ class ServerSupervisor(ServerRequests):
         self._wake = anyio.Event()
         phase = "failed to start"
         try:
-            with anyio.CancelScope(deadline=anyio.current_time() + STARTUP_TIMEOUT_S) as startup:
+            with anyio.CancelScope(deadline=anyio.current_time() + self._startup_timeout) as startup:
                 self._startup_scope = startup
                 transport = open_transport(self.config, pipe, watch, self._features.http_auth)
                 async with self._new_client(transport) as client:
-                    listing = await fetch_listing(client)
+                    listing = await fetch_listing(client, self._on_unimplemented)
                     startup.deadline = math.inf
                     self._startup_scope = None
                     phase = "lost its connection"
                     self._client = client
                     self.listing = listing
+                    self._ready_at = anyio.current_time()
                     self._set_status(ServerStatus.READY)
                     try:
                         return await self._serve(client, watch)
                     finally:
                         self._client = None
             if startup.cancelled_caught and not self._stop_requested():
-                return f"server {self.name!r} did not complete its start within {STARTUP_TIMEOUT_S:g} s"
+                return f"server {self.name!r} did not complete its start within {self._startup_timeout:g} s"
             return None
         except Exception as exc:
             await pipe.drained(STDERR_DRAIN_S)
@@ -334,6 +368,8 @@ class ServerSupervisor(ServerRequests):
                 return None
             if watch.ended.is_set():
                 await self._pipe_drained()
+                if watch.failure is not None:
+                    return f"server {self.name!r} lost its connection: {watch.failure}"
                 return f"server {self.name!r} closed its connection (exited?)"
             if self._refresh_requested:
                 self._refresh_requested = False
@@ -365,7 +401,7 @@ class ServerSupervisor(ServerRequests):
     async def _refresh(self, client: Client) -> None:
         try:
             with anyio.fail_after(self.config.timeout):
-                listing = await fetch_listing(client)
+                listing = await fetch_listing(client, self._on_unimplemented)
         except (MCPError, ValidationError, TimeoutError) as exc:
             self.log.append(f"refreshing the listing after list_changed failed: {describe_failure(exc)}")
             return
@@ -391,6 +427,13 @@ class ServerSupervisor(ServerRequests):
         source = f" {params.logger}" if params.logger else ""
         data = params.data if isinstance(params.data, str) else repr(params.data)
         self.log.append(f"[{params.level}]{source}: {data}")
+
+    def _on_unimplemented(self, method: str) -> None:
+        if method not in self._unimplemented:
+            self._unimplemented.add(method)
+            said = f"the server does not implement {method}, which its capabilities promise: taken as empty"
+            logger.info("server %r: %s", self.name, said)
+            self.log.append(said)
 
     def _on_junk(self, exc: Exception) -> None:
         self.junk_lines += 1
