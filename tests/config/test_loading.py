@@ -203,6 +203,121 @@ def test_a_broken_file_raises_with_file_line_and_column(
     assert raised.value.line is not None
 
 
+DEEP = 100_000  # levels, as an adversarial probe wrote them (issue 30)
+UTF8_SERVERS = '{\n  "mcpServers": {\n    "cafe": {"command": "caf\u00e9"}\n  }\n}\n'
+
+# (file name, its bytes, where the message says the problem is, words of the message). Every one was a
+# traceback (RecursionError), or an error without a line, before.
+UNREADABLE_FILES = [
+    ("deep_array.json", b"[" * DEEP + b"]" * DEEP, ":1:101: ", "nested more than 100 levels deep"),
+    (
+        "deep_object.json",
+        b'{"a":' * DEEP + b"1" + b"}" * DEEP,
+        ":1:501: ",
+        "nested more than 100 levels deep",
+    ),
+    (
+        "deep_under_servers.json",
+        b'{"mcpServers": {"s": {"command": "x", "dev":\n' + b"[" * 200 + b"]" * 200 + b"}}}",
+        ":2:98: ",
+        "nested more than 100 levels deep",
+    ),
+    ("deep_array.toml", b"a = " + b"[" * DEEP + b"]" * DEEP + b"\n", ":1:105: ", "nested more than 100"),
+    (
+        "deep_inline_tables.toml",
+        b"a = " + b"{b = " * DEEP + b"1" + b"}" * DEEP,
+        ":1:",
+        "nested more than 100",
+    ),
+    ("deep_dotted_key.toml", b"a" + b".a" * DEEP + b" = 1\n", ":1:202: ", "nested more than 100 levels deep"),
+    (  # each part below the limit, the whole above it
+        "deep_table_and_key.toml",
+        b"[" + b".".join([b"t"] * 60) + b"]\n" + b".".join([b"k"] * 60) + b" = 1\n",
+        ":2: ",
+        "nested more than 100 levels deep",
+    ),
+    (
+        "latin1.json",
+        UTF8_SERVERS.encode("latin-1"),
+        ":3:29: ",
+        "not UTF-8 text: byte 0xE9 (byte 49 of the file): invalid continuation byte; save the file as UTF-8",
+    ),
+    (
+        "cut_short.json",
+        UTF8_SERVERS.encode()[:49],
+        ":3:29: ",
+        "byte 0xC3 (byte 49 of the file): unexpected end",
+    ),
+    (
+        "bom_and_latin1.json",
+        b"\xef\xbb\xbf" + UTF8_SERVERS.encode("latin-1"),
+        ":3:29: ",
+        "(byte 52 of the file)",
+    ),
+    ("utf16.json", UTF8_SERVERS.encode("utf-16"), ":1: ", "saved as UTF-16; save it as UTF-8"),
+    ("utf16_big_endian.json", b"\xfe\xff" + UTF8_SERVERS.encode("utf-16-be"), ":1: ", "saved as UTF-16;"),
+    (
+        "utf16_without_bom.json",
+        UTF8_SERVERS.encode("utf-16-le"),
+        ":1: ",
+        "saved as UTF-16 (it has NUL bytes)",
+    ),
+    ("utf32.json", UTF8_SERVERS.encode("utf-32"), ":1: ", "saved as UTF-32; save it as UTF-8"),
+    ("utf16.toml", '[servers.a]\ncommand = "x"\n'.encode("utf-16"), ":1: ", "saved as UTF-16"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "where", "words"), UNREADABLE_FILES, ids=[case[0] for case in UNREADABLE_FILES]
+)
+def test_a_file_too_deep_or_not_utf8_is_refused_with_its_line_and_only_the_built_ins_run(
+    name: str, data: bytes, where: str, words: str, tmp_path: Path, data_dir: Path
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as raised:
+        load(path, data_dir)
+    assert str(raised.value).startswith(f"{path}{where}"), str(raised.value)
+    assert words in str(raised.value)
+    config = load_servers_config(Paths.resolve(path, data_dir), fall_back=True)  # what the app does
+    assert [s.name for s in config.servers] == ["board", "files"]
+    assert config.file_error == str(raised.value)
+
+
+def test_nesting_is_counted_in_levels_not_in_brackets_inside_strings_or_dots_inside_values(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    # Python itself reads 101 levels; the limit is EdgeHost's, so it must count only what nests.
+    too_deep = tmp_path / "too_deep.json"
+    too_deep.write_text('{"mcpServers": {"s": {"command": "x", "dev": ' + "[" * 98 + "]" * 98 + "}}}")
+    with pytest.raises(ConfigError, match=r"too_deep.json:1:143: nested more than 100 levels deep"):
+        load(too_deep, data_dir)
+    not_deep = {
+        "brackets_in_strings.json": '{"mcpServers": {"s": {"command": "' + "[{" * 500 + '"}}}',
+        "deep_enough.json": '{"mcpServers": {"s": {"command": "x", "dev": ' + "[" * 97 + "]" * 97 + "}}}",
+        "brackets_in_strings.toml": "[servers.s]\ncommand = '" + "[{." * 500 + "'\n",
+        "dots_in_values.toml": '[servers.s]\ncommand = "x"\ntimeout = 1.5\nargs = [' + '"a.b",' * 200 + "]\n",
+    }
+    for name, text in not_deep.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        server = load(path, data_dir).get("s")
+        assert server is not None and server.error is None, name
+
+
+def test_a_file_saved_as_utf16_loads_once_saved_as_utf8_as_the_message_says(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    path = tmp_path / "servers.json"
+    path.write_bytes(UTF8_SERVERS.encode("utf-16"))
+    with pytest.raises(ConfigError, match="saved as UTF-16; save it as UTF-8"):
+        load(path, data_dir)
+    # As a Windows editor saves UTF-8: with a byte order mark and CRLF line endings.
+    path.write_bytes(b"\xef\xbb\xbf" + UTF8_SERVERS.replace("\n", "\r\n").encode())
+    server = load(path, data_dir).get("cafe")
+    assert server is not None and server.command == "caf\u00e9"
+
+
 def test_a_missing_file_means_only_the_built_in_servers(data_dir: Path) -> None:
     config = load_servers_config(Paths.resolve(None, data_dir))  # none written yet
     assert [(s.name, s.builtin, s.trusted) for s in config.servers] == [

@@ -290,6 +290,26 @@ def test_a_file_broken_since_it_was_loaded_is_never_replaced(tmp_path: Path, dat
     assert path.read_text(encoding="utf-8") == broken
 
 
+@pytest.mark.parametrize(
+    ("encoding", "words"),
+    [
+        ("latin-1", ":4:22: not UTF-8 text: byte 0xE9 (byte 93 of the file): invalid continuation byte"),
+        ("utf-16", ":1: saved as UTF-16; save it as UTF-8"),
+    ],
+)
+def test_a_file_saved_in_another_encoding_since_it_was_loaded_is_never_replaced_and_the_message_says_where(
+    tmp_path: Path, data_dir: Path, encoding: str, words: str
+) -> None:
+    path = user_file(tmp_path)
+    config = load_servers_config(Paths.resolve(path, data_dir), environ={"GITHUB_TOKEN": "t"})
+    resaved = USER_FILE.replace("the GitHub one", "the GitHub caf\u00e9").encode(encoding)
+    path.write_bytes(resaved)
+    with pytest.raises(ConfigError) as raised:
+        save_servers_config(config, path)
+    assert str(raised.value).startswith(f"{path}{words}")
+    assert path.read_bytes() == resaved
+
+
 def test_an_edit_that_would_not_read_back_as_intended_is_written_plain_with_a_backup(
     data_dir: Path,
     capsys: pytest.CaptureFixture[str],

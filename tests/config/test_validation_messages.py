@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from edgehost.config_locations import Position, json_locations, toml_locations
-from edgehost.mcp.config import ServerConfig, parse_servers_file
+from edgehost.mcp.config import SERVER_NAME_RULE, ServerConfig, parse_servers_file
 
 CLAUDE_DESKTOP = """\
 {
@@ -307,3 +308,102 @@ command = "npx"
     [warning] = loaded["time"].warnings
     assert "unknown key 'everything'; it looks like a server of its own" in warning
     assert "Write every server as [[servers]] with name" in warning
+
+
+# --- server names -------------------------------------------------------------------------------
+
+# Names an adversarial probe gave servers (issue 30), each accepted without a word before, and what the
+# message says of it.
+HOSTILE_NAMES = [
+    ("", "the name is empty"),
+    ("a__b", "the name has '__', which separates a server's name from its tools' names"),
+    ("../x", "the name has '.', '/'"),
+    ("n" * 300, "the name is 300 characters long"),
+    ("trailing_", "the name ends in '_'"),
+    ("my server", "the name has ' '"),
+    ("caf\u00e9", "the name has 'é'"),
+    ("tab\there", "the name has '\\t'"),
+]
+
+
+FINE_NAMES = ["a", "board", "brave-search", "mcp_server_2", "A-b_C", "_private", "n" * 48]
+FINE_ENTRIES = ",\n".join(f'  "{name}": {{"command": "x"}}' for name in FINE_NAMES)
+
+
+@pytest.mark.parametrize(("name", "problem"), HOSTILE_NAMES, ids=[repr(n[:12]) for n, _ in HOSTILE_NAMES])
+def test_a_server_name_tools_cannot_be_namespaced_with_fails_with_its_line_and_the_rule(
+    tmp_path: Path, name: str, problem: str
+) -> None:
+    text = '{"mcpServers": {\n  ' + json.dumps(name) + ': {"command": "x"},\n' + FINE_ENTRIES + "}}"
+    loaded = servers(tmp_path, "servers.json", text)
+    error = loaded[name].error
+    assert error is not None and error.startswith(f"{tmp_path / 'servers.json'}:2:3: server ")
+    assert f": {problem}" in error and error.endswith(f"; {SERVER_NAME_RULE}")
+    assert loaded[name].unparsed == {"command": "x"}  # saved back as written, for the user to rename
+    assert all(loaded[fine].error is None for fine in FINE_NAMES)
+
+
+def test_a_long_name_is_shortened_in_its_message(tmp_path: Path) -> None:
+    loaded = servers(tmp_path, "servers.json", '{"mcpServers": {"' + "n" * 300 + '": {"command": "x"}}}')
+    error = loaded["n" * 300].error
+    assert error is not None and "server '" + "n" * 60 + "'...: the name is 300" in error
+    assert "n" * 61 not in error
+
+
+def test_a_name_with_double_underscores_cannot_take_the_tool_names_of_another_server(tmp_path: Path) -> None:
+    # Server a__b's tool c and server a's tool b__c would both be a__b__c.
+    text = '{"mcpServers": {"a": {"command": "x"}, "a__b": {"command": "y"}}}'
+    loaded = servers(tmp_path, "servers.json", text)
+    assert loaded["a"].error is None
+    assert loaded["a__b"].error is not None and "'__'" in loaded["a__b"].error
+
+
+def test_a_toml_server_name_is_checked_as_a_json_one(tmp_path: Path) -> None:
+    text = '[[servers]]\nname = "ok"\ncommand = "x"\n\n[[servers]]\nname = "../up"\ncommand = "y"\n'
+    loaded = servers(tmp_path, "servers.toml", text)
+    assert loaded["ok"].error is None
+    error = loaded["../up"].error
+    assert error is not None and error.startswith(f"{tmp_path / 'servers.toml'}:5:1: server '../up': ")
+
+
+# --- addresses ----------------------------------------------------------------------------------
+
+GOOD_ADDRESSES = ",\n".join(
+    f'  "good{number}": {{"url": {json.dumps(url)}}}'
+    for number, url in enumerate(
+        [
+            "http://[::1]:8080/mcp",
+            "https://example.org/mcp?x=1",
+            "ws://127.0.0.1:3000",
+            "http://host:${PORT}/",
+        ]
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://[::1", "is not a valid address: Invalid IPv6 URL"),
+        ("https://[zz]/mcp", "is not a valid address: 'zz' does not appear to be an IPv4 or IPv6 address"),
+        ("http://localhost:99999/mcp", "is not a valid address: Port out of range 0-65535"),
+        ("http://localhost:port/mcp", "is not a valid address: Port could not be cast to integer value"),
+        ("http:///mcp", "has no host name or address"),
+        ("https://", "has no host name or address"),
+        ("http://exa\u0000mple.org/", "has a control character"),
+        ("ws://[::1/socket", "is not a valid address: Invalid IPv6 URL"),
+    ],
+)
+def test_an_address_that_cannot_be_connected_to_fails_with_its_line(
+    tmp_path: Path, url: str, words: str
+) -> None:
+    text = (
+        '{"mcpServers": {\n  "remote": {\n    "url": ' + json.dumps(url) + "\n  },\n" + GOOD_ADDRESSES + "}}"
+    )
+    path = tmp_path / "servers.json"
+    path.write_text(text, encoding="utf-8")
+    loaded = {server.name: server for server in parse_servers_file(path, environ={"PORT": "8080"}).servers}
+    error = loaded["remote"].error
+    assert error is not None and error.startswith(f"{path}:3:5: server 'remote': url ")
+    assert words in error and error.endswith("(field 'url')")
+    assert [name for name, server in loaded.items() if server.error is not None] == ["remote"]

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
 
@@ -23,7 +24,7 @@ from edgehost.mcp._config_expand import (
     with_workspace_folder,
     workspace_folder,
 )
-from edgehost.mcp._config_model import ServerConfig
+from edgehost.mcp._config_model import ServerConfig, server_name_problem
 from edgehost.mcp._config_text import KeyPath, ParsedFile
 
 __all__ = ["EntryContext", "ServerEntry", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
@@ -69,6 +70,7 @@ _KEYS = {
     "clientMetadataUrl": ("clientMetadataUrl", "client_metadata_url"),
 }
 OAUTH_GRANTS = ("auto", "authorization_code", "client_credentials")
+_SHOWN_NAME_CHARS = 60  # of a name too long to be a server's, in its error message
 _KNOWN = {alias for aliases in _KEYS.values() for alias in aliases}
 # Other hosts' settings EdgeHost has no use for: kept and written back, without a warning.
 _OTHER_HOSTS = {
@@ -177,6 +179,16 @@ def server_from_entry(
     """
     line = ctx.parsed.line_of(key_path)
     source = f"{ctx.parsed.path}:{line}" if line is not None else ctx.parsed.path
+    if (problem := server_name_problem(name)) is not None:
+        position = ctx.parsed.position_of(key_path)
+        shown = repr(name) if len(name) <= _SHOWN_NAME_CHARS else repr(name[:_SHOWN_NAME_CHARS]) + "..."
+        error = ConfigError(
+            f"server {shown}: {problem}",
+            path=ctx.parsed.path,
+            line=position.line if position else None,
+            column=position.column if position else None,
+        )
+        return ServerConfig(name=name, error=str(error), source=source, unparsed=raw)
     reader = _EntryReader(name, raw, key_path, ctx)
     warnings = reader.unknown_keys()
     try:
@@ -324,6 +336,23 @@ class _EntryReader:
             expanded = self.ctx.base_dir / expanded
         return str(expanded) if self.ctx.expand_variables else value
 
+    def check_address(self, url: str) -> None:
+        """Raise ConfigError (at the url's line) when ``url`` cannot be connected to as written: a bracket
+        left open (``http://[::1``), a port that is no number or above 65535, no host, a control character.
+        The transport would otherwise fail only when it connects, with no line to fix."""
+        if not self._checkable(url):
+            return
+        key = self._key("url") or "url"
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+        except ValueError as exc:
+            raise self.fail(f"url {url!r} is not a valid address: {exc}", key) from None
+        if not parts.hostname:
+            raise self.fail(f"url {url!r} has no host name or address", key)
+        if any(ord(c) < 32 or ord(c) == 127 for c in url):
+            raise self.fail(f"url {url!r} has a control character", key)
+
     def _read_oauth(self, server: ServerConfig) -> None:
         server.client_id = self.string("clientId")
         server.client_secret = self.string("clientSecret")
@@ -390,12 +419,14 @@ class _EntryReader:
                 raise self.fail('a websocket server needs "url"', transport_key or "url")
             if self._checkable(url) and not url.startswith(("ws://", "wss://")):
                 raise self.fail(f"a websocket url starts with ws:// or wss://, not {url!r}", "url")
+            self.check_address(url)
             server = ServerConfig(name=self.name, transport="websocket", url=url)
         elif transport in ("http", "sse") or (transport is None and url is not None):
             if not url:
                 raise self.fail(f'a {transport or "http"} server needs "url"', transport_key or "url")
             if self._checkable(url) and not url.startswith(("http://", "https://")):
                 raise self.fail(f"url must start with http:// or https://, not {url!r}", "url")
+            self.check_address(url)
             server = ServerConfig(name=self.name, transport="sse" if transport == "sse" else "http", url=url)
         else:
             raise self.fail('needs "command" (a stdio server) or "url" (an http/sse server)', "command")

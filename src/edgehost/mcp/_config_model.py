@@ -15,11 +15,14 @@ from edgehost.mcp._config_expand import _REFERENCE, InputSpec
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
+    "MAX_SERVER_NAME_CHARS",
     "MIN_SECRET_CHARS",
+    "SERVER_NAME_RULE",
     "ServerConfig",
     "ServersConfig",
     "Transport",
     "looks_like_secret_name",
+    "server_name_problem",
 ]
 
 Transport = Literal["stdio", "http", "sse", "websocket"]
@@ -36,6 +39,38 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CRED|PRIVATE|SESSION|COOK
 def looks_like_secret_name(name: str) -> bool:
     """Whether a variable called ``name`` holds a credential by its name (case-insensitive)."""
     return _SECRET_NAME.search(name) is not None
+
+
+# A server's tools are named SERVER__TOOL (the catalog's SEPARATOR), within the 64 characters a tool
+# name may have: a name of at most 48 leaves the tool's own name 14 of them.
+MAX_SERVER_NAME_CHARS = 48
+SERVER_NAME_RULE = (
+    f"a server name is 1 to {MAX_SERVER_NAME_CHARS} characters: letters a-z and A-Z, digits, '-' and '_',"
+    " without '__' and not ending in '_' (its tools are named NAME__TOOL)"
+)
+_SERVER_NAME_CHARS = re.compile(r"[A-Za-z0-9_-]")
+
+
+def server_name_problem(name: str) -> str | None:
+    """What is wrong with ``name`` as a server's name, followed by SERVER_NAME_RULE; None when it is fine.
+
+    A name is what its tools are namespaced with (``a__tool``), so it must be one the namespaced name
+    can be split back at: with ``__`` inside or ``_`` at its end, server ``a__b``'s tool ``c`` and server
+    ``a``'s tool ``b__c`` would both be ``a__b__c``. Raises nothing.
+    """
+    if not name:
+        problem = "the name is empty"
+    elif len(name) > MAX_SERVER_NAME_CHARS:
+        problem = f"the name is {len(name)} characters long"
+    elif others := sorted(set(_SERVER_NAME_CHARS.sub("", name))):
+        problem = "the name has " + ", ".join(repr(c) for c in others)
+    elif "__" in name:
+        problem = "the name has '__', which separates a server's name from its tools' names"
+    elif name.endswith("_"):
+        problem = "the name ends in '_', which would run into the '__' before its tools' names"
+    else:
+        return None
+    return f"{problem}; {SERVER_NAME_RULE}"
 
 
 @dataclass

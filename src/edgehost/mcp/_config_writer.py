@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from edgehost.config_locations import KeyLocations, KeyPath, Span
 from edgehost.errors import ConfigError
-from edgehost.mcp._config_text import ParsedFile, parse_servers_text
+from edgehost.mcp._config_text import ParsedFile, decode_servers_file, parse_servers_text
 
 __all__ = [
     "REMOVED",
@@ -65,13 +65,14 @@ class _Uneditable(ValueError):
 def current_text(path: Path) -> str | None:
     """The file's text with its line endings as written, or None when there is no file.
 
-    Raises OSError when it cannot be read and UnicodeDecodeError when it is not UTF-8.
+    Raises OSError when it cannot be read and ConfigError (with the line of the first bad byte) when it
+    is not UTF-8.
     """
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            return handle.read()
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
+    return decode_servers_file(data, str(path))
 
 
 def plain_json(document: Mapping[str, Any]) -> str:

@@ -27,10 +27,12 @@ from edgehost.mcp._config_expand import InputSpec, input_env_name
 from edgehost.mcp._config_model import (
     DEFAULT_CALL_TIMEOUT_S,
     MIN_SECRET_CHARS,
+    SERVER_NAME_RULE,
     ServerConfig,
     ServersConfig,
     Transport,
     looks_like_secret_name,
+    server_name_problem,
 )
 from edgehost.mcp._config_text import KeyPath, ParsedFile, parse_servers_text, read_servers_file
 from edgehost.mcp._config_writer import (
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
     "MIN_SECRET_CHARS",
     "SAFE_ENV_VARS",
+    "SERVER_NAME_RULE",
     "InputSpec",
     "ServerConfig",
     "ServersConfig",
@@ -64,6 +67,7 @@ __all__ = [
     "redact",
     "save_servers_config",
     "server_to_entry",
+    "server_name_problem",
     "servers_config_to_json",
     "stdio_environment",
 ]
@@ -435,8 +439,6 @@ def save_servers_config(config: ServersConfig, path: Path) -> None:
         current = current_text(path)
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
     try:
         if current is None or not current.strip():
             text = plain_json(document)
