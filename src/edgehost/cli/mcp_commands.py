@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import binascii
 import json
 import mimetypes
 import sys
@@ -74,7 +75,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_wait(p)
     p.set_defaults(handler=servers_command)
 
-    p = sub.add_parser("tools", help="list the tools of the connected servers (namespaced server__tool)")
+    p = sub.add_parser(
+        "tools",
+        help="list the tools of the connected servers (namespaced server__tool)",
+        description=(
+            "List the tools of the connected servers (namespaced server__tool). Exits 1 when a server is still"
+            " starting after --wait: its tools are not in the list yet."
+        ),
+    )
     p.add_argument("--server", metavar="NAME", help="only this server")
     p.add_argument("--query", metavar="TEXT", help="rank the tools by relevance to TEXT")
     p.add_argument("--top", metavar="K", type=positive_int, help="with --query: show the K best")
@@ -123,7 +131,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=prompt_command)
 
 
+class _NotBase64(ValueError):
+    """A binary block whose data is not base64; str() is why."""
+
+
 def _save_binary(ctx: CliContext, data_b64: str, mime_type: str | None, stem: str) -> Path:
+    """Save a block's base64 data in the outputs folder. Raises _NotBase64 (nothing is written then)."""
+    try:
+        # Line breaks are allowed (some servers wrap base64 at 76 columns); any other stray character
+        # means the data is not what the server says it is.
+        data = base64.b64decode("".join(data_b64.split()), validate=True)
+    except binascii.Error as exc:
+        raise _NotBase64(str(exc)) from None
     folder = ctx.paths.output_dir
     folder.mkdir(parents=True, exist_ok=True)
     extension = mimetypes.guess_extension(mime_type or "") or ".bin"
@@ -132,24 +151,45 @@ def _save_binary(ctx: CliContext, data_b64: str, mime_type: str | None, stem: st
     while path.exists():
         path = path.with_name(f"{path.stem}-{counter}{extension}")
         counter += 1
-    path.write_bytes(base64.b64decode(data_b64))
+    path.write_bytes(data)
     return path
 
 
-def _print_block(ctx: CliContext, block: Any, stem: str) -> None:
+def _print_block(ctx: CliContext, block: Any, stem: str) -> str | None:
+    """Print one content block (a binary one as where it was saved); why it could not be, if so."""
+    mime_type: str | None
     if isinstance(block, types.ImageContent | types.AudioContent):
-        path = _save_binary(ctx, block.data, block.mime_type, stem)
-        print(f"[{block.type} {block.mime_type} saved to {path}]")
+        what, data, mime_type = f"{block.type} {block.mime_type}", block.data, block.mime_type
     elif isinstance(block, types.EmbeddedResource) and isinstance(block.resource, types.BlobResourceContents):
-        path = _save_binary(ctx, block.resource.blob, block.resource.mime_type, stem)
-        print(f"[resource {block.resource.uri} saved to {path}]")
+        what, data, mime_type = (
+            f"resource {block.resource.uri}",
+            block.resource.blob,
+            block.resource.mime_type,
+        )
     else:
         print(block_text(block))
+        return None
+    try:
+        path = _save_binary(ctx, data, mime_type, stem)
+    except _NotBase64 as exc:
+        problem = f"{what}: not saved, its data is not valid base64 ({exc})"
+        print(f"[{problem}]")
+        return problem
+    print(f"[{what} saved to {path}]")
+    return None
 
 
-def _tool_table(tools: Sequence[ToolSpec]) -> None:
+def _report_unsaved(problems: Sequence[str | None], whole: str) -> bool:
+    """Say on stderr which blocks of ``whole`` could not be saved (by number, from 1); whether any."""
+    for number, problem in enumerate(problems, start=1):
+        if problem is not None:
+            print(f"edgehost: block {number} of {len(problems)} of {whole}: {problem}", file=sys.stderr)
+    return any(problem is not None for problem in problems)
+
+
+def _tool_table(tools: Sequence[ToolSpec], starting: Sequence[str] = ()) -> None:
     if not tools:
-        print("(no tools)")
+        print(f"(no tools yet: {', '.join(starting)} still starting)" if starting else "(no tools)")
     width = max((len(t.name) for t in tools), default=4)
     for tool in tools:
         flags = "" if tool.enabled else " (disabled)"
@@ -228,12 +268,15 @@ async def tools_command(ctx: CliContext) -> int:
         specs = host.tools()
     if ctx.args.query:
         specs = rank_tools(ctx.args.query, specs, ctx.args.top)
+    # A server still starting has listed nothing yet: the list is not all there is, and a script must
+    # not take it for "no such tool" (exit 1, as `servers` does).
+    starting = [s.name for s in states if s.status is ServerStatus.STARTING]
     if ctx.args.json:
         print_json([tool_json(spec) for spec in specs])
-        return 0
-    _tool_table(specs)
+    else:
+        _tool_table(specs, starting)
     _report_not_ready(states)
-    return 0
+    return 1 if starting else 0
 
 
 # --- call ---------------------------------------------------------------------------------------
@@ -274,16 +317,16 @@ async def call_command(ctx: CliContext) -> int:
             ) from None
     if ctx.args.json:
         print_json(result_json(result))
-    else:
-        stem = sanitize(ctx.args.name)
-        for block in result.content:
-            _print_block(ctx, block, stem)
-        # A server usually repeats its structured result as a JSON text block; print it once.
-        if result.structured_content is not None and not _repeated_as_text(result):
-            print("structuredContent: " + json.dumps(result.structured_content, ensure_ascii=False, indent=2))
-        if result.is_error:
-            print(f"edgehost: tool {ctx.args.name!r} returned an error (isError)", file=sys.stderr)
-    return 1 if result.is_error else 0
+        return 1 if result.is_error else 0
+    stem = sanitize(ctx.args.name)
+    problems = [_print_block(ctx, block, stem) for block in result.content]
+    # A server usually repeats its structured result as a JSON text block; print it once.
+    if result.structured_content is not None and not _repeated_as_text(result):
+        print("structuredContent: " + json.dumps(result.structured_content, ensure_ascii=False, indent=2))
+    unsaved = _report_unsaved(problems, f"the result of {ctx.args.name}")
+    if result.is_error:
+        print(f"edgehost: tool {ctx.args.name!r} returned an error (isError)", file=sys.stderr)
+    return 1 if result.is_error or unsaved else 0
 
 
 def _repeated_as_text(result: types.CallToolResult) -> bool:
@@ -328,8 +371,7 @@ async def read_command(ctx: CliContext) -> int:
         if server:
             require_ready(state_of(host, server))
         if not ctx.args.watch:
-            _print_resource(ctx, await host.read_resource(uri, server=server))
-            return 0
+            return 0 if _print_resource(ctx, await host.read_resource(uri, server=server)) else 1
         async with host.watch_resource(uri, server=server) as updates:
             _print_resource(ctx, await host.read_resource(uri, server=server))
             if not ctx.args.json:
@@ -345,17 +387,27 @@ async def read_command(ctx: CliContext) -> int:
     return 1
 
 
-def _print_resource(ctx: CliContext, result: types.ReadResourceResult) -> None:
+def _print_resource(ctx: CliContext, result: types.ReadResourceResult) -> bool:
+    """Print what a read returned; whether every part of it could be (a blob that is not base64 cannot)."""
     if ctx.args.json:
         print_json(result.model_dump(by_alias=True, mode="json", exclude_none=True), one_line=ctx.args.watch)
-        return
+        return True
+    problems: list[str | None] = []
     for contents in result.contents:
+        problem = None
         if isinstance(contents, types.TextResourceContents):
             print(contents.text)
         elif isinstance(contents, types.BlobResourceContents):
-            path = _save_binary(ctx, contents.blob, contents.mime_type, "resource")
-            print(f"[{contents.uri} ({contents.mime_type or 'binary'}) saved to {path}]")
+            what = f"{contents.uri} ({contents.mime_type or 'binary'})"
+            try:
+                path = _save_binary(ctx, contents.blob, contents.mime_type, "resource")
+                print(f"[{what} saved to {path}]")
+            except _NotBase64 as exc:
+                problem = f"{what}: not saved, its data is not valid base64 ({exc})"
+                print(f"[{problem}]")
+        problems.append(problem)
     sys.stdout.flush()
+    return not _report_unsaved(problems, "what was read")
 
 
 async def prompts_command(ctx: CliContext) -> int:
