@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,68 @@ async def test_a_path_outside_says_the_tools_see_only_the_files_folder(tmp_path:
         result = await client.call_tool("list_directory", {"path": "home"})
         assert result.is_error
         assert f"'home' is not in the files folder ({root.resolve()})" in text_of(result)
+
+
+# --- paths no file can have, and a folder that changes while it is read ----------------------------
+
+LONG_NAME = "n" * 300 + ".txt"
+
+# What an adversarial probe sent (issue 30): each was "Error executing tool X" and a traceback in the
+# server's stderr; each is now a tool error that says why.
+IMPOSSIBLE_PATHS = [
+    ("read_file", {"path": "a\0b.txt"}, "'a\\x00b.txt' has a NUL byte (\\0); no file name can hold one"),
+    ("write_file", {"path": "notes/\0", "content": "x"}, "has a NUL byte"),
+    ("list_directory", {"path": "\0"}, "has a NUL byte"),
+    ("move_file", {"source": "here.txt", "destination": "x\0y"}, "has a NUL byte"),
+    (
+        "read_file",
+        {"path": LONG_NAME},
+        "the name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn'... in the path is 304 bytes long",
+    ),
+    ("write_file", {"path": f"notes/{LONG_NAME}", "content": "x"}, "a file name here has at most 255 bytes"),
+    ("make_directory", {"path": LONG_NAME}, "is 304 bytes long"),
+    ("delete_file", {"path": "\u00e9" * 200}, "is 400 bytes long"),  # 200 characters, 2 bytes each
+    ("search_files", {"pattern": "*", "path": LONG_NAME}, "is 304 bytes long"),
+    ("make_directory", {"path": "here.txt/inside"}, "'here.txt/inside': Not a directory"),
+    ("write_file", {"path": "/".join(["d" * 200] * 30), "content": "x"}, "File name too long"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "words"),
+    IMPOSSIBLE_PATHS,
+    ids=[f"{t}-{i}" for i, (t, *_) in enumerate(IMPOSSIBLE_PATHS)],
+)
+async def test_a_path_no_file_can_have_is_a_tool_error_saying_why_and_not_a_crash(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, object], words: str
+) -> None:
+    root = tmp_path / "files"
+    root.mkdir()
+    (root / "here.txt").write_text("x")
+    async with Client(build_server(root)) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    assert text_of(result).startswith(f"Error executing tool {tool}: ") and words in text_of(result)
+    assert not [record for record in caplog.records if record.exc_info], "the server logged a crash"
+    assert sorted(p.name for p in root.iterdir()) == ["here.txt"]
+
+
+def test_an_entry_removed_while_its_folder_is_listed_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "stays.txt").write_text("here")
+    (tmp_path / "sub").mkdir()
+    real_iterdir = Path.iterdir
+
+    def iterdir_then_removed(folder: Path) -> Iterator[Path]:
+        # Another program removes gone.txt and gone/ just after the folder was read.
+        yield from real_iterdir(folder)
+        if folder == tmp_path.resolve():
+            yield folder / "gone.txt"
+            yield folder / "gone"
+
+    monkeypatch.setattr(Path, "iterdir", iterdir_then_removed)
+    assert files.list_directory("") == (
+        f"the files folder ({tmp_path.resolve()}):\n[dir]  sub/\n[file] stays.txt (4 bytes)"
+    )

@@ -4,18 +4,21 @@ Every path is relative to the root folder. Anything that would leave it (``..``,
 elsewhere, a symlink pointing out) is refused with a tool error, so a model can only touch what the
 user put in that folder. A path that is not there is answered with where the folder is and what it
 holds: a model asked about "my home folder" otherwise reads "'home' does not exist" as the user's
-home folder being missing. Run it with ``edgehost serve files --root DIR``.
+home folder being missing. A path no file can have (a NUL byte, a name too long) and a failure of
+the file system (permission denied, disk full) are tool errors saying so, never a crash.
+Run it with ``edgehost serve files --root DIR``.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Concatenate, ParamSpec
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -35,6 +38,9 @@ MAX_SEARCH_RESULTS = 200
 MAX_SEARCHED_FILE_BYTES = 4 * 1024 * 1024  # content search skips bigger files (logs, images)
 MAX_SCANNED_FILES = 50_000  # bounds one search to seconds even on an SD card
 MAX_NAMED_ENTRIES = 20  # what an error about a missing path names of the folder's contents
+DEFAULT_NAME_MAX = 255  # bytes in one file name: ext4, btrfs, xfs, exFAT, NTFS (in UTF-16 units)
+
+_P = ParamSpec("_P")
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 _CREATES = ToolAnnotations(
@@ -59,18 +65,57 @@ NewDirectoryPath = Annotated[
 ]
 
 
+def _explained(
+    operation: Callable[Concatenate[FilesRoot, _P], str],
+) -> Callable[Concatenate[FilesRoot, _P], str]:
+    """``operation`` with a failure of the file system (OSError) raised as a ToolError saying which path
+    and why: anything else reaches the model as a bare "Error executing tool" and a traceback."""
+
+    @functools.wraps(operation)
+    def explained(files: FilesRoot, *args: _P.args, **kwargs: _P.kwargs) -> str:
+        try:
+            return operation(files, *args, **kwargs)
+        except OSError as exc:
+            raise ToolError(files.os_error_text(exc)) from None
+
+    return explained
+
+
 class FilesRoot:
     """File operations confined to one folder. Every method raises ToolError with a message for the model."""
 
     def __init__(self, root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root.resolve()
+        try:
+            self.name_max = os.pathconf(self.root, "PC_NAME_MAX")
+        except (AttributeError, OSError, ValueError):  # no pathconf (Windows), or it does not say
+            self.name_max = DEFAULT_NAME_MAX
+
+    def os_error_text(self, exc: OSError) -> str:
+        """What failed, for the model: the path as it knows it (relative to the root) and the reason."""
+        reason = exc.strerror or str(exc)
+        if exc.filename is None:
+            return reason
+        failed = Path(os.fsdecode(exc.filename))
+        where = self.relative(failed) if failed == self.root or self.root in failed.parents else str(failed)
+        return f"{where!r}: {reason}"
 
     # --- paths --------------------------------------------------------------------------------
 
     def resolve(self, path: str) -> Path:
-        """The real location of ``path`` inside the root. Raises ToolError for anything outside it."""
+        """The real location of ``path`` inside the root. Raises ToolError for anything outside it, and
+        for a path no file can have (a NUL byte, a name longer than the file system allows)."""
         text = path.strip()
+        if "\0" in text:
+            raise ToolError(f"{path!r} has a NUL byte (\\0); no file name can hold one")
+        for name in Path(text).parts:
+            size = len(os.fsencode(name))
+            if size > self.name_max:
+                raise ToolError(
+                    f"the name {name[:40]!r}... in the path is {size} bytes long; a file name here has at "
+                    f"most {self.name_max} bytes"
+                )
         candidate = Path(text) if text else Path(".")
         if candidate.is_absolute():
             target = candidate
@@ -141,6 +186,7 @@ class FilesRoot:
 
     # --- operations ---------------------------------------------------------------------------
 
+    @_explained
     def list_directory(self, path: str = "") -> str:
         folder = self._existing(path)
         if not folder.is_dir():
@@ -148,14 +194,10 @@ class FilesRoot:
         entries = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
         lines = []
         for entry in entries[:MAX_LISTED_ENTRIES]:
-            real = entry.resolve()
-            if real != self.root and self.root not in real.parents:
-                lines.append(f"[link] {entry.name} (points outside the files folder; not usable)")
-            elif entry.is_dir():
-                lines.append(f"[dir]  {entry.name}/")
-            else:
-                size = entry.stat().st_size if entry.exists() else 0
-                lines.append(f"[file] {entry.name} ({size} bytes)")
+            try:
+                lines.append(self._listed(entry))
+            except FileNotFoundError:  # removed since the folder was read: it is not there to list
+                continue
         if len(entries) > MAX_LISTED_ENTRIES:
             lines.append(f"... and {len(entries) - MAX_LISTED_ENTRIES} more entries")
         # Named so that neither the model nor the user reads "." as the folder they asked about.
@@ -166,6 +208,18 @@ class FilesRoot:
         )
         return f"{where}: empty" if not lines else f"{where}:\n" + "\n".join(lines)
 
+    def _listed(self, entry: Path) -> str:
+        """The listing line of ``entry``. Raises FileNotFoundError when it is no longer there."""
+        entry.lstat()
+        real = entry.resolve()
+        if real != self.root and self.root not in real.parents:
+            return f"[link] {entry.name} (points outside the files folder; not usable)"
+        if entry.is_dir():
+            return f"[dir]  {entry.name}/"
+        size = entry.stat().st_size if not entry.is_symlink() or entry.exists() else 0
+        return f"[file] {entry.name} ({size} bytes)"
+
+    @_explained
     def read_file(self, path: str) -> str:
         file = self._file(path)
         size = file.stat().st_size
@@ -179,6 +233,7 @@ class FilesRoot:
             text += f"\n[read_file: {path!r} has {size} bytes; only the first {MAX_READ_BYTES} bytes (1 MB) are shown]"
         return text
 
+    @_explained
     def write_file(self, path: str, content: str, overwrite: bool = True) -> str:
         target = self.resolve(path)
         data = content.encode("utf-8")
@@ -195,6 +250,7 @@ class FilesRoot:
         target.write_bytes(data)
         return f"{'replaced' if existed else 'created'} {self.relative(target)} ({len(data)} bytes)"
 
+    @_explained
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
         file = self._file(path)
         if not old_text:
@@ -216,6 +272,7 @@ class FilesRoot:
         file.write_text(text.replace(old_text, new_text), encoding="utf-8")
         return f"replaced {count if replace_all else 1} occurrence(s) in {self.relative(file)}"
 
+    @_explained
     def move_file(self, source: str, destination: str) -> str:
         origin = self._entry(source)
         target = self.resolve(destination)
@@ -229,6 +286,7 @@ class FilesRoot:
         shutil.move(str(origin), str(target))
         return f"moved {self.relative(origin)} to {self.relative(target)}"
 
+    @_explained
     def delete_file(self, path: str, recursive: bool = False) -> str:
         target = self._entry(path)
         if target == self.root:
@@ -243,6 +301,7 @@ class FilesRoot:
         target.unlink()
         return f"deleted {self.relative(target)}"
 
+    @_explained
     def make_directory(self, path: str) -> str:
         target = self.resolve(path)
         if target.exists() and not target.is_dir():
@@ -250,6 +309,7 @@ class FilesRoot:
         target.mkdir(parents=True, exist_ok=True)
         return f"directory {self.relative(target)} is ready"
 
+    @_explained
     def search_files(self, pattern: str = "", path: str = "", contains: str = "") -> str:
         folder = self._existing(path)
         if not folder.is_dir():
@@ -296,15 +356,17 @@ def _name_matches(pattern: str, name: str, relative: str) -> bool:
 
 
 def _first_line_containing(file: Path, text: str) -> tuple[int, str] | None:
-    if file.stat().st_size > MAX_SEARCHED_FILE_BYTES:
-        return None
+    """The first line of ``file`` holding ``text`` (any case); None when none does, or the file is too
+    big, not UTF-8, or cannot be read (removed since it was found, not readable)."""
     needle = text.lower()
     try:
+        if file.stat().st_size > MAX_SEARCHED_FILE_BYTES:
+            return None
         with file.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if needle in line.lower():
                     return number, line.strip()[:200]
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, OSError):
         return None
     return None
 
