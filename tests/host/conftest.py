@@ -14,6 +14,7 @@ import pytest
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
+from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
 
 WAIT_S = 30.0
@@ -48,11 +49,14 @@ class Recorder:
 
 @pytest.fixture
 async def make_host(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
+    """make_host(backend, settings=None, **HostOptions) -> (started Host, Recorder). The built-in
+    servers are connected in memory unless ``servers_in_process=None`` asks for their processes."""
     hosts: list[Host] = []
 
     async def make(
         backend: ScriptedBackend, settings: Settings | None = None, **options: Any
     ) -> tuple[Host, Recorder]:
+        options.setdefault("servers_in_process", builtin_in_process)
         host = Host(
             Paths.resolve(None, data_dir), settings or Settings(), HostOptions(backend=backend, **options)
         )

@@ -20,6 +20,7 @@ from edgehost.llm.scripted import ScriptedBackend
 from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.manager import ServerManager
 from edgehost.paths import Paths
+from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
 from edgehost.ui._gc import GuiThreadCollector
 from edgehost.ui.app import Desktop
@@ -126,7 +127,13 @@ async def opened_desktop(
     desktop = Desktop(
         Paths.resolve(None, data_dir),
         settings or Settings(close_to_tray=False),
-        HostOptions(backend=backend, servers=servers, hub_endpoint=hub_endpoint),
+        # The built-in servers in memory (the tests of the stdio transport keep their processes).
+        HostOptions(
+            backend=backend,
+            servers=servers,
+            hub_endpoint=hub_endpoint,
+            servers_in_process=builtin_in_process,
+        ),
     )
     try:
         await desktop.start()

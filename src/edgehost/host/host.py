@@ -29,7 +29,6 @@ from edgehost.agent.arguments import prepare_validators
 from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
 from edgehost.agent.prompt_warm_up import warm_up_prompt
 from edgehost.agent.selection import ToolSelector
-from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
 from edgehost.host.conversation_commands import ConversationCommands
 from edgehost.host.executor import ManagerExecutor
@@ -43,7 +42,7 @@ from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import ServerAuth, uses_oauth
-from edgehost.mcp.client_features import ClientFeatures, decline_sampling
+from edgehost.mcp.client_features import ClientFeatures, InProcessFnT, decline_sampling
 from edgehost.mcp.config import BUILT_INS_ONLY, ServersConfig, load_servers_config
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.server_state import ServerStatus
@@ -84,6 +83,8 @@ class HostOptions:
     auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
     # Prefill a new conversation's prompt ahead (agent/prompt_warm_up.py); off: bench/first_question.py's baseline.
     warm_prompt: bool = True
+    # The built-in servers connected in this process (servers/in_process.py) instead of started: tests.
+    servers_in_process: InProcessFnT | None = None
 
 
 class Host(ConversationCommands, ModelCommands, ServerCommands):
@@ -217,6 +218,8 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         """Elicitation as injected (GUI form; headless: the schema's defaults); sampling answered by
         our own model once the approver allows the draft."""
         features = self.options.features or ClientFeatures()
+        if self.options.servers_in_process is not None:
+            features = dataclasses.replace(features, in_process=self.options.servers_in_process)
         if features.http_auth is None:
             features = dataclasses.replace(
                 features, http_auth=self._http_auth, signed_in_elsewhere=self._signed_in_elsewhere
@@ -321,9 +324,8 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
             # server that became ready meanwhile would otherwise wait for the next catalog change).
             self._warm_again = True
             return
-        tools = [t for t in self.tools() if t.enabled]
-        if tools:
-            self._warm_task = asyncio.create_task(self._prepare_tools(tools), name="edgehost-tools-warm")
+        if any(t.enabled for t in self.tools()):
+            self._warm_task = asyncio.create_task(self._prepare_tools(), name="edgehost-tools-warm")
 
     async def wait_warm(self) -> None:
         """Until the start-up work begun so far is done: the tools' validators and embeddings, and the
@@ -332,15 +334,17 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         if task is not None and not task.done():
             await asyncio.shield(task)
 
-    async def _prepare_tools(self, tools: list[ToolSpec]) -> None:
+    async def _prepare_tools(self) -> None:
         while True:
+            # The tools of this moment, read once the task runs: a server that became ready between the
+            # task's creation and its start is in them (taken at creation, they missed it).
             self._warm_again = False
+            tools = [t for t in self.tools() if t.enabled]
             await asyncio.to_thread(prepare_validators, [t.input_schema for t in tools])  # cached per schema
             if self.effective_routing(self.settings.routing) == "host":
                 await self._selector.prepare(tools)  # embeds only the tools it has not seen
             if not self._warm_again or self._closing:
                 break
-            tools = [t for t in self.tools() if t.enabled]
         await self._warm_prompt()
 
     async def _warm_prompt(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import anyio
 import httpx2
 from mcp.client import Transport
+from mcp.client._memory import InMemoryTransport  # the SDK's own, as its Client(server) uses
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -21,7 +22,7 @@ from edgehost.mcp._failures import describe_failure
 from edgehost.mcp._stderr import StderrPipe
 from edgehost.mcp._stdio import stdio_transport
 from edgehost.mcp._websocket import websocket_client
-from edgehost.mcp.client_features import HttpAuthFnT
+from edgehost.mcp.client_features import HttpAuthFnT, InProcessFnT
 from edgehost.mcp.config import ServerConfig, stdio_environment
 
 __all__ = ["ConnectionWatch", "open_transport"]
@@ -153,14 +154,22 @@ async def _watched(inner: Any, watch: ConnectionWatch) -> AsyncIterator[Any]:
 
 
 def open_transport(
-    server: ServerConfig, stderr: StderrPipe, watch: ConnectionWatch, http_auth: HttpAuthFnT | None = None
+    server: ServerConfig,
+    stderr: StderrPipe,
+    watch: ConnectionWatch,
+    http_auth: HttpAuthFnT | None = None,
+    in_process: InProcessFnT | None = None,
 ) -> Transport:
     """The SDK transport for ``server``; ``watch.ended`` is set when the connection ends. An http/sse
-    connection authenticates with ``http_auth(server)`` (OAuth) when that gives one.
+    connection authenticates with ``http_auth(server)`` (OAuth) when that gives one; a server that
+    ``in_process(server)`` builds is connected in memory instead of started.
 
     Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
     """
-    if server.transport == "stdio":
+    built = in_process(server) if in_process is not None else None
+    if built is not None:
+        inner: Any = InMemoryTransport(built)
+    elif server.transport == "stdio":
         inner = _stdio(server, stderr, watch)
     elif not server.url:
         raise ValueError(f"server {server.name!r} has no url")

@@ -19,12 +19,15 @@ from pydantic import FileUrl
 from edgehost.mcp.schema_values import elicitation_defaults
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from edgehost.mcp.config import ServerConfig
 
 __all__ = [
     "ClientFeatures",
     "ElicitationHandlerFnT",
     "HttpAuthFnT",
+    "InProcessFnT",
     "ProgressFnT",
     "SamplingHandlerFnT",
     "accept_elicitation_with_defaults",
@@ -41,6 +44,8 @@ SamplingHandlerFnT = Callable[
 """(server name, request) -> a generated message, or an error when the user or policy declines."""
 
 HttpAuthFnT = Callable[["ServerConfig"], httpx2.Auth | None]
+InProcessFnT = Callable[["ServerConfig"], "MCPServer | None"]
+"""(server's config) -> the server to connect to in this process, or None to start it as configured."""
 """(server) -> the auth of a new HTTP connection to it (OAuth, mcp/auth/), or None."""
 
 
@@ -84,3 +89,6 @@ class ClientFeatures:
     # `edgehost auth login`): its supervisor asks every SIGN_IN_POLL_S and connects again. Blocking
     # (it reads the credential store): called in a thread.
     signed_in_elsewhere: Callable[[ServerConfig], bool] | None = None
+    # A server to connect to in this process (the SDK's in-memory transport) instead of starting
+    # ``config``'s command: None for those that start as configured (HostOptions.servers_in_process).
+    in_process: InProcessFnT | None = None

@@ -309,7 +309,9 @@ class ServerSupervisor(ServerRequests):
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + self._startup_timeout) as startup:
                 self._startup_scope = startup
-                transport = open_transport(self.config, pipe, watch, self._features.http_auth)
+                transport = open_transport(
+                    self.config, pipe, watch, self._features.http_auth, self._features.in_process
+                )
                 async with self._new_client(transport) as client:
                     listing = await fetch_listing(client, self._on_unimplemented)
                     startup.deadline = math.inf

@@ -427,7 +427,8 @@ def build_server(reader: BoardReader) -> MCPServer:
     return server
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def server_from_args(argv: Sequence[str] | None = None) -> MCPServer:
+    """The server ``edgehost serve board ARGS`` serves (argparse exits on bad arguments)."""
     parser = argparse.ArgumentParser(
         prog="edgehost serve board", description="The built-in board MCP server (stdio)"
     )
@@ -446,7 +447,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.config_dir:
         paths = replace(paths, config_dir=Path(args.config_dir).expanduser())
     reader = BoardReader(root, args.profile, user_profiles_dir(paths))
-    return run_stdio(build_server(reader))
+    return build_server(reader)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_stdio(server_from_args(argv))
 
 
 if __name__ == "__main__":

@@ -460,13 +460,18 @@ def build_server(root: Path) -> MCPServer:
     return server
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``edgehost serve files [--root DIR]``: serve the folder over stdio until the client disconnects."""
+def server_from_args(argv: Sequence[str] | None = None) -> MCPServer:
+    """The server ``edgehost serve files [--root DIR]`` serves (argparse exits on bad arguments)."""
     parser = argparse.ArgumentParser(prog="edgehost serve files", description=__doc__.splitlines()[0])
     parser.add_argument("--root", metavar="DIR", help="the folder to serve (default: <data dir>/files)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     root = Path(args.root).expanduser() if args.root else Paths.resolve().files_root
-    return run_stdio(build_server(root))
+    return build_server(root)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``edgehost serve files [--root DIR]``: serve the folder over stdio until the client disconnects."""
+    return run_stdio(server_from_args(argv))
 
 
 if __name__ == "__main__":
