@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from llm_helpers import collect
 
@@ -253,10 +254,11 @@ async def test_a_worker_start_cancelled_while_its_log_opens_leaves_no_file_open(
 
     from edgehost.llm import worker_backend
 
-    gate = threading.Event()
+    gate, waiting = threading.Event(), threading.Event()
     real_open = worker_backend.open_child_log
 
     def open_when_let(*args: Any) -> Any:  # the real open, once the test has cancelled the start
+        waiting.set()
         gate.wait(10)
         return real_open(*args)
 
@@ -267,15 +269,16 @@ async def test_a_worker_start_cancelled_while_its_log_opens_leaves_no_file_open(
             lambda _fds: [sys.executable, "-c", "pass"], lambda _m: None, lambda *_a: None, log
         )
     )
-    await asyncio.sleep(0.2)  # its thread now waits to open the log
+    assert await asyncio.to_thread(waiting.wait, 10)  # its thread now waits to open the log
     start.cancel()
     with pytest.raises(asyncio.CancelledError):
         await start
     gate.set()
     # The log opens now. Left open, it would be collected with a ResourceWarning while the loop runs
-    # here; closed, it is gone from this process's descriptors.
-    await asyncio.sleep(0.5)
-    assert _descriptors_open_on(log) == []
+    # here; closed, it is gone from this process's descriptors once the thread has opened it.
+    with anyio.fail_after(10):
+        while not log.exists() or _descriptors_open_on(log):  # noqa: ASYNC110 - a thread closes it
+            await asyncio.sleep(0.02)
 
 
 def _descriptors_open_on(path: Path) -> list[str]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import AsyncIterator, Callable
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,12 @@ from tests.support import CHROMIUM_ARGS
 from edgehost.host.host import Host, HostOptions
 from edgehost.llm.base import Backend
 from edgehost.paths import Paths
+from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
 from edgehost.web.serve import WebServer, serving
 
 CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_START_S = 60.0  # a first start on a loaded 2-core machine
 
 
 @dataclass
@@ -58,6 +62,7 @@ async def serve(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
     async def start(
         backend: Backend | None, *, bind: str = "127.0.0.1", settings: Settings | None = None, **options: Any
     ) -> Served:
+        options.setdefault("servers_in_process", builtin_in_process)
         host = Host(
             Paths.resolve(None, data_dir), settings or Settings(), HostOptions(backend=backend, **options)
         )
@@ -81,17 +86,49 @@ def chromium() -> str:
     return CHROMIUM
 
 
+@pytest.fixture(scope="session")
+def chromium_endpoint(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Debian's Chromium, started once a session (once per xdist worker) with its DevTools endpoint:
+    each test connects to it (a second, against three for a launch on a loaded machine) and opens its
+    pages in contexts of its own, so no test sees another's storage."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    process = subprocess.Popen(
+        [chromium, *CHROMIUM_ARGS, "--remote-debugging-port=0", f"--user-data-dir={profile}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    # Chromium writes the port it took (and the endpoint's path) into the profile once it listens.
+    active = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + CHROMIUM_START_S
+    while not (active.exists() and len(active.read_text().split()) == 2):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"chromium did not start (exit {process.poll()})")
+        time.sleep(0.05)
+    port, path = active.read_text().split()
+    try:
+        yield f"ws://127.0.0.1:{port}{path}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 @pytest.fixture
-async def browser(chromium: str) -> AsyncIterator[Any]:
-    """Debian's Chromium, launched by Playwright."""
+async def browser(chromium_endpoint: str) -> AsyncIterator[Any]:
+    """The session's Chromium, driven by Playwright over the DevTools protocol; what a test opens in it
+    is closed with it."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        connected = await playwright.chromium.connect_over_cdp(chromium_endpoint)
         try:
-            yield launched
+            yield connected
         finally:
-            await launched.close()
+            await connected.close()
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ import io
 import json
 import math
 import re
+import time
+import types
 from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -278,7 +280,7 @@ async def test_on_a_phone_the_page_fits_the_screen_and_the_conversations_open_fr
 
 
 async def test_an_approval_waiting_when_the_page_opens_counts_down_and_shows_its_conversation(
-    serve: Any, browser: Any
+    serve: Any, browser: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Seen: after a reload the page opened on "New conversation" with a prompt from another one, and no
     # word that the call would be denied unanswered.
@@ -286,7 +288,13 @@ async def test_an_approval_waiting_when_the_page_opens_counts_down_and_shows_its
     served = await serve(ScriptedBackend([reply, "Written."]), settings=Settings(approval_timeout_s=120))
     turn = asyncio.ensure_future(served.host.submit("Write a note"))
     asked = await served.events.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))
-    await asyncio.sleep(2.5)  # the request has waited before the page opens: the countdown counts that
+    # The request has waited 30 s before the page opens (the broker's clock runs ahead, not the test):
+    # the countdown counts that.
+    from edgehost.agent import approval
+
+    ahead = types.SimpleNamespace(monotonic=lambda: time.monotonic() + 30)
+    monkeypatch.setattr(approval, "time", ahead)
+    assert served.host.approvals.waited_s(asked.request.id) >= 30
     page = await _open(browser, served.server.url)
     await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
     shown = re.fullmatch(
