@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edgehost.agent import events as ev
+from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
 from edgehost.agent.approval import ApprovalPolicy, Approver
-from edgehost.agent.detector import (
-    ToolCallParsed,
-)
+from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import (
     NOT_RUN,
@@ -38,21 +37,9 @@ from edgehost.agent.prompting import (
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
-from edgehost.agent.tool_calls import (
-    DENIAL_INSTRUCTION,
-    ToolCalls,
-    ToolExecutor,
-    ToolOutcome,
-    edited_note,
-    refusal_text,
-)
+from edgehost.agent.tool_calls import DENIAL_INSTRUCTION, CallOutcome, ToolCalls, ToolExecutor
 from edgehost.agent.tools import ToolSpec
-from edgehost.llm.base import (
-    Backend,
-    ChatMessage,
-    Perf,
-    estimate_tokens,
-)
+from edgehost.llm.base import Backend, Capabilities, ChatMessage, Perf, estimate_tokens
 from edgehost.settings import (
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_CORRECTION_ROUNDS,
@@ -99,17 +86,6 @@ class Conversation:
     routing: str | None = None  # auto | host | model for this conversation; None: the setting
 
 
-@dataclass(frozen=True)
-class _Result:
-    """What goes back to the model for one call of a round (or one problem with the round's calls)."""
-
-    name: str
-    text: str
-    call_id: str | None = None  # None: no call ran (a malformed call, the call limit)
-    over_limit: bool = False  # refused because the turn reached max_calls_per_turn
-    shown: str | None = None  # what the user reads instead of `text`, when that differs
-
-
 class TurnRunner:
     """Runs turns for one backend; the host owns one and serialises turns through it."""
 
@@ -151,38 +127,75 @@ class TurnRunner:
         completes with ``cancelled=True`` and keeps what was produced. Raises BackendCrashed when
         the model process dies (the conversation keeps the user's message).
         """
-        conv_id = conversation.id
         content = "\n\n".join([*attachments, user_text]) if attachments else user_text
-        self.emit(ev.TurnStarted(conv_id, user_text))
+        self.emit(ev.TurnStarted(conversation.id, user_text))
         earlier_questions = _questions(conversation.messages)[-ROUTING_CONTEXT_QUESTIONS:]
         self._append(conversation, ChatMessage("user", content))
         caps = self.backend.capabilities
-        dialect = choose_dialect(caps)
-        enabled = [t for t in tools if t.enabled]
-        by_name = {t.name: t for t in tools}
-        max_context = caps.max_context
-        count = self.backend.count_tokens
-        budget = int(max_context * self.config.tool_budget_fraction)
-        pinned = by_name.get(pinned_tool) if pinned_tool else None
+        pinned = {t.name: t for t in tools}.get(pinned_tool) if pinned_tool else None
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
-        # Content sent with the question (attached, or a prompt's text after its ask) is what the
-        # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
-        asked, material = split_material(user_text)
-        attached = bool(attachments) or bool(material)
-        if routing == "host" and pinned is None and len(enabled) < len(tools):
+        if routing == "host" and pinned is None:
+            # Content sent with the question (attached, or a prompt's text after its ask) is what the
+            # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
+            asked, material = split_material(user_text)
+            attached = bool(attachments) or bool(material)
             switched_off = await self._switched_off_tool(asked, tools, earlier_questions, attached)
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
-        if routing == "host" and pinned is None and enabled:
-            route = await self._selector.route(asked, enabled, context=earlier_questions, attached=attached)
-            self.emit(
-                ev.TurnRouted(
-                    conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason
-                )
-            )
+            route = await self._route(conversation.id, asked, tools, earlier_questions, attached)
+        plan = await self._choose_tools(
+            conversation, user_text, tools, caps, routing, route, pinned, server_instructions
+        )
+        turn = TurnState(conversation.id, user_text, content, list(plan.forced))
+        cancelled = False
+        try:
+            while await self._one_round(conversation, plan, turn):
+                pass
+        except asyncio.CancelledError:
+            cancelled = True
+            await self._stop(conversation, turn)
+        completed = self._finish(turn, cancelled)
+        if cancelled:
+            raise asyncio.CancelledError
+        return completed
+
+    async def _route(
+        self, conv_id: int, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str], attached: bool
+    ) -> RouteDecision | None:
+        """The host's decision on the question (decision 11), announced with TurnRouted; None when
+        no tool is switched on."""
+        enabled = [t for t in tools if t.enabled]
+        if not enabled:
+            return None
+        route = await self._selector.route(question, enabled, context=earlier, attached=attached)
+        self.emit(
+            ev.TurnRouted(conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason)
+        )
+        return route
+
+    async def _choose_tools(
+        self,
+        conversation: Conversation,
+        user_text: str,
+        tools: Sequence[ToolSpec],
+        caps: Capabilities,
+        routing: str,
+        route: RouteDecision | None,
+        pinned: ToolSpec | None,
+        server_instructions: dict[str, str] | None,
+    ) -> TurnPlan:
+        """The tools the turn's prompt describes (decision 7: within the budget, stable in the
+        conversation) and those its first reply must call: the pinned tool or the host's candidates."""
+        dialect = choose_dialect(caps)
+        enabled = [t for t in tools if t.enabled]
+        budget = int(caps.max_context * self.config.tool_budget_fraction)
         selection = await self._selector.select(
-            user_text, enabled, budget_tokens=budget, count_tokens=count, previous=conversation.selected_tools
+            user_text,
+            enabled,
+            budget_tokens=budget,
+            count_tokens=self.backend.count_tokens,
+            previous=conversation.selected_tools,
         )
         forced: list[ToolSpec] = [pinned] if pinned is not None else []
         if route is not None and route.needs_tool:
@@ -194,169 +207,166 @@ class TurnRunner:
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
         )
-        perf = Perf()
-        shown: list[str] = []
-        executions: list[dict[str, Any]] = []
-        earlier: dict[tuple[str, str], ToolOutcome] = {}
-        calls_made = 0
-        corrections = 0
-        cancelled = False
-        round_: Round | None = None
-        last_results: list[tuple[str, str]] = []  # (tool, what the user reads of its result)
-        host_call_failed = False  # the last calls were EdgeHost's choice, and none of them worked
-        host_call_denied = False  # ... because the user denied one
-        # What the model was told of the last calls that did not run or failed (a denial and its
-        # instruction, an error): a reply that repeats it is no answer.
-        unrun: list[str] = []
-        grounded_in: list[tuple[str, str, dict[str, Any]]] = []  # successful calls: name, result, arguments
-        answer_from = 0  # index in `shown` where the answer after the last tool begins
-        try:
-            while True:
-                round_ = Round(
-                    chosen_by="host" if route is not None and forced else "user" if forced else "model"
+        by_name = {t.name: t for t in tools}
+        return TurnPlan(
+            caps, dialect, system, selection.tools, by_name, routing, route is not None, tuple(forced)
+        )
+
+    async def _one_round(self, conversation: Conversation, plan: TurnPlan, turn: TurnState) -> bool:
+        """One reply of the model and the calls it makes, their results fed back to it; False when the
+        turn ends with this round."""
+        round_ = await self._reply(conversation, plan, turn)
+        final = not round_.calls and not round_.problems
+        self._append_reply(conversation, turn, round_, final)
+        was_forced, turn.forced = turn.forced, []
+        if final:
+            if round_.finished_reason == "length":
+                self._show(
+                    turn,
+                    f"\n\n*(Cut off at the limit of {self.config.max_tokens_per_round} tokens per"
+                    " reply: ask it to go on.)*",
                 )
-                await self._replies.stream(
-                    conv_id,
-                    prompt_messages([ChatMessage("system", system), *conversation.messages], caps),
-                    selection.tools,
-                    dialect,
-                    forced,
-                    round_,
-                    max_tokens=self.config.max_tokens_per_round,
-                    temperature=self.config.temperature,
-                    model_may_call=routing == "model",
-                    grounded_in=content if round_.chosen_by == "host" else None,
+            return False
+        outcomes, refused_calls = await self._run_calls(conversation, plan, turn, round_)
+        invalid_only = all(record.get("status") == "invalid" for *_, record in outcomes)
+        if was_forced and round_.chosen_by != "model" and invalid_only and not refused_calls:
+            # A call EdgeHost forced (routing) or the user pinned came out invalid (count 11
+            # where the tool allows 10): the next reply is forced again, with the error in
+            # front of the model, within the correction rounds.
+            turn.forced = was_forced
+        if all(not ok for _name, _text, ok, _record in outcomes):
+            turn.corrections += 1
+            if turn.corrections > self.config.max_correction_rounds:
+                self._show(
+                    turn,
+                    "\n\n(Stopped: the model did not produce a valid tool call after several corrections.)",
                 )
-                perf = perf + round_.perf
-                if round_.prose:
-                    shown.append(round_.prose)
-                if routing == "host" and not forced:
-                    # The host decides the calls: one the model writes on its own is not run.
-                    round_.calls.clear()
-                    round_.problems.clear()
-                final = not round_.calls and not round_.problems
-                message = round_.raw
-                replacement = None
-                answer = "".join(shown[answer_from:]) if final else ""
-                if final and unrun and echoes(answer, unrun, (DENIAL_INSTRUCTION,)):
-                    # The model copied what EdgeHost told it (the denial and its instruction, or the
-                    # error): the user reads EdgeHost's own statement of what happened instead.
-                    replacement = "\n\n".join(f"{name}: {text}" for name, text in last_results)
-                    why = "the denial" if host_call_denied or NOT_RUN in replacement else "the error"
-                    self.emit(
-                        ev.AnswerUngrounded(
-                            conv_id, f"the reply repeats {why}", replacement, answer, replacement
-                        )
-                    )
-                elif final and grounded_in:
-                    replacement = self._grounded(conv_id, content, grounded_in, answer, round_)
-                elif final and host_call_failed and has_words(answer):
-                    # A small model's reply to an error rarely says what it was (the embedded one
-                    # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
-                    failed = Grounding(
-                        False,
-                        "you denied the call" if host_call_denied else "the tool failed",
-                        nothing_to_go_on=True,
-                    )
-                    replacement = self._replaced(conv_id, last_results, answer, failed)
-                if replacement is not None:
-                    shown[answer_from:] = [replacement]
-                    message = replacement  # what the user reads is what the model sees next turn
-                self._append(conversation, ChatMessage("assistant", message), round_.perf)
-                round_.appended = True
-                was_forced, forced = forced, []
-                if final:
-                    if round_.finished_reason == "length":
-                        note = (
-                            f"\n\n*(Cut off at the limit of {self.config.max_tokens_per_round} tokens per"
-                            " reply: ask it to go on.)*"
-                        )
-                        shown.append(note)
-                        self.emit(ev.TextDelta(conv_id, note))
-                    break
-                results = [_Result("error", p) for p in round_.problems]
-                all_failed = True
-                room = max(self.config.max_calls_per_turn - calls_made, 0)
-                admitted, refused_calls = round_.calls[:room], round_.calls[room:]
-                if round_.chosen_by == "host":
-                    admitted = [_with_question_path(call, by_name, user_text) for call in admitted]
-                calls_made += len(admitted)
-                outcomes = await self._calls.run(
-                    conv_id, admitted, by_name, earlier, max_context, round_.chosen_by
+                return False
+        return not refused_calls  # at the call limit the turn ends
+
+    async def _reply(self, conversation: Conversation, plan: TurnPlan, turn: TurnState) -> Round:
+        """The model's next reply, streamed into the turn (so a cancel keeps what came); where the host
+        decides the calls, one the model wrote on its own is dropped."""
+        round_ = turn.round_ = Round(chosen_by=plan.chosen_by(turn.forced))
+        await self._replies.stream(
+            turn.conv_id,
+            prompt_messages([ChatMessage("system", plan.system), *conversation.messages], plan.caps),
+            plan.tools,
+            plan.dialect,
+            turn.forced,
+            round_,
+            max_tokens=self.config.max_tokens_per_round,
+            temperature=self.config.temperature,
+            model_may_call=plan.routing == "model",
+            grounded_in=turn.content if round_.chosen_by == "host" else None,
+        )
+        turn.perf = turn.perf + round_.perf
+        if round_.prose:
+            turn.shown.append(round_.prose)
+        if plan.routing == "host" and not turn.forced:
+            # The host decides the calls: one the model writes on its own is not run.
+            round_.calls.clear()
+            round_.problems.clear()
+        return round_
+
+    def _append_reply(self, conversation: Conversation, turn: TurnState, round_: Round, final: bool) -> None:
+        """Append the reply to the conversation; a final one that is no answer replaced by what the user
+        reads instead."""
+        message = round_.raw
+        replacement = self._checked_answer(turn, round_) if final else None
+        if replacement is not None:
+            turn.shown[turn.answer_from :] = [replacement]
+            message = replacement  # what the user reads is what the model sees next turn
+        self._append(conversation, ChatMessage("assistant", message), round_.perf)
+        round_.appended = True
+
+    def _checked_answer(self, turn: TurnState, round_: Round) -> str | None:
+        """None when the reply that ends the turn stands as its answer; otherwise what the user reads
+        instead (decision 11), announced with AnswerUngrounded."""
+        answer = turn.answer()
+        if turn.unrun and echoes(answer, turn.unrun, (DENIAL_INSTRUCTION,)):
+            # The model copied what EdgeHost told it (the denial and its instruction, or the
+            # error): the user reads EdgeHost's own statement of what happened instead.
+            replacement = "\n\n".join(f"{name}: {text}" for name, text in turn.last_results)
+            why = "the denial" if turn.host_call_denied or NOT_RUN in replacement else "the error"
+            self.emit(
+                ev.AnswerUngrounded(
+                    turn.conv_id, f"the reply repeats {why}", replacement, answer, replacement
                 )
-                for name, text, ok, record in outcomes:
-                    executions.append(record)
-                    shown_text = None
-                    if record.get("status") == "denied":  # the user reads why, not the model's instruction
-                        shown_text = f"{NOT_RUN}{refusal_text(record)}."
-                    elif "proposed_arguments" in record:  # the user edited the call: the model reads so
-                        shown_text, text = text, f"{edited_note(record['arguments'])}\n{text}"
-                    results.append(_Result(name, text, record["call_id"], shown=shown_text))
-                    all_failed = all_failed and not ok
-                    if ok and record.get("status") == "ok":
-                        result_text = shown_text if shown_text is not None else text
-                        grounded_in.append((name, result_text, dict(record["arguments"])))
-                for call in refused_calls:
-                    limit = self.config.max_calls_per_turn
-                    note = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
-                    results.append(_Result(call.name, note, over_limit=True))
-                question = user_text if round_.chosen_by == "host" else None
-                for result in results:
-                    self._append(
-                        conversation,
-                        tool_result_message(
-                            result.name, result.text, call_id=result.call_id, question=question
-                        ),
-                    )
-                last_results = [(r.name, r.shown if r.shown is not None else r.text) for r in results]
-                unrun = [
-                    text for _name, text, ok, record in outcomes if not ok or record.get("status") == "denied"
-                ] + [r.text for r in results if r.call_id is None]
-                # A small model's reply to a call that did not run is no more reliable than its reply to
-                # a result: after a denial it said the file "has already been deleted".
-                # (A denial is no failure to correct: its outcome is ok.)
-                host_call_denied = any(record.get("status") == "denied" for *_, record in outcomes)
-                host_call_failed = (
-                    round_.chosen_by == "host"
-                    and bool(outcomes)
-                    and all(not ok or record.get("status") == "denied" for _n, _t, ok, record in outcomes)
-                )
-                answer_from = len(shown)
-                invalid_only = all(record.get("status") == "invalid" for *_, record in outcomes)
-                if was_forced and round_.chosen_by != "model" and invalid_only and not refused_calls:
-                    # A call EdgeHost forced (routing) or the user pinned came out invalid (count 11
-                    # where the tool allows 10): the next reply is forced again, with the error in
-                    # front of the model, within the correction rounds.
-                    forced = was_forced
-                if all_failed:
-                    corrections += 1
-                    if corrections > self.config.max_correction_rounds:
-                        note = "\n\n(Stopped: the model did not produce a valid tool call after several corrections.)"
-                        shown.append(note)
-                        self.emit(ev.TextDelta(conv_id, note))
-                        break
-                if results and results[-1].over_limit:
-                    break
-        except asyncio.CancelledError:
-            cancelled = True
-            await self.backend.cancel()
-            if round_ is not None and round_.raw and not round_.appended:
-                # Keep what the model said before the stop: the user saw it, the model should too.
-                shown.append(round_.prose)
-                self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
-        if not cancelled and not grounded_in and not has_words("".join(shown[answer_from:])) and last_results:
-            # The model had nothing to add after a tool that failed or was refused: say why it did not run.
-            summary = "\n\n".join(
-                f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, estimate_tokens)}"
-                for name, text in last_results
             )
-            shown.append(summary)
-            self.emit(ev.TextDelta(conv_id, summary))
-        completed = ev.TurnCompleted(conv_id, "".join(shown).strip(), perf, tuple(executions), cancelled)
+            return replacement
+        if turn.grounded_in:
+            return self._grounded(turn.conv_id, turn.content, turn.grounded_in, answer, round_)
+        if turn.host_call_failed and has_words(answer):
+            # A small model's reply to an error rarely says what it was (the embedded one
+            # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
+            failed = Grounding(
+                False,
+                "you denied the call" if turn.host_call_denied else "the tool failed",
+                nothing_to_go_on=True,
+            )
+            return self._replaced(turn.conv_id, turn.last_results, answer, failed)
+        return None
+
+    async def _run_calls(
+        self, conversation: Conversation, plan: TurnPlan, turn: TurnState, round_: Round
+    ) -> tuple[list[CallOutcome], list[ToolCallParsed]]:
+        """Run the reply's calls within the turn's call limit and append what the model reads of them
+        (the problems with its calls first); returns their outcomes and the calls over the limit."""
+        limit = self.config.max_calls_per_turn
+        room = max(limit - turn.calls_made, 0)
+        admitted, refused_calls = round_.calls[:room], round_.calls[room:]
+        if round_.chosen_by == "host":
+            admitted = [_with_question_path(call, plan.by_name, turn.question) for call in admitted]
+        turn.calls_made += len(admitted)
+        outcomes = await self._calls.run(
+            turn.conv_id, admitted, plan.by_name, turn.earlier, plan.caps.max_context, round_.chosen_by
+        )
+        over_limit = f"Error: the limit of {limit} tool calls per turn is reached; answer with what you have."
+        results = [
+            *(CallResult("error", problem) for problem in round_.problems),
+            *turn.take_outcomes(outcomes),
+            *(CallResult(call.name, over_limit) for call in refused_calls),
+        ]
+        question = turn.question if round_.chosen_by == "host" else None
+        for result in results:
+            self._append(
+                conversation,
+                tool_result_message(result.name, result.text, call_id=result.call_id, question=question),
+            )
+        turn.remember_results(results, outcomes, round_.chosen_by)
+        return outcomes, refused_calls
+
+    async def _stop(self, conversation: Conversation, turn: TurnState) -> None:
+        """The turn was cancelled: stop the model and keep what it said before the stop (the user saw
+        it, the model should too)."""
+        await self.backend.cancel()
+        round_ = turn.round_
+        if round_ is not None and round_.raw and not round_.appended:
+            turn.shown.append(round_.prose)
+            self._append(conversation, ChatMessage("assistant", round_.raw), round_.perf)
+
+    def _finish(self, turn: TurnState, cancelled: bool) -> ev.TurnCompleted:
+        """The turn's TurnCompleted, emitted; when the model had nothing to add after the last tools,
+        the user reads their results (for a tool that failed or was refused: why it did not run)."""
+        if not cancelled and not turn.grounded_in and not has_words(turn.answer()) and turn.last_results:
+            self._show(
+                turn,
+                "\n\n".join(
+                    f"{name}:\n{format_tool_result(name, text, SUMMARY_TOKENS, estimate_tokens)}"
+                    for name, text in turn.last_results
+                ),
+            )
+        completed = ev.TurnCompleted(
+            turn.conv_id, "".join(turn.shown).strip(), turn.perf, tuple(turn.executions), cancelled
+        )
         self.emit(completed)
-        if cancelled:
-            raise asyncio.CancelledError
         return completed
+
+    def _show(self, turn: TurnState, text: str) -> None:
+        """Text of EdgeHost's own for the user, after the model's."""
+        turn.shown.append(text)
+        self.emit(ev.TextDelta(turn.conv_id, text))
 
     def _grounded(
         self,
@@ -402,6 +412,8 @@ class TurnRunner:
         """The switched-off tool that the question calls for, if the host would have chosen it among
         all the tools (decision 11); None otherwise. A small model asked "how hot is the board?" with
         board__temperatures off answered with the uptime, or with nothing to do with the board."""
+        if all(t.enabled for t in tools):
+            return None
         everything = [dataclasses.replace(t, enabled=True) for t in tools]
         overall = await self._selector.route(question, everything, context=earlier, attached=attached)
         best = overall.candidates[0] if overall.needs_tool and overall.candidates else None

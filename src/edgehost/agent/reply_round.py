@@ -90,23 +90,13 @@ class ReplyStreamer:
         caps = self.backend.capabilities
         detector = ToolCallDetector()
         use_grammar = caps.supports_grammar and bool(tools) and self._grammar is not None
-        # Our closing markers, the ones small models write instead ([/TOOL_CALL]) and Llama's end of call.
-        drifted = {c for d in GRAMMAR_DIALECTS for c in DRIFTED_CLOSERS.get(d, ())} | {END_OF_CALL}
-        closers = sorted(
-            ({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} | drifted) - {""}
-        )
-        grammar: str | None = None
-        if not forced and not model_may_call and use_grammar:
-            grammar = PROSE_GRAMMAR  # the host decides the calls: the model answers in words
-        if forced and use_grammar:
-            # A call the host chose is filled in from the question only (decision 11).
-            grounded = {"grounded_in": grounded_in} if grounded_in is not None else {}
-            grammar = self._grammar(dialect, list(forced), pinned=True, **grounded)  # type: ignore[misc]
+        grammar = self._first_grammar(dialect, forced, use_grammar, model_may_call, grounded_in)
         openers = (
             [opening_marker(dialect)]
             if (use_grammar or not model_may_call) and dialect in GRAMMAR_DIALECTS and grammar is None
             else []
         )
+        closers = _closers(dialect)
         continuation = ""
         if forced and grammar is None:
             # No grammar to limit the choice: the host writes the call's start for its best candidate
@@ -125,39 +115,64 @@ class ReplyStreamer:
                 # A call's values are copied from the question: no penalty for repeating them.
                 penalize_repetition=not forced and grammar in (None, PROSE_GRAMMAR),
             )
-            finished: GenerationFinished | None = None
-            async for item in self.backend.generate(request):
-                if isinstance(item, TokenText):
-                    round_.raw += item.text
-                    self._feed(conv_id, detector, item.text, round_)
-                elif isinstance(item, NativeToolCall):
-                    arguments = (
-                        item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
-                    )
-                    round_.calls.append(
-                        ToolCallParsed(
-                            item.name, arguments, json.dumps(arguments), "native", len(round_.calls)
-                        )
-                    )
-                elif isinstance(item, GenerationFinished):
-                    finished = item
-            assert finished is not None
-            round_.perf = round_.perf + finished.perf
-            round_.finished_reason = finished.reason
-            marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
-            # A tool marker is part of the call it ends; Llama's end of call only when a call is open.
-            if marker and marker not in RESULT_FRAMES and (marker != END_OF_CALL or detector.in_call):
-                round_.raw += marker
-                self._feed(conv_id, detector, marker, round_)
-                if marker in openers and model_may_call and self._grammar is not None:
-                    # Decision 6: the model chose to call a tool; finish the call under a grammar.
-                    continuation = round_.raw
-                    grammar = self._grammar(dialect, list(tools))
-                    openers = []
-                    continue
-            break
+            marker = await self._generate(conv_id, request, detector, round_)
+            if marker is None or marker not in openers or not model_may_call or self._grammar is None:
+                break
+            # Decision 6: the model chose to call a tool; finish the call under a grammar.
+            continuation = round_.raw
+            grammar = self._grammar(dialect, list(tools))
+            openers = []
         for leftover in detector.finish():
             self._record(conv_id, leftover, round_)
+
+    def _first_grammar(
+        self,
+        dialect: str,
+        forced: Sequence[ToolSpec],
+        use_grammar: bool,
+        model_may_call: bool,
+        grounded_in: str | None,
+    ) -> str | None:
+        """The grammar a reply starts under: a call to one of ``forced``, or prose where the host
+        decides the calls; None for none."""
+        grammar: str | None = None
+        if not forced and not model_may_call and use_grammar:
+            grammar = PROSE_GRAMMAR  # the host decides the calls: the model answers in words
+        if forced and use_grammar:
+            # A call the host chose is filled in from the question only (decision 11).
+            grounded = {"grounded_in": grounded_in} if grounded_in is not None else {}
+            grammar = self._grammar(dialect, list(forced), pinned=True, **grounded)  # type: ignore[misc]
+        return grammar
+
+    async def _generate(
+        self, conv_id: int, request: GenerationRequest, detector: ToolCallDetector, round_: Round
+    ) -> str | None:
+        """Generate one stretch of the reply into ``round_``; returns the tool marker it stopped at,
+        now part of the reply, or None."""
+        finished: GenerationFinished | None = None
+        async for item in self.backend.generate(request):
+            if isinstance(item, TokenText):
+                round_.raw += item.text
+                self._feed(conv_id, detector, item.text, round_)
+            elif isinstance(item, NativeToolCall):
+                arguments = (
+                    item.arguments if isinstance(item.arguments, dict) else _loads_or_raw(item.arguments)
+                )
+                round_.calls.append(
+                    ToolCallParsed(item.name, arguments, json.dumps(arguments), "native", len(round_.calls))
+                )
+            elif isinstance(item, GenerationFinished):
+                finished = item
+        assert finished is not None
+        round_.perf = round_.perf + finished.perf
+        round_.finished_reason = finished.reason
+        marker = finished.stop_sequence if finished.reason == "stop_sequence" else None
+        # A tool marker is part of the call it ends; Llama's end of call only when a call is open.
+        if not marker or marker in RESULT_FRAMES or (marker == END_OF_CALL and not detector.in_call):
+            return None
+        round_.raw += marker
+        self._feed(conv_id, detector, marker, round_)
+        return marker
 
     def _feed(self, conv_id: int, detector: ToolCallDetector, text: str, round_: Round) -> None:
         for item in detector.feed(text):
@@ -178,6 +193,15 @@ class ReplyStreamer:
             round_.problems.append(
                 f"Error: your tool call could not be read: {item.error}. Use the exact format shown."
             )
+
+
+def _closers(dialect: str) -> list[str]:
+    """Where a reply stops: our closing markers, the ones small models write instead ([/TOOL_CALL])
+    and Llama's end of call."""
+    drifted = {c for d in GRAMMAR_DIALECTS for c in DRIFTED_CLOSERS.get(d, ())} | {END_OF_CALL}
+    return sorted(
+        ({closing_marker(d) for d in GRAMMAR_DIALECTS} | {closing_marker(dialect)} | drifted) - {""}
+    )
 
 
 def _loads_or_raw(text: str) -> dict[str, Any]:

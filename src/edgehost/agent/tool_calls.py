@@ -10,7 +10,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -147,89 +147,66 @@ class ToolCalls:
         self.emit(
             ev.ToolCallDetected(conv_id, call_id, call.name, dict(call.arguments), call.dialect, chosen_by)
         )
-        record: dict[str, Any] = {
-            "call_id": call_id,
-            "tool": call.name,
-            "arguments": call.arguments,
-            "dialect": call.dialect,
-            "chosen_by": chosen_by,
-        }
         tool = by_name.get(call.name) or _match_unqualified(call.name, by_name)
-
-        def finish(
-            status: str,
-            text: str,
-            ok: bool,
-            *,
-            error: str | None = None,
-            duration_ms: float = 0.0,
-            repeated: bool = False,
-            full_result: str = "",
-        ) -> CallOutcome:
-            record.update(status=status, duration_ms=round(duration_ms, 2))
-            self.emit(
-                ev.ToolExecutionFinished(
-                    conv_id,
-                    call_id,
-                    record["tool"],
-                    status,
-                    text,
-                    duration_ms,
-                    error,
-                    repeated,
-                    server=tool.server if tool is not None else "",
-                    arguments=dict(record["arguments"]),
-                    chosen_by=chosen_by,
-                    dialect=call.dialect,
-                    decision=record.get("decision"),
-                    decided_by=record.get("decided_by"),
-                    result_size=record.get("result_chars", 0),
-                    full_result=full_result,
-                )
-            )
-            return record["tool"], text, ok, record
-
-        enabled_names = sorted(name for name, t in by_name.items() if t.enabled)
+        current = _Call(conv_id, call_id, call, chosen_by, tool)
         if tool is None:
-            return finish(
-                "invalid",
-                f"Error: there is no tool named {call.name!r}. Valid tools: {', '.join(enabled_names)}.",
-                False,
-                error="unknown tool",
+            return self._refuse(
+                current, f"there is no tool named {call.name!r}. {_valid_tools(by_name)}", "unknown tool"
             )
-        record["tool"] = tool.name
+        current.record["tool"] = tool.name
+        arguments = self._checked_arguments(current, tool, by_name)
+        if not isinstance(arguments, dict):
+            return arguments  # refused: the model reads why and may correct the call
+        key = (tool.name, json.dumps(arguments, sort_keys=True, default=str))
+        if key in earlier:
+            previous = earlier[key]
+            return self._finish(
+                current,
+                previous.status,
+                f"(Same call as before in this turn; its result again:)\n{previous.text}",
+                not previous.is_error,
+                repeated=True,
+            )
+        decision = await self._approve(current, tool, arguments)
+        if not decision.allow:
+            return self._deny(current, tool, decision)
+        outcome, duration_ms = await self._execute(current, tool, arguments, decision)
+        earlier[key] = outcome
+        return self._record_result(current, tool, outcome, duration_ms, max_context)
+
+    def _checked_arguments(
+        self, current: _Call, tool: ToolSpec, by_name: dict[str, ToolSpec]
+    ) -> dict[str, Any] | CallOutcome:
+        """The call's arguments coerced by its tool's inputSchema; or, when its tool is switched off or
+        the arguments are invalid, the outcome that refuses it."""
         if not tool.enabled:
             off = (
                 "disabled by the user"
                 if tool.server_enabled
                 else f"of the server {tool.server!r}, switched off"
             )
-            return finish(
-                "invalid",
-                f"Error: the tool {tool.name!r} is {off}. Valid tools: {', '.join(enabled_names)}.",
-                False,
-                error="disabled tool",
+            return self._refuse(
+                current, f"the tool {tool.name!r} is {off}. {_valid_tools(by_name)}", "disabled tool"
             )
-        arguments = coerce_arguments(dict(call.arguments), tool.input_schema)
+        arguments = coerce_arguments(dict(current.parsed.arguments), tool.input_schema)
         problems = validate_arguments(arguments, tool.input_schema)
-        if problems:
-            fields = ", ".join(sorted((tool.input_schema.get("properties") or {}).keys())) or "none"
-            return finish(
-                "invalid",
-                f"Error: invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
-                False,
-                error="invalid arguments",
-            )
-        key = (tool.name, json.dumps(arguments, sort_keys=True, default=str))
-        if key in earlier:
-            previous = earlier[key]
-            return finish(
-                previous.status,
-                f"(Same call as before in this turn; its result again:)\n{previous.text}",
-                not previous.is_error,
-                repeated=True,
-            )
-        verdict = self.policy.evaluate(tool, arguments, conv_id)
+        if not problems:
+            return arguments
+        fields = ", ".join(sorted((tool.input_schema.get("properties") or {}).keys())) or "none"
+        return self._refuse(
+            current,
+            f"invalid arguments for {tool.name}: {'; '.join(problems)}. Its fields: {fields}.",
+            "invalid arguments",
+        )
+
+    def _refuse(self, current: _Call, why: str, error: str) -> CallOutcome:
+        """The outcome of a call that cannot run as the model wrote it; the model reads why."""
+        return self._finish(current, "invalid", f"Error: {why}", False, error=error)
+
+    async def _approve(self, current: _Call, tool: ToolSpec, arguments: dict[str, Any]) -> ApprovalDecision:
+        """The policy's decision on the call, or the approver's where the policy asks (decision 8: no
+        answer in time is a denial); the record says what was decided and by whom."""
+        verdict = self.policy.evaluate(tool, arguments, current.conv_id)
         decision: ApprovalDecision
         if verdict.action == "allow":
             decision = ApprovalDecision(allow=True, scope="once", decided_by=verdict.decided_by)
@@ -237,7 +214,7 @@ class ToolCalls:
             decision = ApprovalDecision(allow=False, reason=verdict.reason, decided_by=verdict.decided_by)
         else:
             assert verdict.request is not None  # an "ask" verdict always carries its request
-            request = replace(verdict.request, id=f"{conv_id}:{call_id}")
+            request = replace(verdict.request, id=f"{current.conv_id}:{current.call_id}")
             try:
                 decision = await self.approver(request)
             except asyncio.TimeoutError:
@@ -245,19 +222,30 @@ class ToolCalls:
             self.emit(ev.ApprovalResolved(request.id, decision.allow, decision.decided_by))
             self.policy.remember(request, decision)
         asked = verdict.action == "ask"
-        record.update(
+        current.record.update(
             decision=("allowed" if asked else "auto") if decision.allow else "denied",
             decided_by=decision.decided_by,
         )
-        if not decision.allow:
-            reason = f" Reason: {decision.reason}" if decision.reason else ""
-            record["reason"] = decision.reason or ""
-            return finish(
-                "denied",
-                f"The user denied this call to {tool.name}.{reason} {DENIAL_INSTRUCTION}",
-                True,
-                error=decision.reason or "denied",
-            )
+        return decision
+
+    def _deny(self, current: _Call, tool: ToolSpec, decision: ApprovalDecision) -> CallOutcome:
+        """The outcome of a denied call: the model is told not to retry it."""
+        reason = f" Reason: {decision.reason}" if decision.reason else ""
+        current.record["reason"] = decision.reason or ""
+        return self._finish(
+            current,
+            "denied",
+            f"The user denied this call to {tool.name}.{reason} {DENIAL_INSTRUCTION}",
+            True,
+            error=decision.reason or "denied",
+        )
+
+    async def _execute(
+        self, current: _Call, tool: ToolSpec, arguments: dict[str, Any], decision: ApprovalDecision
+    ) -> tuple[ToolOutcome, float]:
+        """Run the call, with the arguments as the user edited them in the approval if they did;
+        returns its outcome and how long it took (ms). A cancelled call is recorded as such."""
+        record = current.record
         proposed = None
         if decision.arguments is not None and dict(decision.arguments) != arguments:
             proposed = arguments
@@ -266,18 +254,37 @@ class ToolCalls:
             record["proposed_arguments"] = proposed
         self.emit(
             ev.ToolExecutionStarted(
-                conv_id,
-                call_id,
+                current.conv_id,
+                current.call_id,
                 tool.server,
                 tool.name,
                 arguments,
-                call.dialect,
+                current.parsed.dialect,
                 record["decision"],
                 record["decided_by"],
-                chosen_by,
+                current.chosen_by,
                 proposed,
             )
         )
+        started = perf_counter()
+        try:
+            outcome = await self.executor.call(tool, arguments, self._progress_of(current))
+        except asyncio.CancelledError:
+            # The user stopped the turn: the call ends here (the executor told the server), and the
+            # history records it as cancelled instead of leaving it running.
+            self._finish(
+                current,
+                "cancelled",
+                "",
+                False,
+                error="stopped by the user",
+                duration_ms=(perf_counter() - started) * 1000,
+            )
+            raise
+        return outcome, (perf_counter() - started) * 1000
+
+    def _progress_of(self, current: _Call) -> ProgressFn:
+        """How the call's progress is reported: as ToolExecutionProgressed events."""
 
         def progress(
             done: float,
@@ -288,30 +295,23 @@ class ToolCalls:
             task_status: str | None = None,
         ) -> None:
             self.emit(
-                ev.ToolExecutionProgressed(conv_id, call_id, done, total, message, task_id, task_status)
+                ev.ToolExecutionProgressed(
+                    current.conv_id, current.call_id, done, total, message, task_id, task_status
+                )
             )
 
-        started = perf_counter()
-        try:
-            outcome = await self.executor.call(tool, arguments, progress)
-        except asyncio.CancelledError:
-            # The user stopped the turn: the call ends here (the executor told the server), and the
-            # history records it as cancelled instead of leaving it running.
-            finish(
-                "cancelled",
-                "",
-                False,
-                error="stopped by the user",
-                duration_ms=(perf_counter() - started) * 1000,
-            )
-            raise
-        duration_ms = (perf_counter() - started) * 1000
-        earlier[key] = outcome
+        return progress
+
+    def _record_result(
+        self, current: _Call, tool: ToolSpec, outcome: ToolOutcome, duration_ms: float, max_context: int
+    ) -> CallOutcome:
+        """The outcome of a call that ran: its result cut to the model's budget, the whole kept."""
         budget = int(max_context * self.config.tool_result_budget_fraction)
         text = format_tool_result(tool.name, outcome.text, budget, estimate_tokens)
         status = outcome.status if outcome.is_error else "ok"
-        record["result_chars"] = len(outcome.text)
-        return finish(
+        current.record["result_chars"] = len(outcome.text)
+        return self._finish(
+            current,
             status,
             text,
             not outcome.is_error,
@@ -319,6 +319,64 @@ class ToolCalls:
             duration_ms=duration_ms,
             full_result=outcome.text,
         )
+
+    def _finish(
+        self,
+        current: _Call,
+        status: str,
+        text: str,
+        ok: bool,
+        *,
+        error: str | None = None,
+        duration_ms: float = 0.0,
+        repeated: bool = False,
+        full_result: str = "",
+    ) -> CallOutcome:
+        """Record how the call ended and announce it with ToolExecutionFinished."""
+        record = current.record
+        record.update(status=status, duration_ms=round(duration_ms, 2))
+        self.emit(
+            ev.ToolExecutionFinished(
+                current.conv_id,
+                current.call_id,
+                record["tool"],
+                status,
+                text,
+                duration_ms,
+                error,
+                repeated,
+                server=current.tool.server if current.tool is not None else "",
+                arguments=dict(record["arguments"]),
+                chosen_by=current.chosen_by,
+                dialect=current.parsed.dialect,
+                decision=record.get("decision"),
+                decided_by=record.get("decided_by"),
+                result_size=record.get("result_chars", 0),
+                full_result=full_result,
+            )
+        )
+        return record["tool"], text, ok, record
+
+
+@dataclass
+class _Call:
+    """One call on its way through ToolCalls' steps, with what the history records of it."""
+
+    conv_id: int
+    call_id: str
+    parsed: ToolCallParsed  # as the model wrote it
+    chosen_by: str  # model | host | user
+    tool: ToolSpec | None  # None: the model named no tool of the turn
+    record: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.record = {
+            "call_id": self.call_id,
+            "tool": self.parsed.name,
+            "arguments": self.parsed.arguments,
+            "dialect": self.parsed.dialect,
+            "chosen_by": self.chosen_by,
+        }
 
 
 EDITED_NOTE = "The user changed the arguments before this call ran; it ran with"
@@ -343,6 +401,11 @@ def refusal_text(record: dict[str, Any]) -> str:
 def denial_note(reason: str | None) -> str:
     """' (wrong path)' for a denial's reason; empty without one."""
     return f" ({reason.strip()})" if reason and reason.strip() else ""
+
+
+def _valid_tools(by_name: dict[str, ToolSpec]) -> str:
+    """The sentence that lists the switched-on tools, for a call the model must correct."""
+    return f"Valid tools: {', '.join(sorted(name for name, t in by_name.items() if t.enabled))}."
 
 
 def _match_unqualified(name: str, by_name: dict[str, ToolSpec]) -> ToolSpec | None:
