@@ -9,9 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from edgehost.config_locations import KeyLocations, config_error, json_locations, key_path_text, near_miss
 from edgehost.errors import ConfigError
+from edgehost.key_locations import KeyLocations, json_locations
 from edgehost.settings import Backend, RkllmAbi, Routing, Theme
+from edgehost.validation_messages import config_error, key_path_text, near_miss
 
 __all__ = ["check_setting_values", "check_settings_file"]
 

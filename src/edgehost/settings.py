@@ -185,7 +185,7 @@ def _set_membership(items: list[str], item: str, *, present: bool) -> None:
 
 def _remembered(value: str, key: str, text: str, path: Path) -> SettingText:
     """``value`` of the top-level ``key`` with the file and line it was read from."""
-    from edgehost.config_locations import json_locations
+    from edgehost.key_locations import json_locations
 
     position = json_locations(text).position_of((key,))
     return SettingText(value, str(path), key, position.line if position else None)

@@ -14,16 +14,16 @@ import pytest
 
 from edgehost.cli.main import main
 from edgehost.errors import ConfigError
-from edgehost.mcp import _config_writer
 from edgehost.mcp.config import (
     ServerConfig,
     ServersConfig,
+    _writer,
     load_servers_config,
     parse_servers_file,
     save_servers_config,
     servers_config_to_json,
 )
-from edgehost.mcp.config_edits import edit_servers_file, merge_servers
+from edgehost.mcp.config.edits import edit_servers_file, merge_servers
 from edgehost.paths import Paths
 
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
@@ -321,7 +321,7 @@ def test_an_edit_that_would_not_read_back_as_intended_is_written_plain_with_a_ba
     def losing_splicer(text: str, *args: object) -> str:  # stands for a layout the splicer gets wrong
         return text.replace(MEMORY, "")
 
-    monkeypatch.setattr(_config_writer, "edit_json_text", losing_splicer)
+    monkeypatch.setattr(_writer, "edit_json_text", losing_splicer)
     with caplog.at_level(logging.WARNING):
         assert main(["--data-dir", str(data_dir), "config", "import", str(CONFIGS / "cursor_mcp.json")]) == 0
     capsys.readouterr()

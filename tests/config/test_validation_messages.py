@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.config_locations import Position, json_locations, toml_locations
+from edgehost.key_locations import Position, json_locations, toml_locations
 from edgehost.mcp.config import SERVER_NAME_RULE, ServerConfig, parse_servers_file
 
 CLAUDE_DESKTOP = """\

@@ -58,7 +58,7 @@ def saved_by_form(paths: Paths, name: str, change: Any = None) -> dict[str, Any]
     form.save()
     assert form.problem.isHidden(), form.problem.text()
     from edgehost.mcp.config import ServersConfig
-    from edgehost.mcp.config_edits import edit_servers_file, merge_servers
+    from edgehost.mcp.config.edits import edit_servers_file, merge_servers
 
     edit_servers_file(paths, lambda c: merge_servers(c, ServersConfig(servers=saved)))
     entries: dict[str, Any] = json.loads(paths.servers_file.read_text())["mcpServers"]

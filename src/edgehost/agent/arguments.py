@@ -18,8 +18,8 @@ import json_repair
 from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
-from edgehost.config_locations import key_path_text
 from edgehost.schema_refs import resolve_ref
+from edgehost.validation_messages import key_path_text
 
 __all__ = [
     "MalformedJSON",

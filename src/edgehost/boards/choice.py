@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from edgehost.boards.detection import BoardInfo
 from edgehost.boards.profiles import BoardProfile, warn_once
-from edgehost.config_locations import near_miss
 from edgehost.errors import ConfigError, UsageError
 from edgehost.settings import SettingText
+from edgehost.validation_messages import near_miss
 
 __all__ = [
     "ProfileChoice",

@@ -16,11 +16,12 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-from edgehost.config_locations import config_error, toml_locations
 from edgehost.errors import ConfigError
+from edgehost.key_locations import toml_locations
 from edgehost.paths import Paths, shipped_dir
 from edgehost.settings import DEFAULT_CONTEXT_LENGTH, BackendName
 from edgehost.toml_text import load_toml
+from edgehost.validation_messages import config_error
 
 __all__ = [
     "SamplingDefaults",

@@ -13,7 +13,7 @@ from edgehost.cli.context import CliContext, print_json
 from edgehost.errors import UsageError
 from edgehost.mcp.auth import default_credential_store
 from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig
-from edgehost.mcp.config_edits import import_servers
+from edgehost.mcp.config.edits import import_servers
 from edgehost.mcp.inputs import InputValues
 
 # `edgehost serve NAME` runs edgehost.servers.NAME:main(argv) -> int

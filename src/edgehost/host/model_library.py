@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.boards import BoardProfile, detect_board, system_root
-from edgehost.config_locations import near_miss
+from edgehost.validation_messages import near_miss
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendError

@@ -29,7 +29,7 @@ from edgehost.mcp.auth import (
 )
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
-from edgehost.mcp.config_edits import ImportPlan, edit_servers_file, import_servers, merge_servers
+from edgehost.mcp.config.edits import ImportPlan, edit_servers_file, import_servers, merge_servers
 from edgehost.mcp.inputs import InputValues, environ_with_inputs
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text

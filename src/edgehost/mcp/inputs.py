@@ -8,8 +8,8 @@ import logging
 import os
 from collections.abc import Callable, Iterator, Mapping
 
-from edgehost.mcp._config_expand import input_env_name
 from edgehost.mcp.auth import CredentialStore, CredentialStoreError
+from edgehost.mcp.config import input_env_name
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from edgehost.mcp._config_expand import _REFERENCE, InputSpec
+from edgehost.mcp.config._expand import _REFERENCE, InputSpec
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",

@@ -1,17 +1,5 @@
-"""Server configuration: the data model, loading, saving, and the environment a stdio server gets.
-
-Accepted files (JSON may have comments and trailing commas, as VS Code writes them):
-
-- Claude Desktop / Cursor / Claude Code: ``{"mcpServers": {name: {command, args, env, cwd} | {url, type, headers}}}``
-- VS Code: ``{"servers": {name: {type, ...}}, "inputs": [...]}`` (also nested in ``"mcp"`` as in settings.json)
-- TOML: ``[[servers]]`` tables with ``name`` (or ``[mcp_servers.NAME]`` / ``[servers.NAME]`` tables)
-
-Per server, besides the connection: ``enabled`` (or ``disabled``), ``timeout`` (seconds per call),
-``allowedTools`` / ``excludedTools``, ``roots``, ``trusted``, ``maxConcurrentCalls``; for OAuth on an
-http/sse server ``clientId``, ``clientSecret``, ``oauthGrant``, ``callbackPort``,
-``clientMetadataUrl`` (camelCase or snake_case). Strings may
-use ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}`` and ``${input:id}`` (from EDGEHOST_INPUT_<ID>).
-"""
+"""Loading the servers file over the built-in servers, saving it back, and the environment a stdio
+server gets (all re-exported by edgehost.mcp.config)."""
 
 from __future__ import annotations
 
@@ -22,20 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.errors import ConfigError
-from edgehost.mcp._config_entry import EntryContext, builtin_fixed_args, server_from_entry
-from edgehost.mcp._config_expand import InputSpec, input_env_name
-from edgehost.mcp._config_model import (
-    DEFAULT_CALL_TIMEOUT_S,
-    MIN_SECRET_CHARS,
-    SERVER_NAME_RULE,
-    ServerConfig,
-    ServersConfig,
-    Transport,
-    looks_like_secret_name,
-    server_name_problem,
-)
-from edgehost.mcp._config_text import KeyPath, ParsedFile, parse_servers_text, read_servers_file
-from edgehost.mcp._config_writer import (
+from edgehost.mcp.config._entry import EntryContext, builtin_fixed_args, server_from_entry
+from edgehost.mcp.config._expand import InputSpec
+from edgehost.mcp.config._model import ServerConfig, ServersConfig
+from edgehost.mcp.config._text import KeyPath, ParsedFile, parse_servers_text, read_servers_file
+from edgehost.mcp.config._writer import (
     INPUTS_KEY,
     SERVERS_KEY,
     current_text,
@@ -44,30 +23,17 @@ from edgehost.mcp._config_writer import (
     write_atomically,
 )
 from edgehost.paths import SYSFS_ROOT_ENV, Paths
-from edgehost.redaction import redact
 
 __all__ = [
     "BUILTIN_SERVER_NAMES",
     "BUILT_INS_ONLY",
-    "DEFAULT_CALL_TIMEOUT_S",
-    "MIN_SECRET_CHARS",
     "SAFE_ENV_VARS",
-    "SERVER_NAME_RULE",
-    "InputSpec",
-    "ServerConfig",
-    "ServersConfig",
-    "Transport",
-    "builtin_fixed_args",
     "builtin_servers",
     "edgehost_command",
-    "input_env_name",
     "load_servers_config",
-    "looks_like_secret_name",
     "parse_servers_file",
-    "redact",
     "save_servers_config",
     "server_to_entry",
-    "server_name_problem",
     "servers_config_to_json",
     "stdio_environment",
 ]

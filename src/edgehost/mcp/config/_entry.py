@@ -15,17 +15,17 @@ from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, ValidationError
 
-from edgehost.config_locations import describe_error, first_error, near_miss
 from edgehost.errors import ConfigError
-from edgehost.mcp._config_expand import (
+from edgehost.mcp.config._expand import (
     ExpansionError,
     InputSpec,
     expand,
     with_workspace_folder,
     workspace_folder,
 )
-from edgehost.mcp._config_model import ServerConfig, server_name_problem
-from edgehost.mcp._config_text import KeyPath, ParsedFile
+from edgehost.mcp.config._model import ServerConfig, server_name_problem
+from edgehost.mcp.config._text import KeyPath, ParsedFile
+from edgehost.validation_messages import describe_error, first_error, near_miss
 
 __all__ = ["EntryContext", "ServerEntry", "TRANSPORT_NAMES", "builtin_fixed_args", "server_from_entry"]
 

@@ -1,7 +1,7 @@
 """Saving a servers file without losing what the user wrote in it.
 
 An existing JSON(C) file is edited in place rather than written anew: only what changed is replaced,
-as splices over the value spans the key scanner (``config_locations.json_locations``) finds. Comments
+as splices over the value spans the key scanner (``key_locations.json_locations``) finds. Comments
 (``//``, ``/* */``), the order of keys and entries, trailing commas and the formatting of everything
 that did not change are kept; a changed entry is rewritten whole, an added one goes at the end of its
 object in the file's indentation, a removed one goes with the comment lines just above it and the
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from edgehost.config_locations import KeyLocations, KeyPath, Span
 from edgehost.errors import ConfigError
-from edgehost.mcp._config_text import ParsedFile, decode_servers_file, parse_servers_text
+from edgehost.key_locations import KeyLocations, KeyPath, Span
+from edgehost.mcp.config._text import ParsedFile, decode_servers_file, parse_servers_text
 
 __all__ = [
     "REMOVED",

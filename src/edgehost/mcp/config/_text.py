@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from edgehost.config_locations import (
+from edgehost.errors import ConfigError
+from edgehost.key_locations import (
     KeyLocations,
     KeyPath,
     Position,
@@ -23,7 +24,6 @@ from edgehost.config_locations import (
     json_string_end,
     toml_locations,
 )
-from edgehost.errors import ConfigError
 from edgehost.toml_text import load_toml
 
 __all__ = [
