@@ -3,11 +3,13 @@ model, the built-in servers, the history; the servers panel says what is wrong a
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.ui.conftest import SERVERS_READY_S, finished, manager, opened_desktop
+from tests.ui.conftest import SERVERS_READY_S, finished, manager, opened_desktop, wait_until
 from tests.ui.test_self_test import SELF_TEST_S
 
 from edgehost.host.host import HostOptions
@@ -129,3 +131,75 @@ def test_the_app_loads_the_default_model_and_answers_with_a_broken_servers_file(
             await desktop.aclose()
 
     run(scenario(), timeout=SELF_TEST_S)
+
+
+def test_with_a_servers_file_that_cannot_be_read_the_panel_offers_no_edits_and_says_why(
+    data_dir: Path, run: Any
+) -> None:
+    _broken_install(data_dir)
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            edits = (panel.add_button, panel.edit_button, panel.remove_button, panel.import_button)
+            assert [b.isEnabled() for b in edits] == [False] * 4
+            assert all("cannot be read" in b.toolTip() for b in edits)
+            assert panel.restart_button.isEnabled()  # one server's reconnect does not write the file
+            assert "then Reload the file" in panel.file_error.text()
+            assert "restart EdgeHost" not in panel.file_error.text()
+
+    run(scenario())
+
+
+def test_reload_the_file_applies_the_fixed_servers_file_without_restarting_edgehost(
+    data_dir: Path, run: Any
+) -> None:
+    paths, _conversation = _broken_install(data_dir)
+    fixed = {
+        "mcpServers": {"sensors": {"command": sys.executable, "args": ["-m", "edgehost", "serve", "board"]}}
+    }
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            panel.reload_file_button.click()  # still broken: it says so, and nothing changes
+            await wait_until(lambda: panel.notice.text().startswith("The servers file still cannot be read"))
+            assert f"{paths.servers_file}:6" in panel.notice.text()
+            assert not panel.add_button.isEnabled()
+            paths.servers_file.write_text(json.dumps(fixed), encoding="utf-8")
+            panel.reload_file_button.click()
+            await wait_until(lambda: "sensors" in [s.name for s in desktop.host.server_states()])
+            await wait_until(
+                lambda: panel.notice.text() == "Read the servers file again: starting “sensors”."
+            )
+            assert panel.file_problem.isHidden() and panel.add_button.isEnabled()
+            await wait_until(lambda: any(t.name == "sensors__uptime" for t in desktop.host.tools()))
+            rows = [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())]  # type: ignore[union-attr]
+            assert rows == ["board", "files", "sensors"]
+
+    run(scenario())
+
+
+def test_open_the_file_says_where_it_is_when_no_program_opens_json(data_dir: Path, run: Any) -> None:
+    paths, _conversation = _broken_install(data_dir)
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            asked: list[Path] = []
+            panel.open_file = lambda path: asked.append(path) or False  # as QDesktopServices.openUrl says
+            panel.open_file_button.click()
+            assert asked == [paths.servers_file]
+            assert panel.notice.isVisible() and panel.notice.objectName() == "ErrorText"
+            assert panel.notice.text() == (
+                f"No program here opens JSON files: open {paths.servers_file} in a text editor, fix it, "
+                "then Reload the file."
+            )
+            panel.open_file = lambda path: True
+            panel.open_file_button.click()
+            assert panel.notice.text().startswith(f"Opened {paths.servers_file}.")
+
+    run(scenario())

@@ -49,6 +49,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ServersPanel"]
 
+# Why Add, Edit, Remove and Import are off while the servers file cannot be read.
+FILE_NOT_WRITABLE = (
+    "The servers file cannot be read, so nothing is saved to it: fix it (Open the file), then Reload the file"
+)
 _STATUS_TONES = {"ready": "ok", "starting": "accent", "failed": "error", "stopped": "warn", "disabled": ""}
 
 
@@ -73,6 +77,7 @@ class ServersPanel(QDialog):
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
         self.restart_button = QPushButton("Restart")
+        self.restart_button.setToolTip("Reconnect the selected server (the servers file is not read again)")
         self.sign_in_button = QPushButton("Sign in")
         self.sign_in_button.setToolTip("Sign in to this server in your browser (OAuth)")
         self.sign_out_button = QPushButton("Sign out")
@@ -96,6 +101,8 @@ class ServersPanel(QDialog):
         self.notice = QLabel()
         self.notice.setObjectName("Caption")
         self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # a path to copy
         self.notice.hide()
         layout.addWidget(self.notice)
         # While a sign-in waits for the browser: the authorization address (the browser may not have
@@ -126,10 +133,16 @@ class ServersPanel(QDialog):
         self.file_error.setObjectName("ErrorText")
         self.file_error.setWordWrap(True)
         self.file_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.file_error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_file_button = QPushButton("Open the file")
         self.open_file_button.setToolTip("Open the servers file in your text editor")
+        self.reload_file_button = QPushButton("Reload the file")
+        self.reload_file_button.setToolTip(
+            "Read the servers file again and apply it, without restarting EdgeHost"
+        )
         problem_row.addWidget(self.file_error, 1)
         problem_row.addWidget(self.open_file_button)
+        problem_row.addWidget(self.reload_file_button)
         self.file_problem.hide()
         layout.addWidget(self.file_problem)
 
@@ -176,6 +189,7 @@ class ServersPanel(QDialog):
         self.import_button.clicked.connect(self._import)
         self.restart_button.clicked.connect(self._restart)
         self.open_file_button.clicked.connect(self._open_servers_file)
+        self.reload_file_button.clicked.connect(self._reload_servers_file)
         self.sign_in_button.clicked.connect(self._sign_in)
         self.sign_out_button.clicked.connect(self._sign_out)
         self.copy_address_button.clicked.connect(
@@ -189,6 +203,10 @@ class ServersPanel(QDialog):
         self.input_dialog: QInputDialog | None = None
         # Shows the authorization page: the user's browser (tests give a scripted one).
         self.open_url: Callable[[str], object] = lambda url: QDesktopServices.openUrl(QUrl(url))
+        # Opens the servers file in the program the desktop has for it (False: none; tests give their own).
+        self.open_file: Callable[[Path], object] = lambda path: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(path))
+        )
         self.form: ServerForm | None = None
         self.tasks = TaskSet()
         self.refresh()
@@ -210,13 +228,19 @@ class ServersPanel(QDialog):
         return config.get(name) if name else None
 
     def refresh(self) -> None:
-        problem = self.host.servers_config.file_error
-        warnings = self.host.servers_config.warnings
+        config: ServersConfig = self.host.servers_config
+        problem = config.file_error
+        warnings = config.warnings
         self.file_problem.setVisible(bool(problem or warnings))
         if problem:
+            running = (
+                "so only the built-in servers run"
+                if all(s.builtin for s in config.servers)
+                else "so the servers run as it said before"
+            )
             self.file_error.setText(
-                f"The servers file could not be read, so only the built-in servers run: {problem}\n"
-                "Fix it and restart EdgeHost; nothing in it was changed."
+                f"The servers file could not be read, {running}: {problem}\n"
+                "Fix it (Open the file), then Reload the file; nothing in it was changed."
             )
         elif warnings:
             self.file_error.setText(
@@ -258,10 +282,21 @@ class ServersPanel(QDialog):
     def _show_details(self) -> None:
         name = self.selected_name()
         state = next((s for s in self.statuses() if s.name == name), None)
-        self.edit_button.setEnabled(state is not None)
+        # Add, Edit, Remove and Import write the servers file: not over one that cannot be read.
+        writable = self.host.servers_config.file_error is None
+        for button, tip in (
+            (self.add_button, "Add a server to the servers file"),
+            (self.edit_button, "Change the selected server's entry in the servers file"),
+            (self.remove_button, "Take the selected server out of the servers file"),
+            (self.import_button, "Add the servers of a Claude Desktop or VS Code config"),
+        ):
+            button.setToolTip(tip if writable else FILE_NOT_WRITABLE)
+        self.add_button.setEnabled(writable)
+        self.import_button.setEnabled(writable)
+        self.edit_button.setEnabled(writable and state is not None)
         self.restart_button.setEnabled(state is not None)
         config = self.selected_config()
-        self.remove_button.setEnabled(config is not None and not config.builtin)
+        self.remove_button.setEnabled(writable and config is not None and not config.builtin)
         sign_in = self._sign_in_status(name)
         self.sign_in_button.setVisible(sign_in is not None and sign_in.state != "signed in")
         self.sign_in_button.setEnabled(self._signing_in is None)
@@ -297,7 +332,51 @@ class ServersPanel(QDialog):
 
     # -- commands ------------------------------------------------------------------------------
     def _open_servers_file(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.host.paths.servers_file)))
+        path = self.host.paths.servers_file
+        if self.open_file(path) is False:  # no program is set to open JSON (or TOML) files here
+            self._say(
+                f"No program here opens {path.suffix.lstrip('.').upper() or 'this'} files: open {path} in a "
+                "text editor, fix it, then Reload the file.",
+                error=True,
+            )
+        else:
+            self._say(f"Opened {path}. Once it is fixed and saved, Reload the file.")
+
+    def _reload_servers_file(self) -> None:
+        """Read the servers file again and apply it (Host.reload_servers_file), in the background."""
+        self.reload_file_button.setEnabled(False)
+        self._say(f"Reading {self.host.paths.servers_file} again…")
+        task = self.tasks.spawn(self._reload_outcome(), name="reload-servers-file")
+        task.add_done_callback(self._reloaded)
+
+    async def _reload_outcome(self) -> Any:
+        """What the reload did, or why it failed (said in the notice, not logged as a widget's task
+        that went wrong)."""
+        try:
+            return await self.host.reload_servers_file()
+        except ConfigError as exc:
+            return exc
+
+    def _reloaded(self, task: asyncio.Task[Any]) -> None:
+        self.reload_file_button.setEnabled(True)
+        if task.cancelled():
+            return
+        outcome = task.result()
+        if isinstance(outcome, Exception):
+            self._say(f"The servers file was not applied: {outcome}", error=True)
+        elif outcome.file_error:
+            self._say(f"The servers file still cannot be read: {outcome.file_error}", error=True)
+        else:
+            changes = [
+                f"{verb} {', '.join(f'“{name}”' for name in names)}"
+                for verb, names in (("starting", outcome.started), ("stopped", outcome.stopped))
+                if names
+            ]
+            self._say(
+                "Read the servers file again"
+                + (f": {'; '.join(changes)}." if changes else "; the servers were already as it says.")
+            )
+        self.refresh()
 
     def _set_enabled(self, name: str, enabled: bool) -> None:
         self.host.set_server_enabled(name, enabled)
