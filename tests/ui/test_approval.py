@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 from typing import Any
 
 from tests.ui.conftest import STEP_S, assert_open, finished, opened_desktop, scripted
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, Scope
+from edgehost.host import events as ev
 from edgehost.ui._waiting import expect
 from edgehost.ui.approval import ApprovalWindow
+from edgehost.ui.chat_view import AssistantBlock
+from edgehost.ui.history_panel import HistoryPanel
+from edgehost.web.wire import approval_decision, event_json
 
 WRITE_CALL = (
     'Saving. [TOOL_CALL]{"name": "files__write_file", "arguments": {"path": "note.txt", '
@@ -144,3 +150,109 @@ def test_a_request_without_its_own_wait_counts_down_from_the_windows(qtbot: Any)
     window.add_request(_request("plain"))
     left = window.countdown.text().removeprefix("Denied automatically in ")
     assert left == "5:00" or left.startswith("4:"), left
+
+
+def _answers(window: Any) -> list[str]:
+    return [block.text for block in window.chat.column.findChildren(AssistantBlock)]
+
+
+def test_what_the_model_writes_after_a_denied_call_waits_for_the_turn_to_say_what_to_show(
+    data_dir: Path, run: Any
+) -> None:
+    # The model copies the denial; EdgeHost replaces that reply with its own statement once it ends.
+    echo = (
+        "The user denied this call to files__write_file. Reason: no files today Do not retry it;"
+        " answer without it."
+    )
+    made_up = "I wrote the note for you."
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [WRITE_CALL, echo, WRITE_CALL, made_up], delay_s=0.01) as desktop:
+            window = desktop.window
+            shown_while_streaming: list[list[str]] = []
+            thinking: list[str] = []
+
+            def streamed(_conversation: int, _text: str) -> None:  # after the window's own slot
+                shown_while_streaming.append(_answers(window))
+                thinking.append(window.chat.thinking.text() if window.chat.thinking else "")
+
+            reasons = ["no files today", ""]
+
+            def deny(_event: Any) -> None:
+                window.approvals.reason.setText(reasons.pop(0))
+                window.approvals.deny_button.click()
+
+            desktop.bridge.text_arrived.connect(streamed)
+            desktop.bridge.approval_requested.connect(deny)
+            window.send("Write a note")
+            await finished(window.turn_task)
+            after_denial = shown_while_streaming[1:]  # the first is "Saving." before the call
+            assert after_denial and all(not any("denied" in a for a in answers) for answers in after_denial)
+            assert thinking[-1] == "The call did not run; the model is answering without it…"
+            assert _answers(window)[-1] == "files__write_file: Not run: you denied it (no files today)."
+            shown_while_streaming.clear()
+            window.send("Write a note again")
+            await finished(window.turn_task)
+            assert shown_while_streaming[1:] and all(
+                made_up[:4] not in "".join(answers[-1:]) for answers in shown_while_streaming[1:]
+            )
+            assert _answers(window)[-1] == made_up  # kept as written, once the turn has ended
+
+    run(scenario())
+
+
+def test_a_denial_reads_the_same_in_the_window_on_the_page_in_the_history_and_its_export(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        replies = [WRITE_CALL, "Understood.", WRITE_CALL, "Fine.", WRITE_CALL, "Right."]
+        async with opened_desktop(data_dir, replies) as desktop:
+            window = desktop.window
+            finished_calls: list[Any] = []
+            desktop.host.subscribe(
+                lambda e: finished_calls.append(e) if isinstance(e, ev.ToolExecutionFinished) else None
+            )
+            asked = expect(desktop.bridge.approval_requested)
+            window.send("Write a note")
+            await asked.wait(STEP_S)
+            window.approvals.reason.setText("no files today")
+            window.approvals.deny_button.click()
+            await finished(window.turn_task)
+            said = "Not run: you denied it (no files today)."
+            [card] = window.chat.cards.values()
+            assert card.error.text() == said and card.toggle.isHidden()  # not the model's instruction
+            assert event_json(1, finished_calls[-1])["data"]["denial"] == said  # what the page shows
+            [execution] = desktop.host.history.executions()
+            assert (execution.error, execution.result) == (said, None)
+            exported = io.StringIO()
+            desktop.host.history.export("json", exported)
+            assert json.loads(exported.getvalue())[0]["error"] == said
+            panel = window.open_panel("history")
+            assert isinstance(panel, HistoryPanel) and panel.result_view.toPlainText() == said
+            conversation = window.current_id
+            assert conversation is not None
+            window.new_chat()
+            window.open_conversation(conversation)
+            [reopened] = window.chat.cards.values()
+            assert reopened.error.text() == said
+            # Denied on the page without a reason: the same words as in the window without one.
+            asked = expect(desktop.bridge.approval_requested)
+            window.send("Write a note after all")
+            (event,) = await asked.wait(STEP_S)
+            fields = {"request_id": event.request.id, "allow": False, "reason": ""}
+            desktop.host.resolve_approval(event.request.id, approval_decision(fields))
+            await finished(window.turn_task)
+            assert event_json(2, finished_calls[-1])["data"]["denial"] == "Not run: you denied it."
+            assert desktop.host.history.executions()[0].error == "Not run: you denied it."
+            # Denied on the page with a reason: a person denied it there too.
+            asked = expect(desktop.bridge.approval_requested)
+            window.send("Write it now")
+            (event,) = await asked.wait(STEP_S)
+            fields = {"request_id": event.request.id, "allow": False, "reason": "not from the phone"}
+            desktop.host.resolve_approval(event.request.id, approval_decision(fields))
+            await finished(window.turn_task)
+            said_on_the_page = "Not run: you denied it (not from the phone)."
+            assert event_json(3, finished_calls[-1])["data"]["denial"] == said_on_the_page
+            assert desktop.host.history.executions()[0].error == said_on_the_page
+
+    run(scenario())

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
+from tests.host.conftest import call
 from tests.ui.conftest import finished, opened_desktop
 
 from edgehost.ui import quick_ask
@@ -99,3 +100,23 @@ def test_only_a_composited_display_gets_a_transparent_quick_ask() -> None:
     assert quick_ask.compositing("wayland")
     assert not quick_ask.compositing("offscreen")
     assert not quick_ask.compositing("linuxfb")  # a board's console: nothing behind to show
+
+
+def test_quick_ask_holds_what_the_model_writes_after_a_denied_call_until_the_turn_ends(
+    data_dir: Path, run: Any
+) -> None:
+    write = call("files__write_file", path="note.txt", content="from the model")
+    made_up = "I wrote the note for you."
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [write, made_up], delay_s=0.01) as desktop:
+            quick = desktop.quick_ask
+            shown: list[str] = []
+            desktop.bridge.text_arrived.connect(lambda _c, _t: shown.append(quick.answer.toPlainText()))
+            desktop.bridge.approval_requested.connect(lambda _e: desktop.window.approvals.deny_button.click())
+            await answered(quick, "Write a note")
+            assert shown and all(made_up[:6] not in text for text in shown)  # never while it streamed
+            assert quick.answer.toPlainText() == made_up
+            assert quick.status.text() == "Done. ⚙ write_file: Not run: you denied it."
+
+    run(scenario())

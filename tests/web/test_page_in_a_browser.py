@@ -416,3 +416,29 @@ async def test_a_question_asked_in_the_window_with_an_attachment_shows_its_chip_
 def _csv_tools(path: Path) -> list[str]:
     """The tool column of an exported CSV file."""
     return [row["tool"] for row in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))]
+
+
+async def test_what_the_model_writes_after_a_denied_call_is_held_back_until_the_turn_ends(
+    serve: Any, browser: Any
+) -> None:
+    # Seen in the window and on the page: the model's made-up "I wrote it" showed for seconds after a
+    # denial, before EdgeHost's statement replaced it.
+    made_up = "I wrote the note for you, just as you asked me to."
+    reply = call("files__write_file", path="notes.txt", content="hello")
+    served = await serve(ScriptedBackend([reply, made_up], delay_s=0.15))
+    page = await _open(browser, served.server.url)
+    await _ask(page, "Write a note")
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
+    await page.click("#approval-deny")
+    # The reply streams in (the page has some of it) while none of it is shown.
+    await page.wait_for_function(
+        "window.edgehost.answer !== null && window.edgehost.answer.text.length > 8", timeout=PAGE_S
+    )
+    assert await page.evaluate("window.edgehost.answer.node.hidden")
+    assert "I wrote" not in await page.locator("#messages").inner_text()
+    assert "the model is answering without it" in await page.locator(".msg.thinking").inner_text()
+    completed = await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
+    shown = page.locator(".msg.assistant").last
+    await page.wait_for_function("document.querySelector('.msg.thinking') === null", timeout=PAGE_S)
+    assert completed.text and _words(await shown.inner_text()) == _words(completed.text)
+    assert page.errors == []

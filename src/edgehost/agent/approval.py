@@ -47,6 +47,8 @@ __all__ = [
 Risk = Literal["safe", "caution", "destructive"]
 Scope = Literal["once", "conversation", "always"]
 DecidedBy = Literal["user", "web", "policy", "rule", "timeout", "cancel", "shutdown"]
+# Who of those is a person: the window's or the terminal's user, and the web page's.
+PEOPLE: frozenset[str] = frozenset({"user", "web"})
 RuleAction = Literal["allow", "ask", "deny"]
 ConversationId = int | str
 

@@ -15,7 +15,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from edgehost.agent import events as ev
-from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, Approver, tool_risk
+from edgehost.agent.approval import PEOPLE, ApprovalDecision, ApprovalPolicy, Approver, tool_risk
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.prompting import format_tool_result
@@ -390,10 +390,11 @@ def edited_note(arguments: dict[str, Any]) -> str:
 
 
 def refusal_text(record: dict[str, Any]) -> str:
-    """Why a denied call did not run, for the user: "you denied it (wrong path)" when they did, else
-    the policy's reason ("files__write_file needs approval: run with --yes ...")."""
+    """Why a denied call did not run, for the user: "you denied it (wrong path)" when they did (in the
+    window, the terminal or on the page), else the policy's reason ("files__write_file needs approval:
+    run with --yes ...")."""
     reason = str(record.get("reason") or "").strip()
-    if record.get("decided_by") == "user" or not reason:
+    if record.get("decided_by") in PEOPLE or not reason:
         return f"you denied it{denial_note(reason)}"
     return reason
 

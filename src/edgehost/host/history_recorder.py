@@ -17,6 +17,7 @@ from time import monotonic
 from typing import Any
 
 from edgehost.host import events as ev
+from edgehost.host.denials import denial_text
 from edgehost.store import Store
 
 __all__ = ["CHECKPOINT_INTERVAL_S", "HistoryRecorder"]
@@ -208,13 +209,17 @@ class HistoryRecorder:
                 duration_ms=event.duration_ms,
             )
             return
+        result: str | None = event.result_text
+        error = event.error
+        if event.status == "denied":  # it never ran: why, as every face says it, and no result
+            result, error = None, denial_text(event.decided_by, event.error)
         store.record_execution(
             **call,
             status=event.status,
-            result=event.result_text,
-            error=event.error,
+            result=result,
+            error=error,
             duration_ms=event.duration_ms,
-            result_size=event.result_size,
+            result_size=event.result_size if result is not None else None,
         )
 
     def _writing(self) -> Store:

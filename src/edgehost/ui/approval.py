@@ -160,8 +160,8 @@ class ApprovalWindow(QDialog):
     def deny(self) -> None:
         if self.current() is None:
             return
-        reason = self.reason.text().strip() or "the user denied this call"
-        self._answer(ApprovalDecision(allow=False, reason=reason))
+        # No reason typed: none (every face then says "you denied it", host/denials.py).
+        self._answer(ApprovalDecision(allow=False, reason=self.reason.text().strip() or None))
 
     def _answer(self, decision: ApprovalDecision) -> None:
         request = self.current()
@@ -234,5 +234,5 @@ class ApprovalWindow(QDialog):
     def reject(self) -> None:
         """Esc or closing the window denies what is waiting, as the countdown would."""
         while self.queue:
-            self._answer(ApprovalDecision(allow=False, reason="the user closed the approval window"))
+            self._answer(ApprovalDecision(allow=False, reason="the approval window was closed"))
         super().reject()

@@ -86,6 +86,10 @@ class MainWindow(QMainWindow):
         self.turn_task: asyncio.Task[Any] | None = None
         self.last_user_text: dict[int, str] = {}
         self.context_used: dict[int, int] = {}  # conversation id -> tokens in context after its last reply
+        # Conversation id -> the model's text since a call of its turn was denied, not shown yet: what a
+        # model writes about a call that did not run is often made up ("I have deleted it"), and the
+        # host may replace it (AnswerUngrounded); it is shown once the turn says what the user reads.
+        self.held_answers: dict[int, str] = {}
         self.panels: dict[str, QWidget] = {}
         self.dialogs: list[QWidget] = []  # open elicitation / sampling dialogs
         self.server_dialogs = ServerDialogs(self)
@@ -257,6 +261,9 @@ class MainWindow(QMainWindow):
         b.server_output_changed.connect(lambda _e: self._refresh_panel("servers"))
         b.catalog_changed.connect(self._on_catalog_changed)
         b.conversations_changed.connect(self.conversations.refresh)
+        b.model_download_progressed.connect(self.model_hint.download_progressed)
+        b.model_download_finished.connect(self.model_hint.download_finished)
+        b.conversations_changed.connect(lambda: self._refresh_panel("history"))  # its titles
         self.routing_switch.show_for(host, self.current_id)
 
     # ------------------------------------------------------------ conversations
@@ -392,8 +399,19 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- events
     def _on_text(self, conversation_id: int, text: str) -> None:
+        if conversation_id in self.held_answers:
+            self.held_answers[conversation_id] += text
+            if conversation_id == self.current_id:
+                self.chat.set_thinking("The call did not run; the model is answering without it…")
+            return
         if conversation_id == self.current_id:
             self.chat.append_text(text)
+
+    def _release_held_answer(self, conversation_id: int) -> None:
+        """Show the text held back since a denied call (as it stands: the turn has said what it is)."""
+        held = self.held_answers.pop(conversation_id, "")
+        if held and conversation_id == self.current_id:
+            self.chat.append_text(held)
 
     def _on_turn_routed(self, event: ev.TurnRouted) -> None:
         """Say which tool EdgeHost chose while the model reads the prompt (seconds on a board) before
@@ -408,6 +426,7 @@ class MainWindow(QMainWindow):
         )
 
     def _on_call_detected(self, event: ev.ToolCallDetected) -> None:
+        self._release_held_answer(event.conversation_id)  # the model's words before its next call
         if event.conversation_id == self.current_id:
             self.chat.tool_card(event.call_id, event.name, event.arguments).set_chosen_by(event.chosen_by)
 
@@ -431,8 +450,15 @@ class MainWindow(QMainWindow):
     def _on_tool_finished(self, event: ev.ToolExecutionFinished) -> None:
         if event.conversation_id == self.current_id:
             card = self.chat.tool_card(event.call_id, event.tool, event.arguments, event.server)
-            card.finish(event.status, event.result_text, event.duration_ms, event.error)
+            if event.status == "denied":  # why it did not run, as the history and the page say it
+                from edgehost.host.denials import denial_text  # loaded with the host, which sent the event
+
+                card.finish(event.status, "", event.duration_ms, denial_text(event.decided_by, event.error))
+            else:
+                card.finish(event.status, event.result_text, event.duration_ms, event.error)
             self.chat.show_thinking()  # the model now reads the result
+        if event.status == "denied" and event.conversation_id is not None:
+            self.held_answers.setdefault(event.conversation_id, "")
         self._refresh_panel("history")
 
     def _on_approval_requested(self, event: ev.ApprovalRequested) -> None:
@@ -455,6 +481,7 @@ class MainWindow(QMainWindow):
                 dialog.close_unanswered()  # type: ignore[attr-defined]
 
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
+        self._release_held_answer(event.conversation_id)  # not replaced: the answer as the model wrote it
         if event.perf.context_tokens:
             self.context_used[event.conversation_id] = event.perf.context_tokens
         if event.conversation_id == self.current_id:
@@ -472,14 +499,19 @@ class MainWindow(QMainWindow):
     def _on_answer_ungrounded(self, event: ev.AnswerUngrounded) -> None:
         """The model's answer ignored the tool's result: show the result (the cards opened) and the
         model's text marked as such, in place of what was streamed."""
+        held = self.held_answers.pop(event.conversation_id, None)  # replaced: never shown
         if event.conversation_id != self.current_id:
             return
         for card in self.chat.cards.values():
             if card.status == "ok":
                 card.toggle.setChecked(True)
-        self.chat.replace_answer(event.text)
+        if held is not None:
+            self.chat.append_text(event.text)  # in place of the text held back, which never showed
+        else:
+            self.chat.replace_answer(event.text)
 
     def _on_turn_failed(self, event: ev.TurnFailed) -> None:
+        self._release_held_answer(event.conversation_id)
         if event.conversation_id == self.current_id:
             self.chat.add_notice(f"⚠ {event.error}", error=True)
         self.turn_conversation = None

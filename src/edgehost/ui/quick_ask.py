@@ -137,6 +137,9 @@ class QuickAsk(QWidget):
         bridge.turn_completed.connect(self._on_turn_completed)
         bridge.turn_failed.connect(self._on_turn_failed)
         self._text = ""
+        # Since a call of the turn was denied, the model's text is held back until the turn ends: what
+        # it writes about a call that did not run is often made up, and may be replaced (as in the window).
+        self._holding = False
 
     # -- showing -------------------------------------------------------------------------------
     def toggle(self) -> None:
@@ -181,6 +184,7 @@ class QuickAsk(QWidget):
             return None
         self.conversation_id = self.host.new_conversation(question)
         self._text = ""
+        self._holding = False
         self.answer.set_markdown("")
         self.answer_area.show()
         self.status.setText("Thinking…")
@@ -217,22 +221,34 @@ class QuickAsk(QWidget):
     def _on_text(self, conversation_id: int, text: str) -> None:
         if self._mine(conversation_id):
             self._text += text
+            if self._holding:
+                return
             self.answer.set_markdown(self._text)
             self.answer_area.verticalScrollBar().setValue(self.answer_area.verticalScrollBar().maximum())
 
     def _on_tool_started(self, event: ev.ToolExecutionStarted) -> None:
         if self._mine(event.conversation_id):
+            if self._holding:  # the model's words before its next call
+                self._holding = False
+                self.answer.set_markdown(self._text)
             server, tool = split_tool_name(event.tool, event.server)
             self.status.setText(f"⚙ Running {tool} on {server}…")
 
     def _on_tool_finished(self, event: ev.ToolExecutionFinished) -> None:
         if self._mine(event.conversation_id):
             _server, tool = split_tool_name(event.tool, event.server)
-            self.status.setText(f"⚙ {tool}: {event.status} ({event.duration_ms:.0f} ms)")
+            if event.status == "denied":
+                from edgehost.host.denials import denial_text
+
+                self.status.setText(f"⚙ {tool}: {denial_text(event.decided_by, event.error)}")
+                self._holding = True
+            else:
+                self.status.setText(f"⚙ {tool}: {event.status} ({event.duration_ms:.0f} ms)")
 
     def _on_turn_completed(self, event: ev.TurnCompleted) -> None:
         if self._mine(event.conversation_id):
-            if not event.cancelled and event.text != self._text.strip():
+            held, self._holding = self._holding, False
+            if held or (not event.cancelled and event.text != self._text.strip()):
                 # What the user is to read, which the streamed text may not be: an answer that ignored
                 # its tool's result is replaced by the result (AnswerUngrounded).
                 self._text = event.text
@@ -244,4 +260,7 @@ class QuickAsk(QWidget):
 
     def _on_turn_failed(self, event: ev.TurnFailed) -> None:
         if self._mine(event.conversation_id):
+            if self._holding:
+                self._holding = False
+                self.answer.set_markdown(self._text)
             self.status.setText(f"⚠ {event.error}")

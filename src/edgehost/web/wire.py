@@ -17,7 +17,8 @@ from typing import Any
 
 from edgehost.agent.approval import ApprovalDecision
 from edgehost.host.attachments import AttachedResource, split_question
-from edgehost.host.events import MessageAppended, ModelDownloadProgressed, TurnStarted
+from edgehost.host.denials import denial_text
+from edgehost.host.events import MessageAppended, ModelDownloadProgressed, ToolExecutionFinished, TurnStarted
 from edgehost.host.model_cards import describe_progress
 
 __all__ = [
@@ -77,12 +78,15 @@ def to_json(value: Any) -> Any:
 
 
 def event_json(seq: int, event: Any) -> dict[str, Any]:
-    """One host event as the page receives it; a download's progress also in the window's words; a
-    question (a turn's start, the user's message) also as the page shows it: ``question``, the text
-    typed, and ``attachments``, the resources sent with it (attachments_json)."""
+    """One host event as the page receives it; a download's progress also in the window's words, and a
+    denied call's ``denial`` (why it did not run, host/denials.py) as the window says it; a question (a
+    turn's start, the user's message) also as the page shows it: ``question``, the text typed, and
+    ``attachments``, the resources sent with it (attachments_json)."""
     data = to_json(event)
     if isinstance(event, ModelDownloadProgressed):
         data["text"] = describe_progress(event)
+    elif isinstance(event, ToolExecutionFinished) and event.status == "denied":
+        data["denial"] = denial_text(event.decided_by, event.error)  # as the window and the history say it
     elif isinstance(event, TurnStarted) or isinstance(event, MessageAppended) and event.role == "user":
         question, attached = split_question(
             event.user_text if isinstance(event, TurnStarted) else event.content
@@ -141,7 +145,8 @@ def approval_decision(fields: Mapping[str, Any]) -> ApprovalDecision:
             arguments=fields.get("arguments"),
             decided_by="web",
         )
-    reason = str(fields.get("reason") or "").strip() or "the user denied this call"
+    # No reason typed: none, as in the window (every face then says "you denied it", host/denials.py).
+    reason = str(fields.get("reason") or "").strip() or None
     return ApprovalDecision(allow=False, reason=reason, decided_by="web")
 
 

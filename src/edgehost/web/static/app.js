@@ -154,7 +154,10 @@ function apply(kind, e) {
       }
       break;
     case "TextDelta":
-      if (here) { stopThinking(); appendAnswer(e.text); }
+      if (here) {
+        if (!(state.answer && state.answer.held)) stopThinking();
+        appendAnswer(e.text);
+      }
       break;
     case "TurnRouted":
       // Which tool EdgeHost chose, while the model reads the prompt before it writes the call.
@@ -181,9 +184,15 @@ function apply(kind, e) {
       if (here) {
         const c = card(e.call_id, e.tool, e.arguments, "model");
         c.setStatus(e.status, e.duration_ms);
-        c.result(e.error && !e.result_text ? e.error : e.result_text);
+        // A denied call: why it did not run, as the window and the history say it (not the model's instruction).
+        c.result(e.denial || (e.error && !e.result_text ? e.error : e.result_text));
         startAnswer(); // the model reads the result and answers below the card
-        if (state.turn === e.conversation_id) showThinking("Thinking…");
+        // What a model writes about a call that did not run is often made up, and EdgeHost may replace
+        // it: it is held back until the turn says what to show (as in the window).
+        if (e.status === "denied") state.answer.held = true;
+        if (state.turn === e.conversation_id) {
+          showThinking(e.status === "denied" ? "The call did not run; the model is answering without it…" : "Thinking…");
+        }
       }
       if (state.panel === "history") refreshHistory();
       break;
@@ -279,7 +288,7 @@ function stopThinking() {
 
 function startAnswer() {
   if (state.answer && !state.answer.text) return; // still empty: keep using it
-  state.answer = { node: addMessage("assistant", "", true), text: "", pending: false };
+  state.answer = { node: addMessage("assistant", "", true), text: "", pending: false, held: false };
   state.answer.node.hidden = true;
 }
 
@@ -299,7 +308,8 @@ function renderSoon(answer) {
   answer.pending = true;
   requestAnimationFrame(() => {
     answer.pending = false;
-    answer.node.hidden = !answer.text;
+    answer.node.hidden = !answer.text || answer.held;
+    if (answer.held) return;
     answer.node.innerHTML = renderMarkdown(answer.text);
     scrollDown();
   });
@@ -307,6 +317,7 @@ function renderSoon(answer) {
 
 function finishAnswer(text, cancelled) {
   if (state.answer) {
+    state.answer.held = false;
     // The final answer replaces what streamed (a grounded answer may differ from the raw reply).
     if (text && text !== state.answer.text) setAnswer(text);
     else renderSoon(state.answer);
