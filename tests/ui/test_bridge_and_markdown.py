@@ -76,3 +76,25 @@ def test_a_tool_result_box_is_as_high_as_its_lines_up_to_a_limit(qtbot: Any) -> 
     line = short.result.fontMetrics().lineSpacing()
     assert short.result.height() < 3 * line + 40  # one line and its frame, not a 190 px box
     assert long.result.height() == RESULT_MAX_HEIGHT  # the rest scrolls
+
+
+def test_each_line_of_an_answer_keeps_its_line_break_as_the_page_shows_it(qtbot: Any) -> None:
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("An old silent pond\nA frog jumps into the pond\nSplash! Silence again.")
+    assert view.toPlainText().splitlines() == [
+        "An old silent pond",
+        "A frog jumps into the pond",
+        "Splash! Silence again.",
+    ]
+    view.set_markdown("To buy:\n• eggs\n• flour")  # a list that is no markdown list
+    assert view.toPlainText().splitlines() == ["To buy:", "• eggs", "• flour"]
+    # A list item's second line stays in that item (it is no new item), and code is left as written.
+    view.set_markdown("1. Boil water\n   for three minutes\n2. Serve\n\n```\nx = 1\ny = 2\n```")
+    lists = {view.document().findBlockByNumber(n).textList() for n in range(2)}
+    assert len(lists) == 1 and None not in lists and next(iter(lists)).count() == 2
+    assert view.toPlainText().splitlines() == ["Boil water", "for three minutes", "Serve", "x = 1", "y = 2"]
+    view.set_markdown("# Title\nfirst line\nsecond line")
+    assert view.toPlainText().splitlines() == ["Title", "first line", "second line"]
+    assert view.document().findBlockByNumber(0).blockFormat().headingLevel() == 1
+    assert view.document().findBlockByNumber(1).blockFormat().headingLevel() == 0

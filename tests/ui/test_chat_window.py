@@ -118,6 +118,18 @@ def test_the_status_bar_says_which_model_is_ready_and_where_it_runs(data_dir: Pa
     run(scenario())
 
 
+def test_the_backend_selector_in_the_status_bar_says_what_it_chooses(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            status = desktop.window.status
+            label, switch = status.backend_label, status.backend_switch
+            assert label.text() == "Backend" and label.buddy() is switch and label.isVisible()
+            assert label.geometry().right() <= switch.geometry().left()  # it stands before the selector
+            assert switch.accessibleName() == "Backend: where the model runs"
+
+    run(scenario())
+
+
 def test_thinking_shows_while_the_model_reads_the_prompt_and_gives_way_to_the_answer(
     data_dir: Path, run: Any
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ def test_a_cancelled_download_says_so_and_resumes_from_its_part(
 
 
 def test_on_the_embedded_model_the_window_suggests_one_for_this_board_once(
-    data_dir: Path, hub: FakeHub, run: Any
+    data_dir: Path, hub: FakeHub, run: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False, hub_endpoint=hub.url) as desktop:
@@ -128,15 +129,24 @@ def test_on_the_embedded_model_the_window_suggests_one_for_this_board_once(
             assert "small built-in model" in window.model_hint.text.text()
             events: list[Any] = []
             desktop.host.subscribe(events.append)
-            window.model_hint.download.click()
-            assert not window.model_hint.isVisible()
-            panel = window.panels["models"]
-            assert isinstance(panel, ModelsPanel) and panel.isVisible()
-            # The local hub has not that repository: the download starts and ends with the hub's word.
-            await wait_until(lambda: any(isinstance(e, ev.ModelDownloadFinished) for e in events))
+            with caplog.at_level(logging.WARNING, logger="edgehost.host.model_library"):
+                window.model_hint.download.click()
+                assert window.model_hint.isVisible() and not window.model_hint.download.isEnabled()
+                assert window.model_hint.text.text().startswith(f"Downloading {suggested.entry.display_name}")
+                panel = window.panels["models"]
+                assert isinstance(panel, ModelsPanel) and panel.isVisible()
+                # The local hub has not that repository: the download starts and ends with the hub's word.
+                await wait_until(lambda: any(isinstance(e, ev.ModelDownloadFinished) for e in events))
             [done] = [e for e in events if isinstance(e, ev.ModelDownloadFinished)]
             assert done.name == suggested.entry.name and "on the hub" in (done.error or "")
-            window.model_hint.offer(suggested)
+            # The banner stays, saying why, with a way to try again; the log has it too.
+            hint = window.model_hint
+            assert hint.isVisible() and hint.text.objectName() == "ErrorText"
+            assert hint.text.text() == f"The download of {suggested.entry.display_name} failed: {done.error}"
+            assert hint.download.text() == "Try again" and hint.download.isEnabled()
+            assert [r.getMessage() for r in caplog.records] == [
+                f"the download of {suggested.entry.name} failed: {done.error}"
+            ]
             window.model_hint.later.click()
             assert Settings.load(desktop.host.paths.settings_file).model_hint_dismissed is True
             assert await desktop.host.suggested_model() is None
@@ -159,8 +169,23 @@ def test_the_model_in_use_is_listed_even_when_it_is_no_catalog_entry(
             assert embedded.action.text() == "In use" and not embedded.action.isEnabled()
             details = " ".join(label.text() for label in embedded.findChildren(QLabel))
             assert "built into EdgeHost" in details and default_model_path().name in details
+            # The file's context beside the one it was loaded with, which the status bar shows.
+            await desktop.host.wait_model()
+            panel.refresh()
+            await wait_until(lambda: "loaded with" in _details(panel.installed[0]))
+            [model] = [m for m in await desktop.host.installed_models() if m.path == embedded.path]
+            loaded = desktop.host.context_size
+            assert model.context_length and loaded and model.context_length != loaded
+            assert (
+                f" · {model.context_length:,} tokens of context (the file's most; loaded with {loaded:,}) · "
+                in _details(panel.installed[0])
+            )
 
     run(scenario())
+
+
+def _details(row: Any) -> str:
+    return " ".join(label.text() for label in row.findChildren(QLabel))
 
 
 async def _entry_row(desktop: Any) -> tuple[ModelsPanel, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
 import sys
@@ -11,9 +10,10 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QLabel, QTableWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QSystemTrayIcon, QTableWidget, QWidget
 from tests.ui.conftest import STEP_S, finished, opened_desktop, wait_until
 
+from edgehost.settings import Settings
 from edgehost.ui._waiting import expect
 from edgehost.ui.history_panel import HistoryPanel, export_folder
 from edgehost.ui.server_form import ServerForm
@@ -68,7 +68,13 @@ def test_a_selected_servers_status_light_keeps_its_colour(data_dir: Path, run: A
             panel = desktop.window.open_panel("servers")
             assert isinstance(panel, ServersPanel)
             panel.table.selectRow(0)
-            await asyncio.sleep(0.2)  # the cells' widgets (chip, switch) are placed after the first paint
+            # The cells' widgets (chip, switch) are placed after the first paint.
+            await wait_until(
+                lambda: all(
+                    (cell := panel.table.cellWidget(0, column)) is None or cell.isVisible()
+                    for column in range(panel.table.columnCount())
+                )
+            )
             light = panel.table.item(0, 0)
             assert light is not None and panel.table.selectionModel().isRowSelected(0)
             green = QColor(current_colors().ok)
@@ -244,6 +250,30 @@ def test_history_lists_executions_exports_them_and_jumps_to_the_conversation(
     run(scenario())
 
 
+def test_the_history_names_a_conversation_made_after_it_was_first_opened_by_its_title(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, [BOARD_CALL, "Up for a while."]) as desktop:
+            window = desktop.window
+            panel = window.open_panel("history")
+            assert isinstance(panel, HistoryPanel)
+            assert panel.conversation_filter.count() == 1  # "all conversations": none made yet
+            window.send("How long has the board been up?")
+            await finished(window.turn_task)
+            await wait_until(lambda: panel.table.rowCount() == 1)  # refreshed as the call finished
+            title = "How long has the board been up?"
+            assert cell(panel.table, 0, 1) == title  # not the conversation's id
+            index = panel.conversation_filter.findData(window.current_id)
+            assert index > 0 and panel.conversation_filter.itemText(index) == title
+            panel.conversation_filter.setCurrentIndex(index)
+            desktop.host.rename_conversation(window.current_id, "Uptime")
+            await wait_until(lambda: cell(panel.table, 0, 1) == "Uptime")
+            assert panel.conversation_filter.currentText() == "Uptime"  # still the one chosen
+
+    run(scenario())
+
+
 def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: Any) -> None:
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False) as desktop:
@@ -263,6 +293,51 @@ def test_settings_are_saved_and_the_theme_applies_at_once(data_dir: Path, run: A
             from edgehost.ui.theme import DARK, current_colors
 
             assert isinstance(QApplication.instance(), QApplication) and current_colors() == DARK
+
+    run(scenario())
+
+
+def _darkest(widget: QWidget) -> int:
+    """The darkest pixel of the widget as drawn (the sum of its red, green and blue)."""
+    image = widget.grab().toImage()
+    return min(
+        sum(QColor(image.pixel(x, y)).getRgb()[:3])
+        for y in range(image.height())
+        for x in range(image.width())
+    )
+
+
+def test_without_a_system_tray_the_tray_option_is_drawn_off_and_says_why(data_dir: Path, run: Any) -> None:
+    assert not QSystemTrayIcon.isSystemTrayAvailable()  # offscreen: no tray, as on GNOME without one
+
+    async def scenario() -> None:
+        async with opened_desktop(
+            data_dir, wait_servers=False, settings=Settings(close_to_tray=True)
+        ) as desktop:
+            dialog = desktop.window.open_panel("settings")
+            assert isinstance(dialog, SettingsDialog)
+            box = dialog.close_to_tray
+            assert not box.isEnabled() and not box.isChecked()  # closing the window quits here
+            assert dialog.no_tray_note.isVisible()
+            assert (
+                dialog.no_tray_note.text()
+                == "This desktop has no system tray, so closing the window quits EdgeHost."
+            )
+            # Its words are drawn in the muted colour, not in the text colour of an option that can be set.
+            colors = current_colors()
+            assert _darkest(box) >= sum(QColor(colors.muted).getRgb()[:3]) - 30
+            assert _darkest(box) > sum(QColor(colors.text).getRgb()[:3]) + 60
+            dialog.save()  # the setting is kept, for a session on a desktop with a tray
+            assert desktop.host.settings.close_to_tray is True
+
+    run(scenario())
+
+
+def test_quitting_with_the_settings_open_closes_them_with_the_other_panels(data_dir: Path, run: Any) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            panels = [desktop.window.open_panel(key) for key in ("history", "settings")]
+        assert not any(panel.isVisible() for panel in panels)  # aclose() closed them, Settings too
 
     run(scenario())
 

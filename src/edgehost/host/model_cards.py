@@ -94,11 +94,15 @@ def catalog_note(row: CatalogRow) -> str:
     return ""
 
 
-def installed_details(model: ModelFile) -> str:
-    """One line on a model file: where it came from, its format, size and context, its path."""
-    # What the file allows; the model is loaded with the board profile's (or Settings') context, which
-    # the status bar shows: saying "allows" keeps the two figures from looking contradictory.
-    context = f" · allows {model.context_length:,} tokens of context" if model.context_length else ""
+def installed_details(model: ModelFile, loaded_context: int = 0) -> str:
+    """One line on a model file: where it came from, its format, size and context, its path.
+    ``loaded_context``: the context the model in use was loaded with (0: not loaded)."""
+    # The file's context is what it allows; the model is loaded with the board profile's (or Settings')
+    # context, which the status bar shows ("4.1k"): both said, or the two figures look contradictory.
+    context = ""
+    if model.context_length:
+        loaded = f"; loaded with {loaded_context:,}" if loaded_context else ""
+        context = f" · {model.context_length:,} tokens of context (the file's most{loaded})"
     return (
         f"{SOURCES.get(model.source, model.source)} · {model.format} · "
         f"{model.size_bytes / 1e6:,.0f} MB{context} · {model.path}"
@@ -164,7 +168,7 @@ async def model_cards(host: Host, *, show_all: bool = False) -> tuple[str, list[
             ModelCard(
                 model.path,
                 model.name,
-                installed_details(model),
+                installed_details(model, host.context_size if in_use else 0),
                 "in use" if in_use else "installed",
                 catalog=False,
                 path=model.path,

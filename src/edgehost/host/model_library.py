@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from edgehost.boards import BoardProfile, detect_board, system_root
-from edgehost.validation_messages import near_miss
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendError
@@ -47,6 +47,7 @@ from edgehost.llm.models import (
     installed_names,
 )
 from edgehost.settings import Settings
+from edgehost.validation_messages import near_miss
 
 __all__ = [
     "BUILT_IN",
@@ -59,6 +60,8 @@ __all__ = [
     "plan_removal",
     "settings_to_use",
 ]
+
+log = logging.getLogger(__name__)
 
 # What `edgehost models use` and `rm` also call the model built into EdgeHost (listed by its file's name).
 BUILT_IN = "default"
@@ -283,10 +286,13 @@ class ModelLibrary:
                     cancel=cancel,
                 )
             except DownloadCancelled as exc:
+                log.info("the download of %s was cancelled: %s", key, exc)
                 self.emit(ev.ModelDownloadFinished(key, None, str(exc), cancelled=True))
             except (DownloadError, UsageError) as exc:
+                log.warning("the download of %s failed: %s", key, exc)
                 self.emit(ev.ModelDownloadFinished(key, None, str(exc)))
             except OSError as exc:
+                log.warning("the download of %s failed: cannot write the model: %s", key, exc)
                 self.emit(ev.ModelDownloadFinished(key, None, f"cannot write the model: {exc}"))
             else:
                 self.emit(ev.ModelDownloadFinished(key, str(path)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ __all__ = [
     "ask_to_open_url",
     "pretty_json",
     "set_markdown",
+    "with_line_breaks",
 ]
 
 log = logging.getLogger(__name__)
@@ -91,9 +93,67 @@ MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
 
 
 def set_markdown(document: QTextDocument, text: str) -> None:
-    """Render ``text`` as markdown with HTML off, then give code blocks and tables the theme's look."""
-    document.setMarkdown(text, MARKDOWN_FEATURES)
+    """Render ``text`` as markdown with HTML off, each line break kept (with_line_breaks), then give
+    code blocks and tables the theme's look."""
+    document.setMarkdown(with_line_breaks(text), MARKDOWN_FEATURES)
     _style_document(document)
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A line that begins a block of its own (a list item, heading, quote, fence, rule, setext underline, a
+# table's row): the line before it is not continued by it.
+_BLOCK_START = re.compile(
+    r"^ {0,3}([-*+] |[-*+]$|\d{1,9}[.)]( |$)|#{1,6}( |$)|>|`{3}|~{3}|[-=_*]{3,}\s*$|[-=]+\s*$)"
+)
+# A block that is one line (a heading, a fence, a rule, a setext underline): the next line is not in it.
+_ONE_LINE_BLOCK = re.compile(r"^ {0,3}(#{1,6}( |$)|`{3}|~{3}|[-=_*]{3,}\s*$|[-=]+\s*$)")
+_INDENTED = re.compile(r"^( {4}|\t)")
+_QUOTE = re.compile(r"^( {0,3}> ?)+")
+LINE_BREAK = "\u2028"  # Qt's line separator: a new line within the paragraph (block) it is in
+
+
+def with_line_breaks(text: str) -> str:
+    """``text`` with each line break inside a paragraph, a list item or a quote kept as a line break, as
+    chat apps and the web page (markdown.js) show them: a haiku or an address keeps its lines, where
+    markdown joins them into one. (A markdown hard break would not do: Qt makes it a new block, which in
+    a list reads as a new item.) Fenced code, tables and where a new block begins are left as they are."""
+    lines = text.split("\n")
+    out: list[str] = []
+    fence = ""  # the fence of the code block the line is in
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        previous = out[-1] if out else ""
+        continued = _continuation(previous, line) if out and previous.strip() else None
+        if continued is None:
+            out.append(line)
+        else:
+            out[-1] = previous.rstrip() + LINE_BREAK + continued
+    return "\n".join(out)
+
+
+def _continuation(previous: str, line: str) -> str | None:
+    """What of ``line`` continues the paragraph that ``previous`` ends, or None when it does not."""
+    if not line.strip() or "|" in previous or "|" in line or _ONE_LINE_BLOCK.match(previous):
+        return None
+    if _INDENTED.match(previous) and _INDENTED.match(line):  # indented code
+        return None
+    quoted_before, quoted = _QUOTE.match(previous), _QUOTE.match(line)
+    if quoted is not None:  # a quote's next line: continued only in a quote as deep
+        same = quoted_before is not None and quoted_before.group(0).count(">") == quoted.group(0).count(">")
+        rest = line[quoted.end() :]
+        return rest.strip() if same and rest.strip() and not _BLOCK_START.match(rest) else None
+    if previous.endswith(("  ", "\\")) or _BLOCK_START.match(line):
+        return None
+    return line.strip()
 
 
 def _style_document(document: QTextDocument) -> None:

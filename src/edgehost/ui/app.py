@@ -447,7 +447,7 @@ class Desktop:
                 self._quick_ask.close()
                 self._quick_ask.deleteLater()
             self.window.approvals.hide()
-            for panel in self.window.panels.values():
+            for panel in list(self.window.panels.values()):  # closing Settings takes it out of the dict
                 panel.close()
             self.window.hide()
             self.window.deleteLater()

@@ -138,10 +138,11 @@ class HistoryPanel(QDialog):
         self.jump.clicked.connect(self._jump)
         self.export_json.clicked.connect(lambda: self._export("json"))
         self.export_csv.clicked.connect(lambda: self._export("csv"))
-        self._fill_conversations()
         self.refresh()
 
     def _fill_conversations(self) -> None:
+        """The conversation filter's choices, read again: a conversation made (or renamed) since the panel
+        was first opened is listed by its title, the one chosen stays chosen."""
         self.conversation_filter.blockSignals(True)
         current = self.conversation_filter.currentData()
         self.conversation_filter.clear()
@@ -161,6 +162,7 @@ class HistoryPanel(QDialog):
         }
 
     def refresh(self) -> None:
+        self._fill_conversations()
         self.rows = self.host.history.executions(limit=PAGE, **self.filters()) if self.host.started else []
         titles = {
             self.conversation_filter.itemData(i): self.conversation_filter.itemText(i)

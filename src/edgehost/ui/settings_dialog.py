@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["SettingsDialog"]
 
 THEMES = ("system", "dark", "light")
+NO_TRAY = "This desktop has no system tray, so closing the window quits EdgeHost."
 
 
 class SettingsDialog(QDialog):
@@ -118,14 +119,25 @@ class SettingsDialog(QDialog):
         )
         form.addRow("Tool choice", self.routing)
 
-        self.close_to_tray = QCheckBox("Keep running in the tray when the window is closed")
+        self.close_to_tray = QCheckBox("Keep running when the window is closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
-        if not QSystemTrayIcon.isSystemTrayAvailable():  # closing the window quits, whatever this says
+        self.no_tray_note = QLabel(NO_TRAY)
+        self.no_tray_note.setObjectName("Caption")
+        self.no_tray_note.setWordWrap(True)
+        tray_box = QVBoxLayout()
+        tray_box.setSpacing(2)
+        tray_box.addWidget(self.close_to_tray)
+        tray_box.addWidget(self.no_tray_note)
+        self.tray_available = QSystemTrayIcon.isSystemTrayAvailable()
+        if not self.tray_available:
+            # Closing the window quits, whatever the setting says: shown off, and why; the setting is
+            # kept for a session on a desktop with a tray.
+            self.close_to_tray.setChecked(False)
             self.close_to_tray.setEnabled(False)
-            self.close_to_tray.setToolTip(
-                "This desktop has no system tray: closing the window quits EdgeHost."
-            )
-        form.addRow("", self.close_to_tray)
+            self.close_to_tray.setToolTip(NO_TRAY)
+        else:
+            self.no_tray_note.hide()
+        form.addRow("Tray icon", tray_box)
 
         self.theme = QComboBox()
         self.theme.addItems(THEMES)
@@ -166,7 +178,9 @@ class SettingsDialog(QDialog):
             "approval_timeout_s": float(self.approval_timeout.value()),
             "max_calls_per_turn": self.max_calls.value(),
             "routing": self.routing.currentData(),
-            "close_to_tray": self.close_to_tray.isChecked(),
+            "close_to_tray": (
+                self.close_to_tray.isChecked() if self.tray_available else self.host.settings.close_to_tray
+            ),
             "theme": self.theme.currentText(),
         }
         changed = self.host.update_settings(values)

@@ -101,8 +101,10 @@ def apply_theme(app: QApplication, setting: str) -> Colors:
     }
     for role, value in roles.items():
         palette.setColor(role, QColor(value))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor(colors.muted))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor(colors.muted))
+    # Switched off reads as off: a check box's or a label's text is WindowText, which Qt left as dark
+    # as an enabled one's (the tray check box on a desktop without a tray looked available).
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(colors.muted))
     app.setPalette(palette)
     app.setStyleSheet(style_sheet(colors))
     app.setProperty("edgehostColors", colors)
