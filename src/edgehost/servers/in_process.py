@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 from mcp.server.mcpserver import MCPServer
 
-from edgehost.paths import SYSFS_ROOT_ENV
 from edgehost.mcp.config import ServerConfig, builtin_fixed_args
+from edgehost.paths import SYSFS_ROOT_ENV
 
 __all__ = ["builtin_in_process"]
 
