@@ -65,7 +65,8 @@ async def first_tokens(data: Path) -> tuple[list[float], list[float]]:
     try:
         async with serving(host, "127.0.0.1", 0, data / "web-token") as server:
             url = f"ws://127.0.0.1:{server.port}/ws"
-            async with websockets.connect(url, subprotocols=["edgehost"]) as socket:  # type: ignore[list-item]
+            protocols = ["edgehost", f"edgehost.bearer.{server.token}"]
+            async with websockets.connect(url, subprotocols=protocols) as socket:  # type: ignore[arg-type]
                 await socket.send(json.dumps({"command": "resume", "after": 0}))
                 await socket.recv()
                 await _direct(host, first, done)  # warm-up: the model's first turn loads its caches
@@ -144,8 +145,10 @@ async def idle_cpu(data: Path) -> tuple[float, float]:
     )
     try:
         assert process.stdout is not None
-        await process.stdout.readline()  # "EdgeHost is serving the chat page at ..."
-        async with websockets.connect("ws://127.0.0.1:8797/ws", subprotocols=["edgehost"]) as socket:  # type: ignore[list-item]
+        served = (await process.stdout.readline()).decode()  # "EdgeHost is serving the chat page at URL"
+        token = served.strip().rsplit("?token=", 1)[-1]  # the page needs its token on loopback too
+        protocols = ["edgehost", f"edgehost.bearer.{token}"]
+        async with websockets.connect("ws://127.0.0.1:8797/ws", subprotocols=protocols) as socket:  # type: ignore[arg-type]
             await socket.send(json.dumps({"command": "resume", "after": 0}))
             await socket.recv()
             await asyncio.sleep(10)  # the model loads and the servers start
