@@ -58,10 +58,12 @@ format: install
 	$(BIN)/ruff check --fix src tests bench packaging
 
 # Every test, with branch coverage of the package (and of the edgehost processes the tests start): the
-# least covered files and the total are printed at the end.
+# least covered files and the total are printed at the end. The tests run in TEST_WORKERS processes
+# (pytest-xdist; auto: one per core): most of a test's time is spent waiting on the processes it starts.
+TEST_WORKERS ?= auto
 test: install peers browser lint
 	rm -rf build/coverage && mkdir -p build/coverage
-	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs --cov --cov-report=
+	EDGEHOST_STRICT_TESTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -rs -n $(TEST_WORKERS) --cov --cov-report=
 	$(BIN)/python -m coverage report > build/coverage/report.txt; head -n 22 build/coverage/report.txt
 	@echo "RESULT branch_coverage_percent $$($(BIN)/python -m coverage report --format=total)"
 

@@ -36,4 +36,4 @@ echo "floor Qt: PySide6 $installed on $("$VENV/bin/python" --version)"
 if [ $# -eq 0 ]; then
     set -- $(for d in tests/ui tests/packaging; do [ -d "$d" ] && echo "$d"; done)
 fi
-QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${TEST_WORKERS:-auto}" "$@"

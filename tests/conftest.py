@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,15 @@ from tests.fake_hub import FakeHub
 from edgehost.mcp.config import ServerConfig, ServersConfig
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Under pytest-xdist each worker gets a temporary folder of its own (TMPDIR, inherited by the processes
+# the tests start): what one test leaves or counts there (an export's file) is not another's.
+if _worker := os.environ.get("PYTEST_XDIST_WORKER"):
+    _own_tmp = Path(tempfile.gettempdir()) / f"edgehost-tests-{os.getpid()}-{_worker}"
+    _own_tmp.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(_own_tmp)
+    tempfile.tempdir = None  # read TMPDIR again
+    atexit.register(shutil.rmtree, _own_tmp, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 PEERS = REPO / "tests" / "peers" / "node_modules"

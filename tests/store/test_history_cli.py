@@ -83,8 +83,12 @@ def test_history_filters_by_conversation_tool_and_status(
 
 
 def test_history_without_json_prints_a_readable_table(
-    data_dir: Path, recorded: dict[str, int], capsys: pytest.CaptureFixture[str]
+    data_dir: Path,
+    recorded: dict[str, int],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "110")  # the table fits the terminal: this one, whatever runs the test
     code, out, _ = _run(data_dir, capsys)
     assert code == 0
     header, *rows = out.splitlines()

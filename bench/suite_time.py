@@ -1,0 +1,69 @@
+"""How long the whole test suite takes, as `make test` runs it (the environment already installed).
+
+Runs the suite's pytest step (every test, branch coverage included, across the cores as `make test`
+does) and prints ``RESULT make_test_s``. With ``--beside-load`` it runs it again beside another load
+of two busy cores (two processes spinning for the whole run), as on a shared machine:
+``RESULT make_test_beside_load_s`` and their ratio ``RESULT make_test_load_ratio``. The slowest tests
+of each run are printed on stderr.
+
+    .venv/bin/python bench/suite_time.py [--beside-load] [--workers N] [-- PYTEST ARGS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SPIN = "while True: pass"
+
+
+def run_suite(workers: str, extra: list[str]) -> tuple[float, int]:
+    """(seconds, pytest's exit code) of one run of the suite as `make test` runs it."""
+    env = {**os.environ, "EDGEHOST_STRICT_TESTS": "1", "QT_QPA_PLATFORM": "offscreen"}
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers,
+        "--cov", "--cov-report=", "--durations=15", *extra,
+    ]  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    elapsed = time.monotonic() - started
+    tail = done.stdout.splitlines()[-25:]
+    print("\n".join(tail), file=sys.stderr)
+    return elapsed, done.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--beside-load", action="store_true", help="also run beside two busy cores")
+    parser.add_argument("--workers", default=os.environ.get("TEST_WORKERS", "auto"))
+    parser.add_argument("pytest_args", nargs="*")
+    args = parser.parse_args()
+    (REPO / "build" / "coverage").mkdir(parents=True, exist_ok=True)
+    quiet, code = run_suite(args.workers, args.pytest_args)
+    print(f"RESULT make_test_s {quiet:.0f}")
+    if code != 0:
+        print(f"the suite failed (pytest exit {code})", file=sys.stderr)
+        return code
+    if args.beside_load:
+        spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(2)]
+        try:
+            loaded, code = run_suite(args.workers, args.pytest_args)
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
+        print(f"RESULT make_test_beside_load_s {loaded:.0f}")
+        print(f"RESULT make_test_load_ratio {loaded / quiet:.2f}")
+        if code != 0:
+            print(f"the suite failed beside the load (pytest exit {code})", file=sys.stderr)
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
