@@ -82,7 +82,8 @@ async def ask_all(
 ) -> list[dict[str, Any]]:
     from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
     from edgehost.host import events as ev
-    from edgehost.host.host import Host, HostOptions
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
     from edgehost.paths import Paths
     from edgehost.settings import Settings
 

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 

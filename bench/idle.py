@@ -98,7 +98,7 @@ async def run_idle(data_dir: str) -> tuple[float, list[tuple[str, float]]]:
     from edgehost.ui.app import Desktop, load_core
 
     await load_core()  # as the app imports the core: in a thread, after the window, with PySide loaded
-    from edgehost.host.host import HostOptions
+    from edgehost.host.options import HostOptions
     from edgehost.paths import Paths
     from edgehost.settings import Settings
 

@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
-from edgehost.agent.loop import AgentConfig
-from edgehost.host.host import Host, HostOptions
+from edgehost.agent.config import AgentConfig
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.paths import Paths

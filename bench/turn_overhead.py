@@ -106,7 +106,8 @@ def timed_backend_class() -> type:
 async def run(data_dir: Path) -> None:
     from edgehost.agent.approval import auto_approver
     from edgehost.host import events as ev
-    from edgehost.host.host import Host, HostOptions
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
     from edgehost.llm.base import GenerationRequest
     from edgehost.mcp.config import ServerConfig, ServersConfig
     from edgehost.paths import Paths

@@ -258,7 +258,7 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
 
     beat = asyncio.ensure_future(heartbeat())
     await load_core()
-    from edgehost.host.host import HostOptions
+    from edgehost.host.options import HostOptions
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.mcp.config import ServersConfig
 

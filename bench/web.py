@@ -29,7 +29,8 @@ from typing import Any
 import websockets
 
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths
 from edgehost.settings import Settings

@@ -93,7 +93,7 @@ async def settle(app: Any, seconds: float = 0.3) -> None:
 async def capture(out: Path, theme: str) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
-    from edgehost.host.host import HostOptions
+    from edgehost.host.options import HostOptions
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.paths import Paths
     from edgehost.settings import Settings
@@ -186,7 +186,7 @@ BROKEN_SERVERS_FILE = """{
 async def capture_broken_servers_file(out: Path) -> list[Path]:
     """The app started on a servers file with a missing comma: built-in servers, model and history
     load, and the window and the servers panel say which line to fix."""
-    from edgehost.host.host import HostOptions
+    from edgehost.host.options import HostOptions
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.paths import Paths
     from edgehost.settings import Settings
@@ -224,7 +224,7 @@ async def capture_models(out: Path) -> list[Path]:
     from PySide6.QtWidgets import QApplication
     from tests.fake_hub import FakeHub
 
-    from edgehost.host.host import HostOptions
+    from edgehost.host.options import HostOptions
     from edgehost.llm.models import default_model_path
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.paths import Paths

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths
 from edgehost.settings import Settings

@@ -141,7 +141,7 @@ def test_a_bad_setting_is_named_by_file_line_and_key_path(
 
 def test_defaults_are_the_ones_the_agent_and_approvals_use() -> None:
     from edgehost.agent.approval import with_timeout
-    from edgehost.agent.loop import AgentConfig
+    from edgehost.agent.config import AgentConfig
     from edgehost.settings import DEFAULT_APPROVAL_TIMEOUT_S
 
     settings = Settings()

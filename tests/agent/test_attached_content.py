@@ -10,7 +10,8 @@ from typing import Any
 
 from edgehost.agent import events as ev
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.config import AgentConfig
+from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.ranking import LexicalRanker
 from edgehost.agent.routing import split_material
 from edgehost.agent.selection import ToolSelector

@@ -16,7 +16,8 @@ from mcp.types import ToolAnnotations
 from tests.support import tool_specs
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.config import AgentConfig
+from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev

@@ -19,8 +19,9 @@ from tests.support import tool_specs
 
 from edgehost.agent import events as ev
 from edgehost.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from edgehost.agent.config import AgentConfig
 from edgehost.agent.grounding import check_answer, echoes, has_words
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.ranking import LexicalRanker
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import DENIAL_INSTRUCTION, ToolOutcome

@@ -14,7 +14,8 @@ from fake_sysfs import build, rk3588_board, x86_pc
 from edgehost.boards import choose_profile, current_profile, detect_board, load_profiles
 from edgehost.cli.main import main
 from edgehost.errors import UsageError
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.servers.in_process import builtin_in_process

@@ -13,7 +13,8 @@ from tests.host.conftest import WAIT_S, call
 from edgehost.agent.approval import ApprovalDecision
 from edgehost.agent.routing import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings

@@ -12,7 +12,7 @@ from typing import Any
 from tests.host.conftest import WAIT_S, call
 
 from edgehost.agent.approval import ApprovalDecision
-from edgehost.agent.loop import AgentConfig
+from edgehost.agent.config import AgentConfig
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendCrashed, GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend

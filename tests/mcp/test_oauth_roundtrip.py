@@ -29,7 +29,8 @@ from tests.mcp.oauth_server import (
 )
 
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.mcp.auth import (
     AuthStatus,
     BrowserAuthorizer,

@@ -12,7 +12,8 @@ import pytest
 from fake_sysfs import build, rk3588_board
 
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.base import BackendError
 from edgehost.paths import Paths
 from edgehost.settings import Settings

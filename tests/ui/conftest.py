@@ -15,7 +15,7 @@ import qasync
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication, QLayout, QWidget
 
-from edgehost.host.host import HostOptions
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.manager import ServerManager

@@ -12,7 +12,7 @@ import pytest
 from tests.ui.conftest import SERVERS_READY_S, finished, manager, opened_desktop, wait_until
 from tests.ui.test_self_test import SELF_TEST_S
 
-from edgehost.host.host import HostOptions
+from edgehost.host.options import HostOptions
 from edgehost.llm.base import BackendError
 from edgehost.llm.models import default_model_path
 from edgehost.paths import Paths

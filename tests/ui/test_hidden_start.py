@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.ui.conftest import STEP_S
 
-from edgehost.host.host import HostOptions
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings

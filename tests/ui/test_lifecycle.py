@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.ui.conftest import STEP_S, opened_desktop, wait_until
 
-from edgehost.host.host import HostOptions
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings

@@ -18,7 +18,7 @@ from tests.ui.conftest import STEP_S
 
 from edgehost.cli.web_commands import parse_address
 from edgehost.errors import UsageError
-from edgehost.host.host import HostOptions
+from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings

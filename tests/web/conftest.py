@@ -18,7 +18,8 @@ import websockets
 from tests.host.conftest import WAIT_S, Recorder
 from tests.support import CHROMIUM_ARGS
 
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 from edgehost.llm.base import Backend
 from edgehost.paths import Paths
 from edgehost.servers.in_process import builtin_in_process

@@ -16,6 +16,7 @@ from typing import Any
 from edgehost.agent import events as ev
 from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
 from edgehost.agent.approval import ApprovalPolicy, Approver
+from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import (
@@ -40,40 +41,10 @@ from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import DENIAL_INSTRUCTION, CallOutcome, ToolCalls, ToolExecutor
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Backend, Capabilities, ChatMessage, Perf, estimate_tokens
-from edgehost.settings import (
-    DEFAULT_MAX_CALLS_PER_TURN,
-    DEFAULT_MAX_CORRECTION_ROUNDS,
-    DEFAULT_MAX_PARALLEL_CALLS,
-    DEFAULT_TOOL_BUDGET_FRACTION,
-)
 
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
 # Earlier questions of the conversation the router reads with the new one ("and in Paris?").
 ROUTING_CONTEXT_QUESTIONS = 2
-
-
-@dataclass
-class AgentConfig:
-    max_correction_rounds: int = DEFAULT_MAX_CORRECTION_ROUNDS
-    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
-    max_tokens_per_round: int = 512
-    temperature: float | None = None  # None: the backend's default
-    tool_budget_fraction: float = DEFAULT_TOOL_BUDGET_FRACTION  # of the context, for the tools in the prompt
-    tool_result_budget_fraction: float = 0.25  # of the context, for one tool result
-    # Calls of one reply run at once, at most this many (1: one after another); see ToolCalls.run.
-    max_parallel_calls: int = DEFAULT_MAX_PARALLEL_CALLS
-    extra_instructions: str = ""
-    routing: str = "auto"  # auto | host | model (decision 11); a conversation may override it
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> AgentConfig:
-        """The limits the user can change in the settings (edgehost.settings.Settings)."""
-        return cls(
-            max_correction_rounds=settings.max_correction_rounds,
-            max_calls_per_turn=settings.max_calls_per_turn,
-            tool_budget_fraction=settings.tool_budget_fraction,
-            routing=settings.routing,
-        )
 
 
 @dataclass

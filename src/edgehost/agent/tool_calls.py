@@ -12,18 +12,16 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from edgehost.agent import events as ev
 from edgehost.agent.approval import PEOPLE, ApprovalDecision, ApprovalPolicy, Approver, tool_risk
 from edgehost.agent.arguments import coerce_arguments, validate_arguments
+from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.prompting import format_tool_result
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import estimate_tokens
-
-if TYPE_CHECKING:
-    from edgehost.agent.loop import AgentConfig
 
 __all__ = [
     "DENIAL_INSTRUCTION",

@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @asynccontextmanager
 async def _host(ctx: CliContext) -> AsyncIterator[Host]:
-    from edgehost.host.host import Host, HostOptions
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
 
     host = Host(
         ctx.paths, ctx.settings, HostOptions(with_model=False, with_servers=False), ctx.profile_override

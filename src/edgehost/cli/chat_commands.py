@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from edgehost.agent.loop import AgentConfig
+from edgehost.agent.config import AgentConfig
 from edgehost.agent.routing import ROUTING_MODES
 from edgehost.agent.tool_calls import refusal_text
 from edgehost.agent.tools import summary

@@ -100,7 +100,8 @@ async def host_for(
     features: ClientFeatures | None = None,
 ) -> AsyncIterator[Host]:
     """A Host with just the servers ``only`` (all when None) and no model."""
-    from edgehost.host.host import Host, HostOptions
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
 
     host = Host(
         ctx.paths,

@@ -10,7 +10,8 @@ from typing import Any, TextIO
 
 from edgehost.cli.context import CliContext
 from edgehost.host import events as ev
-from edgehost.host.host import Host, HostOptions
+from edgehost.host.host import Host
+from edgehost.host.options import HostOptions
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

@@ -86,7 +86,8 @@ def web_beside_window(ctx: CliContext, address: str) -> Callable[[Any], Abstract
 
 
 async def run_web(ctx: CliContext) -> int:
-    from edgehost.host.host import Host, HostOptions
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
     from edgehost.web.serve import serving
 
     args = ctx.args

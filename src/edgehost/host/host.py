@@ -27,7 +27,8 @@ from edgehost.agent.approval import (
     with_timeout,
 )
 from edgehost.agent.arguments import prepare_validators
-from edgehost.agent.loop import AgentConfig, Conversation, TurnRunner
+from edgehost.agent.config import AgentConfig
+from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.prompt_warm_up import warm_up_prompt
 from edgehost.agent.selection import ToolSelector
 from edgehost.host import events as ev
@@ -38,12 +39,13 @@ from edgehost.host.history_view import HistoryView
 from edgehost.host.known_tools import KnownTools
 from edgehost.host.model_commands import ModelCommands
 from edgehost.host.model_library import ModelLibrary
+from edgehost.host.options import HostOptions
 from edgehost.host.sampling import decline_without_model, sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
-from edgehost.mcp.auth import ServerAuth, uses_oauth
-from edgehost.mcp.client_features import ClientFeatures, InProcessFnT, decline_sampling
+from edgehost.mcp.auth import uses_oauth
+from edgehost.mcp.client_features import ClientFeatures, decline_sampling
 from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, ServersConfig, load_servers_config
 from edgehost.mcp.errors import UnknownServer
 from edgehost.mcp.manager import ServerManager
@@ -63,30 +65,6 @@ _RUNNER_SETTINGS = frozenset(
 )
 # What the model is loaded with: a change takes effect when it is loaded again (switch_model).
 MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
-
-
-@dataclass
-class HostOptions:
-    """What a caller can inject instead of what settings would build (tests, CLI flags)."""
-
-    backend: Backend | None = None
-    backend_name: str | None = None  # auto | llamacpp | rkllm | openai
-    model: str | None = None
-    rkllm_lib: str | None = None
-    approver: Approver | None = None  # None = ApprovalRequested events answered by resolve_approval
-    features: ClientFeatures | None = None  # elicitation / sampling handlers (GUI dialogs)
-    servers: ServersConfig | None = None
-    only_servers: Sequence[str] | None = None  # connect just these (CLI commands)
-    auto_restart: bool = True  # restart a server that dies (a one-shot command shows it failed instead)
-    with_servers: bool = True
-    with_model: bool = True
-    agent: AgentConfig | None = None  # None: from the settings
-    hub_endpoint: str | None = None  # where models are downloaded from; None: HF_ENDPOINT or huggingface.co
-    auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
-    # Prefill a new conversation's prompt ahead (agent/prompt_warm_up.py); off: bench/first_question.py's baseline.
-    warm_prompt: bool = True
-    # The built-in servers connected in this process (servers/in_process.py) instead of started: tests.
-    servers_in_process: InProcessFnT | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from edgehost.host import events as ev
 from edgehost.host.model_library import ModelLibrary, is_in_use, settings_to_use
+from edgehost.host.options import HostOptions
 from edgehost.llm.base import Backend, BackendCrashed, BackendError
 from edgehost.llm.catalog import CatalogRow
 from edgehost.llm.models import ModelFile, find_models
@@ -21,7 +22,6 @@ from edgehost.settings import Settings
 
 if TYPE_CHECKING:
     from edgehost.agent.loop import TurnRunner
-    from edgehost.host.host import HostOptions
 
 __all__ = ["ModelCommands"]
 

@@ -113,7 +113,7 @@ def run_app(ctx: Launch) -> int:
 
         async def main() -> int:
             await load_core()
-            from edgehost.host.host import HostOptions
+            from edgehost.host.options import HostOptions
 
             desktop = Desktop(
                 ctx.paths, settings, HostOptions(), ctx.profile_override, instance=name, window=window

@@ -88,8 +88,8 @@ async def self_test(
     """Run the self-test; raises SelfTestFailed with the reason."""
     import mcp_types as types
 
-    from edgehost.agent.loop import AgentConfig
-    from edgehost.host.host import HostOptions
+    from edgehost.agent.config import AgentConfig
+    from edgehost.host.options import HostOptions
     from edgehost.llm.base import BackendError
     from edgehost.settings import Settings
     from edgehost.ui.app import Desktop
