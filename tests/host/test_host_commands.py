@@ -24,7 +24,7 @@ async def test_renaming_a_conversation_stores_the_trimmed_title_and_announces_it
     conv_id = host.new_conversation("Capital of France?")
     before = len(recorder.of(ev.ConversationsChanged))
     host.rename_conversation(conv_id, "  France  ")
-    assert host._store().get_conversation(conv_id).title == "France"
+    assert host.history.conversation(conv_id).conversation.title == "France"
     assert len(recorder.of(ev.ConversationsChanged)) == before + 1
     with pytest.raises(ValueError):
         host.rename_conversation(conv_id, "   ")
@@ -38,7 +38,7 @@ async def test_deleting_a_conversation_removes_its_history_and_the_models_view(m
     conv_id = result.conversation_id
     before = len(recorder.of(ev.ConversationsChanged))
     host.delete_conversation(conv_id)
-    assert host._store().get_conversation(conv_id) is None and host._store().list_messages(conv_id) == []
+    assert host.history.conversation(conv_id) is None and host.history.messages(conv_id) == []
     assert conv_id not in host._conversations
     assert len(recorder.of(ev.ConversationsChanged)) == before + 1
     with pytest.raises(RecordNotFoundError):
@@ -52,11 +52,11 @@ async def test_a_conversation_cannot_be_deleted_while_its_turn_runs(make_host: A
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     with pytest.raises(EdgeHostError):
         host.delete_conversation(request.conversation_id)
-    assert host._store().get_conversation(request.conversation_id) is not None
+    assert host.history.conversation(request.conversation_id) is not None
     host.resolve_approval(request.id, ApprovalDecision(allow=False, reason="no"))
     await asyncio.wait_for(turn, WAIT_S)
     host.delete_conversation(request.conversation_id)
-    assert host._store().get_conversation(request.conversation_id) is None
+    assert host.history.conversation(request.conversation_id) is None
 
 
 async def test_regenerate_answers_the_last_question_again_without_the_old_answer_or_its_tool_calls(
@@ -77,7 +77,7 @@ async def test_regenerate_answers_the_last_question_again_without_the_old_answer
     assert view == [("user", "Is the CPU busy?"), ("assistant", "Calm cores.")]
     # The history keeps what happened, the first answer and its call marked replaced, then the
     # question asked again.
-    stored = host._store().list_messages(conv_id, include_superseded=True)
+    stored = host.history.messages(conv_id, include_superseded=True)
     replaced = [(m.role, m.content) for m in stored if m.superseded is not None]
     assert replaced[0] == ("user", "Is the CPU busy?") and replaced[-1] == ("assistant", "Busy cores.")
     assert any("board__cpu_status" in content for _role, content in replaced[1:-1])
@@ -132,7 +132,7 @@ async def test_an_approval_rule_is_saved_and_applies_to_the_next_call(make_host:
     await asyncio.wait_for(host.submit("delete keep.txt"), WAIT_S)
     assert recorder.of(ev.ApprovalRequested) == []  # refused by the rule, never asked
     assert (data_dir / "files" / "keep.txt").exists()
-    assert [e.status for e in host._store().list_executions()] == ["denied"]
+    assert [e.status for e in host.history.executions()] == ["denied"]
     host.set_approval_rule("files__delete_file", "default")
     assert "approval" not in json.loads(host.paths.servers_file.read_text()) or not any(
         r.get("tool") == "delete_file" for r in json.loads(host.paths.servers_file.read_text())["approval"]
@@ -194,7 +194,7 @@ async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):
 async def test_each_answer_is_kept_with_the_model_that_wrote_it(make_host):
     host, _ = await make_host(ScriptedBackend(["Hello."]))
     result = await host.submit("hi")
-    stored = host._store().list_messages(result.conversation_id)
+    stored = host.history.messages(result.conversation_id)
     assert [(m.role, m.model, m.backend) for m in stored] == [
         ("user", None, None),
         ("assistant", "scripted", "scripted"),
@@ -215,9 +215,9 @@ async def test_a_rule_set_for_a_tool_takes_back_an_earlier_always_answer(
     await asyncio.wait_for(first, WAIT_S)
     tool = next(t for t in host.tools() if t.name == "files__make_directory")
     assert host.policy.granted(tool)
-    assert host._store().approval_rules.load() != []
+    assert host.history.always_allowed() != []
     host.set_approval_rule("files__make_directory", "ask")
-    assert not host.policy.granted(tool) and host._store().approval_rules.load() == []
+    assert not host.policy.granted(tool) and host.history.always_allowed() == []
     second = asyncio.create_task(host.submit("make it again"))
     asked = await recorder.wait_for(
         lambda e: isinstance(e, ev.ApprovalRequested) and e.request.id != request.id

@@ -47,7 +47,7 @@ async def test_small_talk_calls_nothing_even_when_the_model_writes_a_call(make_h
     [routed] = recorder.of(ev.TurnRouted)
     assert not routed.needs_tool and routed.candidates == ()
     assert result.executions == ()
-    assert host._store().list_executions() == []
+    assert host.history.executions() == []
     assert not backend.requests[0].grammar  # no call forced
 
 
@@ -65,13 +65,13 @@ async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_
     )
     [detected] = recorder.of(ev.ToolCallDetected)
     assert (detected.name, detected.chosen_by) == ("board__memory_usage", "host")
-    [execution] = host._store().list_executions()
+    [execution] = host.history.executions()
     assert (execution.tool, execution.status, execution.chosen_by) == ("board__memory_usage", "ok", "host")
     assert result.executions[0]["chosen_by"] == "host"
     # Who chose it is in the history, beside the dialect its text was written in.
     assert (execution.to_dict()["chosen_by"], execution.dialect) == ("host", "bracket")
     await host.call_tool("board__uptime", {})
-    assert host._store().list_executions()[0].chosen_by == "user"  # `edgehost call`
+    assert host.history.executions()[0].chosen_by == "user"  # `edgehost call`
     # The answer after the result is asked for the question, not left to comment on the result.
     framed = backend.requests[1].messages[-1].content
     assert framed.endswith("Answer with this result: How much memory is free?")
@@ -83,14 +83,14 @@ async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_ho
     result = await host.submit("How much memory is free?")
     [ungrounded] = recorder.of(ev.AnswerUngrounded)
     assert "2307.2" in ungrounded.reason
-    measured = json.loads(host._store().list_executions()[0].result)
+    measured = json.loads(host.history.executions()[0].result)
     assert f"available_mb: {measured['available_mb']}" in result.text
     assert "> You have 2307.2 MB free." in result.text  # the model's reply, marked as such
     # A face that streamed the reply shows the result after it, without quoting the reply again.
     assert ungrounded.results_text.startswith("**board__memory_usage** returned:")
     assert "2307.2" not in ungrounded.results_text
     # What the user read is what the history keeps and what the model sees next.
-    assert host._store().list_messages(result.conversation_id)[-1].content == result.text
+    assert host.history.messages(result.conversation_id)[-1].content == result.text
     assert host.conversation(result.conversation_id).messages[-1].content == result.text
 
 
@@ -149,7 +149,7 @@ async def test_a_folder_the_question_names_reaches_the_tool_when_the_model_leave
     result = await host.submit("List the files in /tmp")
     [detected] = recorder.of(ev.ToolCallDetected)
     assert (detected.name, detected.arguments) == ("files__list_directory", {"path": "/tmp"})
-    [execution] = host._store().list_executions()
+    [execution] = host.history.executions()
     assert execution.arguments == {"path": "/tmp"}
     assert execution.status == "error" and "'/tmp' is outside the files folder" in (execution.result or "")
     # The model's reply to the error said nothing of it: the user reads the error, the reply marked.

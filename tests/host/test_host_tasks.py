@@ -42,7 +42,7 @@ async def test_a_task_call_in_a_turn_shows_its_states_and_feeds_its_result_to_th
     # The model's second round read the report.
     assert "Research Report: lichens" in backend.requests[-1].messages[-1].content
     host._history.wait()
-    (execution,) = host._store().list_executions()
+    (execution,) = host.history.executions()
     assert execution.status == "ok" and execution.tool == RESEARCH
 
 
@@ -64,7 +64,7 @@ async def test_stopping_the_turn_cancels_the_task_and_keeps_the_conversation(mak
     assert task.status == "cancelled"
     conversation = recorder.of(ev.TurnCompleted)[-1].conversation_id
     host._history.wait()  # history is written behind the turn
-    messages = host._store().list_messages(conversation)
+    messages = host.history.messages(conversation)
     assert messages[0].content == "research mosses"
-    (execution,) = host._store().list_executions()
+    (execution,) = host.history.executions()
     assert execution.status == "cancelled" and execution.tool == RESEARCH

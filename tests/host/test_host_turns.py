@@ -29,7 +29,7 @@ async def test_a_destructive_call_waits_for_the_user_and_runs_when_allowed(make_
     result = await asyncio.wait_for(turn, WAIT_S)
     assert result.text == "Written."
     assert (data_dir / "files" / "notes.txt").read_text() == "hello"
-    [execution] = host._store().list_executions()
+    [execution] = host.history.executions()
     assert (execution.tool, execution.status, execution.decision, execution.decided_by) == (
         "files__write_file",
         "ok",
@@ -57,11 +57,11 @@ async def test_an_edited_call_keeps_what_the_model_proposed_in_the_history_and_i
     edited = {"path": "a.txt", "content": "user text"}
     host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="once", arguments=edited))
     await asyncio.wait_for(turn, WAIT_S)
-    [execution] = host._store().list_executions()
+    [execution] = host.history.executions()
     assert execution.arguments == edited
     assert execution.proposed_arguments == {"path": "a.txt", "content": "model text"}
     exported = io.StringIO()
-    host._store().export_executions("csv", exported)
+    host.history.export("csv", exported)
     [row] = csv.DictReader(io.StringIO(exported.getvalue()))
     assert json.loads(row["proposed_arguments"]) == {"path": "a.txt", "content": "model text"}
 
@@ -79,7 +79,7 @@ async def test_a_denial_goes_back_to_the_model_with_its_reason(make_host, data_d
     assert (data_dir / "files" / "keep.txt").exists()
     tool_message = backend.requests[-1].messages[-1]
     assert "denied" in tool_message.content and "I still need it" in tool_message.content
-    assert [e.status for e in host._store().list_executions()] == ["denied"]
+    assert [e.status for e in host.history.executions()] == ["denied"]
 
 
 async def test_an_unanswered_approval_is_a_denial(make_host, data_dir):
@@ -143,7 +143,7 @@ async def test_cancel_stops_the_turn_and_keeps_what_was_streamed(make_host):
     assert await asyncio.wait_for(turn, WAIT_S) is None
     completed = recorder.of(ev.TurnCompleted)[-1]
     assert completed.cancelled and 0 < len(completed.text) < len(long_answer.strip())
-    messages = host._store().list_messages(completed.conversation_id)
+    messages = host.history.messages(completed.conversation_id)
     assert messages[0].content == "talk a lot"
     assert messages[-1].role == "assistant" and messages[-1].content.startswith("word")
 
@@ -170,7 +170,7 @@ async def test_a_model_crash_fails_the_turn_but_keeps_the_conversation(make_host
     assert "signal 11" in failed.error
     result = await asyncio.wait_for(host.submit("still there?", failed.conversation_id), WAIT_S)
     assert result.text == "Back again."
-    contents = [m.content for m in host._store().list_messages(failed.conversation_id)]
+    contents = [m.content for m in host.history.messages(failed.conversation_id)]
     assert contents[0] == "hello" and "still there?" in contents
 
 
@@ -234,8 +234,8 @@ async def test_each_execution_points_at_the_answer_that_made_the_call(make_host)
     backend = ScriptedBackend([call("board__uptime"), "Up."])
     host, _recorder = await make_host(backend)
     result = await asyncio.wait_for(host.submit("uptime?"), WAIT_S)
-    [execution] = host._store().list_executions(conversation_id=result.conversation_id)
-    message = host._store().get_message(execution.message_id)
+    [execution] = host.history.executions(conversation_id=result.conversation_id)
+    message = host.history.message(execution.message_id)
     assert message.role == "assistant" and "board__uptime" in message.content
 
 
@@ -304,10 +304,8 @@ async def test_a_turn_that_fails_on_an_unexpected_error_ends_in_one_turn_failed_
     assert await host.submit("what is the board's temperature?") is None
     [ended] = turn_ends(recorder)
     assert isinstance(ended, ev.TurnFailed) and "a bug in the backend" in ended.error
-    [conversation] = host._store().list_conversations()
-    assert [m.content for m in host._store().list_messages(conversation.id)] == [
-        "what is the board's temperature?"
-    ]
+    [conversation] = host.history.conversations()
+    assert [m.content for m in host.history.messages(conversation.id)] == ["what is the board's temperature?"]
 
 
 async def test_a_turn_stopped_while_the_model_loads_ends_in_one_cancelled_turn_completed(make_host):

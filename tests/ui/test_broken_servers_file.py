@@ -57,7 +57,7 @@ def test_a_servers_file_with_a_syntax_error_leaves_the_built_in_servers_and_the_
             assert desktop.start_error is None
             assert [s.name for s in desktop.host.server_states()] == ["board", "files"]
             assert desktop.window.conversations.titles() == ["Trip to Lyon"]
-            assert desktop.host._store().get_conversation(conversation) is not None
+            assert desktop.host.history.conversation(conversation) is not None
             problem = desktop.host.servers_config.file_error
             assert problem is not None and f"{paths.servers_file}:6" in problem
             panel = desktop.window.open_panel("servers")
@@ -124,7 +124,7 @@ def test_the_app_loads_the_default_model_and_answers_with_a_broken_servers_file(
             await finished(desktop.window.turn_task, SELF_TEST_S)
             conversation = desktop.window.current_id
             assert conversation is not None
-            roles = [m.role for m in desktop.host._store().list_messages(conversation)]
+            roles = [m.role for m in desktop.host.history.messages(conversation)]
             assert roles[:1] == ["user"] and "assistant" in roles
             assert desktop.host.model_status.status == "ready"
         finally:

@@ -81,8 +81,7 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             listed.rename(first, "France")
             assert "France" in listed.titles()
             listed.delete(first)
-            store = desktop.host._store()
-            assert store is not None and store.get_conversation(first) is None
+            assert desktop.host.history.conversation(first) is None
             assert len(listed.titles()) == 1
 
     run(scenario())

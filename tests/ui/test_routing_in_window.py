@@ -61,7 +61,7 @@ def test_the_conversation_switch_hands_the_choice_to_the_model(data_dir: Path, r
             assert desktop.host.routing(window.current_id) == ("model", "model")
             window.new_chat()
             assert switch.currentData() == "host"  # a new conversation follows the setting again
-            window.open_conversation(desktop.host._store().list_conversations()[0].id)
+            window.open_conversation(desktop.host.history.conversations()[0].id)
             assert switch.currentData() == "model"
 
     run(scenario())

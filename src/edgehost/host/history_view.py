@@ -139,6 +139,16 @@ class HistoryView:
                 )
         return ConversationView(record, tuple(entries))
 
+    def messages(self, conversation_id: int, *, include_superseded: bool = False) -> list[Message]:
+        """The stored messages of a conversation in the order they were added, as the model read them
+        (tool-call markup and tool results included; ``conversation`` gives what the user saw); with
+        ``include_superseded`` also those a regenerated answer replaced (``Message.superseded`` set)."""
+        return self._store().list_messages(conversation_id, include_superseded=include_superseded)
+
+    def message(self, message_id: int) -> Message | None:
+        """One stored message (an execution's ``message_id``), or None when there is no such message."""
+        return self._store().get_message(message_id)
+
     def executions(
         self,
         *,
