@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.approval import (
@@ -23,7 +22,6 @@ from edgehost.agent.approval import (
     ApprovalRequest,
     Approver,
     PendingApprovals,
-    parse_rules,
     with_timeout,
 )
 from edgehost.agent.arguments import prepare_validators
@@ -46,7 +44,7 @@ from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import uses_oauth
 from edgehost.mcp.client_features import ClientFeatures, decline_sampling
-from edgehost.mcp.config import BUILT_INS_ONLY, ServerConfig, ServersConfig, load_servers_config
+from edgehost.mcp.config import BUILT_INS_ONLY, ServersConfig, load_servers_config
 from edgehost.mcp.errors import UnknownServer
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.server_state import ServerStatus
@@ -65,15 +63,6 @@ _RUNNER_SETTINGS = frozenset(
 )
 # What the model is loaded with: a change takes effect when it is loaded again (switch_model).
 MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
-
-
-@dataclass(frozen=True)
-class ServersReloaded:
-    """What Host.reload_servers_file did."""
-
-    started: tuple[str, ...] = ()  # new to the file, or their entry changed: (re)started
-    stopped: tuple[str, ...] = ()  # no longer in the file
-    file_error: str | None = None  # the file still cannot be read: nothing changed
 
 
 class Host(ConversationCommands, ModelCommands, ServerCommands):
@@ -287,52 +276,6 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         if changed & _RUNNER_SETTINGS:
             self.runner = None  # the next turn builds its runner with the new limits
         return changed
-
-    async def reload_servers_file(self) -> ServersReloaded:
-        """Read the servers file again and apply it while the app runs: a server new to the file or
-        whose entry changed starts (anew), one the file no longer has stops, the others keep running;
-        its approval rules apply from the next call. What the faces offer once a file that could not be
-        read is fixed, instead of restarting EdgeHost.
-
-        A file that still cannot be read changes nothing but ``servers_config.file_error`` (the servers
-        running go on); the returned ServersReloaded says so. Raises ConfigError for an approval rule
-        that is not valid (then nothing changes).
-        """
-        config = await asyncio.to_thread(
-            load_servers_config, self.paths, fall_back=True, environ=self.servers_environ()
-        )
-        if config.file_error:
-            log.warning("%s; the servers running go on", config.file_error)
-            self.servers_config.file_error = config.file_error
-            return ServersReloaded(file_error=config.file_error)
-        rules = parse_rules(config.approval)  # checked before anything changes
-        for warning in config.warnings:
-            log.warning("%s", warning)
-        running = self.servers_config  # the ServerManager shares this object: it is updated in place
-        before = {s.name: s for s in running.servers}
-        for config_field in dataclasses.fields(ServersConfig):
-            setattr(running, config_field.name, getattr(config, config_field.name))
-        self.policy.set_rules(rules)
-        if any(uses_oauth(server) for server in running.servers):  # as start() does: not on the loop
-            await asyncio.to_thread(self.auth)
-        if self._mcp is None or not self.options.with_servers:
-            return ServersReloaded()
-        wanted = [
-            s
-            for s in config.servers
-            if self.options.only_servers is None or s.name in self.options.only_servers
-        ]
-        present = {state.name for state in self._mcp.statuses()}
-        started = [s.name for s in wanted if s.name not in present or not _same_entry(before.get(s.name), s)]
-        stopped = sorted(present - {s.name for s in wanted})
-        for name in stopped:
-            await self._mcp.remove_server(name)
-        for name in started:
-            server = config.get(name)
-            assert server is not None
-            await self._mcp.add_server(server)
-        running.servers = list(config.servers)  # in the file's order (add_server puts a new one last)
-        return ServersReloaded(started=tuple(started), stopped=tuple(stopped))
 
     # ------------------------------------------------------------------ tools
     def _on_manager_event(self, event: mcp_manager.ManagerEvent) -> None:
@@ -562,13 +505,6 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
     def resolve_approval(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Answer a pending approval; False when it is no longer pending (timed out, cancelled)."""
         return self.approvals.resolve(request_id, decision)
-
-
-def _same_entry(before: ServerConfig | None, after: ServerConfig) -> bool:
-    """Whether a server's entry is unchanged (where in the file it is does not count)."""
-    return before is not None and dataclasses.replace(before, source=None) == dataclasses.replace(
-        after, source=None
-    )
 
 
 def last_question_index(messages: Sequence[ChatMessage | Message]) -> int | None:

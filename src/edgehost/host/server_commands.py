@@ -8,8 +8,11 @@ methods; the Host owns the state they use, declared below.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,7 @@ from edgehost.errors import EdgeHostError
 from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import tool_specs
 from edgehost.host.known_tools import KnownTools
+from edgehost.host.options import HostOptions
 from edgehost.mcp.auth import (
     AuthStatus,
     ServerAuth,
@@ -39,9 +43,20 @@ from edgehost.paths import Paths
 if TYPE_CHECKING:
     from edgehost.host import events as ev
 
-__all__ = ["RULE_ACTIONS", "ServerCommands", "with_rule"]
+__all__ = ["RULE_ACTIONS", "ServerCommands", "ServersReloaded", "with_rule"]
+
+log = logging.getLogger(__name__)
 
 RULE_ACTIONS = ("default", "allow", "ask", "deny")  # "default": no user rule, the tool's risk decides
+
+
+@dataclass(frozen=True)
+class ServersReloaded:
+    """What Host.reload_servers_file did."""
+
+    started: tuple[str, ...] = ()  # new to the file, or their entry changed: (re)started
+    stopped: tuple[str, ...] = ()  # no longer in the file
+    file_error: str | None = None  # the file still cannot be read: nothing changed
 
 
 class ServerCommands:
@@ -49,6 +64,7 @@ class ServerCommands:
 
     # The Host's, set in Host.__init__ and Host.start().
     paths: Paths
+    options: HostOptions
     servers_config: ServersConfig
     policy: ApprovalPolicy
     _mcp: ServerManager | None
@@ -191,6 +207,52 @@ class ServerCommands:
         elif any(state.name == name for state in manager.statuses()):
             await manager.remove_server(name)
 
+    async def reload_servers_file(self) -> ServersReloaded:
+        """Read the servers file again and apply it while the app runs: a server new to the file or
+        whose entry changed starts (anew), one the file no longer has stops, the others keep running;
+        its approval rules apply from the next call. What the faces offer once a file that could not be
+        read is fixed, instead of restarting EdgeHost.
+
+        A file that still cannot be read changes nothing but ``servers_config.file_error`` (the servers
+        running go on); the returned ServersReloaded says so. Raises ConfigError for an approval rule
+        that is not valid (then nothing changes).
+        """
+        config = await asyncio.to_thread(
+            load_servers_config, self.paths, fall_back=True, environ=self.servers_environ()
+        )
+        if config.file_error:
+            log.warning("%s; the servers running go on", config.file_error)
+            self.servers_config.file_error = config.file_error
+            return ServersReloaded(file_error=config.file_error)
+        rules = parse_rules(config.approval)  # checked before anything changes
+        for warning in config.warnings:
+            log.warning("%s", warning)
+        running = self.servers_config  # the ServerManager shares this object: it is updated in place
+        before = {s.name: s for s in running.servers}
+        for config_field in dataclasses.fields(ServersConfig):
+            setattr(running, config_field.name, getattr(config, config_field.name))
+        self.policy.set_rules(rules)
+        if any(uses_oauth(server) for server in running.servers):  # as start() does: not on the loop
+            await asyncio.to_thread(self.auth)
+        if self._mcp is None or not self.options.with_servers:
+            return ServersReloaded()
+        wanted = [
+            s
+            for s in config.servers
+            if self.options.only_servers is None or s.name in self.options.only_servers
+        ]
+        present = {state.name for state in self._mcp.statuses()}
+        started = [s.name for s in wanted if s.name not in present or not _same_entry(before.get(s.name), s)]
+        stopped = sorted(present - {s.name for s in wanted})
+        for name in stopped:
+            await self._mcp.remove_server(name)
+        for name in started:
+            server = config.get(name)
+            assert server is not None
+            await self._mcp.add_server(server)
+        running.servers = list(config.servers)  # in the file's order (add_server puts a new one last)
+        return ServersReloaded(started=tuple(started), stopped=tuple(stopped))
+
     # ------------------------------------------------------------------ VS Code inputs
     def servers_environ(self) -> Mapping[str, str]:
         """What ``${VAR}`` in the servers file expands from: the environment, and the values entered for
@@ -313,3 +375,10 @@ def with_rule(approval: list[dict[str, Any]], tool: ToolSpec, action: str) -> li
     if action == "default":
         return kept
     return [{"server": tool.server, "tool": tool.tool_name, "action": action}, *kept]
+
+
+def _same_entry(before: ServerConfig | None, after: ServerConfig) -> bool:
+    """Whether a server's entry is unchanged (where in the file it is does not count)."""
+    return before is not None and dataclasses.replace(before, source=None) == dataclasses.replace(
+        after, source=None
+    )
