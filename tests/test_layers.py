@@ -1,4 +1,5 @@
-"""Imports point down the layers of ARCHITECTURE.md: ui/cli -> host -> agent/mcp/llm/store/boards."""
+"""Imports point down the layers of ARCHITECTURE.md: ui/cli -> host -> agent/mcp/llm/store/boards; the
+window and the web page import the Host and the value types it hands them (FACE_IMPORTS), nothing else."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 import edgehost
 
 PACKAGE = Path(edgehost.__file__).parent
+FACES = ("ui", "cli", "web")
+NARROW_FACES = ("ui", "web")  # import the Host and what it hands them, nothing else
 FOUNDATION = {
     "errors",
     "paths",
@@ -36,24 +39,71 @@ ALLOWED: dict[str, set[str]] = {
     "host": {"agent", "mcp", "llm", "store", "boards"},
     "desktop": set(),
     "cli": {"host", "agent", "mcp", "llm", "store", "boards", "servers", "desktop", "web"},
-    "ui": {"host", "agent", "mcp", "llm", "store", "boards", "desktop"},
-    "web": {"host", "agent"},
+    "ui": {"host"},
+    "web": {"host"},
     "__main__": {"cli"},
 }
 # The entry point starts the GUI when no command is given (imported lazily, only then).
 EXCEPTIONS = {("cli/main.py", "ui")}
 
+# The faces (ui, web) drive the Host and render what it hands them: besides ``edgehost.host`` they
+# import only these names from below it, each for the reason given. Logic goes through the Host.
+FACE_IMPORTS: dict[str, dict[str, str]] = {
+    "edgehost.agent.approval": {
+        "ApprovalRequest": "what an ApprovalRequested event carries",
+        "ApprovalDecision": "what Host.resolve_approval takes",
+    },
+    "edgehost.agent.config": {"AgentConfig": "a value of HostOptions (the self-test's limits)"},
+    "edgehost.agent.tools": {
+        "ToolSpec": "what Host.tools() returns",
+        "NAMESPACE_SEPARATOR": "the `server__tool` naming of decision 3, to show a call's two parts",
+        "summary": "a description's first paragraph on one line: pure text, as the prompt shows it",
+    },
+    "edgehost.mcp.auth": {"AuthStatus": "what Host.auth_status and Host.sign_in return"},
+    "edgehost.mcp.catalog": {
+        "ResourceTemplateEntry": "what Host.resource_templates() returns",
+        "SEPARATOR": "the `server__name` naming of decision 3, to show a prompt's two parts",
+    },
+    "edgehost.mcp.client_features": {"ClientFeatures": "a value of HostOptions (the window's dialogs)"},
+    "edgehost.mcp.config": {
+        "ServerConfig": "what host.servers_config holds and Host.save_server takes",
+        "ServersConfig": "the type of host.servers_config",
+        "InputSpec": "what host.servers_config.inputs holds",
+    },
+    "edgehost.mcp.errors": {"ServerRequestFailed": "what Host.read_resource and Host.get_prompt raise"},
+    "edgehost.llm.base": {
+        "Perf": "what a TurnCompleted event carries",
+        "BackendError": "what Host.wait_model raises",
+    },
+    "edgehost.llm.catalog": {"CatalogRow": "what Host.suggested_model returns"},
+    "edgehost.store": {"Execution": "what host.history.executions() returns"},
+    # Why Qt could not open a window: asked when there is no window and no Host yet.
+    "edgehost.boards.gui_platform": {
+        "check_gui_platform": "runs before any Host exists, when Qt failed to start",
+        "install_hint": "the same: the packages to install for Qt's X11 plugin",
+    },
+}
 
-def imported_layers(path: Path) -> set[str]:
-    layers = set()
+
+def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """The ``edgehost.`` modules ``path`` imports, each with the names it takes from it (none for a
+    plain ``import``)."""
+    found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
+            found.append((node.module, tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        layers |= {n.split(".")[1] for n in names if n.startswith("edgehost.")}
-    return layers
+            found += [(alias.name, ()) for alias in node.names]
+    return [(module, names) for module, names in found if module.startswith("edgehost.")]
+
+
+def imported_layers(path: Path, face: bool = False) -> set[str]:
+    """The layers ``path`` imports from; for a face, not counting the names FACE_IMPORTS lets it take."""
+    return {
+        module.split(".")[1]
+        for module, names in imports(path)
+        if not (face and names and set(names) <= set(FACE_IMPORTS.get(module, {})))
+    }
 
 
 def test_every_module_imports_only_from_the_layers_below_it():
@@ -66,13 +116,25 @@ def test_every_module_imports_only_from_the_layers_below_it():
         if layer not in ALLOWED:
             violations.append(f"{relative} is in no layer: add it to ALLOWED or move it into one")
             continue
-        for target in imported_layers(path) - FOUNDATION - {layer} - ALLOWED[layer]:
+        for target in (
+            imported_layers(path, face=layer in NARROW_FACES) - FOUNDATION - {layer} - ALLOWED[layer]
+        ):
             if (relative.as_posix(), target) not in EXCEPTIONS:
                 violations.append(f"{relative} imports edgehost.{target}")
     assert violations == []
 
 
-FACES = ("ui", "cli", "web")
+def test_every_name_the_faces_may_take_from_below_the_host_is_still_taken():
+    """FACE_IMPORTS stays the list of what the faces need, not of what they once did."""
+    taken = {
+        (module, name)
+        for face in NARROW_FACES
+        for path in (PACKAGE / face).rglob("*.py")
+        for module, names in imports(path)
+        for name in names
+    }
+    unused = [(m, n) for m, names in FACE_IMPORTS.items() for n in names if (m, n) not in taken]
+    assert unused == []
 
 
 def test_no_face_reaches_into_the_hosts_private_parts():

@@ -26,8 +26,7 @@ from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.llm.base import BackendError
 from edgehost.llm.catalog import BoardFacts, cpu_cores, load_catalog, recommend
-from edgehost.llm.rkllm import render_group_hint
-from edgehost.llm.rkllm._library import locate_library
+from edgehost.llm.rkllm import locate_library, render_group_hint
 
 __all__ = ["build_report", "register"]
 

@@ -137,7 +137,12 @@ class ModelCommands:
     async def installed_models(self) -> list[ModelFile]:
         """The model files on this machine (what `edgehost models` lists first): the embedded default,
         the one the settings name, and those in the models folder."""
-        return await asyncio.to_thread(find_models, self.paths.models_dir, [self.settings.model])
+        return await asyncio.to_thread(self.installed_models_now)
+
+    def installed_models_now(self) -> list[ModelFile]:
+        """installed_models, read in this thread (a folder listing and a few file headers: fast enough
+        for a dialog that lists them as it opens)."""
+        return find_models(self.paths.models_dir, [self.settings.model])
 
     def model_in_use(self, path: str | Path) -> bool:
         """Whether the model file at ``path`` is the one the settings choose (the embedded default when

@@ -33,7 +33,13 @@ from edgehost.mcp.auth import (
 )
 from edgehost.mcp.catalog import PromptEntry, ResourceEntry, ResourceTemplateEntry
 from edgehost.mcp.config import ServerConfig, ServersConfig, load_servers_config
-from edgehost.mcp.config.edits import ImportPlan, edit_servers_file, import_servers, merge_servers
+from edgehost.mcp.config.edits import (
+    ImportPlan,
+    builtin_servers_by_name,
+    edit_servers_file,
+    import_servers,
+    merge_servers,
+)
 from edgehost.mcp.inputs import InputValues, environ_with_inputs
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
@@ -190,6 +196,11 @@ class ServerCommands:
             config.servers = [s for s in config.servers if s.name != name]
 
         edit_servers_file(self.paths, remove)
+
+    def builtin_servers(self) -> dict[str, ServerConfig]:
+        """EdgeHost's own servers as they are by default, by name: what the server form tells a
+        built-in's own arguments and the user's options apart by."""
+        return builtin_servers_by_name(self.paths)
 
     def import_servers(self, source: Path) -> ImportPlan:
         """Merge a Claude Desktop / VS Code / TOML config into the servers file (same names replaced);

@@ -101,7 +101,7 @@ def board_facts(info: BoardInfo, rkllm_lib: str | None = None, rkllm_abi: str | 
     """The facts of this board: its RAM and NPU from ``info``, and the RKLLM runtime found (the
     library's version, or the ABI line set in the settings when the version cannot be read)."""
     from edgehost.llm.base import BackendError
-    from edgehost.llm.rkllm._library import locate_library
+    from edgehost.llm.rkllm import locate_library
 
     runtime = None
     if info.npu.present:

@@ -3,12 +3,9 @@ and the dialog that asks for a VS Code ${input:ID} (the Servers panel opens both
 
 from __future__ import annotations
 
-import json
 import shlex
-import tempfile
-from collections.abc import Collection, Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,94 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError
-from edgehost.mcp.config import (
-    InputSpec,
-    ServerConfig,
-    builtin_fixed_args,
-    parse_servers_file,
-    server_to_entry,
-)
+from edgehost.host.server_entries import builtin_own_args, entry_from_form, validate_entry, written_entry
 from edgehost.ui._widgets import cancel_save_row
 
-__all__ = ["ServerForm", "entry_from_form", "input_value_dialog", "validate_entry", "written_entry"]
+if TYPE_CHECKING:
+    from edgehost.mcp.config import InputSpec, ServerConfig
 
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _pairs(text: str, separator: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for line in _lines(text):
-        key, found, value = line.partition(separator)
-        if not found:
-            raise ConfigError(f"“{line}” should look like KEY{separator}VALUE")
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-# What the form edits; an entry's other keys (cwd, timeout, allowedTools, OAuth, other hosts' own) are
-# kept as the file has them, apart from those of the other kind of transport when it changes.
-_FORM_KEYS = {"type", "command", "args", "env", "url", "headers"}
-_STDIO_ONLY = {"cwd"}
-_REMOTE_ONLY = {"clientId", "clientSecret", "oauthGrant", "callbackPort", "clientMetadataUrl"}
-
-
-def written_entry(server: ServerConfig, builtins: Mapping[str, ServerConfig]) -> dict[str, Any]:
-    """The server's entry as the servers file has it: ``${VAR}`` where the user wrote one, never the
-    secret it stands for."""
-    entry = server_to_entry(server, builtins.get(server.name))
-    return dict(entry) if isinstance(entry, dict) else {}
-
-
-def entry_from_form(
-    transport: str,
-    command: str,
-    args: str,
-    env: str,
-    url: str,
-    headers: str,
-    base: Mapping[str, Any] | None = None,
-    *,
-    builtin: bool = False,
-) -> dict[str, Any]:
-    """The Claude Desktop / VS Code entry the form describes, over ``base`` (the entry edited, as
-    written_entry gives it) whose other settings stay. A ``builtin`` server's entry has no command (it
-    is this installation's interpreter) and ``args`` holds only the options after its own.
-    Raises ConfigError for a malformed line."""
-    base = base or {}
-    dropped = _FORM_KEYS | (_REMOTE_ONLY if transport == "stdio" else _STDIO_ONLY)
-    kept = {key: value for key, value in base.items() if key not in dropped}
-    if builtin:
-        entry: dict[str, Any] = {"args": shlex.split(args)} if args.strip() else {}
-        if env.strip():
-            entry["env"] = _pairs(env, "=")
-        return entry | kept
-    if transport == "stdio":
-        entry = {"type": "stdio"} if "type" in base else {}  # VS Code writes it
-        entry |= {"command": command.strip(), "args": shlex.split(args)}
-        if env.strip():
-            entry["env"] = _pairs(env, "=")
-        return entry | kept
-    entry = {"type": transport, "url": url.strip()}
-    if headers.strip():
-        entry["headers"] = _pairs(headers, ":")
-    return entry | kept
-
-
-def validate_entry(name: str, entry: dict[str, Any], builtins: dict[str, ServerConfig]) -> ServerConfig:
-    """Run one entry through the real config loader. Raises ConfigError with the loader's message."""
-    with tempfile.TemporaryDirectory(prefix="edgehost-form-") as folder:
-        path = Path(folder) / "servers.json"
-        path.write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
-        parsed = parse_servers_file(path, expand_variables=False, builtins=builtins)
-    server = parsed.servers[0]
-    if server.error is not None:
-        raise ConfigError(server.error.replace(str(path), "form"))
-    missing = None if "${" in (server.command or "") else server.missing_program()
-    if missing is not None:
-        raise ConfigError(f"{missing}: install it or give its full path")
-    return server
+__all__ = ["ServerForm", "input_value_dialog"]
 
 
 class ServerForm(QDialog):
@@ -179,7 +95,7 @@ class ServerForm(QDialog):
             if existing.builtin:  # its program is EdgeHost itself: only its options are the user's
                 self.transport.setEnabled(False)
                 self.command.setReadOnly(True)
-                own = existing.args[: builtin_fixed_args(builtins.get(existing.name, existing))]
+                own = builtin_own_args(existing, builtins)
                 self.command.setText(shlex.join([existing.command or "", *own]))
                 self.args.setText(shlex.join(self._written.get("args", [])))
                 self.args.setPlaceholderText(

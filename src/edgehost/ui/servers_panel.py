@@ -33,12 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import ConfigError, EdgeHostError
-from edgehost.mcp.auth import AuthStatus
-from edgehost.mcp.config import (
-    ServerConfig,
-    ServersConfig,
-    builtin_servers,
-)
 from edgehost.redaction import redact
 from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, confirm
 from edgehost.ui.server_form import ServerForm, input_value_dialog
@@ -46,6 +40,8 @@ from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
+    from edgehost.mcp.auth import AuthStatus
+    from edgehost.mcp.config import ServerConfig, ServersConfig
 
 __all__ = ["ServersPanel"]
 
@@ -496,7 +492,7 @@ class ServersPanel(QDialog):
         )
 
     def _builtins(self) -> dict[str, ServerConfig]:
-        return {s.name: s for s in builtin_servers(self.host.paths)}
+        return self.host.builtin_servers()
 
     def _open_form(self, existing: ServerConfig | None) -> None:
         taken = {s.name for s in self.host.servers_config.servers}

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.host.settings_choices import profile_choices
-from edgehost.llm.models import find_models
 from edgehost.settings import Settings
 from edgehost.ui._widgets import BackendChoice, cancel_save_row
 
@@ -58,7 +57,7 @@ class SettingsDialog(QDialog):
         self.model = QComboBox()
         self.model.setEditable(False)
         self.model.addItem("Embedded default (SmolLM2 135M)", None)
-        for found in find_models(host.paths.models_dir, [settings.model]):
+        for found in host.installed_models_now():
             label = f"{found.name}  ·  {found.format}  ·  {found.size_bytes / 1e6:.0f} MB  ({found.source})"
             if found.source == "embedded default":
                 continue

@@ -4,7 +4,7 @@ tool's approval rule (allow / ask / deny, saved in the servers config's ``approv
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -23,28 +23,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from edgehost.agent.approval import parse_rules, tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
+from edgehost.host.tool_view import risk_of, rule_for
 from edgehost.ui._widgets import RISK_LABELS, ColoursKeptWhenSelected, pretty_json
 from edgehost.ui.theme import current_colors
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
 
-__all__ = ["ToolsPanel", "rule_for"]
+__all__ = ["ToolsPanel"]
 
 RULE_CHOICES = ("default", "allow", "ask", "deny")
-
-
-def rule_for(approval: list[dict[str, Any]], tool: ToolSpec) -> str:
-    """The action of the first user rule matching ``tool``, or "default"."""
-    try:
-        rules = parse_rules(approval)
-    except ConfigError:
-        return "default"
-    rule = next((r for r in rules if r.matches(tool)), None)
-    return rule.action if rule is not None else "default"
 
 
 class ToolsPanel(QDialog):
@@ -141,7 +131,7 @@ class ToolsPanel(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(0, Qt.CheckState.Checked if tool.enabled else Qt.CheckState.Unchecked)
             item.setToolTip(0, f"{tool.title} ({tool.name})" if tool.title else tool.name)
-            risk, _reasons = tool_risk(tool)
+            risk, _reasons = risk_of(tool)
             item.setText(1, RISK_LABELS[risk])
             item.setForeground(1, QColor(risk_colors[risk]))
             combo = QComboBox()
@@ -204,7 +194,7 @@ class ToolsPanel(QDialog):
         self.description.setText(
             inspect.cleandoc(tool.description) if tool.description else "(no description)"
         )
-        risk, reasons = tool_risk(tool)
+        risk, reasons = risk_of(tool)
         self.reasons.setText(f"Risk: {risk}" + (f" — {'; '.join(reasons)}" if reasons else ""))
         self.schema.setPlainText(pretty_json(dict(tool.input_schema)))
 

@@ -16,7 +16,7 @@ from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm._library import LibraryInfo, locate_library
 from edgehost.settings import Settings
 
-__all__ = ["availability", "render_group_hint"]
+__all__ = ["LibraryInfo", "availability", "locate_library", "render_group_hint"]
 
 
 def render_group_hint(group: str | None) -> str:
