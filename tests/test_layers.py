@@ -75,7 +75,7 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
         "Perf": "what a TurnCompleted event carries",
         "BackendError": "what Host.wait_model raises",
     },
-    "edgehost.llm.catalog": {"CatalogRow": "what Host.suggested_model returns"},
+    "edgehost.llm.model_catalog": {"CatalogRow": "what Host.suggested_model returns"},
     "edgehost.store": {"Execution": "what host.history.executions() returns"},
     # Why Qt could not open a window: asked when there is no window and no Host yet.
     "edgehost.boards.gui_platform": {

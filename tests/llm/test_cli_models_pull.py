@@ -17,7 +17,7 @@ import pytest
 from tests.fake_hub import FakeHub
 from tests.fixtures.sysfs.fake_sysfs import FakeBoard, build
 
-from edgehost.llm.catalog import load_catalog
+from edgehost.llm.model_catalog import load_catalog
 from edgehost.llm.models import default_model_path
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"

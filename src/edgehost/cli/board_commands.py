@@ -25,7 +25,7 @@ from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, instal
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.llm.base import BackendError
-from edgehost.llm.catalog import BoardFacts, cpu_cores, load_catalog, recommend
+from edgehost.llm.model_catalog import BoardFacts, cpu_cores, load_catalog, recommend
 from edgehost.llm.rkllm import locate_library, render_group_hint
 
 __all__ = ["build_report", "register"]

@@ -9,8 +9,8 @@ from typing import Any
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
-from edgehost.llm.catalog import RECOMMEND_MIN_TOKENS_PER_S
 from edgehost.llm.downloads import partial_downloads
+from edgehost.llm.model_catalog import RECOMMEND_MIN_TOKENS_PER_S
 from edgehost.llm.models import ModelFile, find_models
 
 

@@ -15,7 +15,8 @@ from edgehost.cli.context import CliContext
 from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host.model_cards import duration
 from edgehost.host.model_library import download_target, find_installed, plan_removal, settings_to_use
-from edgehost.llm.catalog import (
+from edgehost.llm.downloads import DownloadCancelled, Progress, download, partial_sizes
+from edgehost.llm.model_catalog import (
     BoardFacts,
     board_facts,
     catalog_rows,
@@ -23,7 +24,6 @@ from edgehost.llm.catalog import (
     load_catalog,
     why_not,
 )
-from edgehost.llm.downloads import DownloadCancelled, Progress, download, partial_sizes
 from edgehost.llm.models import installed_names
 
 __all__ = ["fitted_catalog", "pull", "remove", "use"]

@@ -18,16 +18,6 @@ from edgehost.boards import BoardProfile, detect_board, system_root
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendError
-from edgehost.llm.catalog import (
-    BoardFacts,
-    CatalogEntry,
-    CatalogRow,
-    board_facts,
-    catalog_rows,
-    describe_board,
-    find_entry,
-    load_catalog,
-)
 from edgehost.llm.downloads import (
     PARTS_FOLDER,
     DownloadCancelled,
@@ -37,6 +27,16 @@ from edgehost.llm.downloads import (
     download,
     hub_files,
     partial_sizes,
+)
+from edgehost.llm.model_catalog import (
+    BoardFacts,
+    CatalogEntry,
+    CatalogRow,
+    board_facts,
+    catalog_rows,
+    describe_board,
+    find_entry,
+    load_catalog,
 )
 from edgehost.llm.models import (
     MODEL_SUFFIXES,
