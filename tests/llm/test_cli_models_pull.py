@@ -18,7 +18,7 @@ from tests.fake_hub import FakeHub
 from tests.fixtures.sysfs.fake_sysfs import FakeBoard, build
 
 from edgehost.llm.model_catalog import load_catalog
-from edgehost.llm.models import default_model_path
+from edgehost.llm.model_files import default_model_path
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 FILE = "smollm2-135m-instruct-q4_1.gguf"

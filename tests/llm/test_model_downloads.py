@@ -15,7 +15,7 @@ from tests.fake_hub import FakeHub
 
 from edgehost.llm import downloads
 from edgehost.llm.downloads import DownloadCancelled, DownloadError, DownloadTarget, download, hub_files
-from edgehost.llm.models import default_model_path, find_models
+from edgehost.llm.model_files import default_model_path, find_models
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 FILE = "smollm2-135m-instruct-q4_1.gguf"

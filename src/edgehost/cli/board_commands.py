@@ -82,7 +82,7 @@ def _backends(
 
 def _models(ctx: CliContext) -> list[dict[str, Any]]:
     try:
-        from edgehost.llm.models import find_models
+        from edgehost.llm.model_files import find_models
     except ImportError:
         return []
     return [m.as_dict() for m in find_models(ctx.paths.models_dir, [ctx.settings.model])]

@@ -24,7 +24,7 @@ from edgehost.llm.model_catalog import (
     load_catalog,
     why_not,
 )
-from edgehost.llm.models import installed_names
+from edgehost.llm.model_files import installed_names
 
 __all__ = ["fitted_catalog", "pull", "remove", "use"]
 

@@ -15,7 +15,7 @@ from edgehost.host.model_library import in_models_folder
 if TYPE_CHECKING:
     from edgehost.host.host import Host
     from edgehost.llm.model_catalog import CatalogRow
-    from edgehost.llm.models import ModelFile
+    from edgehost.llm.model_files import ModelFile
 
 __all__ = [
     "ModelCard",

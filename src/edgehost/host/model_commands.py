@@ -16,7 +16,7 @@ from edgehost.host.model_library import ModelLibrary, is_in_use, settings_to_use
 from edgehost.host.options import HostOptions
 from edgehost.llm.base import Backend, BackendCrashed, BackendError
 from edgehost.llm.model_catalog import CatalogRow
-from edgehost.llm.models import ModelFile, find_models
+from edgehost.llm.model_files import ModelFile, find_models
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 

@@ -38,7 +38,7 @@ from edgehost.llm.model_catalog import (
     find_entry,
     load_catalog,
 )
-from edgehost.llm.models import (
+from edgehost.llm.model_files import (
     MODEL_SUFFIXES,
     ModelFile,
     default_model_path,

@@ -284,7 +284,7 @@ def catalog_rows(
     partial: Mapping[str, int] | None = None,
 ) -> list[CatalogRow]:
     """Every entry fitted to this board; ``installed`` holds the file names of the models there are
-    (llm.models.installed_names), ``partial`` the bytes of each interrupted download by file name."""
+    (llm.model_files.installed_names), ``partial`` the bytes of each interrupted download by file name."""
     partial = partial or {}
     chosen = {m.name for b in profile.backend_order if (m := recommend(catalog, profile, board, b))}
     rows = []

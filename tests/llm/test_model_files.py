@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from edgehost.llm._gguf import GGUFError, read_gguf_metadata
-from edgehost.llm.models import describe_model, find_models
+from edgehost.llm.model_files import describe_model, find_models
 
 
 def test_the_default_models_metadata_is_read_without_llama_cpp(model_path: Path) -> None:
