@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -62,3 +63,13 @@ def tool_specs(
     }
     catalog = build_catalog(listed, [ServerConfig(name) for name in listings], lambda _name: True)
     return list(specs_of(catalog, trusted))
+
+
+def stop_process(process: subprocess.Popen[Any], wait_s: float = 10.0) -> None:
+    """Stop a process the test started: terminated, and killed if it is still there after ``wait_s``."""
+    process.terminate()
+    try:
+        process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

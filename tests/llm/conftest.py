@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from llm_helpers import free_port
+from tests.support import stop_process
 
 from edgehost.llm.worker_backend import WorkerBackend
 
@@ -81,12 +82,7 @@ def llama_server(model_path: Path) -> Iterator[str]:
             pytest.fail("llama_cpp.server did not start:\n" + "".join(log[-20:]))
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         watcher.join(10)  # the pipe is at its end once the server exited
         if process.stderr is not None:
             process.stderr.close()

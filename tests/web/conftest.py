@@ -16,7 +16,7 @@ import httpx2
 import pytest
 import websockets
 from tests.host.conftest import WAIT_S, Recorder
-from tests.support import CHROMIUM_ARGS
+from tests.support import CHROMIUM_ARGS, stop_process
 
 from edgehost.host.host import Host
 from edgehost.host.options import HostOptions
@@ -110,12 +110,7 @@ def chromium_endpoint(chromium: str, tmp_path_factory: pytest.TempPathFactory) -
     try:
         yield f"ws://127.0.0.1:{port}{path}"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 @pytest.fixture
