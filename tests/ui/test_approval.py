@@ -235,24 +235,21 @@ def test_a_denial_reads_the_same_in_the_window_on_the_page_in_the_history_and_it
             window.open_conversation(conversation)
             [reopened] = window.chat.cards.values()
             assert reopened.error.text() == said
-            # Denied on the page without a reason: the same words as in the window without one.
-            asked = expect(desktop.bridge.approval_requested)
-            window.send("Write a note after all")
-            (event,) = await asked.wait(STEP_S)
-            fields = {"request_id": event.request.id, "allow": False, "reason": ""}
-            desktop.host.resolve_approval(event.request.id, approval_decision(fields))
-            await finished(window.turn_task)
-            assert event_json(2, finished_calls[-1])["data"]["denial"] == "Not run: you denied it."
-            assert desktop.host.history.executions()[0].error == "Not run: you denied it."
-            # Denied on the page with a reason: a person denied it there too.
-            asked = expect(desktop.bridge.approval_requested)
-            window.send("Write it now")
-            (event,) = await asked.wait(STEP_S)
-            fields = {"request_id": event.request.id, "allow": False, "reason": "not from the phone"}
-            desktop.host.resolve_approval(event.request.id, approval_decision(fields))
-            await finished(window.turn_task)
-            said_on_the_page = "Not run: you denied it (not from the phone)."
-            assert event_json(3, finished_calls[-1])["data"]["denial"] == said_on_the_page
-            assert desktop.host.history.executions()[0].error == said_on_the_page
+            # Denied on the page, without a reason and with one: a person denied it there too.
+            for number, (reason, expected) in enumerate(
+                [
+                    ("", "Not run: you denied it."),
+                    ("not from the phone", "Not run: you denied it (not from the phone)."),
+                ],
+                start=2,
+            ):
+                asked = expect(desktop.bridge.approval_requested)
+                window.send(f"Write a note, take {number}")
+                (event,) = await asked.wait(STEP_S)
+                fields = {"request_id": event.request.id, "allow": False, "reason": reason}
+                desktop.host.resolve_approval(event.request.id, approval_decision(fields))
+                await finished(window.turn_task)
+                assert event_json(number, finished_calls[-1])["data"]["denial"] == expected
+                assert desktop.host.history.executions()[0].error == expected
 
     run(scenario())
