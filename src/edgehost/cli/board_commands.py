@@ -24,6 +24,7 @@ from edgehost.boards import (
 from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
+from edgehost.cli.server_runtimes import runtime_needs
 from edgehost.llm.base import BackendError
 from edgehost.llm.model_catalog import BoardFacts, cpu_cores, load_catalog, recommend
 from edgehost.llm.rkllm import locate_library, render_group_hint
@@ -246,6 +247,8 @@ def _servers(ctx: CliContext) -> dict[str, Any]:
         "file_error": config.file_error,
         "entry_errors": [s.error for s in config.servers if s.error],
         "warnings": config.warnings,
+        # The programs the servers start (npx, uvx, docker, python ...), found here or not.
+        "runtimes": [need.as_dict() for need in runtime_needs(config.servers)],
     }
 
 
@@ -257,7 +260,19 @@ def _server_problems(servers: dict[str, Any]) -> list[dict[str, str]]:
         else []
     )
     problems += [{"problem": error, "hint": check} for error in servers["entry_errors"]]
+    problems += [
+        {"problem": _missing_runtime(need), "hint": need["install"]}
+        for need in servers["runtimes"]
+        if need["found"] is None
+    ]
     return problems
+
+
+def _missing_runtime(need: dict[str, Any]) -> str:
+    what = f"{need['command']} ({need['title']})" if need["title"] else need["command"]
+    names = need["servers"]
+    who = f"the servers {', '.join(names)} need" if len(names) > 1 else f"the server {names[0]} needs"
+    return f"{what} is not installed here: {who} it"
 
 
 def _print_text(report: dict[str, Any]) -> None:
@@ -316,6 +331,10 @@ def _print_text(report: dict[str, Any]) -> None:
     servers = report["servers"]
     own = ", ".join(servers["configured"]) or "none besides the built-in ones"
     print(f"Servers:  {files['servers_file']} ({own}; `edgehost servers` connects and checks them)")
+    for need in servers["runtimes"]:
+        what = f"{need['command']} ({need['title']})" if need["title"] else need["command"]
+        state = need["found"] or f"MISSING - {need['install']}"
+        print(f"  {what} for {', '.join(need['servers'])}: {state}")
     for warning in servers["warnings"]:
         print(f"  warning: {warning}")
     print(f"Data:     {files['data_dir']} (history {Path(files['history']).name}, logs in {files['logs']})")
