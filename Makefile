@@ -16,7 +16,7 @@ PEERS := tests/peers/node_modules/.package-lock.json
 # The Python reference servers (time, git) in a venv of their own: they pin an mcp of their own.
 PY_PEERS := tests/peers/pyvenv/.installed
 
-.PHONY: install run test lint format peers browser bench bundle check-boards test-floor-qt screenshots ci clean
+.PHONY: install run test lint format peers browser bench bundle check-boards test-floor-qt test-arm64 screenshots ci clean
 
 install: $(VENV)/.installed
 
@@ -67,7 +67,8 @@ test: install peers browser lint
 	$(BIN)/python -m coverage report > build/coverage/report.txt; head -n 22 build/coverage/report.txt
 	@echo "RESULT branch_coverage_percent $$($(BIN)/python -m coverage report --format=total)"
 
-# The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test).
+# The one-folder PyInstaller bundle in dist/edgehost/, then its smoke check (servers, --self-test), packed as
+# dist/edgehost-<version>-linux-<arch>.tar.gz with dist/SHA256SUMS.
 bundle: install
 	packaging/build_bundle.sh $(if $(WITH_DEFAULT_MODEL),--with-default-model,)
 
@@ -78,6 +79,13 @@ check-boards: install
 # The Qt tests against the oldest PySide6 we admit (6.8.0.2), in .venv-floor.
 test-floor-qt: install
 	LLAMA_CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" packaging/test_floor_qt.sh
+
+# EdgeHost as on an RK3588 board: a Debian 12 arm64 userland under qemu-user (cached in build/arm64),
+# EdgeHost installed there from its wheel, doctor on a fake Orange Pi 5, both RKLLM ABIs, llama.cpp for
+# the A76 cores, the window's --self-test, and the arm64 bundle (dist/edgehost-*-linux-aarch64.tar.gz).
+# Needs root (chroot, mounts, apt). ARM64_STEPS="rkllm window" runs only those steps.
+test-arm64: install
+	$$( [ "$$(id -u)" -eq 0 ] || echo sudo ) packaging/test_arm64.sh $(ARM64_STEPS)
 
 screenshots: install
 	$(BIN)/python packaging/screenshots.py

@@ -2,7 +2,9 @@
 # Builds the one-folder bundle dist/edgehost/ and checks it (packaging/smoke_bundle.py).
 #   packaging/build_bundle.sh                        # without the default model
 #   packaging/build_bundle.sh --with-default-model   # also bundles SmolLM2-135M (same as WITH_DEFAULT_MODEL=1)
-# Environment: VENV (default .venv) — the environment whose packages go into the bundle.
+# Environment: VENV (default .venv) — the environment whose packages go into the bundle;
+#   BUNDLE_ARCHIVE=0 — do not pack dist/edgehost-<version>-linux-<arch>.tar.gz and SHA256SUMS
+#   (packaging/archive_bundle.sh; test_arm64.sh packs the arm64 bundle outside the emulator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,3 +31,4 @@ fi
 "$VENV/bin/pyinstaller" packaging/edgehost.spec --noconfirm --distpath dist --workpath build --log-level WARN
 "$VENV/bin/python" bench/bundle_size.py --top 0 | grep RESULT
 "$VENV/bin/python" packaging/smoke_bundle.py --bundle dist/edgehost
+[ "${BUNDLE_ARCHIVE:-1}" = 0 ] || packaging/archive_bundle.sh dist

@@ -29,11 +29,14 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
 REPO = Path(__file__).resolve().parent.parent
+# Emulated builds (make test-arm64: qemu-user runs llama.cpp ~100x slower than a board) multiply
+# every wait below by EDGEHOST_SMOKE_TIMEOUT_SCALE.
+TIMEOUT_SCALE = float(os.environ.get("EDGEHOST_SMOKE_TIMEOUT_SCALE", "1"))
 # A cold bundle start on a loaded 2-core machine unpacks nothing but still imports Qt-free Python
 # from the archive: seconds, not minutes.
-COMMAND_TIMEOUT_S = 120
+COMMAND_TIMEOUT_S = 120 * TIMEOUT_SCALE
 # The GUI self-test loads the default model and runs a turn.
-SELF_TEST_TIMEOUT_S = 600
+SELF_TEST_TIMEOUT_S = 600 * TIMEOUT_SCALE
 # What Qt's xcb plugin needs that board images often lack (libxcb-cursor0 and friends): the bundle
 # carries them (packaging/build_bundle.sh installs them on the build machine for PyInstaller to collect).
 X11_LIBRARY_PREFIXES = ("libxcb-", "libxkbcommon")
