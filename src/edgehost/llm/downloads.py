@@ -138,8 +138,6 @@ def download(
     (a folder that cannot be written, a full disk, a transfer that ended early); a corrupted part is
     deleted.
     """
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url
-
     _quiet_hub()
     cancel = cancel or threading.Event()
     name = Path(target.file).name
@@ -150,19 +148,7 @@ def download(
     with _writing_to(models_dir):
         parts.mkdir(parents=True, exist_ok=True)
     with _exclusive(parts / f"{name}.lock", name, models_dir):
-        url = hf_hub_url(target.repo, target.file, revision=target.revision, endpoint=endpoint)
-        with _hub_errors(target.repo, target.file, endpoint):
-            metadata = get_hf_file_metadata(
-                url, token=token, endpoint=endpoint, library_name="edgehost", library_version=__version__
-            )
-        size = metadata.size
-        if size is None:
-            raise DownloadError(f"the hub did not say how big {target.file} is; try again later")
-        if target.size_bytes is not None and size != target.size_bytes:
-            raise DownloadError(
-                f"{target.repo}/{target.file} is {size} bytes on the hub, the catalog says "
-                f"{target.size_bytes}: the file changed; update EdgeHost or pull it as {target.repo}:{target.file}"
-            )
+        metadata, size = _file_metadata(target, token, endpoint)
         etag = metadata.etag or ""
         expected = target.sha256 or (etag if _SHA256.fullmatch(etag) else None)
         if destination.is_file() and destination.stat().st_size == size:
@@ -174,55 +160,85 @@ def download(
             record.write_text(json.dumps(identity | {"size": size}), encoding="utf-8")
         meter = _Meter(size, resume, on_progress, cancel)
         with _part_file(part, resume, models_dir) as handle, _hub_errors(target.repo, target.file, endpoint):
-            from huggingface_hub import constants
-            from huggingface_hub.file_download import http_get
-            from huggingface_hub.utils import build_hf_headers
-
-            # http_get reads the body in chunks of this size and reports after each: at 10 MiB (its
-            # default) a board on a slow link would see the bar move and a cancel land every few seconds.
-            constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, _CHUNK // 8)
-
-            try:
-                http_get(
-                    metadata.location,
-                    handle,
-                    resume_size=resume,
-                    headers=build_hf_headers(
-                        token=token, library_name="edgehost", library_version=__version__
-                    ),
-                    expected_size=size,
-                    tqdm_class=meter.bar_class(),
-                )
-            except OSError as exc:
-                if exc.errno is not None or _is_network_error(exc):
-                    raise  # the disk's (_part_file names it) or the network's (_hub_errors)
-                # huggingface_hub's "Consistency check failed": the body ended before the file did.
-                # The part holds what came; the size check below says so.
-        got = part.stat().st_size
-        if got < size:
-            host = urlsplit(metadata.location).hostname or "the hub"
-            raise DownloadError(
-                f"the download from {host} stopped early at {_mb(got)} of {_mb(size)} MB; "
-                "pulling again resumes from there"
-            )
-        if got > size:
-            part.unlink(missing_ok=True)
-            record.unlink(missing_ok=True)
-            raise DownloadError(
-                f"the hub sent {got - size} bytes more than {name} has; the part was deleted, pull again"
-            )
-        if expected is not None:
-            digest = _sha256(part, meter)
-            if digest != expected:
-                part.unlink(missing_ok=True)
-                record.unlink(missing_ok=True)
-                raise DownloadError(
-                    f"{name} is corrupted: its sha256 is {digest}, the hub's is {expected}; "
-                    "the part was deleted, pull again"
-                )
+            _transfer(metadata.location, handle, resume, size, token, meter)
+        _check_part(part, record, size, expected, meter, urlsplit(metadata.location).hostname or "the hub")
         os.replace(part, destination)
         record.unlink(missing_ok=True)
         return destination
+
+
+def _file_metadata(target: DownloadTarget, token: str | None, endpoint: str | None) -> tuple[Any, int]:
+    """(the hub's metadata of ``target``, its size). Raises DownloadError when the hub gives no size or
+    one other than the catalog's (the file changed)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    url = hf_hub_url(target.repo, target.file, revision=target.revision, endpoint=endpoint)
+    with _hub_errors(target.repo, target.file, endpoint):
+        metadata = get_hf_file_metadata(
+            url, token=token, endpoint=endpoint, library_name="edgehost", library_version=__version__
+        )
+    size = metadata.size
+    if size is None:
+        raise DownloadError(f"the hub did not say how big {target.file} is; try again later")
+    if target.size_bytes is not None and size != target.size_bytes:
+        raise DownloadError(
+            f"{target.repo}/{target.file} is {size} bytes on the hub, the catalog says "
+            f"{target.size_bytes}: the file changed; update EdgeHost or pull it as {target.repo}:{target.file}"
+        )
+    return metadata, size
+
+
+def _transfer(location: str, handle: Any, resume: int, size: int, token: str | None, meter: _Meter) -> None:
+    """The file's bytes from ``resume`` on, appended to ``handle``; a body that ends early is left to
+    the size check (_check_part)."""
+    from huggingface_hub import constants
+    from huggingface_hub.file_download import http_get
+    from huggingface_hub.utils import build_hf_headers
+
+    # http_get reads the body in chunks of this size and reports after each: at 10 MiB (its
+    # default) a board on a slow link would see the bar move and a cancel land every few seconds.
+    constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, _CHUNK // 8)
+    try:
+        http_get(
+            location,
+            handle,
+            resume_size=resume,
+            headers=build_hf_headers(token=token, library_name="edgehost", library_version=__version__),
+            expected_size=size,
+            tqdm_class=meter.bar_class(),
+        )
+    except OSError as exc:
+        if exc.errno is not None or _is_network_error(exc):
+            raise  # the disk's (_part_file names it) or the network's (_hub_errors)
+        # huggingface_hub's "Consistency check failed": the body ended before the file did.
+        # The part holds what came; the size check says so.
+
+
+def _check_part(part: Path, record: Path, size: int, expected: str | None, meter: _Meter, host: str) -> None:
+    """Raises DownloadError unless the downloaded part is the whole file (and its sha256 the one
+    expected); a part too long or corrupted is deleted, one too short kept for a resume."""
+    name = part.name.removesuffix(".part")
+    got = part.stat().st_size
+    if got < size:
+        raise DownloadError(
+            f"the download from {host} stopped early at {_mb(got)} of {_mb(size)} MB; "
+            "pulling again resumes from there"
+        )
+    if got > size:
+        part.unlink(missing_ok=True)
+        record.unlink(missing_ok=True)
+        raise DownloadError(
+            f"the hub sent {got - size} bytes more than {name} has; the part was deleted, pull again"
+        )
+    if expected is not None:
+        digest = _sha256(part, meter)
+        if digest != expected:
+            part.unlink(missing_ok=True)
+            record.unlink(missing_ok=True)
+            raise DownloadError(
+                f"{name} is corrupted: its sha256 is {digest}, the hub's is {expected}; "
+                "the part was deleted, pull again"
+            )
 
 
 def _quiet_hub() -> None:

@@ -125,87 +125,110 @@ async def stdio_transport(
     )
     # The server runs; no awaits until the task group is entered, or a cancellation delivered in the
     # gap would leak it.
-    assert process.stdin is not None and process.stdout is not None
-    stdin = _Pipe(os.dup(process.stdin.fileno()))
-    stdout = _Pipe(os.dup(process.stdout.fileno()))
-    process.stdin.close()
-    process.stdout.close()
-    read_stream_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
-    shutting_down = False
-    writer_done = anyio.Event()
+    connection = _Connection(server, process, on_failure)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(connection.stdout_reader)
+            tg.start_soon(connection.stdin_writer)
+            try:
+                yield connection.read_stream, connection.write_stream
+            finally:
+                connection.shutting_down = True
+                with anyio.CancelScope(shield=True):
+                    await connection.shutdown()
+                tg.cancel_scope.cancel()
+    finally:
+        connection.stdin.close()
+        connection.stdout.close()
 
-    async def forward_messages() -> None:
+
+class _Connection:
+    """One server process's pipes and the memory streams the session reads and writes."""
+
+    def __init__(
+        self,
+        server: StdioServerParameters,
+        process: subprocess.Popen[bytes],
+        on_failure: ReaderFailureFnT | None,
+    ) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.server = server
+        self.process = process
+        self.on_failure = on_failure
+        self.stdin = _Pipe(os.dup(process.stdin.fileno()))
+        self.stdout = _Pipe(os.dup(process.stdout.fileno()))
+        process.stdin.close()
+        process.stdout.close()
+        self.read_stream_writer, self.read_stream = anyio.create_memory_object_stream[
+            SessionMessage | Exception
+        ](0)
+        self.write_stream, self.write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
+        self.shutting_down = False
+        self.writer_done = anyio.Event()
+
+    async def forward_messages(self) -> None:
         """Send each line of stdout to the session, until end of file or until the session is gone."""
+        server = self.server
         decoder = codecs.getincrementaldecoder(server.encoding)(errors=server.encoding_error_handler)
         buffer = ""
-        while chunk := await stdout.read():
+        while chunk := await self.stdout.read():
             lines = (buffer + decoder.decode(chunk)).split("\n")
             buffer = lines.pop()
             for line in lines:
                 try:
-                    await read_stream_writer.send(_parse_line(line))
+                    await self.read_stream_writer.send(_parse_line(line))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return  # the session is gone; only the drain remains
 
-    async def stdout_reader() -> None:
+    async def stdout_reader(self) -> None:
         try:
             # The read stream ends before the drain: the drain lasts as long as the server lives.
-            async with read_stream_writer:
+            async with self.read_stream_writer:
                 try:
-                    await forward_messages()
+                    await self.forward_messages()
                 except anyio.ClosedResourceError:
                     pass  # our own shutdown closed stdout under the read
                 except Exception as exc:
-                    if not shutting_down:
+                    if not self.shutting_down:
                         logger.warning(
                             "Reading from the MCP server's stdout failed mid-session", exc_info=True
                         )
-                        if on_failure is not None:
-                            on_failure(exc)
+                        if self.on_failure is not None:
+                            self.on_failure(exc)
         finally:
-            await _drain(stdout)
+            await _drain(self.stdout)
 
-    async def stdin_writer() -> None:
+    async def stdin_writer(self) -> None:
+        server = self.server
         try:
-            async with write_stream_reader:
-                async for session_message in write_stream_reader:
+            async with self.write_stream_reader:
+                async for session_message in self.write_stream_reader:
                     json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await stdin.write_all(
+                    await self.stdin.write_all(
                         (json + "\n").encode(server.encoding, errors=server.encoding_error_handler)
                     )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The server may still be alive: end the read side so the session sees the connection
             # end instead of a request hanging forever.
-            await read_stream_writer.aclose()
+            await self.read_stream_writer.aclose()
         finally:
-            writer_done.set()
+            self.writer_done.set()
 
-    async def shutdown() -> None:
-        read_stream.close()  # unblocks the reader into its drain, so a server stuck writing can exit
-        write_stream.close()
+    async def shutdown(self) -> None:
+        self.read_stream.close()  # unblocks the reader into its drain, so a server stuck writing can exit
+        self.write_stream.close()
         with anyio.move_on_after(_WRITER_FLUSH_TIMEOUT):
-            await writer_done.wait()
-        await _stop_server(process, stdin)
-        stdout.close()  # a survivor of the kill may hold stdout open: poison the reader anyway
-        for stream in (read_stream, write_stream, read_stream_writer, write_stream_reader):
+            await self.writer_done.wait()
+        await _stop_server(self.process, self.stdin)
+        self.stdout.close()  # a survivor of the kill may hold stdout open: poison the reader anyway
+        for stream in (
+            self.read_stream,
+            self.write_stream,
+            self.read_stream_writer,
+            self.write_stream_reader,
+        ):
             await stream.aclose()
         await anyio.lowlevel.checkpoint()
-
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(stdout_reader)
-            tg.start_soon(stdin_writer)
-            try:
-                yield read_stream, write_stream
-            finally:
-                shutting_down = True
-                with anyio.CancelScope(shield=True):
-                    await shutdown()
-                tg.cancel_scope.cancel()
-    finally:
-        stdin.close()
-        stdout.close()
 
 
 async def _drain(stdout: _Pipe) -> None:

@@ -62,6 +62,27 @@ class ServersPanel(QDialog):
         self.resize(900, 560)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
+        self._add_buttons(layout)
+        self._add_notice(layout)
+        self._add_sign_in_row(layout)
+        self._add_file_problem(layout)
+        self._add_table_and_details(layout)
+        self._connect_buttons()
+        self._signing_in: tuple[str, asyncio.Task[Any]] | None = None
+        self._cancel_requested = False
+        self.input_dialog: QInputDialog | None = None
+        # Shows the authorization page: the user's browser (tests give a scripted one).
+        self.open_url: Callable[[str], object] = lambda url: QDesktopServices.openUrl(QUrl(url))
+        # Opens the servers file in the program the desktop has for it (False: none; tests give their own).
+        self.open_file: Callable[[Path], object] = lambda path: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(path))
+        )
+        self.form: ServerForm | None = None
+        self.tasks = TaskSet()
+        self.refresh()
+
+    def _add_buttons(self, layout: QVBoxLayout) -> None:
+        """The title and the row of actions."""
         top = QHBoxLayout()
         title = QLabel("MCP servers")
         title.setObjectName("SectionTitle")
@@ -92,6 +113,9 @@ class ServersPanel(QDialog):
         ):
             top.addWidget(button)
         layout.addLayout(top)
+
+    def _add_notice(self, layout: QVBoxLayout) -> None:
+        """A line saying what was just done (a server connecting, a file that no program opens)."""
         # The server the notice says is connecting, and the notice, until it has connected or failed.
         self._connecting: tuple[str, str] | None = None
         self.notice = QLabel()
@@ -101,6 +125,9 @@ class ServersPanel(QDialog):
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # a path to copy
         self.notice.hide()
         layout.addWidget(self.notice)
+
+    def _add_sign_in_row(self, layout: QVBoxLayout) -> None:
+        """The authorization address while a sign-in waits, with Copy, Open and Cancel."""
         # While a sign-in waits for the browser: the authorization address (the browser may not have
         # opened, or be on another computer), to copy or open again, and a way to give up.
         self.sign_in_box = QWidget()
@@ -121,6 +148,9 @@ class ServersPanel(QDialog):
             sign_in_row.addWidget(button)
         self.sign_in_box.hide()
         layout.addWidget(self.sign_in_box)
+
+    def _add_file_problem(self, layout: QVBoxLayout) -> None:
+        """Why the servers file cannot be read, with Open the file and Reload the file."""
         # A servers file that could not be read at all, or has keys no host uses: why, and the way to fix it.
         self.file_problem = QWidget()
         problem_row = QHBoxLayout(self.file_problem)
@@ -142,6 +172,8 @@ class ServersPanel(QDialog):
         self.file_problem.hide()
         layout.addWidget(self.file_problem)
 
+    def _add_table_and_details(self, layout: QVBoxLayout) -> None:
+        """The servers, and below them the selected one's details, stderr and log."""
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, 6)
         self.table.setHorizontalHeaderLabels(["", "Server", "Status", "Protocol", "Tools", "Enabled"])
@@ -178,6 +210,7 @@ class ServersPanel(QDialog):
         splitter.setSizes([260, 240])
         layout.addWidget(splitter, 1)
 
+    def _connect_buttons(self) -> None:
         self.table.itemSelectionChanged.connect(self._show_details)
         self.add_button.clicked.connect(lambda: self._open_form(None))
         self.edit_button.clicked.connect(lambda: self._open_form(self.selected_config()))
@@ -193,19 +226,7 @@ class ServersPanel(QDialog):
         )
         self.open_address_button.clicked.connect(self._open_address_again)
         self.cancel_sign_in_button.clicked.connect(self._cancel_sign_in)
-        self._signing_in: tuple[str, asyncio.Task[Any]] | None = None
-        self._cancel_requested = False
         self.input_button.clicked.connect(self._enter_input)
-        self.input_dialog: QInputDialog | None = None
-        # Shows the authorization page: the user's browser (tests give a scripted one).
-        self.open_url: Callable[[str], object] = lambda url: QDesktopServices.openUrl(QUrl(url))
-        # Opens the servers file in the program the desktop has for it (False: none; tests give their own).
-        self.open_file: Callable[[Path], object] = lambda path: QDesktopServices.openUrl(
-            QUrl.fromLocalFile(str(path))
-        )
-        self.form: ServerForm | None = None
-        self.tasks = TaskSet()
-        self.refresh()
 
     # -- data ----------------------------------------------------------------------------------
     def statuses(self) -> list[Any]:

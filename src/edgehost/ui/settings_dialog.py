@@ -54,10 +54,23 @@ class SettingsDialog(QDialog):
         form.setVerticalSpacing(10)
         form.setHorizontalSpacing(14)
 
+        self._add_model_rows(form, settings)
+        self._add_loading_rows(form, settings)
+        self._add_tool_rows(form, settings)
+        self._add_window_rows(form, settings)
+        layout.addLayout(form)
+        note = QLabel("Model, backend, profile, context and threads apply when the model is loaded again.")
+        note.setObjectName("Caption")
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        layout.addLayout(cancel_save_row(self, self.save))
+
+    def _add_model_rows(self, form: QFormLayout, settings: Settings) -> None:
+        """Which model: the ones found on this machine, or a file to browse to."""
         self.model = QComboBox()
         self.model.setEditable(False)
         self.model.addItem("Embedded default (SmolLM2 135M)", None)
-        for found in host.installed_models_now():
+        for found in self.host.installed_models_now():
             label = f"{found.name}  ·  {found.format}  ·  {found.size_bytes / 1e6:.0f} MB  ({found.source})"
             if found.source == "embedded default":
                 continue
@@ -70,11 +83,13 @@ class SettingsDialog(QDialog):
         model_row.addWidget(browse)
         form.addRow("Model", model_row)
 
+    def _add_loading_rows(self, form: QFormLayout, settings: Settings) -> None:
+        """How the model is loaded: backend, board profile, context and threads."""
         self.backend = BackendChoice(settings.backend)
         form.addRow("Backend", self.backend)
 
         self.profile = QComboBox()
-        detected_label, profiles = profile_choices(host.paths)
+        detected_label, profiles = profile_choices(self.host.paths)
         self.profile.addItem(detected_label, None)
         for name, label in profiles:
             self.profile.addItem(label, name)
@@ -94,6 +109,8 @@ class SettingsDialog(QDialog):
         self.threads.setValue(settings.threads or 0)
         form.addRow("Threads", self.threads)
 
+    def _add_tool_rows(self, form: QFormLayout, settings: Settings) -> None:
+        """How tool calls go: the approval's wait, calls per answer, who chooses the tools."""
         self.approval_timeout = QSpinBox()
         self.approval_timeout.setRange(10, 3600)
         self.approval_timeout.setSuffix(" s")
@@ -118,6 +135,8 @@ class SettingsDialog(QDialog):
         )
         form.addRow("Tool choice", self.routing)
 
+    def _add_window_rows(self, form: QFormLayout, settings: Settings) -> None:
+        """The tray icon (drawn off, and why, where there is none) and the theme."""
         self.close_to_tray = QCheckBox("Keep running when the window is closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
         self.no_tray_note = QLabel(NO_TRAY)
@@ -142,12 +161,6 @@ class SettingsDialog(QDialog):
         self.theme.addItems(THEMES)
         self.theme.setCurrentText(settings.theme)
         form.addRow("Theme", self.theme)
-        layout.addLayout(form)
-        note = QLabel("Model, backend, profile, context and threads apply when the model is loaded again.")
-        note.setObjectName("Caption")
-        note.setWordWrap(True)
-        layout.addWidget(note)
-        layout.addLayout(cancel_save_row(self, self.save))
 
     @staticmethod
     def _select(combo: QComboBox, value: Any) -> None:

@@ -90,15 +90,16 @@ def split_host(header: str) -> tuple[str, int | None] | None:
         except ValueError:
             return None
     else:
-        name, _, rest = header.partition(":")
-        rest = ":" + rest if _ else ""
+        name, colon, port_text = header.partition(":")
+        rest = colon + port_text  # ":8765", or "" without a port
     if not name:
         return None
     if not rest:
         return name, None
-    if not rest.startswith(":") or not rest[1:].isdigit() or len(rest) > 6:
+    port = rest.removeprefix(":")
+    if port == rest or not port.isdigit() or len(port) > 5:
         return None
-    return name, int(rest[1:])
+    return name, int(port)
 
 
 @dataclass

@@ -19,11 +19,12 @@ budgets and meters, not real token ids.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,12 +182,7 @@ class RkllmEngine:
         Raises BackendError when the runtime reports an error."""
         handle, _ = self._loaded()
         self._abort_requested.clear()
-        if self._sent and self._context_known and prompt.startswith(self._sent):
-            delta, cached = prompt[len(self._sent) :], self._sent
-        else:
-            if self._sent:
-                handle.clear_kv_cache(keep_system_prompt=False)
-            delta, cached = prompt, ""
+        delta, cached = self._context_delta(handle, prompt)
         reuse, save_to = self._prompt_cache_for(handle, prompt) if not cached else ("", None)
         cached = cached or reuse
         self._sent = prompt  # the reply is appended as it arrives
@@ -194,37 +190,9 @@ class RkllmEngine:
         pieces: queue.Queue[object] = queue.Queue()
         assembler = Utf8Assembler()
         state: dict[str, Any] = {"generated": 0, "finish": None, "error": None}
-        sampling = None
-        if temperature is not None and handle.abi.has_sampling_params:
-            param_defaults = Sampling()
-            sampling = Sampling(
-                top_k=int(self._config.get("top_k", param_defaults.top_k)),
-                top_p=float(self._config.get("top_p", param_defaults.top_p)),
-                temperature=float(temperature),
-                repeat_penalty=float(self._config.get("repeat_penalty", param_defaults.repeat_penalty)),
-            )
+        sampling = self._run_sampling(handle, temperature)
 
-        def consume(call_state: int, data: bytes, result: RKLLMResult) -> int:
-            if call_state == LLMCallState.NORMAL:
-                text = assembler.feed(data)
-                state["generated"] += 1
-                if text:
-                    self._sent += text
-                    pieces.put(text)
-            elif call_state == LLMCallState.FINISH:
-                state["finish"] = (
-                    result.perf.prefill_time_ms,
-                    result.perf.prefill_tokens,
-                    result.perf.generate_time_ms,
-                    result.perf.generate_tokens,
-                    result.perf.memory_usage_mb,
-                )
-            elif call_state == LLMCallState.ERROR:
-                state["error"] = "the RKLLM runtime reported an error during generation"
-            # WAITING: the runtime holds an unfinished character and sends it whole later.
-            if self._abort_requested.is_set() or (max_tokens > 0 and state["generated"] >= max_tokens):
-                return 1  # pause: rkllm_run returns; the KV tail is then treated as unknown
-            return 0
+        consume = self._consumer(state, pieces, assembler, max_tokens)
 
         def run() -> None:
             try:
@@ -265,13 +233,65 @@ class RkllmEngine:
             thread.join()
             self._record_perf(handle, state, cached, delta)
             clean_end = finished and state["finish"] is not None and not self._abort_requested.is_set()
-            if reuse:
-                handle.release_prompt_cache()
-            if save_to is not None and self._prompt_cache is not None:
-                self._prompt_cache.end_save(save_to, prompt, clean_end and not state["error"])
+            self._end_prompt_cache(handle, prompt, reuse, save_to, clean_end and not state["error"])
             self._context_known = clean_end and (max_tokens <= 0 or state["generated"] < max_tokens)
         if state["error"]:
             raise BackendError(state["error"])
+
+    def _consumer(
+        self, state: dict[str, Any], pieces: queue.Queue[object], assembler: Utf8Assembler, max_tokens: int
+    ) -> Callable[[int, bytes, RKLLMResult], int]:
+        """The runtime's callback for one run: text into ``pieces``, the counts and the end into
+        ``state``; it pauses the run on an abort or at ``max_tokens``."""
+
+        def consume(call_state: int, data: bytes, result: RKLLMResult) -> int:
+            if call_state == LLMCallState.NORMAL:
+                text = assembler.feed(data)
+                state["generated"] += 1
+                if text:
+                    self._sent += text
+                    pieces.put(text)
+            elif call_state == LLMCallState.FINISH:
+                state["finish"] = (
+                    result.perf.prefill_time_ms,
+                    result.perf.prefill_tokens,
+                    result.perf.generate_time_ms,
+                    result.perf.generate_tokens,
+                    result.perf.memory_usage_mb,
+                )
+            elif call_state == LLMCallState.ERROR:
+                state["error"] = "the RKLLM runtime reported an error during generation"
+            # WAITING: the runtime holds an unfinished character and sends it whole later.
+            if self._abort_requested.is_set() or (max_tokens > 0 and state["generated"] >= max_tokens):
+                return 1  # pause: rkllm_run returns; the KV tail is then treated as unknown
+            return 0
+
+        return consume
+
+    def _context_delta(self, handle: RkllmHandle, prompt: str) -> tuple[str, str]:
+        """(what of ``prompt`` the runtime must still read, what its KV cache already holds): the part
+        after what was sent when the context is known to hold it, else all of it into a cleared cache."""
+        if self._sent and self._context_known and prompt.startswith(self._sent):
+            return prompt[len(self._sent) :], self._sent
+        if self._sent:
+            handle.clear_kv_cache(keep_system_prompt=False)
+        return prompt, ""
+
+    def _run_sampling(self, handle: RkllmHandle, temperature: float | None) -> Sampling | None:
+        """Per-run sampling for the 1.3 ABI when a temperature is asked: the loaded model's, at that
+        temperature (None: the load-time sampling applies)."""
+        if temperature is None or not handle.abi.has_sampling_params:
+            return None
+        return dataclasses.replace(self._sampling(Sampling()), temperature=float(temperature))
+
+    def _end_prompt_cache(
+        self, handle: RkllmHandle, prompt: str, reuse: str, save_to: str | None, complete: bool
+    ) -> None:
+        """After a run: the loaded prompt cache released, and the one being saved kept or dropped."""
+        if reuse:
+            handle.release_prompt_cache()
+        if save_to is not None and self._prompt_cache is not None:
+            self._prompt_cache.end_save(save_to, prompt, complete)
 
     def _prompt_cache_for(self, handle: RkllmHandle, prompt: str) -> tuple[str, str | None]:
         """For a prompt sent into an empty context: (the prefix a loaded prompt cache covers, or "";
