@@ -28,10 +28,12 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
+from edgehost.slow_machine import wait_scale
+
 REPO = Path(__file__).resolve().parent.parent
-# Emulated builds (make test-arm64: qemu-user runs llama.cpp ~100x slower than a board) multiply
-# every wait below by EDGEHOST_SMOKE_TIMEOUT_SCALE.
-TIMEOUT_SCALE = float(os.environ.get("EDGEHOST_SMOKE_TIMEOUT_SCALE", "1"))
+# Emulated builds (make test-arm64: qemu-user runs llama.cpp ~100x slower than a board) multiply every
+# wait below by EDGEHOST_WAIT_SCALE, the factor the bundled app applies to its own waits too.
+TIMEOUT_SCALE = wait_scale()
 # A cold bundle start on a loaded 2-core machine unpacks nothing but still imports Qt-free Python
 # from the archive: seconds, not minutes.
 COMMAND_TIMEOUT_S = 120 * TIMEOUT_SCALE

@@ -167,9 +167,8 @@ run_step() { # run_step NAME: the check inside the userland
         bundle)
             # PyInstaller, its smoke check and --self-test, all inside the userland; packed here (gzip
             # under the emulator would take minutes). llama.cpp runs ~100x slower under qemu-user than
-            # on a board: the smoke check's waits x20; the self-test's x12 (EDGEHOST_SELF_TEST_SLOWDOWN,
-            # read by the frozen app itself once ui/self_test.py honours it).
-            in_board bash -c "cd /build/src && BUNDLE_ARCHIVE=0 EDGEHOST_SMOKE_TIMEOUT_SCALE=20 EDGEHOST_SELF_TEST_SLOWDOWN=12 VENV=$VENV packaging/build_bundle.sh --with-default-model" || return 1
+            # on a board: every wait of the smoke check and of the frozen app itself x20.
+            in_board bash -c "cd /build/src && BUNDLE_ARCHIVE=0 EDGEHOST_WAIT_SCALE=20 VENV=$VENV packaging/build_bundle.sh --with-default-model" || return 1
             pack_arm64_bundle
             ;;
         *) in_board "$VENV/bin/python" /build/src/packaging/arm64/board_steps.py "$1" ;;

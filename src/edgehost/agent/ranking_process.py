@@ -38,6 +38,7 @@ from edgehost.child_processes import python_module_command, spawn_below
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.llm._framing import MessageWriter, read_message
 from edgehost.logs import open_child_log
+from edgehost.slow_machine import scaled_wait
 
 __all__ = ["RankingProcess", "main", "ranking_command"]
 
@@ -47,6 +48,7 @@ START_TIMEOUT_S = 120.0
 # Embedding a few hundred tool descriptions on a busy board takes seconds; one that takes minutes hangs.
 REQUEST_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 5.0
+# Both bounds above are multiplied by EDGEHOST_WAIT_SCALE (edgehost.slow_machine) on an emulator.
 LOG_MAX_BYTES = 1_000_000
 
 
@@ -114,7 +116,7 @@ class RankingProcess:
         os.close(from_child_w)
         process = cls(popen, (to_child_w, from_child_r), name="")
         try:
-            hello = process._receive(START_TIMEOUT_S)
+            hello = process._receive(scaled_wait(START_TIMEOUT_S))
         except EmbeddingUnavailable as exc:
             process.close()
             return None, (str(exc),)
@@ -166,7 +168,7 @@ class RankingProcess:
                 self._writer.send(message)
             except OSError:
                 raise self._fail(self._exit_reason()) from None
-            answer = self._receive(REQUEST_TIMEOUT_S)
+            answer = self._receive(scaled_wait(REQUEST_TIMEOUT_S))
         if "error" in answer:
             raise EmbeddingUnavailable(f"the ranking process failed: {answer['error']}")
         return answer

@@ -12,11 +12,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from edgehost.slow_machine import scaled_wait
+
 __all__ = ["SelfTestFailed", "run_self_test", "self_test"]
 
 SERVERS_READY_S = 60.0  # two Python servers on a loaded board
 MODEL_LOAD_S = 300.0  # the first load of a model from an SD card is slow
 TURN_S = 300.0  # a forced call and a short answer from a 135M model, with margin for a slow board
+# (each wait times EDGEHOST_WAIT_SCALE: under an emulator the turn takes ~15 minutes)
 ANSWER_TOKENS = 96  # enough to show the answer streams; the check is the call, not the prose
 PINNED_TOOL = "board__board_info"
 QUESTION = "What board is this?"
@@ -106,7 +109,7 @@ async def self_test(
             raise SelfTestFailed("the main window did not open")
         if desktop.start_error or not desktop.host.started:
             raise SelfTestFailed(f"the host did not start: {desktop.start_error}")
-        states = await desktop.host.wait_servers_ready(SERVERS_READY_S)
+        states = await desktop.host.wait_servers_ready(scaled_wait(SERVERS_READY_S))
         ready = [s for s in states if getattr(s.status, "value", s.status) == "ready"]
         if not any(s.name == "board" for s in ready):
             board = next((s for s in states if s.name == "board"), None)
@@ -115,7 +118,7 @@ async def self_test(
             )
         load_started = time.monotonic()
         try:
-            backend = await desktop.host.wait_model(MODEL_LOAD_S)
+            backend = await desktop.host.wait_model(scaled_wait(MODEL_LOAD_S))
         except (BackendError, asyncio.TimeoutError) as exc:
             raise SelfTestFailed(f"the default model did not load: {exc or 'timed out'}") from None
         if PINNED_TOOL not in {t.name for t in desktop.host.tools()}:
@@ -137,9 +140,9 @@ async def self_test(
         if window.turn_task is None:
             raise SelfTestFailed("the window did not start a turn")
         try:
-            await asyncio.wait_for(asyncio.shield(window.turn_task), TURN_S)
+            await asyncio.wait_for(asyncio.shield(window.turn_task), scaled_wait(TURN_S))
         except asyncio.TimeoutError:
-            raise SelfTestFailed(f"the turn took more than {TURN_S:.0f} s") from None
+            raise SelfTestFailed(f"the turn took more than {scaled_wait(TURN_S):.0f} s") from None
         turn_s = time.monotonic() - turn_started
         executions = desktop.host.history.executions(conversation_id=window.current_id, limit=None)
         calls = [e for e in executions if e.tool == PINNED_TOOL]
@@ -226,7 +229,7 @@ async def _open_dialogs(desktop: Any, types: Any) -> list[str]:
     dialog_opened = expect(window.dialog_opened)
     sample = asyncio.ensure_future(desktop.host.sample("self-test", params))
     try:
-        await dialog_opened.wait(MODEL_LOAD_S)  # the model drafts first
+        await dialog_opened.wait(scaled_wait(MODEL_LOAD_S))  # the model drafts first
     except asyncio.TimeoutError:
         why = f": {sample.result()}" if sample.done() else ""
         raise SelfTestFailed(f"the sampling dialog did not open{why}") from None
