@@ -25,6 +25,7 @@ FOUNDATION = {
     "schema_refs",
     "form_fields",
     "child_processes",
+    "slow_machine",
     "__init__",
 }
 
