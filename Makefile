@@ -89,6 +89,7 @@ test-arm64: install
 
 screenshots: install
 	$(BIN)/python packaging/screenshots.py
+	$(BIN)/python packaging/screenshots.py --screen 800x480
 
 # Everything CI checks (.ci/run).
 ci: test check-boards test-floor-qt bundle

@@ -1,12 +1,13 @@
 """Screenshots of the desktop app for docs/screenshots/: the main window with a conversation holding
 tool cards (light and dark), each panel, the approval dialog and the quick-ask window; then the start
 with a servers file that has a syntax error (the window's notice and the servers panel); then the
-suggestion of a better model and the Models page downloading it.
+suggestion of a better model and the Models page downloading it. With --screen 800x480 (a board's
+7-inch panel), the whole screen instead, once for each window, panel and dialog as it opens there.
 
 Runs the real app (real built-in servers, real history) on a scripted model and the tests' fake RK3588
 board so the pictures are the same every time. Needs an X server: with no DISPLAY it starts Xvfb (Debian package `xvfb`).
 
-    .venv/bin/python packaging/screenshots.py [--out docs/screenshots]
+    .venv/bin/python packaging/screenshots.py [--out docs/screenshots] [--screen 800x480]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-SCREEN = "1600x1000x24"
+SCREEN = (1600, 1000)
 XVFB_START_S = 10.0  # Xvfb creates its socket within a second; a loaded CI runner may need more
 SERVERS_READY_S = 60.0
 
@@ -55,8 +56,10 @@ def fake_board(root: Path) -> Path:
     return build(root, rk3588_board(thermal=zones, mem_total_kb=8074000, mem_available_kb=5006000))
 
 
-def ensure_display() -> subprocess.Popen[bytes] | None:
-    if os.environ.get("DISPLAY"):
+def ensure_display(screen: tuple[int, int] | None) -> subprocess.Popen[bytes] | None:
+    """Xvfb with a screen of that size (else SCREEN) when there is no DISPLAY, or when a size is asked
+    for: a desktop's own display is not the board's."""
+    if os.environ.get("DISPLAY") and screen is None:
         return None
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
@@ -66,7 +69,7 @@ def ensure_display() -> subprocess.Popen[bytes] | None:
             break
     display = f":{number}"
     process = subprocess.Popen(
-        [xvfb, display, "-screen", "0", SCREEN, "-nolisten", "tcp"],
+        [xvfb, display, "-screen", "0", "{}x{}x24".format(*(screen or SCREEN)), "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -90,7 +93,9 @@ async def settle(app: Any, seconds: float = 0.3) -> None:
     await asyncio.sleep(seconds)
 
 
-async def capture(out: Path, theme: str) -> list[Path]:
+async def capture(out: Path, theme: str, screen: tuple[int, int] | None = None) -> list[Path]:
+    """The main pictures in ``theme``; on a ``screen`` of that size, of the whole screen (named
+    board-WxH-…), with the server form, the tool picker and the Models page as well."""
     from PySide6.QtWidgets import QApplication
 
     from edgehost.host.options import HostOptions
@@ -99,6 +104,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
     from edgehost.settings import Settings
     from edgehost.ui._waiting import expect
     from edgehost.ui.app import Desktop
+    from edgehost.ui.servers_panel import ServersPanel
     from edgehost.ui.theme import apply_theme
     from edgehost.ui.tools_panel import ToolsPanel
 
@@ -106,11 +112,13 @@ async def capture(out: Path, theme: str) -> list[Path]:
     assert isinstance(app, QApplication)
     apply_theme(app, theme)
     suffix = "" if theme == "light" else "-dark"
+    prefix = "board-{}x{}-".format(*screen) if screen else ""
     saved: list[Path] = []
 
     def grab(widget: Any, name: str) -> None:
-        path = out / f"{name}{suffix}.png"
-        widget.grab().save(str(path))
+        path = out / f"{prefix}{name}{suffix}.png"
+        # On a board's screen, the screen: what fits it and what the window leaves of the one below.
+        (app.primaryScreen().grabWindow(0) if screen else widget.grab()).save(str(path))
         saved.append(path)
 
     with tempfile.TemporaryDirectory(prefix="edgehost-shots-") as folder:
@@ -121,9 +129,15 @@ async def capture(out: Path, theme: str) -> list[Path]:
             paths, settings, HostOptions(backend=ScriptedBackend(REPLIES, chunk_size=6, delay_s=0.04))
         )
         window = desktop.window
-        window.resize(1280, 820)
+        if screen is None:
+            window.resize(1280, 820)
         try:
             await desktop.start()
+            if screen is not None:  # where a window manager puts it, below its title bar (drawn black)
+                from edgehost.ui._screen import DECORATIONS
+
+                border = DECORATIONS.width() // 2
+                window.move(border, DECORATIONS.height() - border)
             await desktop.host.wait_servers_ready(SERVERS_READY_S)
             assert desktop.host.tools(), "the built-in servers listed no tools"
             for title in (
@@ -148,7 +162,7 @@ async def capture(out: Path, theme: str) -> list[Path]:
             window.approvals.allow("once")
             await done(window.turn_task)
 
-            for key in ("servers", "tools", "history", "settings"):
+            for key in ("servers", "tools", "history", "settings", *(("models",) if screen else ())):
                 panel = window.open_panel(key)
                 if isinstance(panel, ToolsPanel):
                     panel.tree.expandAll()
@@ -156,9 +170,21 @@ async def capture(out: Path, theme: str) -> list[Path]:
                     tool = first.child(0) if first is not None else None
                     if tool is not None:
                         panel.tree.setCurrentItem(tool)
-                await settle(app, 0.4)
+                await settle(app, 1.0 if key == "models" else 0.4)  # the catalog loads in the background
                 grab(panel, key)
+                if screen and isinstance(panel, ServersPanel):
+                    panel._open_form(None)
+                    assert panel.form is not None
+                    await settle(app, 0.4)
+                    grab(panel.form, "server-form")
+                    panel.form.reject()
                 panel.hide()
+
+            if screen:
+                window.composer_actions.show_palette()
+                await settle(app, 0.4)
+                grab(window.composer_actions.palette, "tool-picker")
+                window.composer_actions.palette.hide()
 
             desktop.quick_ask.present()
             desktop.quick_ask.input.setText("What NPU does the RK3588 have?")
@@ -271,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     parser.add_argument("--theme", choices=("light", "dark", "both"), default="both")
     parser.add_argument(
+        "--screen",
+        metavar="WIDTHxHEIGHT",
+        help="a board's screen, e.g. 800x480: pictures of the whole screen, named board-800x480-*.png",
+    )
+    parser.add_argument(
         "--only",
         choices=("all", "main", "broken-servers-file", "models"),
         default="all",
@@ -279,7 +310,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    xvfb = ensure_display()
+    screen = None
+    if args.screen:
+        width, _x, height = args.screen.lower().partition("x")
+        if not (width.isdigit() and height.isdigit()):
+            parser.error("--screen: WIDTHxHEIGHT, e.g. 800x480")
+        screen = (int(width), int(height))
+    xvfb = ensure_display(screen)
     os.environ["QT_QPA_PLATFORM"] = "xcb"
     board = tempfile.TemporaryDirectory(prefix="edgehost-shots-board-")
     os.environ["EDGEHOST_SYSFS_ROOT"] = str(fake_board(Path(board.name)))
@@ -294,12 +331,14 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.set_event_loop(loop)
         saved: list[Path] = []
         with loop:
-            if args.only in ("all", "main"):
+            if screen is not None:  # the board's pictures, in the light theme
+                saved += loop.run_until_complete(capture(out, "light", screen))
+            elif args.only in ("all", "main"):
                 for theme in themes:
                     saved += loop.run_until_complete(capture(out, theme))
-            if args.only in ("all", "broken-servers-file"):
+            if screen is None and args.only in ("all", "broken-servers-file"):
                 saved += loop.run_until_complete(capture_broken_servers_file(out))
-            if args.only in ("all", "models"):
+            if screen is None and args.only in ("all", "models"):
                 saved += loop.run_until_complete(capture_models(out))
         for path in saved:
             print(f"wrote {path}")

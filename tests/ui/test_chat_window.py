@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import QLabel
-from tests.ui.conftest import STEP_S, finished, opened_desktop, shown_widgets
+from tests.ui.conftest import STEP_S, finished, opened_desktop, shown_widgets, wait_until
 
 from edgehost.host import events as ev
 from edgehost.ui._waiting import expect
@@ -121,11 +121,30 @@ def test_the_status_bar_says_which_model_is_ready_and_where_it_runs(data_dir: Pa
 def test_the_backend_selector_in_the_status_bar_says_what_it_chooses(data_dir: Path, run: Any) -> None:
     async def scenario() -> None:
         async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            desktop.window.resize(1180, 700)  # wider than the tests' screen: room for the caption
             status = desktop.window.status
             label, switch = status.backend_label, status.backend_switch
-            assert label.text() == "Backend" and label.buddy() is switch and label.isVisible()
+            await wait_until(label.isVisible)
+            assert label.text() == "Backend" and label.buddy() is switch
             assert label.geometry().right() <= switch.geometry().left()  # it stands before the selector
             assert switch.accessibleName() == "Backend: where the model runs"
+
+    run(scenario())
+
+
+def test_a_narrow_status_bar_drops_the_backend_caption_and_keeps_the_selector(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, wait_servers=False) as desktop:
+            await desktop.host.wait_model()
+            window, status = desktop.window, desktop.window.status
+            window.resize(1180, 700)
+            await wait_until(status.backend_label.isVisible)
+            window.resize(window.minimumSize())
+            await wait_until(lambda: not status.backend_label.isVisible())
+            assert status.backend_switch.isVisible() and status.servers_button.isVisible()
+            assert " · ready" in status.model_label.text()
 
     run(scenario())
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
@@ -14,6 +15,7 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QDesktopServices,
+    QFontMetrics,
     QPalette,
     QResizeEvent,
     QTextBlockFormat,
@@ -47,10 +49,13 @@ __all__ = [
     "BackendChoice",
     "Chip",
     "ColoursKeptWhenSelected",
+    "ElidedLabel",
     "MARKDOWN_FEATURES",
     "MarkdownView",
+    "Part",
     "TaskSet",
     "ask_to_open_url",
+    "fit_parts",
     "pretty_json",
     "set_markdown",
     "with_line_breaks",
@@ -241,6 +246,73 @@ class Chip(QLabel):
         self.style().polish(self)
 
 
+@dataclass(frozen=True)
+class Part:
+    """A part of a line that may have to fit a narrow space."""
+
+    text: str
+    elide: Qt.TextElideMode | None = None  # how it is cut when the line is short of room; None: never
+    short: str = ""  # what stands for it, before anything is cut, when the whole line does not fit
+
+
+def fit_parts(metrics: QFontMetrics, width: int, parts: Sequence[Part]) -> str:
+    """The parts as one line of at most ``width`` pixels where it can be: whole; else with the short
+    forms of the parts that have one; else with the elidable parts cut as well, the first first and
+    down to an ellipsis before the next is cut. The parts that are neither are always kept whole."""
+    texts = [part.text for part in parts]
+    if metrics.horizontalAdvance("".join(texts)) <= width:
+        return "".join(texts)
+    texts = [part.short or part.text for part in parts]
+    for index, part in enumerate(parts):
+        if metrics.horizontalAdvance("".join(texts)) <= width:
+            break
+        if part.elide is not None:
+            others = metrics.horizontalAdvance("".join(texts[:index] + texts[index + 1 :]))
+            texts[index] = metrics.elidedText(texts[index], part.elide, max(width - others, 0)) or "…"
+    return "".join(texts)
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text that never makes its window wider: it is cut to the label's width
+    (fit_parts), the whole line in the tooltip. ``text()`` is what it shows, ``full_text()`` the whole."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._parts: list[Part] = []
+        self.setText(text)
+
+    def setText(self, text: str, elide: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:  # type: ignore[override]
+        self.show_parts([Part(text, elide)])
+
+    def show_parts(self, parts: Sequence[Part]) -> None:
+        self._parts = list(parts)
+        self.setToolTip(self.full_text())
+        self.updateGeometry()
+        self._elide()
+
+    def full_text(self) -> str:
+        return "".join(part.text for part in self._parts)
+
+    def _elide(self) -> None:
+        super().setText(fit_parts(self.fontMetrics(), self.contentsRect().width(), self._parts))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def sizeHint(self) -> QSize:
+        return self._hint(self.full_text())
+
+    def minimumSizeHint(self) -> QSize:
+        return self._hint(fit_parts(self.fontMetrics(), 0, self._parts))
+
+    def _hint(self, text: str) -> QSize:
+        margins = self.contentsMargins()
+        extra = margins.left() + margins.right() + 2 * self.margin()
+        return QSize(self.fontMetrics().horizontalAdvance(text) + extra + 1, super().sizeHint().height())
+
+
 def ask_to_open_url(parent: QWidget | None, url: QUrl) -> QMessageBox:
     """Show the whole address and open it only when the user says so (non-modal)."""
     box = QMessageBox(parent)
@@ -275,6 +347,15 @@ def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None]) 
     box.finished.connect(lambda answer: on_yes() if answer == QMessageBox.StandardButton.Yes else None)
     box.open()
     return box
+
+
+def centered(widget: QWidget) -> QWidget:
+    """``widget`` centred in a holder (a table's cell)."""
+    holder = QWidget()
+    layout = QHBoxLayout(holder)
+    layout.setContentsMargins(6, 0, 6, 0)
+    layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignCenter)
+    return holder
 
 
 def cancel_save_row(dialog: QDialog, on_save: Callable[[], None]) -> QHBoxLayout:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from time import monotonic
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+from edgehost.ui._screen import scrolling_layout
 from edgehost.ui._widgets import RISK_LABELS, Chip, pretty_json
 from edgehost.ui.tool_card import split_tool_name
 
@@ -37,15 +38,13 @@ class ApprovalWindow(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Approve tool call — EdgeHost")
         self.setModal(False)
-        self.setMinimumWidth(560)
         self._resolve = resolve
         self._timeout_s = timeout_s
         self.queue: list[tuple[ApprovalRequest, float]] = []  # (request, deadline)
         self._arguments_valid = True
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 18, 18, 18)
-        layout.setSpacing(10)
+        # What is asked scrolls on a short screen; the countdown and the answers stay in view below it.
+        layout, outer = scrolling_layout(self, QSize(560, 0))
         self.header = QFrame()
         self.header.setObjectName("ApprovalHeader")
         head = QVBoxLayout(self.header)
@@ -62,6 +61,7 @@ class ApprovalWindow(QDialog):
         self.server = QLabel()
         self.server.setObjectName("Muted")
         self.server.setTextFormat(Qt.TextFormat.PlainText)
+        self.server.setWordWrap(True)
         head.addWidget(self.server)
         self.description = QLabel()
         self.description.setTextFormat(Qt.TextFormat.PlainText)
@@ -78,7 +78,7 @@ class ApprovalWindow(QDialog):
         layout.addWidget(caption)
         self.arguments = QPlainTextEdit()
         self.arguments.setObjectName("Mono")
-        self.arguments.setMinimumHeight(140)
+        self.arguments.setMinimumHeight(100)
         self.arguments.textChanged.connect(self._check_arguments)
         layout.addWidget(self.arguments)
         self.arguments_error = QLabel()
@@ -105,14 +105,15 @@ class ApprovalWindow(QDialog):
         self.always_button.clicked.connect(lambda: self.allow("always"))
         self.conversation_button.clicked.connect(lambda: self.allow("conversation"))
         self.once_button.clicked.connect(lambda: self.allow("once"))
-        info = QVBoxLayout()
+        info = QHBoxLayout()  # above the answers, which then fit a narrow screen
         info.addWidget(self.countdown)
+        info.addStretch(1)
         info.addWidget(self.queue_label)
-        buttons.addLayout(info)
+        outer.addLayout(info)
         buttons.addStretch(1)
         for button in (self.deny_button, self.always_button, self.conversation_button, self.once_button):
             buttons.addWidget(button)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
 
         self._timer = QTimer(self)
         self._timer.setInterval(250)

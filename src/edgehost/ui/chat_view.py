@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -51,18 +51,26 @@ class UserBubble(QFrame):
             chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
             layout.addWidget(chip)
             self.attachment_chips.append(chip)
-        label = QLabel(text)
-        label.setTextFormat(Qt.TextFormat.PlainText)  # the user's own text is never markup
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(label)
+        layout.addWidget(_Question(text))
         self.text = text
-        # A wrapped label asks for little width; give it the width of its longest line, up to the cap.
-        label.ensurePolished()  # the style sheet's font decides the width
-        longest = max(
-            (label.fontMetrics().horizontalAdvance(line) for line in text.splitlines() or [""]), default=0
-        )
-        label.setMinimumWidth(min(longest + 4, BUBBLE_MAX_WIDTH - 28))
+
+
+class _Question(QLabel):
+    """The user's own text (never markup), wrapped. A wrapped label asks for little width: this one asks
+    for the width of its longest line, up to the bubble's cap, and is narrower only where the chat is
+    (a minimum width would make the chat wider than a 7-inch screen)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.ensurePolished()  # the style sheet's font decides the width
+        longest = max(self.fontMetrics().horizontalAdvance(line) for line in text.splitlines() or [""])
+        self._width = min(longest + 4, BUBBLE_MAX_WIDTH - 28)
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width, self.heightForWidth(self._width))
 
 
 class AssistantBlock(QFrame):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.agent.tools import summary
+from edgehost.ui._screen import fits_screen, room
 
 if TYPE_CHECKING:
     from edgehost.host.attachments import AttachedResource
@@ -29,6 +30,14 @@ if TYPE_CHECKING:
 __all__ = ["Composer", "Palette", "PaletteItem"]
 
 MAX_INPUT_LINES = 8
+PALETTE_SIZE = QSize(480, 340)  # the palette's where the screen has room for it
+# The input's hint, the longest first: the first that fits the input's width is shown (a 7-inch screen
+# has room for the second), never a clipped one.
+PLACEHOLDERS = (
+    "Ask anything…  (Enter sends, Shift+Enter new line, / for prompts and tools)",
+    "Ask anything…  (/ for prompts and tools)",
+    "Ask anything…",
+)
 # A pause this long in typing hands the draft to the host, which embeds it for tool ranking ahead of the
 # turn (~10 ms on a desktop, 20-40 on a board, in the ranking process). Shorter than the pause before
 # Enter, longer than the gap between a typist's keys, so a question costs a few embeddings, not one a key.
@@ -51,13 +60,13 @@ class Palette(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Popup)
         self.setObjectName("Palette")
-        self.setMinimumWidth(460)
+        fits_screen(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Type to filter prompts and tools…")
         self.list = QListWidget()
-        self.list.setMinimumHeight(260)
+        self.list.setMinimumHeight(120)  # three items; it has more height where the screen has it
         # Long descriptions wrap instead of hiding behind a horizontal scroll bar.
         self.list.setWordWrap(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -95,9 +104,15 @@ class Palette(QFrame):
             self.list.addItem(placeholder)
         self._apply_filter(self.filter.text())
 
-    def popup(self, at: QPoint, text: str = "") -> None:
+    def popup(self, above: QPoint, text: str = "") -> None:
+        """Show it with its bottom left corner at ``above``, PALETTE_SIZE or as much of it as the screen
+        has room for there (then lower, over what is below, but never off the screen)."""
         self.filter.setText(text)
-        self.move(at)
+        area = room(self)
+        height = min(PALETTE_SIZE.height(), above.y() - area.top())
+        size = QSize(PALETTE_SIZE.width(), max(height, self.minimumSizeHint().height()))
+        self.resize(size.boundedTo(area.size()))
+        self.move(above.x(), above.y() - self.height())
         self.show()
         self.filter.setFocus()
 
@@ -142,6 +157,18 @@ class _InputEdit(QPlainTextEdit):
     submitted = Signal()
     slash_typed = Signal()
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.setPlaceholderText(PLACEHOLDERS[-1])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # The placeholder is drawn from the document's margin, in the viewport.
+        room = self.viewport().width() - 2 * int(self.document().documentMargin())
+        metrics = self.fontMetrics()
+        fitting = (text for text in PLACEHOLDERS if metrics.horizontalAdvance(text) <= room)
+        self.setPlaceholderText(next(fitting, PLACEHOLDERS[-1]))
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
@@ -165,7 +192,7 @@ class Composer(QFrame):
     palette_requested = Signal()
     attach_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None, placeholder: str = "") -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Composer")
         self.pinned_tool: str | None = None
@@ -183,9 +210,6 @@ class Composer(QFrame):
         outer.addWidget(self.chip_row)
 
         self.edit = _InputEdit()
-        self.edit.setPlaceholderText(
-            placeholder or "Ask anything…  (Enter sends, Shift+Enter new line, / for prompts and tools)"
-        )
         self.edit.setTabChangesFocus(True)
         self.edit.textChanged.connect(self._fit)
         self._draft_timer = QTimer(self)

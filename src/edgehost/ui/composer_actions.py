@@ -59,9 +59,8 @@ class ComposerActions:
         self._popup()
 
     def _popup(self) -> None:
-        self.palette.adjustSize()
         corner = self.window.composer.mapToGlobal(QPoint(0, 0))
-        self.palette.popup(QPoint(corner.x(), corner.y() - self.palette.sizeHint().height() - 6))
+        self.palette.popup(QPoint(corner.x(), corner.y() - 6))
 
     def _chosen(self, item: PaletteItem) -> None:
         window = self.window

@@ -53,6 +53,7 @@ class ConversationList(QWidget):
         self.items = QListWidget()
         self.items.setObjectName("ConversationList")
         self.items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.items.setMinimumHeight(40)  # two rows: the window's least height fits a 7-inch screen
         self.items.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.items.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.items.customContextMenuRequested.connect(self._menu)

@@ -9,10 +9,11 @@ import asyncio
 from dataclasses import dataclass
 
 import mcp_types as types
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from edgehost.ui._screen import scrolling_layout
 from edgehost.ui.schema_form import SchemaForm
 
 __all__ = ["ElicitationDialog", "OwnRequest"]
@@ -42,13 +43,11 @@ class ElicitationDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setModal(False)
-        self.setMinimumWidth(480)
         self.setWindowTitle(f"{own.title if own else server + ' asks'} — EdgeHost")
         self.result_future: asyncio.Future[types.ElicitResult] = asyncio.get_event_loop().create_future()
         self.url: str | None = params.url if isinstance(params, types.ElicitRequestURLParams) else None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 18, 18, 18)
-        layout.setSpacing(12)
+        # A long form scrolls on a short screen; its buttons stay in view below it.
+        layout, outer = scrolling_layout(self, QSize(480, 0), spacing=12)
         who = QLabel(own.heading if own else f"The server “{server}” asks:")
         who.setObjectName("Muted")
         who.setTextFormat(Qt.TextFormat.PlainText)
@@ -77,7 +76,8 @@ class ElicitationDialog(QDialog):
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setWordWrap(True)
         self.problem.setVisible(bool(own and own.problem))
-        layout.addWidget(self.problem)
+        layout.addStretch(1)
+        outer.addWidget(self.problem)  # in view, with the button that was refused
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.cancel_button = QPushButton("Cancel")
@@ -90,7 +90,7 @@ class ElicitationDialog(QDialog):
         self.accept_button.clicked.connect(lambda: self.answer("accept"))
         for button in (self.cancel_button, self.decline_button, self.accept_button):
             buttons.addWidget(button)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
 
     def answer(self, action: str) -> None:
         if self.result_future.done():

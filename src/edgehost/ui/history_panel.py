@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QSize, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from edgehost.host.history_view import chosen_by_text, tool_filter
 from edgehost.store import Execution
+from edgehost.ui._screen import fits_screen
 from edgehost.ui._widgets import ColoursKeptWhenSelected, TaskSet, pretty_json
 from edgehost.ui.theme import current_colors
 from edgehost.ui.tool_card import status_tone
@@ -62,27 +63,35 @@ class HistoryPanel(QDialog):
         self.host = host
         self.tasks = TaskSet()
         self.setWindowTitle("Tool history — EdgeHost")
-        self.resize(1000, 620)
+        fits_screen(self, QSize(1000, 620))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         top = QHBoxLayout()
         title = QLabel("Tool executions")
         title.setObjectName("SectionTitle")
+        self.export_json = QPushButton("Export JSON…")
+        self.export_csv = QPushButton("Export CSV…")
+        top.addWidget(title)
+        top.addStretch(1)
+        top.addWidget(self.export_json)
+        top.addWidget(self.export_csv)
+        layout.addLayout(top)
+        # The filters on a row of their own: beside the title and the exports they did not fit 800 px.
+        filters = QHBoxLayout()
         self.tool_filter = QLineEdit()
         self.tool_filter.setPlaceholderText("Tool (glob, e.g. files__*)")
         self.status_filter = QComboBox()
         self.status_filter.addItems(STATUSES)
         self.conversation_filter = QComboBox()
-        self.export_json = QPushButton("Export JSON…")
-        self.export_csv = QPushButton("Export CSV…")
-        top.addWidget(title)
-        top.addStretch(1)
-        top.addWidget(self.tool_filter)
-        top.addWidget(self.status_filter)
-        top.addWidget(self.conversation_filter)
-        top.addWidget(self.export_json)
-        top.addWidget(self.export_csv)
-        layout.addLayout(top)
+        # As wide as a short title; a long one shows whole in the open list.
+        self.conversation_filter.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.conversation_filter.setMinimumContentsLength(20)
+        filters.addWidget(self.tool_filter, 1)
+        filters.addWidget(self.status_filter)
+        filters.addWidget(self.conversation_filter)
+        layout.addLayout(filters)
         self.notice = QLabel()
         self.notice.setObjectName("Caption")
         self.notice.hide()
@@ -99,7 +108,8 @@ class HistoryPanel(QDialog):
         self.table.setItemDelegate(ColoursKeptWhenSelected(self.table))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        for stretched in (1, 3):  # the conversation's title and the tool share what is left, cut to it
+            header.setSectionResizeMode(stretched, QHeaderView.ResizeMode.Stretch)
         splitter.addWidget(self.table)
         details = QWidget()
         details_layout = QVBoxLayout(details)

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.settings import Settings
-from edgehost.ui._widgets import TaskSet
+from edgehost.ui._screen import fits_screen
+from edgehost.ui._widgets import ElidedLabel, TaskSet
 from edgehost.ui.chat_view import ChatView
 from edgehost.ui.composer import Composer
 from edgehost.ui.composer_actions import ComposerActions
@@ -83,8 +84,9 @@ class MainWindow(WindowEvents, QMainWindow):
         self.setWindowTitle("EdgeHost")
         if icon is not None:
             self.setWindowIcon(icon)
-        self.resize(1180, 760)
-        self.setMinimumSize(760, 480)
+        # As large as the screen allows, up to 1180×760. Its minimum is what its layout needs, under
+        # 640×380: a 7-inch 800×480 panel holds it with a title bar and a taskbar.
+        fits_screen(self, QSize(1180, 760))
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
@@ -153,11 +155,9 @@ class MainWindow(WindowEvents, QMainWindow):
         layout.setSpacing(8)
         header = QHBoxLayout()
         header.setContentsMargins(24, 12, 24, 0)
-        self.title = QLabel("New conversation")
+        self.title = ElidedLabel("New conversation")  # a long question's title is cut, not the window
         self.title.setObjectName("SectionTitle")
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        header.addWidget(self.title)
-        header.addStretch(1)
+        header.addWidget(self.title, 1)
         from edgehost.ui.routing_switch import RoutingSwitch
 
         self.routing_switch = RoutingSwitch()

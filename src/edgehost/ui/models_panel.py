@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -26,6 +26,7 @@ from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.host.model_cards import ModelCard, describe_progress, hub_card, model_cards, removable
 from edgehost.host.model_library import plan_removal
+from edgehost.ui._screen import fits_screen
 from edgehost.ui._widgets import Chip, TaskSet, confirm
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class ModelsPanel(QDialog):
         self.confirmation: QDialog | None = None  # the open "Remove …?" question
         self.loading: ModelRow | None = None  # the row whose model Use is loading
         self.setWindowTitle("Models — EdgeHost")
-        self.resize(760, 620)
+        fits_screen(self, QSize(760, 620))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         title = QLabel("Models")
@@ -148,10 +149,10 @@ class ModelsPanel(QDialog):
         self.hub_file = QLineEdit()
         self.hub_file.setPlaceholderText("Any file of the Hugging Face Hub: OWNER/REPO:FILE.gguf")
         self.hub_file.returnPressed.connect(self.pull_from_hub)
-        pull = QPushButton("Download")
-        pull.clicked.connect(self.pull_from_hub)
+        self.pull_button = QPushButton("Download")
+        self.pull_button.clicked.connect(self.pull_from_hub)
         pull_row.addWidget(self.hub_file, 1)
-        pull_row.addWidget(pull)
+        pull_row.addWidget(self.pull_button)
         layout.addLayout(pull_row)
         self.notice = _caption()
         self.notice.hide()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.host import events as ev
+from edgehost.ui._screen import fit_to_screen, room
 from edgehost.ui._widgets import MarkdownView
 from edgehost.ui.bridge import HostBridge
 from edgehost.ui.tool_card import split_tool_name
@@ -34,6 +35,8 @@ __all__ = ["QuickAsk", "compositing"]
 CORNER_RADIUS = 14  # as the frame's border-radius in ui/theme.py
 
 ANSWER_MAX_HEIGHT = 360  # the answer area's, frame included; a longer answer scrolls
+ANSWER_MIN_HEIGHT = 80  # what a short screen leaves it at least: three lines
+WIDTH = 620  # or the screen's width, when that is less
 
 
 def compositing(platform: str | None = None) -> bool:
@@ -87,16 +90,16 @@ class QuickAsk(QWidget):
         self.host = host
         self.conversation_id: int | None = None
         self.task: asyncio.Task[Any] | None = None
-        self.setFixedWidth(620)
+        self.setFixedWidth(WIDTH)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        frame = QFrame()
+        frame = self.frame = QFrame()
         frame.setObjectName("QuickAsk")
         outer.addWidget(frame)
         layout = self.frame_layout = QVBoxLayout(frame)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(10)
-        row = QHBoxLayout()
+        row = self.input_row = QHBoxLayout()
         badge = QLabel("✦")
         badge.setStyleSheet("font-size: 16pt;")
         self.input = QLineEdit()
@@ -121,7 +124,7 @@ class QuickAsk(QWidget):
         # the answer's height changes (a line more or less), not at each streamed piece of it.
         self.answer.document().documentLayout().documentSizeChanged.connect(self._fit_answer)
         layout.addWidget(self.answer_area)
-        buttons = QHBoxLayout()
+        buttons = self.buttons_row = QHBoxLayout()
         self.hint = QLabel("Answers use your MCP tools; dangerous calls still ask first.")
         self.hint.setObjectName("Caption")
         self.continue_button = QPushButton("Continue in main window")
@@ -149,11 +152,13 @@ class QuickAsk(QWidget):
             self.present()
 
     def present(self) -> None:
-        screen = QGuiApplication.primaryScreen()
-        if screen is not None:
-            area = screen.availableGeometry()
-            self.adjustSize()
-            self.move(QPoint(area.center().x() - self.width() // 2, area.top() + area.height() // 5))
+        """Show it a fifth of the way down the screen, or higher when it would not fit there."""
+        area = room(self)
+        self.setFixedWidth(min(WIDTH, area.width()))
+        self._fit_answer()
+        self.adjustSize()
+        self.move(QPoint(area.center().x() - self.width() // 2, area.top() + area.height() // 5))
+        fit_to_screen(self)
         self.show()
         self.raise_()
         self.activateWindow()
@@ -204,7 +209,7 @@ class QuickAsk(QWidget):
         """The answer area as tall as the answer, up to ANSWER_MAX_HEIGHT (then it scrolls), and the
         window around it. Only a change of that height resizes the window."""
         frame = 2 * self.answer_area.frameWidth()
-        wanted = min(self.answer.sizeHint().height() + frame, ANSWER_MAX_HEIGHT)
+        wanted = min(self.answer.sizeHint().height() + frame, self._answer_room())
         if wanted == self.answer_area.minimumHeight() == self.answer_area.maximumHeight():
             return
         self.answer_area.setFixedHeight(wanted)
@@ -213,6 +218,17 @@ class QuickAsk(QWidget):
             # window's layout keeps the old minimum height, and a shorter answer left the window tall.
             self.frame_layout.activate()
             self.adjustSize()
+            fit_to_screen(self)  # grown down past the screen's bottom: moved up
+
+    def _answer_room(self) -> int:
+        """ANSWER_MAX_HEIGHT, or what the screen leaves the answer beside the rest of the window."""
+        layout = self.frame_layout
+        margins = layout.contentsMargins() + self.frame.contentsMargins()  # and the frame's border
+        rest = [self.input_row.sizeHint().height(), self.buttons_row.sizeHint().height()]
+        if self.status.isVisibleTo(self):
+            rest.append(self.status.sizeHint().height())
+        used = margins.top() + margins.bottom() + sum(rest) + layout.spacing() * len(rest)
+        return max(ANSWER_MIN_HEIGHT, min(ANSWER_MAX_HEIGHT, room(self).height() - used))
 
     # -- events --------------------------------------------------------------------------------
     def _mine(self, conversation_id: int | None) -> bool:

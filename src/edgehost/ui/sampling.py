@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
 
 from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+from edgehost.ui._screen import scrolling_layout
 
 __all__ = ["SamplingDialog"]
 
@@ -33,11 +34,9 @@ class SamplingDialog(QDialog):
         self._resolve = resolve
         self.answered = False
         self.setModal(False)
-        self.setMinimumSize(560, 480)
         self.setWindowTitle(f"{request.server} asks our model — EdgeHost")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 18, 18, 18)
-        layout.setSpacing(8)
+        # The request and the draft scroll on a short screen; Reject and Send stay in view below them.
+        layout, outer = scrolling_layout(self, QSize(560, 480), spacing=8)
         intro = QLabel(
             f"The server “{request.server}” asks the local model to answer this. Check the draft before "
             "it is sent back."
@@ -69,7 +68,7 @@ class SamplingDialog(QDialog):
         self.approve_button.clicked.connect(self.approve)
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve_button)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
 
     def approve(self) -> None:
         self._answer(ApprovalDecision(True, arguments={**self._arguments, "draft": self.draft.toPlainText()}))

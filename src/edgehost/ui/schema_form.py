@@ -40,6 +40,7 @@ class SchemaForm(QWidget):
         layout.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         layout.setHorizontalSpacing(12)
         layout.setVerticalSpacing(8)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a field under its label when narrow
         for field in self.form_fields:
             widget = self._widget(field)
             self.fields[field.name] = widget

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -16,12 +16,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
 from edgehost.errors import ConfigError
 from edgehost.host.server_entries import builtin_own_args, entry_from_form, validate_entry, written_entry
+from edgehost.ui._screen import scrolling_layout
 from edgehost.ui._widgets import cancel_save_row
 
 if TYPE_CHECKING:
@@ -44,12 +44,13 @@ class ServerForm(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit server" if existing else "Add server")
-        self.setMinimumWidth(520)
         self._builtins = builtins
         self._taken = set(taken) - ({existing.name} if existing else set())
-        layout = QVBoxLayout(self)
+        # The fields scroll on a short screen; why the entry is refused, Cancel and Save stay in view.
+        layout, outer = scrolling_layout(self, QSize(520, 0), margin=12, spacing=8)
         form = QFormLayout()
         form.setVerticalSpacing(8)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a field under its label when narrow
         self.name = QLineEdit(existing.name if existing else "")
         self.transport = QComboBox()
         self.transport.addItems(["stdio", "http", "sse", "websocket"])
@@ -75,13 +76,14 @@ class ServerForm(QDialog):
         form.addRow("Headers", self.headers)
         self._rows = form
         layout.addLayout(form)
+        layout.addStretch(1)
         self.problem = QLabel()
         self.problem.setObjectName("ErrorText")
         self.problem.setWordWrap(True)
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.hide()
-        layout.addWidget(self.problem)
-        layout.addLayout(cancel_save_row(self, self.save))
+        outer.addWidget(self.problem)
+        outer.addLayout(cancel_save_row(self, self.save))
         self.transport.currentTextChanged.connect(self._show_fields)
         self._written: dict[str, Any] = {}
         self._builtin = existing is not None and existing.builtin

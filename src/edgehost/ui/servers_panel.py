@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from edgehost.errors import ConfigError, EdgeHostError
 from edgehost.redaction import redact
-from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, confirm
+from edgehost.ui._screen import fits_screen
+from edgehost.ui._widgets import Chip, ColoursKeptWhenSelected, TaskSet, centered, confirm
 from edgehost.ui.server_form import ServerForm, input_value_dialog
 from edgehost.ui.theme import current_colors
 
@@ -59,7 +60,7 @@ class ServersPanel(QDialog):
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Servers — EdgeHost")
-        self.resize(900, 560)
+        fits_screen(self, QSize(900, 560))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         self._add_buttons(layout)
@@ -82,7 +83,8 @@ class ServersPanel(QDialog):
         self.refresh()
 
     def _add_buttons(self, layout: QVBoxLayout) -> None:
-        """The title and the row of actions."""
+        """The title and what changes the servers file; what acts on the selected server is made here
+        and placed above its details (all in one row did not fit 800 px)."""
         top = QHBoxLayout()
         title = QLabel("MCP servers")
         title.setObjectName("SectionTitle")
@@ -93,6 +95,9 @@ class ServersPanel(QDialog):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
+        for button in (self.add_button, self.edit_button, self.remove_button, self.import_button):
+            top.addWidget(button)
+        layout.addLayout(top)
         self.restart_button = QPushButton("Restart")
         self.restart_button.setToolTip("Reconnect the selected server (the servers file is not read again)")
         self.sign_in_button = QPushButton("Sign in")
@@ -101,18 +106,6 @@ class ServersPanel(QDialog):
         self.sign_out_button.setToolTip("Forget this server's sign-in (its tokens and registration)")
         self.input_button = QPushButton("Enter value…")
         self.input_button.setToolTip("Enter the value this server's entry asks for (VS Code ${input:…})")
-        for button in (
-            self.input_button,
-            self.sign_in_button,
-            self.sign_out_button,
-            self.add_button,
-            self.edit_button,
-            self.remove_button,
-            self.import_button,
-            self.restart_button,
-        ):
-            top.addWidget(button)
-        layout.addLayout(top)
 
     def _add_notice(self, layout: QVBoxLayout) -> None:
         """A line saying what was just done (a server connecting, a file that no program opens)."""
@@ -197,6 +190,11 @@ class ServersPanel(QDialog):
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.hide()
         details_layout.addWidget(self.error)
+        actions = QHBoxLayout()
+        for button in (self.restart_button, self.input_button, self.sign_in_button, self.sign_out_button):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        details_layout.addLayout(actions)
         self.tabs = QTabWidget()
         self.info = QPlainTextEdit()
         self.stderr = QPlainTextEdit()
@@ -278,18 +276,18 @@ class ServersPanel(QDialog):
         for row, state in enumerate(states):
             status = getattr(state.status, "value", str(state.status))
             light = QTableWidgetItem("●")
-            light.setForeground(_color(tones[_STATUS_TONES.get(status, "")]))
+            light.setForeground(QColor(tones[_STATUS_TONES.get(status, "")]))
             self.table.setItem(row, 0, light)
             self.table.setItem(row, 1, QTableWidgetItem(state.name))
             chip = Chip(status, _STATUS_TONES.get(status, ""))
-            self.table.setCellWidget(row, 2, _centered(chip))
+            self.table.setCellWidget(row, 2, centered(chip))
             self.table.setItem(row, 3, QTableWidgetItem(state.protocol_version or "—"))
             self.table.setItem(row, 4, QTableWidgetItem(str(state.tools)))
             switch = QCheckBox()
             switch.setChecked(status != "disabled")
             switch.setToolTip("Enable or disable this server (remembered)")
             switch.toggled.connect(lambda on, name=state.name: self._set_enabled(name, on))
-            self.table.setCellWidget(row, 5, _centered(switch))
+            self.table.setCellWidget(row, 5, centered(switch))
             if state.name == selected:
                 self.table.selectRow(row)
         if selected is None and states:
@@ -630,15 +628,3 @@ def _command_line(config: ServerConfig) -> str:
     else:
         line = ""
     return redact(line, config.secret_values()).strip() or "—"
-
-
-def _color(value: str) -> QColor:
-    return QColor(value)
-
-
-def _centered(widget: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QHBoxLayout(holder)
-    layout.setContentsMargins(6, 0, 6, 0)
-    layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignCenter)
-    return holder

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from edgehost.host.settings_choices import profile_choices
 from edgehost.settings import Settings
+from edgehost.ui._screen import scrolling_layout
 from edgehost.ui._widgets import BackendChoice, cancel_save_row
 
 if TYPE_CHECKING:
@@ -43,16 +44,15 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Settings — EdgeHost")
-        self.setMinimumWidth(600)
         settings: Settings = host.settings
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 18, 18, 18)
+        layout, outer = scrolling_layout(self, QSize(720, 0), spacing=6)
         title = QLabel("Settings")
         title.setObjectName("SectionTitle")
         layout.addWidget(title)
         form = QFormLayout()
         form.setVerticalSpacing(10)
         form.setHorizontalSpacing(14)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a field under its label when narrow
 
         self._add_model_rows(form, settings)
         self._add_loading_rows(form, settings)
@@ -63,12 +63,17 @@ class SettingsDialog(QDialog):
         note.setObjectName("Caption")
         note.setWordWrap(True)
         layout.addWidget(note)
-        layout.addLayout(cancel_save_row(self, self.save))
+        layout.addStretch(1)
+        outer.addLayout(cancel_save_row(self, self.save))
 
     def _add_model_rows(self, form: QFormLayout, settings: Settings) -> None:
         """Which model: the ones found on this machine, or a file to browse to."""
         self.model = QComboBox()
         self.model.setEditable(False)
+        # As wide as the row allows; a long name (and its size and source) shows whole in the open list.
+        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model.setMinimumContentsLength(16)
+        self.model.currentTextChanged.connect(self.model.setToolTip)
         self.model.addItem("Embedded default (SmolLM2 135M)", None)
         for found in self.host.installed_models_now():
             label = f"{found.name}  ·  {found.format}  ·  {found.size_bytes / 1e6:.0f} MB  ({found.source})"

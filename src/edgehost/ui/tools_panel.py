@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
 from edgehost.host.tool_view import risk_of, rule_for
+from edgehost.ui._screen import fits_screen
 from edgehost.ui._widgets import RISK_LABELS, ColoursKeptWhenSelected, pretty_json
 from edgehost.ui.theme import current_colors
 
@@ -42,7 +43,7 @@ class ToolsPanel(QDialog):
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Tools — EdgeHost")
-        self.resize(920, 600)
+        fits_screen(self, QSize(920, 600))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         top = QHBoxLayout()
@@ -94,7 +95,7 @@ class ToolsPanel(QDialog):
             details_layout.addWidget(widget)
         details_layout.addWidget(self.schema, 1)
         splitter.addWidget(details)
-        splitter.setSizes([560, 360])
+        splitter.setSizes([600, 320])  # on a 7-inch screen, room for a tool's whole name
         layout.addWidget(splitter, 1)
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.currentItemChanged.connect(lambda current, _previous: self._show(current))
