@@ -1,15 +1,18 @@
 """The terminal commands as a person runs them: real subprocesses, the real default model, tmux for a tty.
 
-Two settings keep these tests within about two minutes on a loaded 2-core machine, and change nothing
+Three things keep these tests within about two minutes on a loaded 2-core machine, and change nothing
 the tests look at: one inference thread (llama.cpp's threads wait on each other at every step; when
 other processes hold the cores, a 2-thread prefill here ran up to 10 times slower than a 1-thread
-one), and only the tools the tests use enabled (a smaller tools section to prefill each turn).
+one), only the tools the tests use enabled (a smaller tools section to prefill each turn), and a data
+folder that has answered once before (`warm_cache`): what a person's has after the first question.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,11 +34,44 @@ OTHER_BUILTIN_TOOLS = [
 ]
 
 
+SETTINGS = {"threads": 1, "disabled_tools": OTHER_BUILTIN_TOOLS}
+
+
+@pytest.fixture(scope="session")
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cache folder of a data folder that has answered one question, made once per test process by
+    a real `ask`: the KV state of the system prompt (llm/prompt_cache.py), the embedding model's int8
+    copy and the tool vectors. Each `home` starts from a copy, so a test's first turn does not prefill
+    the ~700-token system prompt again (a few seconds each, tens under load); the tests of a fresh
+    folder's first question (tests/host/test_prompt_warm_up.py, tests/llm/test_prompt_cache.py) make
+    their own folders."""
+    from edgehost.errors import EdgeHostError
+    from edgehost.llm.model_files import default_model_path
+
+    try:
+        default_model_path()
+    except EdgeHostError as exc:
+        pytest.skip(str(exc))
+    folder = tmp_path_factory.mktemp("warm-home")
+    (folder / "settings.json").write_text(json.dumps(SETTINGS))
+    done = subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(folder), "ask", "Hello!", "--max-tokens", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    cache = folder / "cache"
+    assert any((cache / "prompts").iterdir()), "the first answer left no prompt cache"
+    return cache
+
+
 @pytest.fixture
-def home(data_dir: Path, model_path: Path) -> Path:
-    """A --data-dir with settings for the default model on this machine and a file to protect."""
-    settings = {"threads": 1, "disabled_tools": OTHER_BUILTIN_TOOLS}
-    (data_dir / "settings.json").write_text(json.dumps(settings))
+def home(data_dir: Path, model_path: Path, warm_cache: Path) -> Path:
+    """A --data-dir with settings for the default model on this machine, the cache of one answer before
+    and a file to protect."""
+    (data_dir / "settings.json").write_text(json.dumps(SETTINGS))
+    shutil.copytree(warm_cache, data_dir / "cache")
     (data_dir / "files").mkdir()
     (data_dir / "files" / "notes.txt").write_text("keep me")
     return data_dir

@@ -13,25 +13,24 @@ from edgehost.errors import ConfigError, EdgeHostError, UsageError
 from edgehost.paths import Paths
 
 # Each module defines ``register(subparsers)`` and sets ``handler=`` on its parsers; a handler takes
-# the CliContext and returns an exit code (or a coroutine giving one).
-COMMAND_MODULES = (
-    "edgehost.cli.mcp_commands",  # servers, tools, call, resources, read, prompts, prompt
-    "edgehost.cli.probe_commands",  # probe
-    "edgehost.cli.config_commands",  # config import, serve
-    "edgehost.cli.model_commands",  # models, ask
-    "edgehost.cli.board_commands",  # doctor
-    "edgehost.cli.agent_commands",  # calls
-    "edgehost.cli.chat_commands",  # chat
-    "edgehost.cli.history_commands",  # history
-    "edgehost.cli.desktop_commands",  # install-desktop
-    "edgehost.cli.web_commands",  # web
-    "edgehost.cli.auth_commands",  # auth login, logout, status
-    "edgehost.cli.approval_commands",  # approvals, approvals forget
-)
-
-
-# `serve` starts our built-in MCP servers: importing only its module keeps their start fast.
-FAST_COMMANDS = {"serve": "edgehost.cli.config_commands"}
+# the CliContext and returns an exit code (or a coroutine giving one). A command imports only its own
+# module (`history` and `models` start in a fraction of what importing the MCP SDK costs); `--help`
+# and a word that is no command import them all. tests/cli/test_command_table.py keeps this table true.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "edgehost.cli.mcp_commands": ("servers", "tools", "call", "resources", "read", "prompts", "prompt"),
+    "edgehost.cli.probe_commands": ("probe",),
+    "edgehost.cli.config_commands": ("config", "serve"),
+    "edgehost.cli.model_commands": ("models", "ask"),
+    "edgehost.cli.board_commands": ("doctor",),
+    "edgehost.cli.agent_commands": ("calls",),
+    "edgehost.cli.chat_commands": ("chat",),
+    "edgehost.cli.history_commands": ("history",),
+    "edgehost.cli.desktop_commands": ("install-desktop",),
+    "edgehost.cli.web_commands": ("web",),
+    "edgehost.cli.auth_commands": ("auth",),
+    "edgehost.cli.approval_commands": ("approvals",),
+}
+_MODULE_OF = {word: module for module, words in COMMAND_MODULES.items() for word in words}
 _GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile", "--web"}
 
 
@@ -48,7 +47,18 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+def _modules_for(argv: Sequence[str]) -> Sequence[str]:
+    """The command modules ``argv`` needs: its command's; none for the desktop app (its window must not
+    wait for every command's imports); all for the top-level --help and for a word that is no command
+    (argparse then lists them all)."""
+    word = _command_word(argv)
+    if word is None:
+        return tuple(COMMAND_MODULES) if {"-h", "--help"} & set(argv) else ()
+    module = _MODULE_OF.get(word)
+    return (module,) if module is not None else tuple(COMMAND_MODULES)
+
+
+def build_parser(modules: Sequence[str] = tuple(COMMAND_MODULES)) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edgehost",
         description="EdgeHost: an MCP host with an on-device LLM. Without a command, starts the desktop app.",
@@ -86,12 +96,7 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    word = _command_word(argv)
-    fast = FAST_COMMANDS.get(word or "")
-    modules: Sequence[str] = (fast,) if fast else COMMAND_MODULES
-    if word is None and not {"-h", "--help"} & set(argv):
-        modules = ()  # the desktop app: its window must not wait for every command's imports
-    parser = build_parser(modules)
+    parser = build_parser(_modules_for(argv))
     args = parser.parse_args(argv)
     ctx = CliContext(
         paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile

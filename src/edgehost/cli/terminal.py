@@ -6,12 +6,13 @@ import argparse
 import asyncio
 import sys
 import threading
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from edgehost.cli.context import CliContext
 from edgehost.host import events as ev
-from edgehost.host.host import Host
-from edgehost.host.options import HostOptions
+
+if TYPE_CHECKING:  # the Host is imported by the commands that make one: `models` and `history` do not
+    from edgehost.host.host import Host
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -173,6 +174,8 @@ def host_for_cli(ctx: CliContext, *, reader: LineReader | None = None, **overrid
     """A Host configured from the command's options (--backend, --model, --yes ...)."""
     from edgehost.agent.approval import auto_approver, with_timeout
     from edgehost.cli.terminal_approval import cli_approver
+    from edgehost.host.host import Host
+    from edgehost.host.options import HostOptions
 
     args = ctx.args
     yes, yes_all = getattr(args, "yes", False), getattr(args, "yes_all", False)
