@@ -4,7 +4,8 @@
 #   packaging/test_arm64.sh                # every step
 #   packaging/test_arm64.sh rkllm window   # only these steps (setup always runs)
 # Steps: doctor, rkllm, llama, window, bundle (packaging/README.md says what each checks). Prints
-# "RESULT arm64_step_<name>_s" per step and "RESULT arm64_steps_passed N/N"; exits 1 if a step failed.
+# "RESULT arm64_step_<name>_s" per step and "RESULT arm64_steps_passed N/N"; exits 1 if a step failed,
+# 3 if this machine cannot run arm64 code at all (no binfmt_misc).
 #
 # Cached under build/arm64/: the userland (rebuilt only when packaging/arm64/rootfs.sh changes: its
 # sha256 names the folder) and the cross-compiled llama-cpp-python wheel (keyed by its version and
@@ -38,11 +39,15 @@ if [ ${#need[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# A machine that cannot run AArch64 code (a container without the right to mount binfmt_misc) exits 3,
+# which .ci/run reports as "cannot run here" rather than as a failed check.
 if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+        { echo "test_arm64.sh: cannot mount binfmt_misc here: this machine cannot run arm64 code" >&2; exit 3; }
 fi
 $sudo update-binfmts --enable qemu-aarch64 2>/dev/null || true
-[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || { echo "test_arm64.sh: qemu-aarch64 is not registered with binfmt_misc" >&2; exit 1; }
+[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+    { echo "test_arm64.sh: qemu-aarch64 is not registered with binfmt_misc: this machine cannot run arm64 code" >&2; exit 3; }
 
 # --- the userland: cached, keyed by its recipe --------------------------------------------------------
 mkdir -p "$cache"
