@@ -20,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SPIN = "while True: pass"
+LOG = REPO / "build" / "suite_time.log"
 
 
 def run_suite(workers: str, extra: list[str]) -> tuple[float, int]:
@@ -32,8 +33,10 @@ def run_suite(workers: str, extra: list[str]) -> tuple[float, int]:
     started = time.monotonic()
     done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True, check=False)
     elapsed = time.monotonic() - started
+    LOG.write_text(done.stdout, encoding="utf-8")  # a failure's traceback, which the tail below may cut
     tail = done.stdout.splitlines()[-25:]
     print("\n".join(tail), file=sys.stderr)
+    print(f"(pytest's whole output: {LOG.relative_to(REPO)})", file=sys.stderr)
     return elapsed, done.returncode
 
 

@@ -435,9 +435,14 @@ class Desktop:
 
     async def aclose(self) -> None:
         """Stop the turn, servers and the model worker; close every window."""
+        from edgehost.ui._widgets import TaskSet
+
         if self.instance is not None:
             self.instance.close()
         self.window.tasks.cancel_all()
+        for panel in self.window.panels.values():  # a panel's catalog load or refresh still running
+            if isinstance(tasks := getattr(panel, "tasks", None), TaskSet):
+                tasks.cancel_all()
         try:
             await self.host.aclose()
         finally:
