@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import Terminal
+from cli_helpers import Terminal, run_edgehost
 
 OTHER_BUILTIN_TOOLS = [
     "board__board_info",
@@ -54,12 +52,7 @@ def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(str(exc))
     folder = tmp_path_factory.mktemp("warm-home")
     (folder / "settings.json").write_text(json.dumps(SETTINGS))
-    done = subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(folder), "ask", "Hello!", "--max-tokens", "1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_edgehost(folder, "ask", "Hello!", "--max-tokens", "1")
     assert done.returncode == 0, done.stderr
     cache = folder / "cache"
     assert any((cache / "prompts").iterdir()), "the first answer left no prompt cache"

@@ -384,7 +384,14 @@ def build_server(root: Path) -> MCPServer:
         ),
         log_level="WARNING",
     )
+    # Registered in this order, which is the order tools/list gives them in.
+    _add_reading_tools(server, files)
+    _add_changing_tools(server, files)
+    _add_finding_and_making_tools(server, files)
+    return server
 
+
+def _add_reading_tools(server: MCPServer, files: FilesRoot) -> None:
     # The tools' descriptions do not repeat that paths are inside the files folder: a description is
     # what the ranker embeds, and the sentence moved "Read recipes/pasta.md" off read_file (routing gate
     # 0.939 -> 0.918 in bench/selection_recall.py). The instructions above say it, and so does the error
@@ -400,6 +407,8 @@ def build_server(root: Path) -> MCPServer:
         """Read a text file (UTF-8). Files over 1 MB are cut to their first 1 MB, with a note saying so."""
         return files.read_file(path)
 
+
+def _add_changing_tools(server: MCPServer, files: FilesRoot) -> None:
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
     def write_file(
         path: FilePath,
@@ -439,6 +448,8 @@ def build_server(root: Path) -> MCPServer:
         """Delete a file, or a directory (an empty one unless recursive is true)."""
         return files.delete_file(path, recursive)
 
+
+def _add_finding_and_making_tools(server: MCPServer, files: FilesRoot) -> None:
     @server.tool(annotations=_READ_ONLY, structured_output=False)
     def search_files(
         pattern: Annotated[
@@ -456,8 +467,6 @@ def build_server(root: Path) -> MCPServer:
     def make_directory(path: NewDirectoryPath) -> str:
         """Create a directory (and its missing parents) inside the files folder."""
         return files.make_directory(path)
-
-    return server
 
 
 def server_from_args(argv: Sequence[str] | None = None) -> MCPServer:

@@ -45,6 +45,15 @@ class ApprovalWindow(QDialog):
 
         # What is asked scrolls on a short screen; the countdown and the answers stay in view below it.
         layout, outer = scrolling_layout(self, QSize(560, 0))
+        layout.addWidget(self._header())
+        self._add_arguments(layout)
+        self._add_answers(outer)
+        self._timer = QTimer(self)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self._tick)
+
+    def _header(self) -> QFrame:
+        """The tool, its server, what it does and why the user is asked."""
         self.header = QFrame()
         self.header.setObjectName("ApprovalHeader")
         head = QVBoxLayout(self.header)
@@ -71,8 +80,10 @@ class ApprovalWindow(QDialog):
         self.reasons.setTextFormat(Qt.TextFormat.PlainText)
         self.reasons.setWordWrap(True)
         head.addWidget(self.reasons)
-        layout.addWidget(self.header)
+        return self.header
 
+    def _add_arguments(self, layout: QVBoxLayout) -> None:
+        """The call's arguments, editable, with their error and the reason for denying below."""
         caption = QLabel("Arguments (you can edit them before allowing)")
         caption.setObjectName("Caption")
         layout.addWidget(caption)
@@ -90,6 +101,8 @@ class ApprovalWindow(QDialog):
         self.reason.setPlaceholderText("Reason for denying (optional, the model sees it)")
         layout.addWidget(self.reason)
 
+    def _add_answers(self, outer: QVBoxLayout) -> None:
+        """The countdown and the queue, then the answers: below the scrolling part, always in view."""
         buttons = QHBoxLayout()
         self.countdown = QLabel()
         self.countdown.setObjectName("Caption")
@@ -114,10 +127,6 @@ class ApprovalWindow(QDialog):
         for button in (self.deny_button, self.always_button, self.conversation_button, self.once_button):
             buttons.addWidget(button)
         outer.addLayout(buttons)
-
-        self._timer = QTimer(self)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(self._tick)
 
     def set_timeout(self, seconds: float) -> None:
         """The countdown for requests that arrive from now on without their own (``timeout_s``)."""

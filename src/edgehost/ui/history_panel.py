@@ -66,6 +66,24 @@ class HistoryPanel(QDialog):
         fits_screen(self, QSize(1000, 620))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
+        self._add_filters(layout)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._table())
+        splitter.addWidget(self._details())
+        splitter.setSizes([360, 220])
+        layout.addWidget(splitter, 1)
+        self.rows: list[Execution] = []
+        self.tool_filter.textChanged.connect(self.refresh)
+        self.status_filter.currentTextChanged.connect(self.refresh)
+        self.conversation_filter.currentIndexChanged.connect(self.refresh)
+        self.table.itemSelectionChanged.connect(self._show_details)
+        self.jump.clicked.connect(self._jump)
+        self.export_json.clicked.connect(lambda: self._export("json"))
+        self.export_csv.clicked.connect(lambda: self._export("csv"))
+        self.refresh()
+
+    def _add_filters(self, layout: QVBoxLayout) -> None:
+        """The title and the exports, then the filters, then a notice row (hidden until needed)."""
         top = QHBoxLayout()
         title = QLabel("Tool executions")
         title.setObjectName("SectionTitle")
@@ -96,7 +114,8 @@ class HistoryPanel(QDialog):
         self.notice.setObjectName("Caption")
         self.notice.hide()
         layout.addWidget(self.notice)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+
+    def _table(self) -> QTableWidget:
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()
@@ -110,7 +129,10 @@ class HistoryPanel(QDialog):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for stretched in (1, 3):  # the conversation's title and the tool share what is left, cut to it
             header.setSectionResizeMode(stretched, QHeaderView.ResizeMode.Stretch)
-        splitter.addWidget(self.table)
+        return self.table
+
+    def _details(self) -> QWidget:
+        """The chosen execution: its title, a way to its conversation, its arguments and result."""
         details = QWidget()
         details_layout = QVBoxLayout(details)
         details_layout.setContentsMargins(0, 8, 0, 0)
@@ -137,18 +159,7 @@ class HistoryPanel(QDialog):
             column.addWidget(view)
             panes.addLayout(column, 1)
         details_layout.addLayout(panes)
-        splitter.addWidget(details)
-        splitter.setSizes([360, 220])
-        layout.addWidget(splitter, 1)
-        self.rows: list[Execution] = []
-        self.tool_filter.textChanged.connect(self.refresh)
-        self.status_filter.currentTextChanged.connect(self.refresh)
-        self.conversation_filter.currentIndexChanged.connect(self.refresh)
-        self.table.itemSelectionChanged.connect(self._show_details)
-        self.jump.clicked.connect(self._jump)
-        self.export_json.clicked.connect(lambda: self._export("json"))
-        self.export_csv.clicked.connect(lambda: self._export("csv"))
-        self.refresh()
+        return details
 
     def _fill_conversations(self) -> None:
         """The conversation filter's choices, read again: a conversation made (or renamed) since the panel

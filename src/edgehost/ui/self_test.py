@@ -105,17 +105,7 @@ async def self_test(
     window = desktop.window
     try:
         await desktop.start()
-        if not window.isVisible():
-            raise SelfTestFailed("the main window did not open")
-        if desktop.start_error or not desktop.host.started:
-            raise SelfTestFailed(f"the host did not start: {desktop.start_error}")
-        states = await desktop.host.wait_servers_ready(scaled_wait(SERVERS_READY_S))
-        ready = [s for s in states if getattr(s.status, "value", s.status) == "ready"]
-        if not any(s.name == "board" for s in ready):
-            board = next((s for s in states if s.name == "board"), None)
-            raise SelfTestFailed(
-                f"the built-in board server is not ready: {board.error if board else 'missing'}"
-            )
+        states, ready = await _servers_ready(desktop)
         load_started = time.monotonic()
         try:
             backend = await desktop.host.wait_model(scaled_wait(MODEL_LOAD_S))
@@ -123,53 +113,19 @@ async def self_test(
             raise SelfTestFailed(f"the default model did not load: {exc or 'timed out'}") from None
         if PINNED_TOOL not in {t.name for t in desktop.host.tools()}:
             raise SelfTestFailed(f"the tool {PINNED_TOOL} is not in the catalog")
-
         load_s = time.monotonic() - load_started
         turn_started = time.monotonic()
-        window.composer.pin_tool(PINNED_TOOL)
-        # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it (the
-        # sampling request below is answered in its dialog).
-        from edgehost.host.sampling import SAMPLING_TOOL
-
-        def allow_tool_calls(event: Any) -> None:
-            if event.request.tool != SAMPLING_TOOL:
-                _allow(desktop, event.request.id)
-
-        desktop.bridge.approval_requested.connect(allow_tool_calls)
-        window.send(QUESTION)
-        if window.turn_task is None:
-            raise SelfTestFailed("the window did not start a turn")
-        try:
-            await asyncio.wait_for(asyncio.shield(window.turn_task), scaled_wait(TURN_S))
-        except asyncio.TimeoutError:
-            raise SelfTestFailed(f"the turn took more than {scaled_wait(TURN_S):.0f} s") from None
+        executions, last_call = await _pinned_turn(desktop)
         turn_s = time.monotonic() - turn_started
-        executions = desktop.host.history.executions(conversation_id=window.current_id, limit=None)
-        calls = [e for e in executions if e.tool == PINNED_TOOL]
-        if not calls:
-            raise SelfTestFailed(f"the model did not call the pinned tool {PINNED_TOOL}")
-        if calls[-1].status != "ok":
-            raise SelfTestFailed(f"{PINNED_TOOL} ended {calls[-1].status}: {calls[-1].error}")
-        card_states = [c.status for c in window.chat.cards.values()]
-        if "ok" not in card_states:
-            raise SelfTestFailed(f"no finished tool card in the chat (cards: {card_states})")
-
-        opened = []
-        for key in ("servers", "tools", "history", "settings"):
-            panel = window.open_panel(key)
-            await asyncio.sleep(0)
-            if not panel.isVisible():
-                raise SelfTestFailed(f"the {key} panel did not open")
-            panel.hide()
-            opened.append(key)
+        opened = await _open_panels(window)
         opened += await _open_dialogs(desktop, types)
         return SelfTestReport(
             model=backend.model_info.name if backend.model_info else "model",
             backend=backend.capabilities.backend,
             servers_ready=len(ready),
             servers=len(states),
-            tool_status=calls[-1].status,
-            tool_ms=calls[-1].duration_ms or 0.0,
+            tool_status=last_call.status,
+            tool_ms=last_call.duration_ms or 0.0,
             windows=opened,
             seconds=time.monotonic() - started,
             load_s=load_s,
@@ -178,6 +134,65 @@ async def self_test(
         )
     finally:
         await desktop.aclose()
+
+
+async def _servers_ready(desktop: Any) -> tuple[list[Any], list[Any]]:
+    """The window is open, the host started and the built-in board server ready: (states, ready ones)."""
+    if not desktop.window.isVisible():
+        raise SelfTestFailed("the main window did not open")
+    if desktop.start_error or not desktop.host.started:
+        raise SelfTestFailed(f"the host did not start: {desktop.start_error}")
+    states = await desktop.host.wait_servers_ready(scaled_wait(SERVERS_READY_S))
+    ready = [s for s in states if getattr(s.status, "value", s.status) == "ready"]
+    if not any(s.name == "board" for s in ready):
+        board = next((s for s in states if s.name == "board"), None)
+        raise SelfTestFailed(f"the built-in board server is not ready: {board.error if board else 'missing'}")
+    return states, ready
+
+
+async def _pinned_turn(desktop: Any) -> tuple[list[Any], Any]:
+    """The question asked with PINNED_TOOL pinned, to its end: (the turn's executions, the tool's call)."""
+    from edgehost.host.sampling import SAMPLING_TOOL
+
+    window = desktop.window
+    window.composer.pin_tool(PINNED_TOOL)
+
+    # A read-only built-in tool should not ask; if the policy asks anyway, the test allows it (the
+    # sampling request below is answered in its dialog).
+    def allow_tool_calls(event: Any) -> None:
+        if event.request.tool != SAMPLING_TOOL:
+            _allow(desktop, event.request.id)
+
+    desktop.bridge.approval_requested.connect(allow_tool_calls)
+    window.send(QUESTION)
+    if window.turn_task is None:
+        raise SelfTestFailed("the window did not start a turn")
+    try:
+        await asyncio.wait_for(asyncio.shield(window.turn_task), scaled_wait(TURN_S))
+    except asyncio.TimeoutError:
+        raise SelfTestFailed(f"the turn took more than {scaled_wait(TURN_S):.0f} s") from None
+    executions = desktop.host.history.executions(conversation_id=window.current_id, limit=None)
+    calls = [e for e in executions if e.tool == PINNED_TOOL]
+    if not calls:
+        raise SelfTestFailed(f"the model did not call the pinned tool {PINNED_TOOL}")
+    if calls[-1].status != "ok":
+        raise SelfTestFailed(f"{PINNED_TOOL} ended {calls[-1].status}: {calls[-1].error}")
+    card_states = [c.status for c in window.chat.cards.values()]
+    if "ok" not in card_states:
+        raise SelfTestFailed(f"no finished tool card in the chat (cards: {card_states})")
+    return executions, calls[-1]
+
+
+async def _open_panels(window: Any) -> list[str]:
+    opened = []
+    for key in ("servers", "tools", "history", "settings"):
+        panel = window.open_panel(key)
+        await asyncio.sleep(0)
+        if not panel.isVisible():
+            raise SelfTestFailed(f"the {key} panel did not open")
+        panel.hide()
+        opened.append(key)
+    return opened
 
 
 async def _open_dialogs(desktop: Any, types: Any) -> list[str]:

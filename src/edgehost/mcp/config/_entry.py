@@ -380,17 +380,29 @@ class _EntryReader:
 
     def read(self, builtin: ServerConfig | None) -> ServerConfig:
         self.check_types()
+        transport_key = self._key("transport")
+        server = self._server(builtin, self._declared_transport(transport_key), transport_key)
+        self._read_transport_fields(server)
+        self._read_common(server, transport_key)
+        return server
+
+    def _declared_transport(self, transport_key: str | None) -> str | None:
+        """The transport the entry names ("type" or "transport"), normalised; None when it names none."""
+        declared = self.string("transport")
+        if declared is None:
+            return None
+        transport = TRANSPORT_NAMES.get(declared.strip().lower())
+        if transport is None:
+            known = ", ".join(sorted(TRANSPORT_NAMES))
+            raise self.fail(f"unknown transport {declared!r} (known: {known})", transport_key)
+        return transport
+
+    def _server(
+        self, builtin: ServerConfig | None, transport: str | None, transport_key: str | None
+    ) -> ServerConfig:
+        """The server's transport and where it is: a built-in's command, a command, or a url."""
         command = self.string("command")
         url = self.string("url")
-        transport_key = self._key("transport")
-        declared = self.string("transport")
-        transport: str | None = None
-        if declared is not None:
-            transport = TRANSPORT_NAMES.get(declared.strip().lower())
-            if transport is None:
-                known = ", ".join(sorted(TRANSPORT_NAMES))
-                raise self.fail(f"unknown transport {declared!r} (known: {known})", transport_key)
-
         if builtin is not None and command is None and url is None:
             server = ServerConfig(
                 name=self.name,
@@ -430,7 +442,10 @@ class _EntryReader:
             server = ServerConfig(name=self.name, transport="sse" if transport == "sse" else "http", url=url)
         else:
             raise self.fail('needs "command" (a stdio server) or "url" (an http/sse server)', "command")
+        return server
 
+    def _read_transport_fields(self, server: ServerConfig) -> None:
+        """A stdio server's env, cwd and command's home; a remote server's headers and OAuth."""
         if server.transport == "stdio":
             env = self.string_map("env")
             if env is not None:
@@ -442,6 +457,10 @@ class _EntryReader:
         else:
             server.headers = self.string_map("headers") or {}
             self._read_oauth(server)
+
+    def _read_common(self, server: ServerConfig, transport_key: str | None) -> None:
+        """What every entry may say (enabled, timeout, tool lists, roots, trust), and what it says that
+        EdgeHost does not know, kept to be written back."""
         enabled = self.value("enabled")
         disabled = self.value("disabled")
         if enabled is not None:
@@ -466,7 +485,6 @@ class _EntryReader:
             # Written back as it was (VS Code writes "type": "stdio"); a stdio entry needs no type.
             server.extra = {transport_key: self.raw[transport_key], **server.extra}
         server.as_written = self.as_written
-        return server
 
 
 def builtin_fixed_args(builtin: ServerConfig) -> int:
