@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"boards"},
     "servers": {"boards", "mcp"},
     "agent": {"llm"},
-    "host": {"agent", "mcp", "llm", "store", "boards"},
+    "host": {"agent", "mcp", "llm", "store", "boards", "servers"},
     "desktop": set(),
     "cli": {"host", "agent", "mcp", "llm", "store", "boards", "servers", "desktop", "web"},
     "ui": {"host"},

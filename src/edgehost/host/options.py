@@ -15,6 +15,7 @@ from edgehost.llm.base import Backend
 from edgehost.mcp.auth import ServerAuth
 from edgehost.mcp.client_features import ClientFeatures, InProcessFnT
 from edgehost.mcp.config import ServersConfig
+from edgehost.servers.in_process import builtin_in_process
 
 __all__ = ["HostOptions"]
 
@@ -39,5 +40,6 @@ class HostOptions:
     auth: ServerAuth | None = None  # OAuth of remote servers; None: the OS keyring / a 0600 file, no browser
     # Prefill a new conversation's prompt ahead (agent/prompt_warm_up.py); off: bench/first_question.py's baseline.
     warm_prompt: bool = True
-    # The built-in servers connected in this process (servers/in_process.py) instead of started: tests.
-    servers_in_process: InProcessFnT | None = None
+    # The built-in servers run on threads of this process (servers/in_process.py, issue 35: a process
+    # each cost ~70 MB); None starts them as the processes their entries name (the tests of that path).
+    servers_in_process: InProcessFnT | None = builtin_in_process

@@ -11,7 +11,6 @@ from typing import Any, Literal
 import anyio
 import httpx2
 from mcp.client import Transport
-from mcp.client._memory import InMemoryTransport  # the SDK's own, as its Client(server) uses
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -21,6 +20,7 @@ from mcp_types import JSONRPCResponse
 from edgehost.mcp._failures import describe_failure
 from edgehost.mcp._stderr import StderrPipe
 from edgehost.mcp._stdio import stdio_transport
+from edgehost.mcp._thread_transport import ThreadTransport
 from edgehost.mcp._websocket import websocket_client
 from edgehost.mcp.client_features import HttpAuthFnT, InProcessFnT
 from edgehost.mcp.config import ServerConfig, stdio_environment
@@ -162,13 +162,13 @@ def open_transport(
 ) -> Transport:
     """The SDK transport for ``server``; ``watch.ended`` is set when the connection ends. An http/sse
     connection authenticates with ``http_auth(server)`` (OAuth) when that gives one; a server that
-    ``in_process(server)`` builds is connected in memory instead of started.
+    ``in_process(server)`` builds runs on a thread of this process instead of being started.
 
     Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
     """
     built = in_process(server) if in_process is not None else None
     if built is not None:
-        inner: Any = InMemoryTransport(built)
+        inner: Any = ThreadTransport(built, name=server.name, log_line=stderr.ring.append)
     elif server.transport == "stdio":
         inner = _stdio(server, stderr, watch)
     elif not server.url:

@@ -1,20 +1,23 @@
-"""EdgeHost's own servers built in the host's process, for the SDK's in-memory transport.
+"""EdgeHost's own servers built in the host's process, each run on a thread of its own.
 
-The app runs each built-in server as a process of its own (``edgehost serve NAME``), so that a crash of
-one cannot take the window. The tests of the host, the window and the page connect to the same servers
-in memory instead (``HostOptions.servers_in_process``), as the python-sdk's own tests do: the same
-tools, resources and code, without two Python processes started per test. The tests *of* the stdio
-transport keep real processes.
+Their entries name a command (``edgehost serve NAME``) that other hosts (Claude Desktop, VS Code) start
+as a stdio process, and that EdgeHost started too until issue 35: two Python interpreters with the SDK,
+about 140 MB at idle on a board with 4 GB. Now the host builds the same server objects with the same
+arguments (``HostOptions.servers_in_process``) and runs each on a thread with its own event loop
+(mcp/_thread_transport.py says what that keeps from the window and what it does not). A server the user
+configures, even ``edgehost serve files`` under a name of their own, starts as the process it names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-from mcp.server.mcpserver import MCPServer
+from typing import TYPE_CHECKING
 
 from edgehost.mcp.config import ServerConfig, builtin_fixed_args
 from edgehost.paths import SYSFS_ROOT_ENV
+
+if TYPE_CHECKING:  # the SDK's server side is imported when a server is built, not with the options
+    from mcp.server.mcpserver import MCPServer
 
 __all__ = ["builtin_in_process"]
 

@@ -1,0 +1,140 @@
+"""A server object run on a thread of its own (mcp/_thread_transport.py): what it keeps from the host's
+event loop, which in the app is the window's."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+from mcp_support import running, wait_for
+
+from edgehost.mcp.client_features import ClientFeatures
+from edgehost.mcp.config import ServerConfig
+from edgehost.mcp.errors import ToolTimeout
+from edgehost.mcp.server_state import ServerStatus
+
+
+def _text(result) -> str:  # type: ignore[no-untyped-def]
+    return result.content[0].text
+
+
+class _Blocking:
+    """A server whose ``block`` tool holds its thread: an async handler that makes a blocking call (a
+    read from a FIFO, a slow disk) stops its event loop. (The SDK runs sync handlers on worker threads.)"""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.threads: list[str] = []
+        self.builds = 0
+
+    def build(self, config: ServerConfig) -> MCPServer | None:
+        if config.name != "t":
+            return None
+        self.builds += 1
+        server = MCPServer("t")
+
+        @server.tool()
+        async def where() -> str:
+            """Name the thread this runs on."""
+            self.threads.append(threading.current_thread().name)
+            return threading.current_thread().name
+
+        @server.tool()
+        async def block() -> str:
+            """Hold the server's thread until released."""
+            self.entered.set()
+            self.release.wait(60)
+            return "released"
+
+        @server.tool()
+        async def fail() -> str:
+            """Raise."""
+            raise RuntimeError("the handler broke")
+
+        return server
+
+
+def _entry(**kwargs: object) -> ServerConfig:
+    # A command that would fail at once: the server object is built in this process instead.
+    return ServerConfig(name="t", command=sys.executable, args=["-c", "raise SystemExit(3)"], **kwargs)  # type: ignore[arg-type]
+
+
+async def test_a_built_server_answers_from_a_thread_of_its_own() -> None:
+    servers = _Blocking()
+    async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
+        assert manager.status("t").status is ServerStatus.READY, manager.status("t").error
+        name = _text(await manager.call_tool("t__where", {}))
+    assert name == "mcp-server t" and name != threading.current_thread().name
+
+
+async def test_a_handler_that_blocks_holds_its_thread_not_the_host_loop_and_times_out() -> None:
+    servers = _Blocking()
+    async with running(_entry(timeout=1.0), features=ClientFeatures(in_process=servers.build)) as manager:
+        call = asyncio.create_task(manager.call_tool("t__block", {}))
+        await asyncio.to_thread(servers.entered.wait, 10)
+        # The host's loop keeps turning while the server's thread is held: 20 ticks of 10 ms.
+        started = time.monotonic()
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert time.monotonic() - started < 0.9  # well before the call's own 1 s timeout
+        with pytest.raises(ToolTimeout):
+            await call
+        servers.release.set()
+        # Once its thread is free again the server answers the next call.
+        assert _text(await manager.call_tool("t__where", {})) == "mcp-server t"
+
+
+async def test_a_handler_that_raises_is_the_tools_error_and_the_server_stays() -> None:
+    servers = _Blocking()
+    async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
+        result = await manager.call_tool("t__fail", {})
+        assert result.is_error and _text(result) == "Error executing tool fail"  # the SDK hides the exception
+        assert manager.status("t").status is ServerStatus.READY
+        assert _text(await manager.call_tool("t__where", {})) == "mcp-server t"
+
+
+async def test_a_server_held_at_closing_is_left_to_its_thread_and_the_host_closes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    servers = _Blocking()
+    caplog.set_level(logging.WARNING, logger="edgehost.mcp._thread_transport")
+    started = time.monotonic()
+    try:
+        async with running(
+            _entry(timeout=30.0), features=ClientFeatures(in_process=servers.build)
+        ) as manager:
+            call = asyncio.create_task(manager.call_tool("t__block", {}))
+            await asyncio.to_thread(servers.entered.wait, 10)
+        call.cancel()
+        closed_in = time.monotonic() - started
+    finally:
+        servers.release.set()
+    assert closed_in < 20  # two grace periods of 2 s and the manager's own, not the call's 30 s
+    assert "built-in server t does not end" in caplog.text
+
+
+async def test_restarting_builds_the_server_afresh_on_a_new_thread() -> None:
+    servers = _Blocking()
+    async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
+        await manager.call_tool("t__where", {})
+        manager.restart("t")
+        await wait_for(
+            manager, lambda: manager.status("t").status is ServerStatus.READY and servers.builds == 2
+        )
+        await manager.call_tool("t__where", {})
+    assert servers.builds == 2 and servers.threads == ["mcp-server t", "mcp-server t"]
+
+
+async def test_what_the_server_logs_on_its_thread_reaches_its_log_tab() -> None:
+    servers = _Blocking()
+    async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
+        await manager.call_tool("t__fail", {})  # the SDK logs the exception at ERROR
+        await wait_for(
+            manager, lambda: any("Tool 'fail' raised" in line for line in manager.stderr_tail("t"))
+        )
