@@ -6,9 +6,10 @@ from a folder holding those files. The 6-layer BERT forward pass is written in n
 matches sentence-transformers (mean pooling over the attention mask, then L2 normalisation).
 
 The bundle ships the model quantised (`write_int8_model`, run when the bundle is built): every matrix
-as int8 with a float32 scale for each 32 values of a row, 26 MB instead of 91 MB. The matrices are
-dequantised at load; the word-embedding table stays int8 in memory (it is only indexed), its rows
-dequantised per token.
+as int8 with a float32 scale for each 32 values of a row, 26 MB instead of 91 MB. It stays int8 in
+memory too (issue 35: 30 MB less in the ranking process): each layer's matrices are dequantised when
+the layer runs (about 10 M values a pass, a few ms, shared by every text of a batch), and the rows of
+the word-embedding table per token.
 
 On a board, `RknnEmbedder` runs the same model converted to .rknn on one NPU core through
 rknn-toolkit-lite2; tokenisation and pooling stay here.
@@ -252,15 +253,6 @@ def _dequantise(quantised: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return (blocks * scale[..., None]).reshape(quantised.shape)
 
 
-def _dequantised(weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The int8 matrices of `weights` back to float32; the scales themselves are dropped."""
-    return {
-        name: _dequantise(value, weights[name + SCALE_SUFFIX]) if name + SCALE_SUFFIX in weights else value
-        for name, value in weights.items()
-        if not (name.endswith(SCALE_SUFFIX) and name[: -len(SCALE_SUFFIX)] in weights)
-    }
-
-
 def write_int8_model(source: Path, folder: Path) -> Path:
     """Write the model at `source` (model.zip or folder, fp32) to `folder` as model.int8.safetensors,
     tokenizer.json and config.json; returns `folder`. Raises EmbeddingUnavailable when it cannot be read."""
@@ -360,12 +352,17 @@ class MiniLMEmbedder:
         if quantised:
             self._words = (weights[WORD_EMBEDDINGS], weights[WORD_EMBEDDINGS + SCALE_SUFFIX])
             weights = {k: v for k, v in weights.items() if not k.startswith(WORD_EMBEDDINGS)}
-        # Linear weights are stored (out, in); transpose once so each forward pass is x @ W.
+        # Linear weights are stored (out, in): each forward pass is x @ W.T. The fp32 ones are kept as
+        # they are; int8 ones with their scales, dequantised as their layer runs (self._matrix).
+        self._scales = {k[: -len(SCALE_SUFFIX)]: v for k, v in weights.items() if k.endswith(SCALE_SUFFIX)}
         self._w = {
-            key: np.ascontiguousarray(value.T) if key.startswith("encoder.") and value.ndim == 2 else value
-            for key, value in _dequantised(weights).items()
-            if value.dtype == np.float32
+            key: value
+            for key, value in weights.items()
+            if value.dtype == np.float32 and not key.endswith(SCALE_SUFFIX) or key in self._scales
         }
+        # Only the encoder's matrices are worth keeping int8; the small ones are dequantised now.
+        for key in [k for k in self._scales if not k.startswith("encoder.")]:
+            self._w[key] = _dequantise(self._w[key], self._scales.pop(key))
 
     @classmethod
     def load(cls, source: Path | None = None, *, quantise: bool = False) -> MiniLMEmbedder:
@@ -379,6 +376,11 @@ class MiniLMEmbedder:
         if quantise and WORD_EMBEDDINGS + SCALE_SUFFIX not in weights:
             weights = quantise_int8(weights)
         return cls(weights, _load_tokenizer(tokenizer_json), config)
+
+    def _matrix(self, key: str) -> np.ndarray:
+        """The (in, out) float32 matrix of the linear layer ``key``, for x @ it."""
+        value = self._w[key]
+        return (_dequantise(value, self._scales[key]) if key in self._scales else value).T
 
     def _word_vectors(self, ids: np.ndarray) -> np.ndarray:
         if self._words is None:
@@ -413,22 +415,33 @@ class MiniLMEmbedder:
 
         for i in range(cfg.layers):
             p = f"encoder.layer.{i}."
-            q = split_heads(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
-            k = split_heads(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
-            v = split_heads(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
+            q = split_heads(
+                x @ self._matrix(p + "attention.self.query.weight") + w[p + "attention.self.query.bias"]
+            )
+            k = split_heads(
+                x @ self._matrix(p + "attention.self.key.weight") + w[p + "attention.self.key.bias"]
+            )
+            v = split_heads(
+                x @ self._matrix(p + "attention.self.value.weight") + w[p + "attention.self.value.bias"]
+            )
             scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head_dim)) + attention_bias
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             probs = scores / scores.sum(axis=-1, keepdims=True)
             context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, cfg.hidden)
-            attended = context @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+            attended = (
+                context @ self._matrix(p + "attention.output.dense.weight")
+                + w[p + "attention.output.dense.bias"]
+            )
             x = _layer_norm(
                 x + attended,
                 w[p + "attention.output.LayerNorm.weight"],
                 w[p + "attention.output.LayerNorm.bias"],
                 cfg.eps,
             )
-            inner = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
-            out = inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+            inner = _gelu(
+                x @ self._matrix(p + "intermediate.dense.weight") + w[p + "intermediate.dense.bias"]
+            )
+            out = inner @ self._matrix(p + "output.dense.weight") + w[p + "output.dense.bias"]
             x = _layer_norm(
                 x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], cfg.eps
             )
