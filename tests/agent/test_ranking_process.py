@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -115,12 +116,59 @@ def test_the_host_selector_ranks_in_the_process_and_its_own_process_never_loads_
     assert numpy_loaded is False
 
 
+def _until(condition, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        time.sleep(0.02)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_an_unused_process_rests_and_the_next_request_wakes_it_with_the_same_scores(tools, tmp_path) -> None:
+    texts = [t.description for t in tools]
+    index, reasons = RankingProcess.start(cache_dir=tmp_path / "cache", rest_s=0.5)
+    assert index is not None, reasons
+    try:
+        before = index.similarities(QUESTIONS[1], texts)
+        resting_pid = index.pid
+        assert resting_pid is not None
+        _until(lambda: index.pid is None and _gone(resting_pid))  # ended, and reaped
+        after = index.similarities(QUESTIONS[1], texts)
+        assert after == pytest.approx(before, abs=1e-6)
+        assert index.starts == 2 and index.pid not in (None, resting_pid)
+    finally:
+        index.close()
+    assert index.pid is None
+
+
+def test_requests_keep_the_process_awake(tools, tmp_path) -> None:
+    texts = [t.description for t in tools[:4]]
+    index, reasons = RankingProcess.start(cache_dir=tmp_path / "cache", rest_s=1.0)
+    assert index is not None, reasons
+    try:
+        ends = time.monotonic() + 2.5  # two and a half rest periods of requests every 0.2 s
+        while time.monotonic() < ends:
+            index.similarities("what time is it", texts)
+            time.sleep(0.2)
+        assert index.starts == 1
+    finally:
+        index.close()
+
+
 async def test_a_ranking_process_that_dies_leaves_ranking_by_words_and_the_turn_goes_on(
     tools, tmp_path
 ) -> None:
     selector = ToolSelector(cache_dir=tmp_path / "cache")
     await selector.prepare(tools)
     index = index_of(await selector.ranker())
+    assert index.pid is not None
     os.kill(index.pid, signal.SIGKILL)
     route = await selector.route("what time is it in Tokyo", tools)
     assert route.needs_tool and route.candidates[0].name == "time__get_current_time"
@@ -134,30 +182,33 @@ async def test_a_ranking_process_that_hangs_is_killed_after_the_scaled_timeout(
 ) -> None:
     selector = ToolSelector(cache_dir=tmp_path / "cache")
     await selector.prepare(tools)
-    index = index_of(await selector.ranker())
+    pid = index_of(await selector.ranker()).pid
+    assert pid is not None
     # 0.5 s, times the slow machine's factor (as `make test-arm64` sets it under the emulator).
     monkeypatch.setattr(ranking_process, "REQUEST_TIMEOUT_S", 0.5)
     monkeypatch.setenv("EDGEHOST_WAIT_SCALE", "2")
-    os.kill(index.pid, signal.SIGSTOP)
+    os.kill(pid, signal.SIGSTOP)
     try:
         selection = await selector.select("show me the last five commits", tools, budget_tokens=300)
     finally:
         with contextlib.suppress(ProcessLookupError):  # killed already, as it should be
-            os.kill(index.pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGCONT)
     assert "git__git_log" in [t.name for t in selection.tools]
     assert any("did not answer within 1 s" in reason for reason in selector.ranker_reasons)
     await selector.aclose()
     with pytest.raises(ProcessLookupError):  # killed, and reaped
-        os.kill(index.pid, 0)
+        os.kill(pid, 0)
 
 
 async def test_closing_the_selector_ends_the_process(tools, tmp_path) -> None:
     selector = ToolSelector(cache_dir=tmp_path / "cache")
     await selector.prepare(tools[:3])
     index = index_of(await selector.ranker())
+    pid = index.pid
+    assert pid is not None
     await selector.aclose()
     with pytest.raises(ProcessLookupError):
-        os.kill(index.pid, 0)
+        os.kill(pid, 0)
     with pytest.raises(EmbeddingUnavailable):
         index.similarities("hello", ["a text"])
     assert isinstance(await selector.ranker(), LexicalRanker)
