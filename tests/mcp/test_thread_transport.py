@@ -8,6 +8,7 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from mcp.server.mcpserver import MCPServer
@@ -33,10 +34,12 @@ class _Blocking:
         self.threads: list[str] = []
         self.builds = 0
 
-    def build(self, config: ServerConfig) -> MCPServer | None:
-        if config.name != "t":
-            return None
+    def build(self, config: ServerConfig) -> Callable[[], MCPServer] | None:
+        return self._server if config.name == "t" else None
+
+    def _server(self) -> MCPServer:
         self.builds += 1
+        self.threads.append(f"built on {threading.current_thread().name}")
         server = MCPServer("t")
 
         @server.tool()
@@ -128,7 +131,13 @@ async def test_restarting_builds_the_server_afresh_on_a_new_thread() -> None:
             manager, lambda: manager.status("t").status is ServerStatus.READY and servers.builds == 2
         )
         await manager.call_tool("t__where", {})
-    assert servers.builds == 2 and servers.threads == ["mcp-server t", "mcp-server t"]
+    assert servers.builds == 2
+    assert servers.threads == [
+        "built on mcp-server t",
+        "mcp-server t",
+        "built on mcp-server t",
+        "mcp-server t",
+    ]
 
 
 async def test_what_the_server_logs_on_its_thread_reaches_its_log_tab() -> None:
@@ -138,3 +147,16 @@ async def test_what_the_server_logs_on_its_thread_reaches_its_log_tab() -> None:
         await wait_for(
             manager, lambda: any("Tool 'fail' raised" in line for line in manager.stderr_tail("t"))
         )
+
+
+async def test_a_server_that_cannot_be_built_is_failed_with_why() -> None:
+    def broken(config: ServerConfig) -> Callable[[], MCPServer] | None:
+        def build() -> MCPServer:
+            raise ValueError("--root: no such folder /nowhere")
+
+        return build
+
+    async with running(_entry(), features=ClientFeatures(in_process=broken), auto_restart=False) as manager:
+        state = manager.status("t")
+    assert state.status is ServerStatus.FAILED
+    assert "ValueError: --root: no such folder /nowhere" in (state.error or "")

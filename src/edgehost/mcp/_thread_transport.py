@@ -24,7 +24,7 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -34,7 +34,7 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
 
-__all__ = ["SHUTDOWN_GRACE_S", "ThreadTransport"]
+__all__ = ["SHUTDOWN_GRACE_S", "ServerBuilder", "ThreadTransport"]
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,34 @@ def _lowlevel(server: Server[Any] | MCPServer) -> Server[Any]:
     return server._lowlevel_server if isinstance(server, MCPServer) else server  # noqa: SLF001
 
 
-async def _on(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, None]) -> None:
-    """Run ``coroutine`` on the other thread's ``loop`` and wait for it here."""
+ServerBuilder = Callable[[], "Server[Any] | MCPServer"]
+
+
+async def _on(loop: asyncio.AbstractEventLoop, send: Callable[[Any], Awaitable[None]], item: Any) -> None:
+    """``await send(item)`` on the other thread's ``loop``, waited for here. The coroutine is made
+    there, so a loop that closes before it runs leaves none behind un-awaited."""
+    done: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def start() -> None:
+        if not done.set_running_or_notify_cancel():  # the waiter gave up meanwhile
+            return
+        task = loop.create_task(send(item))
+
+        def copy(finished: asyncio.Task[None]) -> None:
+            if finished.cancelled():
+                done.set_exception(anyio.BrokenResourceError())
+            elif (error := finished.exception()) is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(None)
+
+        task.add_done_callback(copy)
+
     try:
-        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+        loop.call_soon_threadsafe(start)
     except RuntimeError:  # that loop is closed: the other side is gone
-        coroutine.close()
         raise anyio.BrokenResourceError from None
-    await asyncio.wrap_future(future)
+    await asyncio.wrap_future(done)
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, callback: Any, *args: Any) -> None:
@@ -83,12 +103,12 @@ class _ServerThread:
 
     def __init__(
         self,
-        server: Server[Any],
+        build: ServerBuilder,
         name: str,
         host_loop: asyncio.AbstractEventLoop,
         log_line: Callable[[str], None] | None,
     ) -> None:
-        self._server = server
+        self._build = build
         self._log_line = log_line
         self._host_loop = host_loop
         self.to_host: MemoryObjectSendStream[_Item]
@@ -99,6 +119,7 @@ class _ServerThread:
         self.started = host_loop.create_future()
         self.ended: asyncio.Future[None] = host_loop.create_future()
         self._main: asyncio.Task[None] | None = None
+        self._error = "no error"
         self._loop: asyncio.AbstractEventLoop | None = None
         self.thread = threading.Thread(target=self._run, name=f"mcp-server {name}", daemon=True)
 
@@ -108,8 +129,9 @@ class _ServerThread:
             logging.getLogger().addHandler(handler)
         try:
             asyncio.run(self._serve())
-        except BaseException:  # noqa: BLE001 - the server's own failure ends its connection, nothing more
+        except BaseException as exc:  # noqa: BLE001 - the server's own failure ends its connection, nothing more
             log.exception("built-in server thread %s failed", self.thread.name)
+            self._error = f"{type(exc).__name__}: {exc}"
         finally:
             if handler is not None:
                 logging.getLogger().removeHandler(handler)
@@ -121,7 +143,7 @@ class _ServerThread:
     def _finish(self) -> None:  # on the host's loop
         self.to_host.close()
         if not self.started.done():
-            self.started.set_exception(anyio.BrokenResourceError("the server ended before it started"))
+            self.started.set_exception(RuntimeError(f"the server ended before it started ({self._error})"))
         if not self.ended.done():
             self.ended.set_result(None)
 
@@ -130,6 +152,7 @@ class _ServerThread:
             self.started.set_result(value)
 
     async def _serve(self) -> None:
+        server = _lowlevel(self._build())  # here: its imports and tool schemas hold this thread only
         self._loop = asyncio.get_running_loop()
         self._main = asyncio.current_task()
         into_server, server_read = anyio.create_memory_object_stream[SessionMessage | Exception](_BUFFER)
@@ -138,10 +161,10 @@ class _ServerThread:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._forward_to_host, out_of_server)
             try:
-                await self._server.run(
+                await server.run(
                     server_read,
                     server_write,
-                    self._server.create_initialization_options(),
+                    server.create_initialization_options(),
                     raise_exceptions=False,
                 )
             finally:
@@ -152,7 +175,7 @@ class _ServerThread:
         with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             async with out_of_server:
                 async for message in out_of_server:
-                    await _on(self._host_loop, self.to_host.send(message))
+                    await _on(self._host_loop, self.to_host.send, message)
 
     def cancel(self) -> None:
         """Cancel the server's main task from the host's thread (when it did not end on its own)."""
@@ -161,17 +184,14 @@ class _ServerThread:
 
 
 class ThreadTransport:
-    """The SDK transport to a server object run on a thread of its own (see the module's docstring)."""
+    """The SDK transport to a server built and run on a thread of its own (see the module's docstring)."""
 
     def __init__(
-        self,
-        server: Server[Any] | MCPServer,
-        *,
-        name: str = "server",
-        log_line: Callable[[str], None] | None = None,
+        self, build: ServerBuilder, *, name: str = "server", log_line: Callable[[str], None] | None = None
     ) -> None:
-        """``log_line`` is given each line the server logs on its thread (from that thread)."""
-        self._server = _lowlevel(server)
+        """``build()`` makes the server, on its thread; ``log_line`` is given each line the server logs
+        on its thread (from that thread)."""
+        self._build = build
         self._name = name
         self._log_line = log_line
 
@@ -179,10 +199,15 @@ class ThreadTransport:
     async def connect(
         self,
     ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[_Item], MemoryObjectSendStream[SessionMessage]]]:
-        side = _ServerThread(self._server, self._name, asyncio.get_running_loop(), self._log_line)
+        side = _ServerThread(self._build, self._name, asyncio.get_running_loop(), self._log_line)
         client_write, from_client = anyio.create_memory_object_stream[SessionMessage](_BUFFER)
         side.thread.start()
-        server_loop, into_server = await side.started
+        try:
+            server_loop, into_server = await side.started
+        except BaseException:  # it could not be built, or the host gave up waiting
+            for stream in (client_write, from_client, side.from_server):
+                stream.close()
+            raise
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._forward_to_server, from_client, server_loop, into_server)
             try:
@@ -200,6 +225,7 @@ class ThreadTransport:
                         "built-in server %s does not end (its thread is busy); left to end with the app",
                         self._name,
                     )
+                side.from_server.close()
                 tasks.cancel_scope.cancel()
 
     @staticmethod
@@ -214,7 +240,7 @@ class ThreadTransport:
             ):
                 async with from_client:
                     async for message in from_client:
-                        await _on(server_loop, into_server.send(message))
+                        await _on(server_loop, into_server.send, message)
         finally:
             _call_soon(server_loop, into_server.close)
 

@@ -166,9 +166,9 @@ def open_transport(
 
     Raises ValueError when the entry has neither a command (stdio) nor a URL (http/sse).
     """
-    built = in_process(server) if in_process is not None else None
-    if built is not None:
-        inner: Any = ThreadTransport(built, name=server.name, log_line=stderr.ring.append)
+    build = in_process(server) if in_process is not None else None
+    if build is not None:
+        inner: Any = ThreadTransport(build, name=server.name, log_line=stderr.ring.append)
     elif server.transport == "stdio":
         inner = _stdio(server, stderr, watch)
     elif not server.url:

@@ -44,9 +44,10 @@ SamplingHandlerFnT = Callable[
 """(server name, request) -> a generated message, or an error when the user or policy declines."""
 
 HttpAuthFnT = Callable[["ServerConfig"], httpx2.Auth | None]
-InProcessFnT = Callable[["ServerConfig"], "MCPServer | None"]
-"""(server's config) -> the server to connect to in this process, or None to start it as configured."""
 """(server) -> the auth of a new HTTP connection to it (OAuth, mcp/auth/), or None."""
+InProcessFnT = Callable[["ServerConfig"], "Callable[[], MCPServer] | None"]
+"""(server's config) -> what builds the server to run in this process (called on the server's own
+thread, so building it stalls nothing), or None to start it as configured."""
 
 
 async def accept_elicitation_with_defaults(
@@ -89,6 +90,6 @@ class ClientFeatures:
     # `edgehost auth login`): its supervisor asks every SIGN_IN_POLL_S and connects again. Blocking
     # (it reads the credential store): called in a thread.
     signed_in_elsewhere: Callable[[ServerConfig], bool] | None = None
-    # A server to connect to in this process (the SDK's in-memory transport) instead of starting
-    # ``config``'s command: None for those that start as configured (HostOptions.servers_in_process).
+    # A server run in this process, on a thread of its own (mcp/_thread_transport.py), instead of
+    # starting ``config``'s command: None for those that start as configured (HostOptions.servers_in_process).
     in_process: InProcessFnT | None = None

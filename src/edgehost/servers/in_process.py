@@ -10,6 +10,7 @@ configures, even ``edgehost serve files`` under a name of their own, starts as t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -40,10 +41,11 @@ def _files(args: Sequence[str], _config: ServerConfig) -> MCPServer:
 _BUILDERS: dict[str, Callable[[Sequence[str], ServerConfig], MCPServer]] = {"board": _board, "files": _files}
 
 
-def builtin_in_process(config: ServerConfig) -> MCPServer | None:
-    """The built-in server ``config`` would start as a process, built here with the same arguments;
-    None for any other server."""
+def builtin_in_process(config: ServerConfig) -> Callable[[], MCPServer] | None:
+    """What builds the built-in server ``config`` would start as a process, with the same arguments
+    (called on the server's thread: its imports and tool schemas are built there); None for any other
+    server."""
     build = _BUILDERS.get(config.name) if config.builtin else None
     if build is None:
         return None
-    return build(list(config.args[builtin_fixed_args(config) :]), config)
+    return functools.partial(build, list(config.args[builtin_fixed_args(config) :]), config)
