@@ -24,7 +24,7 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -52,7 +52,9 @@ def _lowlevel(server: Server[Any] | MCPServer) -> Server[Any]:
 ServerBuilder = Callable[[], "Server[Any] | MCPServer"]
 
 
-async def _on(loop: asyncio.AbstractEventLoop, send: Callable[[Any], Awaitable[None]], item: Any) -> None:
+async def _on(
+    loop: asyncio.AbstractEventLoop, send: Callable[[Any], Coroutine[Any, Any, None]], item: Any
+) -> None:
     """``await send(item)`` on the other thread's ``loop``, waited for here. The coroutine is made
     there, so a loop that closes before it runs leaves none behind un-awaited."""
     done: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -60,7 +62,7 @@ async def _on(loop: asyncio.AbstractEventLoop, send: Callable[[Any], Awaitable[N
     def start() -> None:
         if not done.set_running_or_notify_cancel():  # the waiter gave up meanwhile
             return
-        task = loop.create_task(send(item))
+        task: asyncio.Task[None] = loop.create_task(send(item))
 
         def copy(finished: asyncio.Task[None]) -> None:
             if finished.cancelled():
