@@ -78,6 +78,10 @@ class LlamaCppEngine:
                 n_ctx=n_ctx,
                 n_threads=threads,
                 n_threads_batch=threads,
+                # Flash attention: on this machine's CPU 20 % quicker prefill and decode with the default
+                # model, and 6 MB less of compute buffers (issue 35; llama-cpp-python turns it off unless
+                # asked, llama.cpp's own default is on where the backend has it).
+                flash_attn=True,
                 seed=int(self._config.get("seed", self._llama_cpp.LLAMA_DEFAULT_SEED)),
                 # How far back the repetition penalties look (the profile's sampling.repeat_last_n).
                 last_n_tokens_size=int(self._config.get("repeat_last_n", 64)),
@@ -86,7 +90,9 @@ class LlamaCppEngine:
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp cannot load {path}: {exc}") from exc
         if self._config.get("prompt_cache_dir"):
-            self._prompt_cache = PromptCache(Path(str(self._config["prompt_cache_dir"])), path, n_ctx)
+            self._prompt_cache = PromptCache(
+                Path(str(self._config["prompt_cache_dir"])), path, n_ctx, layout="flash-attn"
+            )
         model = self._llama._model
         self._add_bos = bool(model.add_bos_token())
         self._bos_text = model.token_get_text(model.token_bos()) if model.token_bos() != -1 else ""

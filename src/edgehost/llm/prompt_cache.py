@@ -44,20 +44,24 @@ def _shared(a: list[int], b: list[int]) -> int:
     return count
 
 
-def _cache_key(model_path: Path, n_ctx: int) -> str:
-    """One key per model file (its path, size and time) and context size."""
+def _cache_key(model_path: Path, n_ctx: int, layout: str = "") -> str:
+    """One key per model file (its path, size and time), context size and KV layout (flash attention
+    stores V untransposed: a state saved without it does not load with it)."""
     stat = model_path.stat()
-    identity = f"{model_path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{n_ctx}"
+    identity = f"{model_path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{n_ctx}" + (
+        f"|{layout}" if layout else ""
+    )
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:20]
 
 
 class PromptCache:
     """llama.cpp's: the KV state of sequence 0 and its tokens."""
 
-    def __init__(self, folder: Path, model_path: Path, n_ctx: int) -> None:
-        key = _cache_key(model_path, n_ctx)
+    def __init__(self, folder: Path, model_path: Path, n_ctx: int, layout: str = "") -> None:
+        key = _cache_key(model_path, n_ctx, layout)
         self.state_file = folder / f"{key}.kv"
         self.tokens_file = folder / f"{key}.tokens.npy"
+        self.digest_file = folder / f"{key}.kv.sum"
         self.saved = False  # this process wrote the file already
 
     def tokens(self) -> list[int]:
@@ -70,7 +74,7 @@ class PromptCache:
         """Load the saved state into ``llama``'s empty context when it shares at least
         MIN_SHARED_TOKENS with ``prompt``; the number of tokens now in the context (0: nothing)."""
         saved = self.tokens()
-        if _shared(saved, prompt) < MIN_SHARED_TOKENS or not self.state_file.is_file():
+        if _shared(saved, prompt) < MIN_SHARED_TOKENS or not self._intact():
             return 0
         capacity = len(saved)
         tokens = (llama_cpp.llama_token * capacity)()
@@ -105,11 +109,29 @@ class PromptCache:
             return False
         tokens_partial = self.tokens_file.with_name(f"{self.tokens_file.stem}.{os.getpid()}.part.npy")
         np.save(tokens_partial, np.asarray(ids, dtype=np.int32))
+        digest = _digest(partial)
         os.replace(partial, self.state_file)
         os.replace(tokens_partial, self.tokens_file)
+        self.digest_file.write_text(digest)
         self.saved = True
         prune(self.state_file.parent)
         return True
+
+    def _intact(self) -> bool:
+        """Whether the state file is the one written: llama.cpp aborts the process on some damaged
+        files (with flash attention on: SIGABRT on one cut short) rather than refusing them."""
+        try:
+            return self.digest_file.read_text().strip() == _digest(self.state_file)
+        except OSError:
+            return False
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.blake2b()
+    with path.open("rb") as handle:  # (hashlib.file_digest is Python 3.11's)
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 class RkllmPromptCache:
