@@ -1,6 +1,6 @@
 """Longest event-loop stall in the desktop app during a whole turn: 5 MCP servers start (the two
-built-in ones and the reference servers memory, filesystem and time when installed, else more
-built-in ones) while the window streams a 200-token answer with a tool call in the middle, under the
+built-in ones, on threads of the app, and the reference servers memory, filesystem and time when
+installed, else more board servers as processes) while the window streams a 200-token answer with a tool call in the middle, under the
 load of a running model (the default model generating in its worker the whole time, started as the
 app starts it). The window is offscreen; the turn's model is the scripted fake streaming at ~100
 tokens/s, so the turn itself is the same every time.
@@ -51,6 +51,7 @@ SERVER_PHASES = ("start servers", "answer while servers start")
 STALL_REPORT_MS = 20.0  # the watchdog samples the GUI thread once its heartbeat is this late
 SAMPLE_S = 0.002
 STALLS_SHOWN = 4
+BUILTINS_AS_PROCESSES = False  # the baseline's (as_before); now they run on threads of the app
 FRAMES_SHOWN = 14
 
 
@@ -268,6 +269,8 @@ async def measure(data_dir: str, watch: StallWatch) -> list[float]:
     call = "[TOOL_CALL]" + json.dumps({"name": TOOL, "arguments": {}}) + "[END_TOOL_CALL]"
     backend = ScriptedBackend([half * 2, half + call, half], chunk_size=len(" token"), delay_s=TOKEN_DELAY_S)
     options = HostOptions(backend=backend, servers=servers)
+    if BUILTINS_AS_PROCESSES:
+        options.servers_in_process = None
     phase[0] = "build the app"
     desktop = Desktop(paths, settings, options, window=window)
     try:
@@ -314,8 +317,12 @@ def _answers(desktop: object) -> list:
 
 def as_before() -> None:
     """The baseline: servers started by the SDK's ``stdio_client`` (on the event loop, a session of
-    their own) and the model worker started on the loop in a session of its own, at our priority."""
+    their own; the built-in ones too, as processes, as before issue 35) and the model worker started on
+    the loop in a session of its own, at our priority."""
     import subprocess
+
+    global BUILTINS_AS_PROCESSES  # noqa: PLW0603 - a baseline run's one switch
+    BUILTINS_AS_PROCESSES = True
 
     from mcp.client.stdio import stdio_client
 
