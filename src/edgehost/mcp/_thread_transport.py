@@ -42,6 +42,9 @@ SHUTDOWN_GRACE_S = 2.0  # for the server to end after its input closed, as the S
 _BUFFER = 32  # messages in flight each way before the sender waits
 
 _Item = SessionMessage | Exception
+# One server is built at a time: two threads building at once (a pydantic model per tool) took the GIL
+# from the window's thread in turns for ~30 ms; one alone hands it back every switch interval.
+_BUILDING = threading.Lock()
 
 
 def _lowlevel(server: Server[Any] | MCPServer) -> Server[Any]:
@@ -154,7 +157,8 @@ class _ServerThread:
             self.started.set_result(value)
 
     async def _serve(self) -> None:
-        server = _lowlevel(self._build())  # here: its imports and tool schemas hold this thread only
+        with _BUILDING:  # here, not on the host's loop: its imports and tool schemas hold this thread only
+            server = _lowlevel(self._build())
         self._loop = asyncio.get_running_loop()
         self._main = asyncio.current_task()
         into_server, server_read = anyio.create_memory_object_stream[SessionMessage | Exception](_BUFFER)

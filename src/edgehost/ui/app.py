@@ -186,6 +186,10 @@ CORE_MODULES = (
     "edgehost.boards",
     "edgehost.ui.quick_ask",
     "edgehost.ui.tray",
+    # The built-in servers, built on threads of their own as the host starts: imported here, their
+    # modules are frozen with the rest instead of filling the collector's view then.
+    "edgehost.servers.board",
+    "edgehost.servers.files",
     # What the servers' first connections use (anyio's subprocess and stream support).
     "anyio._backends._asyncio",
     "anyio._core._subprocesses",
