@@ -11,7 +11,8 @@ it; the turn waits for what it needs (the model, the servers, the ranking). Two 
 
 Both are median of ROUNDS runs, alternated. ``RESULT first_answer_cold_<step>_s`` says where the time
 goes (seconds after the process started: the window shown, the core imported, the host started, the
-servers ready, the model loaded, the first token, the tool's result, the answer's end). The page cache
+servers ready, the model loaded, the question routed to a tool, the call found in the model's text,
+the tool's result, the answer's first token and its end). The page cache
 is warm (this machine cannot drop it): a board's first start after boot also reads the files from its
 storage. On stderr: each run's marks and its answer, to be read.
 """
@@ -33,7 +34,18 @@ ROUNDS = 3
 QUESTION = "How much memory is free on this board?"
 TOOL = "board__memory_usage"
 TURN_S = 600.0
-STEPS = ("window", "core", "host", "servers", "model", "first_token", "tool_result", "answer")
+STEPS = (
+    "window",
+    "core",
+    "host",
+    "servers",
+    "model",
+    "routed",
+    "call",
+    "tool_result",
+    "first_token",
+    "answer",
+)
 
 
 def mark(name: str, **extra: object) -> None:
@@ -64,6 +76,10 @@ async def one_start(data_dir: Path) -> None:
             mark("first_token")
         if isinstance(event, ev.TextDelta):
             answer.append(event.text)
+        for kind, name in ((ev.TurnRouted, "routed"), (ev.ToolCallDetected, "call")):
+            if isinstance(event, kind) and name not in seen:
+                seen.add(name)
+                mark(name)
         if isinstance(event, ev.ToolExecutionFinished) and "tool_result" not in seen:
             seen.add("tool_result")
             mark("tool_result", tool=event.tool, status=event.status)

@@ -329,7 +329,8 @@ def as_before() -> None:
     import edgehost.mcp._transport as transport
     from edgehost.llm import worker_backend
 
-    def sdk_stdio(params: object, errlog: object) -> object:
+    def sdk_stdio(params: object, errlog: object, **_ours: object) -> object:
+        # The SDK's client takes none of our transport's options (on_failure, decoding ...).
         return stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
 
     async def on_the_loop(command: list[str], **popen_kwargs: object) -> object:
@@ -390,9 +391,9 @@ def quiet_session(wanted: bool) -> Iterator[None]:
         group.write_text(before)
 
 
-def child_results(baseline: bool) -> tuple[dict[str, float], str]:
+def child_results(baseline: bool, extra: list[str]) -> tuple[dict[str, float], str]:
     """Run one turn in a fresh process: its RESULT values and its report."""
-    command = [sys.executable, __file__, "--once", *(["--baseline"] if baseline else [])]
+    command = [sys.executable, __file__, "--once", *(["--baseline"] if baseline else []), *extra]
     done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False)
     if done.returncode != 0:
         raise SystemExit(f"ui_stall: a turn failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -410,9 +411,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--once", action="store_true", help="one turn in this process")
     parser.add_argument("--baseline", action="store_true", help="with --once: as before issue 12")
     parser.add_argument("--quiet-session", action="store_true", help=quiet_session.__doc__)
+    parser.add_argument(
+        "--builtins-as-processes",
+        action="store_true",
+        help="run 'now' with the built-in servers as processes (as before issue 35), to compare",
+    )
     args = parser.parse_args(argv)
     if args.once:
+        global BUILTINS_AS_PROCESSES  # noqa: PLW0603 - a run's one switch
+        BUILTINS_AS_PROCESSES = args.builtins_as_processes
         return run_once(args.baseline)
+    extra = ["--builtins-as-processes"] if args.builtins_as_processes else []
     now: list[dict[str, float]] = []
     before: list[dict[str, float]] = []
     report = ""
@@ -420,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.rounds):
             # Alternated, so that the machine's load changes hit both alike.
             for baseline in (round_ % 2 == 0, round_ % 2 == 1):
-                values, text = child_results(baseline)
+                values, text = child_results(baseline, extra)
                 (before if baseline else now).append(values)
                 if not baseline:
                     report = text
