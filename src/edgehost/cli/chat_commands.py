@@ -8,7 +8,7 @@ import contextlib
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from edgehost.agent.config import AgentConfig
 from edgehost.agent.routing import ROUTING_MODES
@@ -150,50 +150,17 @@ class ChatSession:
             if not tools:
                 print("(no tools: /servers shows why)")
             for tool in tools:
-                mark = "x" if tool.enabled else " "
-                print(f" [{mark}] {tool.name}: {summary(tool.description)}")
+                print(f" [{'x' if tool.enabled else ' '}] {tool.name}: {summary(tool.description)}")
         elif command in ("/enable", "/disable"):
-            on = command == "/enable"
-            servers = [state.name for state in host.server_states()]
-            if rest in servers:
-                host.set_server_enabled(rest, on)
-                print(f"(the server {rest} is {'on: connecting' if on else 'off'})")
-                return None
-            if rest not in {t.name for t in host.tools()}:
-                names = [t.name for t in host.tools()] + servers
-                raise UsageError(f"{unknown_tool_text(rest, names)}; /tools and /servers list them")
-            host.set_tool_enabled(rest, on)
-            print(f"({rest} is {'on' if on else 'off'})")
+            self._switch(rest, on=command == "/enable")
         elif command == "/servers":
             for state in host.server_states():
                 error = f" — {state.error.splitlines()[0]}" if state.error else ""
                 print(f" {state.name}: {state.status.value}{error}")
         elif command == "/tool":
-            pinned = next((t for t in host.tools() if t.name == rest), None)
-            if rest and pinned is None:
-                raise UsageError(
-                    f"{unknown_tool_text(rest, [t.name for t in host.tools()])}; /tools lists them"
-                )
-            if pinned is not None and not pinned.enabled:
-                raise UsageError(
-                    f"{rest} is switched off, so it would not be called: /enable {rest} switches it on"
-                )
-            self.pinned = rest or None
-            print(f"(next turn calls {rest})" if rest else "(no tool pinned)")
+            self._pin(rest)
         elif command == "/routing":
-            if rest and rest not in ROUTING_MODES:
-                raise UsageError(f"routing is one of {', '.join(ROUTING_MODES)}, not {rest!r}")
-            if rest and self.conversation is not None:
-                host.set_routing(self.conversation, rest)
-            elif rest:
-                self.routing = rest
-            chosen, effective = (
-                (self.routing, host.effective_routing(self.routing))
-                if self.routing is not None
-                else host.routing(self.conversation)
-            )
-            who = "EdgeHost decides" if effective == "host" else "the model decides"
-            print(f"(routing {chosen}: {who} whether and which tool to call)")
+            self._set_routing(rest)
         elif command == "/resource":
             text = await host.read_resource_text(rest)
             self.attachments.append(attachment_text(rest, text))
@@ -204,18 +171,66 @@ class ChatSession:
             print(f"(prompt {name}:)\n{text}")
             return text
         elif command == "/history":
-            rows = (
-                host.history.executions(conversation_id=self.conversation)
-                if self.conversation is not None
-                else []
-            )
-            if not rows:
-                print("(no tool calls yet)")
-            for row in rows:
-                print(f" {row.tool} {row.status} {row.duration_ms or 0:.0f} ms")
+            self._print_history()
         else:
             print(f"unknown command {command}; /help lists them")
         return None
+
+    def _switch(self, name: str, *, on: bool) -> None:
+        """/enable, /disable: a server, or one tool."""
+        host = self.host
+        servers = [state.name for state in host.server_states()]
+        if name in servers:
+            host.set_server_enabled(name, on)
+            print(f"(the server {name} is {'on: connecting' if on else 'off'})")
+            return
+        if name not in {t.name for t in host.tools()}:
+            names = [t.name for t in host.tools()] + servers
+            raise UsageError(f"{unknown_tool_text(name, names)}; /tools and /servers list them")
+        host.set_tool_enabled(name, on)
+        print(f"({name} is {'on' if on else 'off'})")
+
+    def _pin(self, name: str) -> None:
+        """/tool NAME: the next turn calls it; /tool alone: none pinned."""
+        pinned = next((t for t in self.host.tools() if t.name == name), None)
+        if name and pinned is None:
+            raise UsageError(
+                f"{unknown_tool_text(name, [t.name for t in self.host.tools()])}; /tools lists them"
+            )
+        if pinned is not None and not pinned.enabled:
+            raise UsageError(
+                f"{name} is switched off, so it would not be called: /enable {name} switches it on"
+            )
+        self.pinned = name or None
+        print(f"(next turn calls {name})" if name else "(no tool pinned)")
+
+    def _set_routing(self, mode: str) -> None:
+        """/routing [MODE]: set it (for the conversation, or the next one), then say what holds."""
+        host = self.host
+        if mode and mode not in ROUTING_MODES:
+            raise UsageError(f"routing is one of {', '.join(ROUTING_MODES)}, not {mode!r}")
+        if mode and self.conversation is not None:
+            host.set_routing(self.conversation, mode)
+        elif mode:
+            self.routing = mode
+        chosen, effective = (
+            (self.routing, host.effective_routing(self.routing))
+            if self.routing is not None
+            else host.routing(self.conversation)
+        )
+        who = "EdgeHost decides" if effective == "host" else "the model decides"
+        print(f"(routing {chosen}: {who} whether and which tool to call)")
+
+    def _print_history(self) -> None:
+        rows = (
+            self.host.history.executions(conversation_id=self.conversation)
+            if self.conversation is not None
+            else []
+        )
+        if not rows:
+            print("(no tool calls yet)")
+        for row in rows:
+            print(f" {row.tool} {row.status} {row.duration_ms or 0:.0f} ms")
 
 
 async def _await_turn(turn: asyncio.Task[Any]) -> Any:
@@ -239,23 +254,7 @@ async def run_ask(ctx: CliContext) -> int:
     args = ctx.args
     reader = LineReader() if sys.stdin.isatty() and not args.no_tools else None
     out = sys.stderr if args.json else sys.stdout  # --json keeps stdout for the JSON
-    questions = (
-        TerminalElicitation(reader.readline, write=lambda text: print(text, end="", file=out, flush=True))
-        if reader is not None
-        else None
-    )
-    host = host_for_cli(
-        ctx,
-        reader=reader,
-        with_servers=not args.no_tools,
-        features=questions.features() if questions is not None else None,
-    )
-    if questions is not None:
-        host.subscribe(questions.on_event)
-    agent = AgentConfig.from_settings(ctx.settings)
-    agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
-    agent.routing = args.routing or agent.routing
-    host.options.agent = agent
+    host = _ask_host(ctx, reader, out)
     printer = EventPrinter(out, show_text=not args.json)
     host.subscribe(printer)
     try:
@@ -286,29 +285,53 @@ async def run_ask(ctx: CliContext) -> int:
     for execution in refused:
         print(f"edgehost: {execution['tool']} was not run: {refusal_text(execution)}", file=sys.stderr)
     if args.json:
-        print_json(
-            {
-                "text": result.text,
-                "executions": [
-                    {
-                        k: e.get(k)
-                        for k in (
-                            "tool",
-                            "status",
-                            "arguments",
-                            "duration_ms",
-                            "decision",
-                            "decided_by",
-                            "reason",
-                            "dialect",
-                            "chosen_by",
-                        )
-                    }
-                    for e in result.executions
-                ],
-                "backend": host.model_status.backend,
-                "model": host.model_status.model,
-                "perf": result.perf.as_dict(),
-            }
-        )
+        print_json(_ask_json(host, result))
     return 1 if refused else 0
+
+
+# What `ask --json` gives of each execution.
+_EXECUTION_FIELDS = (
+    "tool",
+    "status",
+    "arguments",
+    "duration_ms",
+    "decision",
+    "decided_by",
+    "reason",
+    "dialect",
+    "chosen_by",
+)
+
+
+def _ask_json(host: Host, result: ev.TurnCompleted) -> dict[str, Any]:
+    return {
+        "text": result.text,
+        "executions": [{k: e.get(k) for k in _EXECUTION_FIELDS} for e in result.executions],
+        "backend": host.model_status.backend,
+        "model": host.model_status.model,
+        "perf": result.perf.as_dict(),
+    }
+
+
+def _ask_host(ctx: CliContext, reader: LineReader | None, out: TextIO) -> Host:
+    """The Host for one `ask`: a server's questions asked on the terminal when there is one, and the
+    agent's limits from the command line."""
+    args = ctx.args
+    questions = (
+        TerminalElicitation(reader.readline, write=lambda text: print(text, end="", file=out, flush=True))
+        if reader is not None
+        else None
+    )
+    host = host_for_cli(
+        ctx,
+        reader=reader,
+        with_servers=not args.no_tools,
+        features=questions.features() if questions is not None else None,
+    )
+    if questions is not None:
+        host.subscribe(questions.on_event)
+    agent = AgentConfig.from_settings(ctx.settings)
+    agent.max_tokens_per_round, agent.temperature = args.max_tokens, args.temperature
+    agent.routing = args.routing or agent.routing
+    host.options.agent = agent
+    return host

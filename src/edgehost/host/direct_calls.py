@@ -74,8 +74,22 @@ async def call_outside_conversation(
     decision = "auto" if verdict.action == "allow" else "allowed"
     who = verdict.decided_by if verdict.action == "allow" else decided_by
     emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who))
+    return await _call_recorded(
+        manager, emit, {**common, "decision": decision, "decided_by": who}, arguments, timeout
+    )
+
+
+async def _call_recorded(
+    manager: ServerManager,
+    emit: Callable[[Any], None],
+    recorded: dict[str, Any],
+    arguments: dict[str, Any],
+    timeout: float | None,  # noqa: ASYNC109 - the server's call timeout, passed on
+) -> types.CallToolResult:
+    """Make the call that ToolExecutionStarted announced, its progress and its end emitted with the
+    ``recorded`` fields."""
+    call_id = recorded["call_id"]
     started = perf_counter()
-    outcome: dict[str, Any] = {"decision": decision, "decided_by": who}
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         emit(ev.ToolExecutionProgressed(None, call_id, progress, total, message))
@@ -85,14 +99,13 @@ async def call_outside_conversation(
 
     try:
         result = await manager.call_tool(
-            name, arguments, timeout=timeout, progress=on_progress, on_task=on_task
+            recorded["tool"], arguments, timeout=timeout, progress=on_progress, on_task=on_task
         )
     except ToolCallError as exc:
         status = "timeout" if isinstance(exc, ToolTimeout) else "error"
         emit(
             ev.ToolExecutionFinished(
-                **common,
-                **outcome,
+                **recorded,
                 status=status,
                 result_text="",
                 duration_ms=(perf_counter() - started) * 1000,
@@ -103,8 +116,7 @@ async def call_outside_conversation(
     text = result_text(result, WHOLE_RESULT_CHARS)
     emit(
         ev.ToolExecutionFinished(
-            **common,
-            **outcome,
+            **recorded,
             status="error" if result.is_error else "ok",
             result_text=text,
             duration_ms=(perf_counter() - started) * 1000,

@@ -112,6 +112,13 @@ def apply_theme(app: QApplication, setting: str) -> Colors:
 
 
 def style_sheet(c: Colors) -> str:
+    """The app's style sheet: Qt's own widgets, then EdgeHost's named ones (order kept: a later rule of
+    the same weight wins)."""
+    return _widget_rules(c) + _edgehost_rules(c)
+
+
+def _widget_rules(c: Colors) -> str:
+    """Qt's widgets: lists, inputs, scroll bars, buttons, the sidebar's navigation."""
     return f"""
 QWidget {{ font-size: 10pt; }}
 QMainWindow, QDialog {{ background: {c.window}; }}
@@ -153,7 +160,12 @@ QPushButton#Primary:disabled {{ background: {c.border}; border-color: {c.border}
 QPushButton#Danger {{ color: {c.error}; }}
 QToolButton {{ border: none; border-radius: 6px; padding: 4px 6px; color: {c.muted}; }}
 QToolButton:hover {{ background: {c.surface_alt}; color: {c.text}; }}
-QFrame#Composer {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 12px; }}
+"""
+
+
+def _edgehost_rules(c: Colors) -> str:
+    """EdgeHost's named widgets: the composer, bubbles, tool cards, chips, panels, dialogs, menus."""
+    return f"""QFrame#Composer {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 12px; }}
 QFrame#Composer QPlainTextEdit {{ border: none; background: transparent; padding: 2px; }}
 QFrame#UserBubble {{ background: {c.user_bubble}; border-radius: 12px; }}
 QFrame#AssistantBlock {{ background: transparent; }}
