@@ -52,11 +52,10 @@ def mark(name: str, **extra: object) -> None:
     print(json.dumps({"mark": name, "at": time.time(), **extra}), flush=True)
 
 
-async def one_start(data_dir: Path) -> None:
+async def one_start(data_dir: Path, window: object) -> None:
     """The app's start (ui.app.run_app's order) and one question; marks on stdout."""
     from edgehost.ui.app import Desktop, load_core
 
-    window = one_start.window  # type: ignore[attr-defined]
     await load_core()
     mark("core")
     from edgehost.host import events as ev
@@ -125,10 +124,9 @@ def run_once(data_dir: Path) -> int:
     window.show_window()
     app.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
     mark("window")
-    one_start.window = window  # type: ignore[attr-defined]
     loop = event_loop(app)
     with loop:
-        loop.run_until_complete(one_start(data_dir))
+        loop.run_until_complete(one_start(data_dir, window))
     return 0
 
 

@@ -358,7 +358,7 @@ class MiniLMEmbedder:
         self._w = {
             key: value
             for key, value in weights.items()
-            if value.dtype == np.float32 and not key.endswith(SCALE_SUFFIX) or key in self._scales
+            if (value.dtype == np.float32 and not key.endswith(SCALE_SUFFIX)) or key in self._scales
         }
         # Only the encoder's matrices are worth keeping int8; the small ones are dequantised now.
         for key in [k for k in self._scales if not k.startswith("encoder.")]:

@@ -145,6 +145,14 @@ class _Connection:
             self.popen.wait()
         self.reader.close()
 
+    def kill(self) -> None:
+        """End it without asking (it failed): killed, reaped, its pipes closed."""
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            self.popen.kill()
+            self.popen.wait(CLOSE_TIMEOUT_S)
+        self.writer.close()
+        self.reader.close()
+
 
 class RankingProcess:
     """The host's handle on a ranking process: the VectorIndex surface (``name``, ``prepare``,
@@ -280,6 +288,7 @@ class RankingProcess:
         if not self._lock.acquire(blocking=False):  # a request is under way: it sets a new timer
             return
         try:
+            # A request that ended just as this timer fired has set the next one: leave the rest to it.
             if self._failed is not None or time.monotonic() - self._last_request < self._rest_s * 0.9:
                 return
             connection, self._connection = self._connection, None
@@ -292,11 +301,7 @@ class RankingProcess:
         self._failed = reason
         connection, self._connection = self._connection, None
         if connection is not None:
-            with contextlib.suppress(OSError):
-                connection.popen.kill()
-                connection.popen.wait(CLOSE_TIMEOUT_S)
-            connection.writer.close()
-            connection.reader.close()
+            connection.kill()
         return EmbeddingUnavailable(reason)
 
 

@@ -14,8 +14,9 @@ event loop, so the window is kept from what a process kept it from, and loses on
   as a process, as configured.
 
 What the server logs on its thread goes to its Log tab (the ring a process's stderr would fill) as
-well as to the app's log. Messages cross between the two loops as objects (no JSON), by ``run_coroutine_threadsafe`` onto
-each side's memory stream, one at a time, so back-pressure holds both ways.
+well as to the app's log. Messages cross between the two loops as objects (no JSON): each is sent onto
+the other side's memory stream by a call made on that side's loop (``_on``), one at a time, so
+back-pressure holds both ways.
 """
 
 from __future__ import annotations
