@@ -128,10 +128,14 @@ def test_a_profile_the_settings_name_that_does_not_exist_is_said_in_the_window_a
         desktop = Desktop(Paths.resolve(None, data_dir), settings, HostOptions(backend=ScriptedBackend()))
         app = asyncio.create_task(desktop.run())
         try:
-            await wait_until(lambda: desktop.host.started)
+
+            def shown() -> list[str]:
+                return [label.text() for label in desktop.window.chat.findChildren(QLabel)]
+
+            # The notice comes once host.start() has returned, which is after `started` is set.
+            await wait_until(lambda: desktop.host.started and any("rock5b" in text for text in shown()))
             assert desktop.start_error is None and desktop.host.profile.name != "rock-5b"
-            shown = [label.text() for label in desktop.window.chat.findChildren(QLabel)]
-            [notice] = [text for text in shown if "rock5b" in text]
+            [notice] = [text for text in shown() if "rock5b" in text]
             assert notice.startswith(f"⚠ {data_dir / 'settings.json'}:2: unknown board profile 'rock5b'")
             assert "(did you mean 'rock-5b'?)" in notice and "To fix it: set 'profile' to 'rock-5b'" in notice
         finally:
