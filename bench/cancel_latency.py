@@ -14,7 +14,7 @@ import statistics
 import time
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, TokenText
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
 RUNS = 9

@@ -23,7 +23,7 @@ import llama_cpp  # noqa: E402
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # noqa: E402
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, TokenText
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
 ROUNDS = 8

@@ -27,7 +27,7 @@ from pathlib import Path
 from edgehost.agent.prompting import build_system_prompt
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, Perf, TokenText
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -191,7 +191,7 @@ def main() -> int:
 
     read_sources_uncached()  # as the app does (ui.app.run_app), before the rest is imported
     from edgehost.llm.base import BackendError
-    from edgehost.llm.model_files import default_model_path
+    from edgehost.llm.default_model import default_model_path
     from edgehost.ui.app import event_loop
 
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, Perf, TokenText
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.worker_backend import WorkerBackend
 
 QUESTIONS = [

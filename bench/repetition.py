@@ -23,8 +23,8 @@ sys.path.insert(0, str(REPO / "src"))
 from edgehost.agent.prompting import build_system_prompt  # noqa: E402
 from edgehost.boards.profiles import SamplingDefaults  # noqa: E402
 from edgehost.llm.base import ChatMessage  # noqa: E402
+from edgehost.llm.default_model import default_model_path  # noqa: E402
 from edgehost.llm.llamacpp_engine import LlamaCppEngine  # noqa: E402
-from edgehost.llm.model_files import default_model_path  # noqa: E402
 from edgehost.llm.textstream import LoopDetector  # noqa: E402
 
 PROMPTS = [

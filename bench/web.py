@@ -31,7 +31,7 @@ import websockets
 from edgehost.host import events as ev
 from edgehost.host.host import Host
 from edgehost.host.options import HostOptions
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.web.serve import serving

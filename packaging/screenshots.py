@@ -251,7 +251,7 @@ async def capture_models(out: Path) -> list[Path]:
     from tests.fake_hub import FakeHub
 
     from edgehost.host.options import HostOptions
-    from edgehost.llm.model_files import default_model_path
+    from edgehost.llm.default_model import default_model_path
     from edgehost.llm.scripted import ScriptedBackend
     from edgehost.paths import Paths
     from edgehost.settings import Settings

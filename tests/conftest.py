@@ -80,7 +80,7 @@ def node() -> str:
 def model_path() -> Path:
     """The embedded default model; skips with the command that installs it when it is missing."""
     from edgehost.errors import EdgeHostError
-    from edgehost.llm.model_files import default_model_path
+    from edgehost.llm.default_model import default_model_path
 
     try:
         return default_model_path()

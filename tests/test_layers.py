@@ -35,11 +35,12 @@ ALLOWED: dict[str, set[str]] = {
     "store": set(),
     "mcp": set(),
     "llm": {"boards"},
+    "models": {"boards", "llm"},
     "servers": {"boards", "mcp"},
     "agent": {"llm"},
-    "host": {"agent", "mcp", "llm", "store", "boards", "servers"},
+    "host": {"agent", "mcp", "llm", "models", "store", "boards", "servers"},
     "desktop": set(),
-    "cli": {"host", "agent", "mcp", "llm", "store", "boards", "servers", "desktop", "web"},
+    "cli": {"host", "agent", "mcp", "llm", "models", "store", "boards", "servers", "desktop", "web"},
     "ui": {"host"},
     "web": {"host"},
     "__main__": {"cli"},
@@ -76,7 +77,7 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
         "Perf": "what a TurnCompleted event carries",
         "BackendError": "what Host.wait_model raises",
     },
-    "edgehost.llm.model_catalog": {"CatalogRow": "what Host.suggested_model returns"},
+    "edgehost.models.catalog": {"CatalogRow": "what Host.suggested_model returns"},
     "edgehost.store": {"Execution": "what host.history.executions() returns"},
     # Why Qt could not open a window: asked when there is no window and no Host yet.
     "edgehost.boards.gui_platform": {

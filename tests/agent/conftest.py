@@ -56,7 +56,7 @@ def llama() -> Iterator[Any]:
     """The embedded default model in llama-cpp-python itself (seeded), for grammar-constrained runs."""
     llama_cpp = pytest.importorskip("llama_cpp")
     from edgehost.llm.base import BackendError
-    from edgehost.llm.model_files import default_model_path
+    from edgehost.llm.default_model import default_model_path
 
     try:
         path = default_model_path()

@@ -44,7 +44,7 @@ def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder's first question (tests/host/test_prompt_warm_up.py, tests/llm/test_prompt_cache.py) make
     their own folders."""
     from edgehost.errors import EdgeHostError
-    from edgehost.llm.model_files import default_model_path
+    from edgehost.llm.default_model import default_model_path
 
     try:
         default_model_path()

@@ -19,7 +19,7 @@ from edgehost.llm.base import (
     GenerationRequest,
     NativeToolCall,
 )
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.scripted import ScriptedBackend
 
 MODEL_ROUTES = AgentConfig(routing="model")  # the model decides the calls (these tests script them)

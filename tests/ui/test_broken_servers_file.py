@@ -14,7 +14,7 @@ from tests.ui.test_self_test import SELF_TEST_S
 
 from edgehost.host.options import HostOptions
 from edgehost.llm.base import BackendError
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 from edgehost.store import Store

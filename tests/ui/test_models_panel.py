@@ -17,7 +17,7 @@ from tests.fake_hub import FakeHub
 from tests.ui.conftest import opened_desktop, wait_until
 
 from edgehost.host import events as ev
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.settings import Settings
 from edgehost.ui.models_panel import ModelsPanel
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from edgehost.llm.base import BackendError
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 
 SELF_TEST_S = 600  # model load and a forced call on a loaded CI machine
 

@@ -14,7 +14,7 @@ from tests.fake_hub import FakeHub
 from tests.web.test_http import _next
 
 from edgehost.host import events as ev
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.llm.scripted import ScriptedBackend
 
 pytestmark = pytest.mark.slow

@@ -26,8 +26,8 @@ from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.cli.server_runtimes import runtime_needs
 from edgehost.llm.base import BackendError
-from edgehost.llm.model_catalog import BoardFacts, cpu_cores, load_catalog, recommend
 from edgehost.llm.rkllm import locate_library, render_group_hint
+from edgehost.models.catalog import BoardFacts, cpu_cores, load_catalog, recommend
 
 __all__ = ["build_report", "register"]
 
@@ -83,7 +83,7 @@ def _backends(
 
 def _models(ctx: CliContext) -> list[dict[str, Any]]:
     try:
-        from edgehost.llm.model_files import find_models
+        from edgehost.models.files import find_models
     except ImportError:
         return []
     return [m.as_dict() for m in find_models(ctx.paths.models_dir, [ctx.settings.model])]

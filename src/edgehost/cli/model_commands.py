@@ -9,9 +9,9 @@ from typing import Any
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.terminal import add_approval_options, add_model_options
 from edgehost.errors import UsageError
-from edgehost.llm.downloads import partial_downloads
-from edgehost.llm.model_catalog import RECOMMEND_MIN_TOKENS_PER_S
-from edgehost.llm.model_files import ModelFile, find_models
+from edgehost.models.catalog import RECOMMEND_MIN_TOKENS_PER_S
+from edgehost.models.downloads import partial_downloads
+from edgehost.models.files import ModelFile, find_models
 
 
 def register(sub: argparse._SubParsersAction) -> None:

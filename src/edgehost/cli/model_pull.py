@@ -15,8 +15,7 @@ from edgehost.cli.context import CliContext
 from edgehost.errors import EdgeHostError, UsageError
 from edgehost.host.model_cards import duration
 from edgehost.host.model_library import download_target, find_installed, plan_removal, settings_to_use
-from edgehost.llm.downloads import DownloadCancelled, Progress, download, partial_sizes
-from edgehost.llm.model_catalog import (
+from edgehost.models.catalog import (
     BoardFacts,
     board_facts,
     catalog_rows,
@@ -24,7 +23,8 @@ from edgehost.llm.model_catalog import (
     load_catalog,
     why_not,
 )
-from edgehost.llm.model_files import installed_names
+from edgehost.models.downloads import DownloadCancelled, Progress, download, partial_sizes
+from edgehost.models.files import installed_names
 
 __all__ = ["fitted_catalog", "pull", "remove", "use"]
 

@@ -14,8 +14,8 @@ from edgehost.host.model_library import in_models_folder
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
-    from edgehost.llm.model_catalog import CatalogRow
-    from edgehost.llm.model_files import ModelFile
+    from edgehost.models.catalog import CatalogRow
+    from edgehost.models.files import ModelFile
 
 __all__ = [
     "ModelCard",

@@ -15,8 +15,8 @@ from edgehost.host import events as ev
 from edgehost.host.model_library import ModelLibrary, is_in_use, settings_to_use
 from edgehost.host.options import HostOptions
 from edgehost.llm.base import Backend, BackendCrashed, BackendError
-from edgehost.llm.model_catalog import CatalogRow
-from edgehost.llm.model_files import ModelFile, find_models
+from edgehost.models.catalog import CatalogRow
+from edgehost.models.files import ModelFile, find_models
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 

@@ -18,17 +18,8 @@ from edgehost.boards import BoardProfile, detect_board, system_root
 from edgehost.errors import UsageError
 from edgehost.host import events as ev
 from edgehost.llm.base import BackendError
-from edgehost.llm.downloads import (
-    PARTS_FOLDER,
-    DownloadCancelled,
-    DownloadError,
-    DownloadTarget,
-    Progress,
-    download,
-    hub_files,
-    partial_sizes,
-)
-from edgehost.llm.model_catalog import (
+from edgehost.llm.default_model import default_model_path
+from edgehost.models.catalog import (
     BoardFacts,
     CatalogEntry,
     CatalogRow,
@@ -38,14 +29,17 @@ from edgehost.llm.model_catalog import (
     find_entry,
     load_catalog,
 )
-from edgehost.llm.model_files import (
-    MODEL_SUFFIXES,
-    ModelFile,
-    default_model_path,
-    describe_model,
-    find_models,
-    installed_names,
+from edgehost.models.downloads import (
+    PARTS_FOLDER,
+    DownloadCancelled,
+    DownloadError,
+    DownloadTarget,
+    Progress,
+    download,
+    hub_files,
+    partial_sizes,
 )
+from edgehost.models.files import MODEL_SUFFIXES, ModelFile, describe_model, find_models, installed_names
 from edgehost.settings import Settings
 from edgehost.validation_messages import near_miss
 

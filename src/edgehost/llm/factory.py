@@ -15,7 +15,7 @@ import httpx2
 from edgehost.boards import BoardProfile
 from edgehost.boards.profiles import SamplingDefaults
 from edgehost.llm.base import Backend, BackendError
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
 from edgehost.paths import Paths
 from edgehost.settings import DEFAULT_CONTEXT_LENGTH, Settings
 

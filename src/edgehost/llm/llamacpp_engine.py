@@ -13,10 +13,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from edgehost.llm._gguf import GGUFError, read_gguf_metadata
 from edgehost.llm.base import BackendError, Capabilities, ChatMessage, ModelInfo, Perf
 from edgehost.llm.chat_format import chatml, native_tool_dialect, template_has_tools
-from edgehost.llm.model_files import gguf_context_length
+from edgehost.llm.gguf import GGUFError, gguf_context_length, read_gguf_metadata
 from edgehost.llm.prompt_cache import PromptCache
 from edgehost.llm.textstream import Utf8Assembler
 from edgehost.settings import DEFAULT_CONTEXT_LENGTH

