@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "BACKGROUND_NICE_STEP",
+    "lower_this_thread",
     "python_module_command",
     "spawn_below",
     "spawn_in_background",
@@ -45,8 +46,10 @@ _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
 
 
-def _lower_this_thread() -> None:
-    """Runs first in the spawning thread: its nice value (and every child's) goes BACKGROUND_NICE_STEP up."""
+def lower_this_thread() -> None:
+    """The calling thread's nice value goes BACKGROUND_NICE_STEP up, for good (Linux; a no-op
+    elsewhere). Run first in the spawning thread, so every child starts below the GUI, and in the thread
+    of a built-in server that runs in our process (mcp/_thread_transport.py)."""
     if not sys.platform.startswith("linux"):
         return  # elsewhere nice is per process: children are reniced after the start instead
     thread = threading.get_native_id()
@@ -60,7 +63,7 @@ def _spawner() -> ThreadPoolExecutor:
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="edgehost-spawn", initializer=_lower_this_thread
+                max_workers=1, thread_name_prefix="edgehost-spawn", initializer=lower_this_thread
             )
         return _executor
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_support import running, wait_for
 
+from edgehost.child_processes import BACKGROUND_NICE_STEP
 from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.errors import ToolTimeout
@@ -49,6 +51,11 @@ class _Blocking:
             return threading.current_thread().name
 
         @server.tool()
+        async def nice() -> str:
+            """The nice value of the thread this runs on."""
+            return str(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+        @server.tool()
         async def block() -> str:
             """Hold the server's thread until released."""
             self.entered.set()
@@ -74,6 +81,16 @@ async def test_a_built_server_answers_from_a_thread_of_its_own() -> None:
         assert manager.status("t").status is ServerStatus.READY, manager.status("t").error
         name = _text(await manager.call_tool("t__where", {}))
     assert name == "mcp-server t" and name != threading.current_thread().name
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
+async def test_the_servers_thread_runs_below_the_host_thread_as_a_process_would() -> None:
+    servers = _Blocking()
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
+        theirs = int(_text(await manager.call_tool("t__nice", {})))
+    assert theirs == min(19, ours + BACKGROUND_NICE_STEP)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == ours  # ours is left as it was
 
 
 async def test_a_handler_that_blocks_holds_its_thread_not_the_host_loop_and_times_out() -> None:

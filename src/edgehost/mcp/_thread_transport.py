@@ -35,6 +35,8 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
 
+from edgehost.child_processes import lower_this_thread
+
 __all__ = ["SHUTDOWN_GRACE_S", "ServerBuilder", "ThreadTransport"]
 
 log = logging.getLogger(__name__)
@@ -130,6 +132,9 @@ class _ServerThread:
         self.thread = threading.Thread(target=self._run, name=f"mcp-server {name}", daemon=True)
 
     def _run(self) -> None:
+        # Below the GUI thread, as a server's process would be: the kernel lets the window's thread
+        # go first when both are ready to run (the GIL they share is handed over each switch interval).
+        lower_this_thread()
         handler = _ThreadLog(self.thread, self._log_line) if self._log_line is not None else None
         if handler is not None:
             logging.getLogger().addHandler(handler)

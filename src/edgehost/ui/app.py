@@ -147,8 +147,16 @@ def app_logging(ctx: Launch) -> Iterator[None]:
         logs.close()
 
 
+# How long a thread that wants the GIL waits before the one running Python must hand it over
+# (Python's default: 5 ms). The window's thread needs it back after each Qt call and each wait: while a
+# built-in server's thread or the core's import thread runs Python, a few such waits in one frame
+# made a 30-50 ms stall (bench/ui_stall.py).
+GUI_SWITCH_INTERVAL_S = 0.001
+
+
 def event_loop(app: Any) -> Any:
-    """A qasync loop on ``app`` (the QApplication), made the current asyncio loop.
+    """A qasync loop on ``app`` (the QApplication), made the current asyncio loop, with the GIL handed
+    over every GUI_SWITCH_INTERVAL_S.
 
     On Python < 3.12 the servers' processes are then watched through pidfds on this loop, which 3.12
     does by default: 3.10/3.11 start a thread per child process and block the loop until it runs,
@@ -160,6 +168,7 @@ def event_loop(app: Any) -> Any:
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     if sys.version_info < (3, 12) and _can_use_pidfd():
         watcher = asyncio.PidfdChildWatcher()
         asyncio.set_child_watcher(watcher)
