@@ -19,9 +19,14 @@ TOOL = "everything__trigger-elicitation-request"
 
 @pytest.fixture
 def everything_home(home: Path) -> Path:
-    """The chat's home with server-everything configured next to the built-in servers."""
+    """The chat's home with server-everything configured next to the built-in servers, offering only the
+    tool these tests call: its other dozen tools would only lengthen the prompt each chat prefills (as
+    the settings of conftest.py keep the built-in tools the tests do not use out)."""
     server = everything_stdio()
-    config = {"mcpServers": {"everything": {"command": server.command, "args": server.args}}}
+    only = [TOOL.split("__", 1)[1]]
+    config = {
+        "mcpServers": {"everything": {"command": server.command, "args": server.args, "allowedTools": only}}
+    }
     (home / "servers.json").write_text(json.dumps(config))
     return home
 
