@@ -27,7 +27,7 @@ def run_suite(workers: str, extra: list[str]) -> tuple[float, int]:
     """(seconds, pytest's exit code) of one run of the suite as `make test` runs it."""
     env = {**os.environ, "EDGEHOST_STRICT_TESTS": "1", "QT_QPA_PLATFORM": "offscreen"}
     command = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers,
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, "--dist", "worksteal",
         "--cov", "--cov-report=", "--durations=15", *extra,
     ]  # fmt: skip
     started = time.monotonic()
@@ -43,7 +43,8 @@ def run_suite(workers: str, extra: list[str]) -> tuple[float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--beside-load", action="store_true", help="also run beside two busy cores")
-    parser.add_argument("--workers", default=os.environ.get("TEST_WORKERS", "auto"))
+    # As `make test`: one worker more than the cores.
+    parser.add_argument("--workers", default=os.environ.get("TEST_WORKERS", str(len(os.sched_getaffinity(0)) + 1)))
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     (REPO / "build" / "coverage").mkdir(parents=True, exist_ok=True)
