@@ -316,3 +316,17 @@ async def test_a_turn_stopped_while_the_model_loads_ends_in_one_cancelled_turn_c
     assert await asyncio.wait_for(turn, WAIT_S) is None
     [ended] = turn_ends(recorder)
     assert isinstance(ended, ev.TurnCompleted) and ended.cancelled
+
+
+async def test_a_stop_as_the_turn_begins_with_the_model_loaded_stops_it_before_any_word(make_host):
+    # Python < 3.12's wait_for, cancelled while the model's (done) load was awaited, returned and lost
+    # the cancellation: the window's Stop right after Send was ignored and the whole answer ran.
+    backend = ScriptedBackend(["word " * 400], delay_s=0.05)
+    host, recorder = await make_host(backend)
+    await host.wait_model()
+    turn = host.start_turn("talk a lot")
+    await asyncio.sleep(0)  # the turn has begun: it holds the turn lock and waits for the model
+    await host.cancel()
+    assert await asyncio.wait_for(turn, WAIT_S) is None
+    [ended] = turn_ends(recorder)
+    assert isinstance(ended, ev.TurnCompleted) and ended.cancelled and "word" not in ended.text

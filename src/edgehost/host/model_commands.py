@@ -107,7 +107,15 @@ class ModelCommands:
         """Wait until the model is loaded. Raises BackendError if it failed to load."""
         if self._model_task is None:
             self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
-        await asyncio.wait_for(asyncio.shield(self._model_task), timeout)
+        loading = self._model_task
+        if not loading.done():
+            # asyncio.wait, not wait_for: before Python 3.12, wait_for cancelled while the future it
+            # waits for is done returns that future's result and the cancellation is lost - a Stop
+            # pressed as a turn began (the model loaded) was ignored and the whole answer ran.
+            await asyncio.wait({loading}, timeout=timeout)
+            if not loading.done():
+                raise asyncio.TimeoutError(f"the model did not load within {timeout:.0f} s")
+        loading.result()  # its own failure, as awaiting it would raise
         if self.backend is None or self.model_status.status != "ready":
             raise BackendError(self.model_status.detail or "the model is not loaded")
         return self.backend

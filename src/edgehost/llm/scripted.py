@@ -76,6 +76,8 @@ class ScriptedBackend:
             reply, reason = reply[:cut], "stop_sequence"
         generated = 0
         for index in range(0, len(reply), self._chunk_size):
+            # Each chunk takes its time, the first one too (a model reads its prompt before it writes).
+            await asyncio.sleep(self._delay_s)
             if self._cancelled.is_set():
                 reason, stop_hit = "cancelled", None
                 break
@@ -84,7 +86,6 @@ class ScriptedBackend:
                 break
             generated += 1
             yield TokenText(reply[index : index + self._chunk_size])
-            await asyncio.sleep(self._delay_s)
         elapsed = (perf_counter() - start) * 1000
         yield GenerationFinished(
             reason=reason,  # type: ignore[arg-type]
