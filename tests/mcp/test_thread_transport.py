@@ -4,6 +4,7 @@ event loop, which in the app is the window's."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -16,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_support import running, wait_for
 
 from edgehost.child_processes import BACKGROUND_NICE_STEP
+from edgehost.mcp._thread_transport import ThreadTransport
 from edgehost.mcp.client_features import ClientFeatures
 from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.errors import ToolTimeout
@@ -177,3 +179,30 @@ async def test_a_server_that_cannot_be_built_is_failed_with_why() -> None:
         state = manager.status("t")
     assert state.status is ServerStatus.FAILED
     assert "ValueError: --root: no such folder /nowhere" in (state.error or "")
+
+
+async def test_a_start_the_host_gives_up_on_ends_the_servers_thread_and_leaves_no_stream_open() -> None:
+    # The host gave up waiting (its start timed out, or it closed) while the server was being built: the
+    # server, once built, had no one to serve and its thread waited forever; the stream out of it
+    # was left open, and a later garbage collection warned of it in whatever test ran then.
+    building, release = threading.Event(), threading.Event()
+
+    def slow() -> MCPServer:
+        building.set()
+        release.wait(30)
+        return MCPServer("slow")
+
+    transport = ThreadTransport(slow, name="slow")
+    start = asyncio.create_task(transport.__aenter__())
+    await asyncio.to_thread(building.wait, 10)
+    start.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await start
+    release.set()
+    for _ in range(500):  # the thread ends within a few loop turns; bounded at 5 s
+        if not any(t.name == "mcp-server slow" for t in threading.enumerate()):
+            break
+        await asyncio.sleep(0.01)
+    assert not any(t.name == "mcp-server slow" for t in threading.enumerate())
+    del start, transport
+    gc.collect()  # an unclosed stream would warn here (the suite turns that warning into a failure)

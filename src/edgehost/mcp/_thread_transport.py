@@ -159,8 +159,10 @@ class _ServerThread:
             self.ended.set_result(None)
 
     def _announce(self, value: tuple[asyncio.AbstractEventLoop, MemoryObjectSendStream[_Item]]) -> None:
-        if not self.started.done():  # the host may have given up waiting
-            self.started.set_result(value)
+        if self.started.done():  # the host gave up waiting: no one will write to this server, end it
+            self.cancel()
+            return
+        self.started.set_result(value)
 
     async def _serve(self) -> None:
         with _BUILDING:  # here, not on the host's loop: its imports and tool schemas hold this thread only
@@ -188,6 +190,13 @@ class _ServerThread:
             async with out_of_server:
                 async for message in out_of_server:
                     await _on(self._host_loop, self.to_host.send, message)
+
+    def close_host_side(self) -> None:
+        """The host is done with this server: both ends of the stream out of it are closed here, on the
+        host's loop where it is written. A server thread that ends after the host's loop has stopped
+        schedules ``_finish`` on a loop that never runs it again, and the stream was left open."""
+        self.from_server.close()
+        self.to_host.close()  # the server's last messages, if any, are dropped (_forward_to_host)
 
     def cancel(self) -> None:
         """Cancel the server's main task from the host's thread (when it did not end on its own)."""
@@ -217,7 +226,8 @@ class ThreadTransport:
         try:
             server_loop, into_server = await side.started
         except BaseException:  # it could not be built, or the host gave up waiting
-            for stream in (client_write, from_client, side.from_server):
+            side.close_host_side()
+            for stream in (client_write, from_client):
                 stream.close()
             raise
         async with anyio.create_task_group() as tasks:
@@ -237,7 +247,7 @@ class ThreadTransport:
                         "built-in server %s does not end (its thread is busy); left to end with the app",
                         self._name,
                     )
-                side.from_server.close()
+                side.close_host_side()
                 tasks.cancel_scope.cancel()
 
     @staticmethod
