@@ -44,7 +44,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--beside-load", action="store_true", help="also run beside two busy cores")
     # As `make test`: one worker more than the cores.
-    parser.add_argument("--workers", default=os.environ.get("TEST_WORKERS", str(len(os.sched_getaffinity(0)) + 1)))
+    parser.add_argument(
+        "--workers", default=os.environ.get("TEST_WORKERS", str(len(os.sched_getaffinity(0)) + 1))
+    )
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     (REPO / "build" / "coverage").mkdir(parents=True, exist_ok=True)
