@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,11 @@ class Paths:
         return self.data_dir / "files"
 
     @property
+    def cache_dir(self) -> Path:
+        """What EdgeHost can make again: prompt caches, tool vectors, the registry's last answers."""
+        return self.data_dir / "cache"
+
+    @property
     def output_dir(self) -> Path:
         """Where images and blobs returned by tools are saved."""
         return self.data_dir / "outputs"
@@ -115,3 +121,23 @@ def shipped_dir(name: str) -> Path:
     raise FileNotFoundError(
         f"EdgeHost's {name} folder is missing (looked in {', '.join(map(str, candidates))})"
     )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed over it, keeping the file's mode.
+
+    Raises OSError.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o777)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

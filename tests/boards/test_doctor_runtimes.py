@@ -1,5 +1,6 @@
 """`edgehost doctor` names the runtimes the configured servers need (npx, uvx, docker, python) and says
-how to get the missing ones: a board image usually has Python and nothing else."""
+how to get the missing ones: a board image usually has Python and nothing else (and the uv that comes
+with EdgeHost)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from typing import Any
 
 import pytest
 from fake_sysfs import build, rk3588_board
+
+from edgehost.programs import bundled_dirs
+
+BUNDLED_UVX = str(Path(bundled_dirs()[0]) / "uvx")
 
 # `edgehost doctor` in a fresh interpreter imports the whole CLI; slow on a loaded 2-core machine.
 CLI_TIMEOUT_S = 120
@@ -61,10 +66,10 @@ def test_doctor_names_the_missing_runtimes_of_the_configured_servers_with_their_
     assert list(needs) == ["npx", "uvx", "docker", "python3"]
     assert needs["npx"]["servers"] == ["memory", "everything"] and needs["npx"]["runtime"] == "node"
     assert needs["python3"]["found"] == str(Path(bare_board["path"]) / "python3")
+    assert needs["uvx"]["found"] == BUNDLED_UVX  # uv comes with EdgeHost: not on the PATH, still found
     missing = {p["problem"]: p["hint"] for p in report["problems"] if "is not installed here" in p["problem"]}
     assert missing == {
         "npx (Node.js) is not installed here: the servers memory, everything need it": "sudo apt install nodejs npm",
-        "uvx (uv) is not installed here: the server time needs it": "sudo apt install pipx && pipx install uv",
         "docker (Docker) is not installed here: the server github needs it": (
             "sudo apt install docker.io && sudo usermod -aG docker $USER"
         ),
@@ -77,7 +82,7 @@ def test_doctor_text_shows_each_runtime_found_or_missing(bare_board: dict[str, A
     lines = done.stdout.splitlines()
     assert "  npx (Node.js) for memory, everything: MISSING - sudo apt install nodejs npm" in lines
     assert f"  python3 (Python) for local: {Path(bare_board['path']) / 'python3'}" in lines
-    assert "    hint: sudo apt install pipx && pipx install uv" in lines
+    assert f"  uvx (uv) for time: {BUNDLED_UVX}" in lines
 
 
 def test_a_runtime_on_the_path_the_server_entry_gives_counts_as_found(

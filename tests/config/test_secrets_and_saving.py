@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from edgehost.mcp.config import (
     stdio_environment,
 )
 from edgehost.paths import Paths
+from edgehost.programs import bundled_dirs
 from edgehost.redaction import REDACTED, redactor
 
 PARENT_ENV = {
@@ -49,8 +52,11 @@ def test_a_stdio_server_gets_a_safe_base_and_only_its_own_secrets(tmp_path: Path
     config = load_servers_config(Paths.resolve(path, data_dir), environ=environ)
     env_a = stdio_environment(config.get("a") or ServerConfig(name="?"), environ)
     env_b = stdio_environment(config.get("b") or ServerConfig(name="?"), environ)
-    assert env_a == {"PATH": "/usr/bin", "HOME": "/home/ada", "LANG": "C.UTF-8", "A_TOKEN": "token-of-a"}
-    assert env_b == {"PATH": "/usr/bin", "HOME": "/home/ada", "LANG": "C.UTF-8", "B_MODE": "fast"}
+    # The PATH ends with the folder of the uvx that comes with EdgeHost (edgehost.programs).
+    path_ = os.pathsep.join(["/usr/bin", *bundled_dirs()])
+    assert env_a == {"PATH": path_, "HOME": "/home/ada", "LANG": "C.UTF-8", "A_TOKEN": "token-of-a"}
+    assert env_b == {"PATH": path_, "HOME": "/home/ada", "LANG": "C.UTF-8", "B_MODE": "fast"}
+    assert shutil.which("uvx", path=env_a["PATH"]) is not None
     assert "token-of-a" not in env_b.values()
     assert not {"OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "A_TOKEN"} & env_b.keys()
 

@@ -24,9 +24,9 @@ from edgehost.boards import (
 from edgehost.boards.gui_platform import GuiPlatform, check_gui_platform, install_hint
 from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
-from edgehost.cli.server_runtimes import runtime_needs
 from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm import locate_library, render_group_hint
+from edgehost.mcp.runtimes import runtime_needs
 from edgehost.models.catalog import BoardFacts, cpu_cores, load_catalog, recommend
 
 __all__ = ["build_report", "register"]

@@ -105,7 +105,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands):
         # Ranking model and tool embeddings (cached on disk) outlive runners: a model switch or a
         # settings change does not load or embed again.
         self._selector = ToolSelector(
-            cache_dir=self.paths.data_dir / "cache", log_file=self.paths.log_dir / "ranker.log"
+            cache_dir=self.paths.cache_dir, log_file=self.paths.log_dir / "ranker.log"
         )
         self._warm_task: asyncio.Task[Any] | None = None
         self._warm_again = False  # the catalog changed while the warm-up ran

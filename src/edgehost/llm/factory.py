@@ -152,7 +152,7 @@ def _build(name: str, settings: Settings, profile: BoardProfile | None, paths: P
 
     config = engine_config(name, settings, profile)
     # The system prompt's KV cache, kept for the next start (llm/prompt_cache.py).
-    config["prompt_cache_dir"] = str(paths.data_dir / "cache" / "prompts")
+    config["prompt_cache_dir"] = str(paths.cache_dir / "prompts")
     return WorkerBackend(engine=name, config=config, log_dir=paths.log_dir)
 
 

@@ -20,9 +20,9 @@ from edgehost.mcp.config._writer import (
     current_text,
     plain_json,
     servers_file_text,
-    write_atomically,
 )
-from edgehost.paths import SYSFS_ROOT_ENV, Paths
+from edgehost.paths import SYSFS_ROOT_ENV, Paths, write_atomically
+from edgehost.programs import search_path
 
 __all__ = [
     "BUILTIN_SERVER_NAMES",
@@ -61,6 +61,24 @@ SAFE_ENV_VARS = (
     "USERPROFILE",
     "PATHEXT",
     "TEMP",
+    # The machine's way to the network: a server that fetches its package on first start (npx, uvx,
+    # docker) fails without the proxy or the CA bundle of a network that intercepts TLS.
+    *(
+        name
+        for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+        for name in (proxy, proxy.lower())
+    ),
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    # Package mirrors a board's owner set for the same reason.
+    "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_EXTRA_INDEX_URL",
+    "PIP_INDEX_URL",
+    "NPM_CONFIG_REGISTRY",
+    "npm_config_registry",
 )
 
 _SERVER_TABLES = ("mcpServers", "mcp_servers", "servers")
@@ -283,6 +301,7 @@ def stdio_environment(server: ServerConfig, environ: Mapping[str, str] | None = 
     plus the server's own ``env``. Nothing else of ours (other servers' secrets, API keys) reaches it."""
     source = os.environ if environ is None else environ
     base = {key: source[key] for key in SAFE_ENV_VARS if key in source and not source[key].startswith("()")}
+    base["PATH"] = search_path(base.get("PATH", os.defpath))  # EdgeHost's own uvx found too
     return {**base, **server.env}
 
 

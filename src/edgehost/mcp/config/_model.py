@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from edgehost.mcp.config._expand import _REFERENCE, InputSpec
+from edgehost.programs import find_program
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
@@ -129,11 +129,11 @@ class ServerConfig:
             if os.path.isfile(where) and os.access(where, os.X_OK):
                 return None
             return f"the program {self.command} does not exist or cannot be run"
-        search = self.env.get("PATH") or os.environ.get("PATH", os.defpath)
-        if shutil.which(command, path=search) is not None:
+        search = self.env.get("PATH")
+        if find_program(command, search) is not None:
             return None
         program, *words = command.split()
-        if words and shutil.which(program, path=search) is not None:
+        if words and find_program(program, search) is not None:
             args = json.dumps([*words, *self.args])
             return (
                 f"the program {self.command!r} was not found on the PATH: the words after the program go"

@@ -15,8 +15,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, Final
 from edgehost.errors import ConfigError
 from edgehost.key_locations import KeyLocations, KeyPath, Span
 from edgehost.mcp.config._text import ParsedFile, decode_servers_file, parse_servers_text
+from edgehost.paths import write_atomically
 
 __all__ = [
     "REMOVED",
@@ -34,7 +33,6 @@ __all__ = [
     "plain_json",
     "servers_file_edits",
     "servers_file_text",
-    "write_atomically",
 ]
 
 log = logging.getLogger(__name__)
@@ -442,26 +440,3 @@ def _tail(text: str, i: int) -> tuple[int, bool]:
         else:
             return i, False
     return n, True
-
-
-# --- writing ------------------------------------------------------------------------------------
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed over it, keeping the file's mode.
-
-    Raises OSError.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o777)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -8,13 +8,12 @@ beforehand, from the servers file alone: nothing is started or connected.
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from edgehost.mcp.config import ServerConfig
+from edgehost.programs import find_program
 
 __all__ = ["RUNTIMES", "Runtime", "RuntimeNeed", "runtime_needs"]
 
@@ -89,10 +88,7 @@ class RuntimeNeed:
 def _resolve(command: str, server_env: dict[str, str]) -> str | None:
     """Where ``command`` is found as the server will be started: with the server's own PATH when its
     entry sets one, else this process's."""
-    path = server_env.get("PATH", os.environ.get("PATH", os.defpath))
-    if os.sep in command:
-        return command if os.access(command, os.X_OK) and Path(command).is_file() else None
-    return shutil.which(command, path=path)
+    return find_program(command, server_env.get("PATH"))
 
 
 def runtime_needs(servers: list[ServerConfig]) -> list[RuntimeNeed]:
