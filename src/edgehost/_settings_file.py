@@ -78,6 +78,7 @@ class _SettingsFile(BaseModel):
     close_to_tray: bool
     theme: Theme
     model_hint_dismissed: bool
+    registry_url: str | None = Field(pattern=r"^https?://", description="an http(s) address")
 
 
 def _known(checked: BaseModel) -> dict[str, Any]:

@@ -67,6 +67,7 @@ class FormField:
     max_length: int | None = None
     min_items: int | None = None
     max_items: int | None = None
+    secret: bool = False  # ``writeOnly`` in the schema (a token, a password): typed unseen, never shown
 
 
 def choices_of(prop: Mapping[str, Any]) -> list[Choice]:
@@ -129,6 +130,7 @@ def _field(name: str, prop: Mapping[str, Any], required: bool) -> FormField:
         max_length=_count(prop.get("maxLength")),
         min_items=_count(prop.get("minItems")),
         max_items=_count(prop.get("maxItems")),
+        secret=prop.get("writeOnly") is True,
     )
 
 

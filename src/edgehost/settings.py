@@ -120,6 +120,9 @@ class Settings:
     theme: str = "system"  # system | dark | light
     # The window's one-time hint that the embedded model is a tiny one, with the model to get instead.
     model_hint_dismissed: bool = False
+    # The MCP Registry servers are searched in (an organisation's own, say); None = the official one.
+    # EDGEHOST_REGISTRY_URL is over it (edgehost.registry.client.registry_url).
+    registry_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
 
     @classmethod

@@ -114,7 +114,12 @@ def describe_error(error: ErrorDetails, model: type[BaseModel], *, toml: bool = 
     if (
         info is not None
         and info.description
-        and (kind in _WANTED or kind in _TABLE_TYPES or kind in _RANGE_TYPES)
+        and (
+            kind in _WANTED
+            or kind in _TABLE_TYPES
+            or kind in _RANGE_TYPES
+            or kind == "string_pattern_mismatch"
+        )
     ):
         return f"must be {info.description}{got}"
     item = f"item {loc[-1]} " if loc and isinstance(loc[-1], int) else ""

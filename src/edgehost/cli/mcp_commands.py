@@ -16,13 +16,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types as types
 
 from edgehost.agent.approval import Risk, tool_risk
 from edgehost.agent.ranking import rank_tools
 from edgehost.agent.tools import ToolSpec, summary
+from edgehost.cli import registry_commands
 from edgehost.cli.context import CliContext, parse_pairs, positive_float, positive_int, print_json
 from edgehost.cli.servers_host import (
     CONNECT_WAIT_S,
@@ -40,9 +41,6 @@ from edgehost.host import events as ev
 from edgehost.host.tool_view import tool_json
 from edgehost.mcp.catalog import sanitize
 from edgehost.mcp.errors import UnknownPrompt, UnknownTool
-
-if TYPE_CHECKING:
-    pass
 from edgehost.mcp.results import block_text, result_json
 from edgehost.mcp.server_state import ServerState, ServerStatus
 
@@ -74,6 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON list")
     _add_wait(p)
     p.set_defaults(handler=servers_command)
+    registry_commands.register(p)  # `servers search`, `servers add`: from the MCP Registry
 
     p = sub.add_parser(
         "tools",

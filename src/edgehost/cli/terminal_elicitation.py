@@ -26,7 +26,7 @@ from edgehost.form_fields import FORMAT_EXAMPLES, FormField, field_problem, form
 from edgehost.host import events as ev
 from edgehost.mcp.client_features import ClientFeatures, accept_elicitation_with_defaults
 
-__all__ = ["TerminalElicitation", "answer_text", "field_prompt"]
+__all__ = ["TerminalElicitation", "answer_text", "ask_field", "field_prompt"]
 
 ReadLineFn = Callable[[str], Awaitable[str | None]]
 """(prompt) -> the line typed, None at the end of input."""
@@ -140,26 +140,7 @@ class TerminalElicitation:
                 raise _Answered("decline" if choice == "d" else "cancel")
 
     async def _ask_field(self, field: FormField, answers: dict[str, Any]) -> None:
-        """Ask one field until its answer is valid; sets or removes ``answers[field.name]``."""
-        self._write(field.title + (" *" if field.required else "") + _dash(field.description) + "\n")
-        if field.choices:
-            self._write("  " + "  ".join(f"{i}) {c.title}" for i, c in enumerate(field.choices, 1)) + "\n")
-        while True:
-            current = answer_text(field, answers[field.name]) if field.name in answers else None
-            text = await self._read(field_prompt(field, current))
-            if text == "" and current is not None:
-                return
-            if text in ("", LEAVE_EMPTY):
-                if not field.required:
-                    answers.pop(field.name, None)
-                    return
-                self._write(f"  (required: please answer, or {DECLINE} / {CANCEL})\n")
-                continue
-            try:
-                answers[field.name] = parse_field_text(field, text)
-                return
-            except ValueError as exc:
-                self._write(f"  ({exc}; try again)\n")
+        await ask_field(field, answers, self._read, self._write, f"please answer, or {DECLINE} / {CANCEL}")
 
     async def _ask_url(self, server: str, params: types.ElicitRequestURLParams) -> types.ElicitResult:
         site = urllib.parse.urlsplit(params.url).hostname or "?"
@@ -174,6 +155,40 @@ class TerminalElicitation:
         if choice == "o":
             self._open_url(params.url)
         return types.ElicitResult(action="accept")
+
+
+async def ask_field(
+    field: FormField,
+    answers: dict[str, Any],
+    read: Callable[[str], Awaitable[str]],
+    write: Callable[[str], None],
+    otherwise: str,
+    read_unseen: Callable[[str], Awaitable[str]] | None = None,
+) -> None:
+    """Ask one field on the terminal until its answer is valid; sets or removes ``answers[field.name]``.
+    A secret field is read with ``read_unseen`` (no echo) and its value never shown; ``otherwise`` says
+    what a person may do instead of answering a required field."""
+    write(field.title + (" *" if field.required else "") + _dash(field.description) + "\n")
+    if field.choices:
+        write("  " + "  ".join(f"{i}) {c.title}" for i, c in enumerate(field.choices, 1)) + "\n")
+    hidden = field.secret and read_unseen is not None
+    while True:
+        current = answer_text(field, answers[field.name]) if field.name in answers else None
+        shown = "kept" if hidden and current is not None else current
+        text = await (read_unseen if hidden and read_unseen else read)(field_prompt(field, shown))
+        if text == "" and current is not None:
+            return
+        if text in ("", LEAVE_EMPTY):
+            if not field.required:
+                answers.pop(field.name, None)
+                return
+            write(f"  (required: {otherwise})\n")
+            continue
+        try:
+            answers[field.name] = parse_field_text(field, text)
+            return
+        except ValueError as exc:
+            write(f"  ({exc}; try again)\n")
 
 
 def field_prompt(field: FormField, current: str | None) -> str:

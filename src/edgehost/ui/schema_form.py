@@ -98,6 +98,8 @@ class SchemaForm(QWidget):
             line.setText(default)
         if field.format:
             line.setPlaceholderText(field.format)
+        if field.secret:  # a token or a password: not shown on the screen
+            line.setEchoMode(QLineEdit.EchoMode.Password)
         return line
 
     def values(self) -> dict[str, Any]:

@@ -1,0 +1,135 @@
+"""`edgehost servers search` and `edgehost servers add` as a person runs them, against a stand-in registry
+(EDGEHOST_REGISTRY_URL): the PyPI time server is fetched by the uvx that comes with EdgeHost and
+started; a remote's secret header is kept out of the servers file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.cli.cli_helpers import Terminal, edgehost_command
+from tests.mcp.mcp_support import everything_on_a_port
+from tests.registry_standin import FILESYSTEM, TIME, WEATHER, StandInRegistry, remote_entry
+
+pytestmark = pytest.mark.peers
+
+TIME_NAME = "io.github.modelcontextprotocol/time"
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInRegistry]:
+    standin = StandInRegistry()
+    for server in (FILESYSTEM, TIME):
+        standin.add(server)
+    standin.add(WEATHER, "deleted")
+    standin.start()
+    monkeypatch.setenv("EDGEHOST_REGISTRY_URL", standin.url)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")  # the data folder's file
+    yield standin
+    standin.stop()
+
+
+def edgehost(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_search_lists_what_each_server_runs_as_and_what_runs_here(
+    registry: StandInRegistry, data_dir: Path
+) -> None:
+    done = edgehost(data_dir, "servers", "search", "modelcontextprotocol", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert set(rows) == {FILESYSTEM["name"], TIME_NAME}
+    assert rows[FILESYSTEM["name"]]["runs_as"] == ["npm", "container"]
+    assert "PyPI" in rows[TIME_NAME]["runs_here"]  # uvx comes with EdgeHost
+    registry.stop()
+    offline = edgehost(data_dir, "servers", "search", "modelcontextprotocol")
+    assert offline.returncode == 0, offline.stderr
+    assert f"{TIME_NAME} {TIME['version']}" in offline.stdout
+    assert "cannot be reached" in offline.stderr and "shown as it was 0 minutes ago" in offline.stderr
+
+
+def test_add_shows_the_command_adds_the_pypi_server_and_starts_it_with_the_bundled_uvx(
+    registry: StandInRegistry, data_dir: Path
+) -> None:
+    refused = edgehost(data_dir, "servers", "add", TIME_NAME)
+    assert refused.returncode == 2 and "add --yes" in refused.stderr
+    assert not (data_dir / "servers.json").exists()
+
+    added = edgehost(data_dir, "servers", "add", TIME_NAME, "--yes", "--set", "local-timezone=Europe/Paris")
+    assert added.returncode == 0, added.stdout + added.stderr
+    command = f"uvx mcp-server-time=={TIME['version']} --local-timezone Europe/Paris"
+    assert f"It will run as 'time': {command}" in added.stdout
+    assert "time: ready, 2 tools: time__get_current_time, time__convert_time" in added.stdout
+    entry = json.loads((data_dir / "servers.json").read_text())["mcpServers"]["time"]
+    assert entry == {"command": "uvx", "args": command.split()[1:]}
+
+    called = edgehost(data_dir, "call", "time__get_current_time", '{"timezone": "Europe/Paris"}', "--json")
+    assert called.returncode == 0, called.stderr
+    assert "Europe/Paris" in called.stdout
+
+
+def test_a_remote_servers_secret_header_is_kept_apart_and_reaches_the_server(
+    registry: StandInRegistry, data_dir: Path
+) -> None:
+    with everything_on_a_port("streamableHttp", b"listening on port", "/mcp") as (url, _process):
+        registry.add(remote_entry(url))
+        added = edgehost(
+            data_dir, "servers", "add", "io.example.anonymous/everything-remote", "--as", "remote", "--yes",
+            "--set", "X-API-Key=key-0123456789abcdef",
+        )  # fmt: skip
+        assert added.returncode == 0, added.stdout + added.stderr
+        assert "remote: ready" in added.stdout
+    written = (data_dir / "servers.json").read_text()
+    assert "key-0123456789abcdef" not in written and "key-0123456789abcdef" not in added.stdout
+    config = json.loads(written)
+    assert config["mcpServers"]["remote"]["headers"] == {"X-API-Key": "${input:remote-X-API-Key}"}
+    assert config["inputs"] == [
+        {"id": "remote-X-API-Key", "type": "promptString", "description": "Your API key", "password": True}
+    ]
+
+
+def test_on_a_terminal_add_asks_each_value_keeps_the_secret_unseen_and_asks_before_adding(
+    registry: StandInRegistry, data_dir: Path, tmp_path: Path
+) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install tmux)")
+    registry.add({**WEATHER, "name": "io.github.example/weather-now"})
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.start(edgehost_command(data_dir, "servers", "add", "io.github.example/weather-now"))
+        terminal.wait_for_text("WEATHER_API_KEY * — API key for weather service")
+        terminal.type_line("sk-very-secret-123")
+        terminal.wait_for_text("1) celsius  2) fahrenheit")
+        terminal.type_line("2")
+        screen = terminal.wait_for_text("Add it? [y/N] ")
+        assert "sk-very-secret" not in screen  # typed unseen, shown nowhere
+        assert "It will run as 'weather-now': uvx weather-mcp-server==0.5.0" in screen
+        assert (
+            "with the environment WEATHER_API_KEY=${input:weather-now-WEATHER_API_KEY} WEATHER_UNITS=fahrenheit"
+            in screen
+        )
+        terminal.type_line("n")
+        assert terminal.wait_exit() == 1
+        assert "nothing was added" in terminal.screen()
+    finally:
+        terminal.close()
+    assert not (data_dir / "servers.json").exists()
+
+
+def test_a_deleted_or_unknown_server_is_not_added(registry: StandInRegistry, data_dir: Path) -> None:
+    done = edgehost(data_dir, "servers", "add", WEATHER["name"], "--yes")
+    assert done.returncode != 0 and "was deleted from the registry" in done.stderr
+    done = edgehost(data_dir, "servers", "add", "io.example/nothing", "--yes")
+    assert done.returncode != 0 and "has no io.example/nothing" in done.stderr
