@@ -92,6 +92,9 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
         "BackendError": "what Host.wait_model raises",
     },
     "edgehost.models.catalog": {"CatalogRow": "what Host.suggested_model returns"},
+    "edgehost.registry.client": {"Listing": "what Host.search_registry returns"},
+    "edgehost.registry.install": {"InstallOption": "what Host.install_options returns"},
+    "edgehost.registry.server_json": {"RegistryEntry": "what a Listing holds"},
     "edgehost.store": {"Execution": "what host.history.executions() returns"},
     # Why Qt could not open a window: asked when there is no window and no Host yet.
     "edgehost.boards.gui_platform": {

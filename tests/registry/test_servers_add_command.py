@@ -117,7 +117,7 @@ def test_on_a_terminal_add_asks_each_value_keeps_the_secret_unseen_and_asks_befo
         assert "sk-very-secret" not in screen  # typed unseen, shown nowhere
         assert "It will run as 'weather-now': uvx weather-mcp-server==0.5.0" in screen
         assert (
-            "with the environment WEATHER_API_KEY=${input:weather-now-WEATHER_API_KEY} WEATHER_UNITS=fahrenheit"
+            "with the environment: WEATHER_API_KEY=${input:weather-now-WEATHER_API_KEY} WEATHER_UNITS=fahrenheit"
             in screen
         )
         terminal.type_line("n")

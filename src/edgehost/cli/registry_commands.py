@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -217,11 +216,10 @@ async def add_command(ctx: CliContext) -> int:
     except ValueError as exc:
         raise UsageError(f"{exc}: give it with --set KEY=VALUE") from None
     why_not = option.why_not_here()
-    print(f"It will run as {name!r}: {shlex.join(plan.command_line())}")
-    if plan.server.env:
-        print("  with the environment " + " ".join(f"{k}={v}" for k, v in plan.server.env.items()))
-    if plan.server.headers:
-        print("  with the headers " + ", ".join(f"{k}: {v}" for k, v in plan.server.headers.items()))
+    command, *more = plan.summary()
+    print(f"It will run as {name!r}: {command}")
+    for line in more:
+        print(f"  with the {line}")
     if why_not is not None:
         print(f"  (not on this machine yet: {why_not})")
     if not ctx.args.yes:
@@ -230,11 +228,14 @@ async def add_command(ctx: CliContext) -> int:
         if (await _read("Add it? [y/N] ")).strip().lower() not in ("y", "yes"):
             print("nothing was added")
             return 1
-    values_store = InputValues(default_credential_store(ctx.paths.data_dir))
-    add_to_servers_file(ctx.paths, plan, values_store)
+
+    def input_values() -> InputValues:
+        return InputValues(default_credential_store(ctx.paths.data_dir))
+
+    add_to_servers_file(ctx.paths, plan, input_values)
     print(f"added {name} to {ctx.paths.servers_file}")
     if plan.secrets:
-        print(f"  its secrets are kept in {values_store.store.where}, not in the file")
+        print(f"  its secrets are kept in {input_values().store.where}, not in the file")
     if why_not is not None:
         return 0
     return await _first_start(ctx, name)

@@ -4,7 +4,8 @@ A small command surface (start, submit, cancel, resolve_approval, set_*_enabled,
 events out (edgehost.host.events). Turns run one at a time; a model crash or a dead server fails a
 turn or a call, never the host, and never loses the conversation. The commands about the servers
 (catalog, servers file, sign-in) are the ServerCommands it inherits (host/server_commands.py); those
-about the model (loading, switching, the catalog, downloads) the ModelCommands (host/model_commands.py).
+about the model (loading, switching, the catalog, downloads) the ModelCommands (host/model_commands.py);
+those about the MCP Registry (search, add a server from it) the RegistryCommands (host/registry_commands.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from edgehost.host.known_tools import KnownTools
 from edgehost.host.model_commands import ModelCommands
 from edgehost.host.model_library import ModelLibrary
 from edgehost.host.options import HostOptions
+from edgehost.host.registry_commands import RegistryCommands
 from edgehost.host.sampling import decline_without_model, sampling_handler
 from edgehost.host.server_commands import ServerCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
@@ -65,7 +67,7 @@ _RUNNER_SETTINGS = frozenset(
 MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
 
 
-class Host(ConversationCommands, ModelCommands, ServerCommands):
+class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands):
     def __init__(
         self,
         paths: Paths,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from edgehost.mcp.config import server_name_problem
 from edgehost.mcp.config.edits import ImportPlan, edit_servers_file, merge_servers, written_servers_config
 from edgehost.mcp.inputs import InputValues
@@ -26,10 +28,13 @@ def free_server_name(paths: Paths, wanted: str) -> str:
     return name
 
 
-def add_to_servers_file(paths: Paths, plan: InstallPlan, values: InputValues) -> ImportPlan:
-    """Keep the plan's secrets in the credential store, then add its entry (and the inputs that refer to
-    them) to the servers file; an entry of the same name is replaced. Raises CredentialStoreError (then
-    the file is not changed) or ConfigError."""
-    for input_id, secret in plan.secrets.items():
-        values.set(input_id, secret)
+def add_to_servers_file(paths: Paths, plan: InstallPlan, values: Callable[[], InputValues]) -> ImportPlan:
+    """Keep the plan's secrets in the credential store (``values()``, opened only when there are any: a
+    keyring may ask the person to unlock it), then add its entry (and the inputs that refer to them) to
+    the servers file; an entry of the same name is replaced. Raises CredentialStoreError (then the file
+    is not changed) or ConfigError."""
+    if plan.secrets:
+        store = values()
+        for input_id, secret in plan.secrets.items():
+            store.set(input_id, secret)
     return edit_servers_file(paths, lambda config: merge_servers(config, plan.servers_config()))

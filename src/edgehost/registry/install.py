@@ -17,6 +17,7 @@ shell: the command is a program and its arguments.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +79,16 @@ class InstallPlan:
         if self.server.transport == "stdio":
             return [self.server.command or "", *self.server.args]
         return [self.server.transport, self.server.url or ""]
+
+    def summary(self) -> list[str]:
+        """What a person checks before it runs: the command line (quoted as a shell would take it,
+        though none is used), then its environment and its headers, secrets as their references."""
+        lines = [shlex.join(self.command_line())]
+        if self.server.env:
+            lines.append("environment: " + " ".join(f"{k}={v}" for k, v in self.server.env.items()))
+        if self.server.headers:
+            lines.append("headers: " + ", ".join(f"{k}: {v}" for k, v in self.server.headers.items()))
+        return lines
 
 
 @dataclass(frozen=True)

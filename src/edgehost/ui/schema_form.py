@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +29,8 @@ _INT_LIMIT = 2**31 - 1
 
 
 class SchemaForm(QWidget):
+    changed = Signal()  # any field was edited
+
     def __init__(self, schema: Mapping[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.schema = schema
@@ -51,6 +53,7 @@ class SchemaForm(QWidget):
                 label.setToolTip(field.description)
                 widget.setToolTip(field.description)
             layout.addRow(label, widget)
+            self._watch(widget)
 
     @staticmethod
     def _widget(field: FormField) -> QWidget:
@@ -96,11 +99,27 @@ class SchemaForm(QWidget):
         line = QLineEdit()
         if isinstance(default, str):
             line.setText(default)
-        if field.format:
-            line.setPlaceholderText(field.format)
+        if field.format or field.description:  # on a touch screen a tooltip is never seen
+            line.setPlaceholderText(field.format or field.description)
         if field.secret:  # a token or a password: not shown on the screen
             line.setEchoMode(QLineEdit.EchoMode.Password)
         return line
+
+    def _watch(self, widget: QWidget) -> None:
+        """``changed`` is emitted when ``widget``'s value changes, whatever kind of field it is."""
+        if isinstance(widget, QListWidget):
+            widget.itemChanged.connect(self._changed)
+        elif isinstance(widget, QComboBox):
+            widget.currentIndexChanged.connect(self._changed)
+        elif isinstance(widget, QCheckBox):
+            widget.toggled.connect(self._changed)
+        elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+            widget.valueChanged.connect(self._changed)
+        elif isinstance(widget, QLineEdit):
+            widget.textChanged.connect(self._changed)
+
+    def _changed(self, *_args: object) -> None:
+        self.changed.emit()
 
     def values(self) -> dict[str, Any]:
         """The answers; an empty optional text field is left out."""

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from edgehost.host.host import Host
     from edgehost.mcp.auth import AuthStatus
     from edgehost.mcp.config import ServerConfig, ServersConfig
+    from edgehost.ui.registry_dialog import RegistryDialog
 
 __all__ = ["ServersPanel"]
 
@@ -79,6 +80,7 @@ class ServersPanel(QDialog):
             QUrl.fromLocalFile(str(path))
         )
         self.form: ServerForm | None = None
+        self.registry_dialog: RegistryDialog | None = None
         self.tasks = TaskSet()
         self.refresh()
 
@@ -91,11 +93,18 @@ class ServersPanel(QDialog):
         top.addWidget(title)
         top.addStretch(1)
         self.add_button = QPushButton("Add…")
+        self.registry_button = QPushButton("From the registry…")
         self.edit_button = QPushButton("Edit…")
         self.remove_button = QPushButton("Remove")
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
-        for button in (self.add_button, self.edit_button, self.remove_button, self.import_button):
+        for button in (
+            self.add_button,
+            self.registry_button,
+            self.edit_button,
+            self.remove_button,
+            self.import_button,
+        ):
             top.addWidget(button)
         layout.addLayout(top)
         self.restart_button = QPushButton("Restart")
@@ -211,6 +220,7 @@ class ServersPanel(QDialog):
     def _connect_buttons(self) -> None:
         self.table.itemSelectionChanged.connect(self._show_details)
         self.add_button.clicked.connect(lambda: self._open_form(None))
+        self.registry_button.clicked.connect(self.open_registry)
         self.edit_button.clicked.connect(lambda: self._open_form(self.selected_config()))
         self.remove_button.clicked.connect(self._remove)
         self.import_button.clicked.connect(self._import)
@@ -301,12 +311,14 @@ class ServersPanel(QDialog):
         writable = self.host.servers_config.file_error is None
         for button, tip in (
             (self.add_button, "Add a server to the servers file"),
+            (self.registry_button, "Add a server from the MCP Registry"),
             (self.edit_button, "Change the selected server's entry in the servers file"),
             (self.remove_button, "Take the selected server out of the servers file"),
             (self.import_button, "Add the servers of a Claude Desktop or VS Code config"),
         ):
             button.setToolTip(tip if writable else FILE_NOT_WRITABLE)
         self.add_button.setEnabled(writable)
+        self.registry_button.setEnabled(writable)
         self.import_button.setEnabled(writable)
         self.edit_button.setEnabled(writable and state is not None)
         self.restart_button.setEnabled(state is not None)
@@ -518,6 +530,19 @@ class ServersPanel(QDialog):
         self.form = form = ServerForm(self._builtins(), existing, taken, self)
         form.saved.connect(lambda server: self._save_server(server, form.renamed_from(server.name)))
         self.form.open()
+
+    def open_registry(self) -> None:
+        from edgehost.ui.registry_dialog import RegistryDialog
+
+        self.registry_dialog = dialog = RegistryDialog(self.host, self)
+        dialog.added.connect(
+            lambda name: self._say(
+                f"Added “{name}” to {self.host.paths.servers_file}; connecting…", connecting=name
+            )
+        )
+        dialog.added.connect(lambda _name: self.refresh())
+        dialog.open()
+        dialog.search()
 
     def _save_server(self, server: ServerConfig, renamed_from: str | None = None) -> None:
         try:

@@ -1,0 +1,67 @@
+"""Servers from the MCP Registry on the Host's command surface (the window's "From the registry" and the
+web page): search, an entry's ways to run here, and adding one, which starts it. ``Host`` inherits it;
+the registry itself is edgehost.registry, the one way `edgehost servers add` uses too."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from edgehost.registry.adding import add_to_servers_file, free_server_name
+from edgehost.registry.client import Listing, RegistryClient, registry_url
+from edgehost.registry.install import InstallOption, InstallPlan, install_options
+from edgehost.registry.server_json import RegistryEntry
+
+if TYPE_CHECKING:
+    from edgehost.mcp.inputs import InputValues
+    from edgehost.paths import Paths
+    from edgehost.settings import Settings
+
+__all__ = ["RegistryCommands"]
+
+
+class RegistryCommands:
+    # The Host's.
+    paths: Paths
+    settings: Settings
+
+    if TYPE_CHECKING:
+
+        def input_values(self) -> InputValues: ...
+
+        async def reload_server(self, name: str) -> None: ...
+
+    def registry(self) -> RegistryClient:
+        """The registry the settings name (EDGEHOST_REGISTRY_URL over them), cached in the data folder."""
+        return RegistryClient(registry_url(self.settings.registry_url), self.paths.cache_dir / "registry")
+
+    async def search_registry(self, query: str, cursor: str | None = None) -> Listing:
+        """One page of the registry's active servers matching ``query``. Raises RegistryError when the
+        registry cannot be reached and nothing is cached."""
+        return await self.registry().search(query, cursor=cursor)
+
+    async def registry_entry(self, name: str) -> tuple[RegistryEntry, str | None]:
+        """The latest version of ``name``, and why it came from the cache (None: from the registry)."""
+        return await self.registry().latest(name)
+
+    @staticmethod
+    def install_options(entry: RegistryEntry) -> list[InstallOption]:
+        """The ways to run ``entry``, each saying whether this machine can now."""
+        return install_options(entry)
+
+    def free_server_name(self, wanted: str) -> str:
+        """``wanted``, or with a number after it where the servers file has it. Raises ValueError,
+        ConfigError."""
+        return free_server_name(self.paths, wanted)
+
+    async def add_from_registry(
+        self, option: InstallOption, name: str, values: Mapping[str, Any]
+    ) -> InstallPlan:
+        """Add ``option`` as the server ``name`` with the form's ``values`` (secrets to the credential
+        store), then start it. Raises ValueError (a required value missing), CredentialStoreError,
+        ConfigError; the server's own failure to start shows in its state, as any server's."""
+        plan = option.plan(name, values)
+        await asyncio.to_thread(add_to_servers_file, self.paths, plan, self.input_values)
+        await self.reload_server(name)
+        return plan

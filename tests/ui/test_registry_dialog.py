@@ -1,0 +1,105 @@
+"""The Servers panel's "From the registry…": search a stand-in registry (EDGEHOST_REGISTRY_URL), see
+what each server runs as and whether this board can run it, fill its values, read the exact command,
+add it; the PyPI time server then starts through the uvx that comes with EdgeHost."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QLineEdit, QMessageBox
+from tests.registry_standin import FILESYSTEM, TIME, TIME_VERSION, StandInRegistry
+from tests.ui.conftest import opened_desktop, wait_until
+
+from edgehost.ui.servers_panel import ServersPanel
+
+FIRST_START_S = 120.0
+NOT_ON_THE_BOARD = {
+    "node",
+    "nodejs",
+    "npm",
+    "npx",
+    "docker",
+    "podman",
+    "uv",
+    "uvx",
+}  # uvx fetches the package from PyPI the first time
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[StandInRegistry]:
+    standin = StandInRegistry()
+    standin.add(FILESYSTEM)
+    standin.add(TIME)
+    standin.start()
+    monkeypatch.setenv("EDGEHOST_REGISTRY_URL", standin.url)
+    # A board image: the usual programs and Python, but no Node.js and no Docker (uv comes with EdgeHost).
+    board_bin = tmp_path / "bin"
+    board_bin.mkdir()
+    for folder in os.environ["PATH"].split(os.pathsep):
+        for program in Path(folder).glob("*") if Path(folder).is_dir() else ():
+            if program.name not in NOT_ON_THE_BOARD and not (board_bin / program.name).exists():
+                (board_bin / program.name).symlink_to(program)
+    monkeypatch.setenv("PATH", str(board_bin))
+    yield standin
+    standin.stop()
+
+
+@pytest.mark.usefixtures("no_os_keyring")
+def test_a_server_from_the_registry_is_found_filled_in_checked_and_started(
+    registry: StandInRegistry, data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            panel.open_registry()
+            dialog = panel.registry_dialog
+            assert dialog is not None
+            await wait_until(lambda: dialog.results.count() == 2)
+            assert dialog.status.text() == "2 servers."
+            filesystem, time = (dialog.results.item(i).text() for i in range(2))
+            assert filesystem.endswith("runs as npm, container · not on this machine yet")
+            assert time.endswith("runs as PyPI · here: PyPI")
+
+            dialog.results.setCurrentRow(0)  # this board has neither Node.js nor Docker
+            assert dialog.why_not.text().startswith("it needs Node.js (npx), which is not installed")
+            assert not dialog.add_button.isEnabled()
+
+            dialog.results.setCurrentRow(1)
+            assert (dialog.run_as.currentText(), dialog.name.text()) == ("PyPI", "time")
+            assert dialog.form is not None
+            zone = dialog.form.fields["local-timezone"]
+            assert isinstance(zone, QLineEdit) and zone.text() == "UTC"  # the entry's default
+            zone.setText("Europe/Paris")
+            command = f"uvx mcp-server-time=={TIME_VERSION} --local-timezone Europe/Paris"
+            assert dialog.command.text() == command
+            assert dialog.add_button.isEnabled()
+
+            dialog.add_button.click()
+            [box] = [b for b in dialog.findChildren(QMessageBox) if b.isVisible()]
+            assert command in box.text()  # the exact command, before anything runs
+            box.button(QMessageBox.StandardButton.Yes).click()
+            await wait_until(
+                lambda: not dialog.isVisible() or not dialog.problem.text().startswith("Adding"),
+                FIRST_START_S,
+            )
+            assert not dialog.isVisible(), (dialog.problem.text(), desktop.host.server_states())
+            await wait_until(
+                lambda: (
+                    panel.notice.text()
+                    == f"Added “time” to {desktop.host.paths.servers_file}; connected, 2 tools."
+                ),
+                FIRST_START_S,
+            )
+            assert {t.name for t in desktop.host.tools() if t.server == "time"} == {
+                "time__get_current_time",
+                "time__convert_time",
+            }
+            called = await desktop.host.call_tool("time__get_current_time", {"timezone": "Europe/Paris"})
+            assert not called.is_error and "Europe/Paris" in str(called.content)
+
+    run(scenario())
