@@ -148,6 +148,31 @@ TIME = {
 }
 
 
+MEMORY_VERSION = "2026.8.31"  # as tests/peers/package.json pins it
+MEMORY = {
+    "name": "io.github.modelcontextprotocol/memory",
+    "description": "Knowledge graph memory kept in a local file",
+    "title": "Memory",
+    "version": MEMORY_VERSION,
+    "packages": [
+        {
+            "registryType": "npm",
+            "identifier": "@modelcontextprotocol/server-memory",
+            "version": MEMORY_VERSION,
+            "runtimeHint": "npx",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [
+                {
+                    "name": "MEMORY_FILE_PATH",
+                    "description": "Where the knowledge graph is kept",
+                    "format": "filepath",
+                }
+            ],
+        }
+    ],
+}
+
+
 def remote_entry(url: str) -> dict[str, Any]:
     """A remote server at ``url`` (Streamable HTTP) that takes an API key in a header."""
     return {

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -73,3 +74,22 @@ def stop_process(process: subprocess.Popen[Any], wait_s: float = 10.0) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+# What a board image lacks: it has the usual programs and Python, but no Node.js and no Docker; uv comes
+# with EdgeHost (edgehost.programs), not with the image.
+NOT_ON_A_BOARD = frozenset({"node", "nodejs", "npm", "npx", "corepack", "docker", "podman", "uv", "uvx"})
+
+
+def board_image_path(folder: Path) -> str:
+    """A PATH of one folder, ``folder``, holding links to every program of this machine's PATH except
+    those NOT_ON_A_BOARD: the PATH of a board image, on this machine."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory in os.environ["PATH"].split(os.pathsep):
+        if not Path(directory).is_dir():
+            continue
+        for program in Path(directory).iterdir():
+            link = folder / program.name
+            if program.name not in NOT_ON_A_BOARD and not link.exists() and not link.is_symlink():
+                link.symlink_to(program)
+    return str(folder)

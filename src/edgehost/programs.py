@@ -1,5 +1,6 @@
 """Where the program a server runs is found: on the PATH, then among the programs EdgeHost brings with it
-(``uv`` and ``uvx``, from the uv package, next to this Python's own scripts).
+(``uv`` and ``uvx``, from the uv package, next to this Python's own scripts), then among the runtimes
+installed into the data folder (``<data>/runtimes/NAME/bin``: Node, edgehost.mcp.node_runtime).
 
 A board image has Python and rarely uv or Node.js: servers published on PyPI (``uvx NAME==VERSION``)
 then run with nothing installed by hand. One search for the three who ask: the server's start
@@ -12,8 +13,35 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+from pathlib import Path
 
-__all__ = ["bundled_dirs", "find_program", "search_path"]
+__all__ = ["bundled_dirs", "find_program", "runtimes_folder", "search_path", "use_runtimes_of"]
+
+# The data folder whose installed runtimes servers find: one per process, set where the Paths are known
+# (the CLI's entry point, the Host); None until then.
+_data_dir: Path | None = None
+
+
+def runtimes_folder(data_dir: Path) -> Path:
+    return data_dir / "runtimes"
+
+
+def use_runtimes_of(data_dir: Path) -> None:
+    """From now on, servers find the runtimes installed into ``data_dir``."""
+    global _data_dir
+    _data_dir = data_dir
+
+
+def _installed_dirs() -> list[str]:
+    if _data_dir is None:
+        return []
+    folder = runtimes_folder(_data_dir)
+    if not folder.is_dir():
+        return []
+    # A runtime being installed (NAME.partial) is not one yet.
+    return sorted(
+        str(b) for b in folder.glob("*/bin") if b.is_dir() and not b.parent.name.endswith(".partial")
+    )
 
 
 @functools.cache
@@ -33,7 +61,7 @@ def search_path(path: str | None = None) -> str:
     """``path`` (default this process's PATH) with EdgeHost's own program folders after it."""
     path = os.environ.get("PATH", os.defpath) if path is None else path
     present = path.split(os.pathsep)
-    extra = [folder for folder in bundled_dirs() if folder not in present]
+    extra = [folder for folder in (*bundled_dirs(), *_installed_dirs()) if folder not in present]
     return os.pathsep.join([path, *extra]) if extra and path else os.pathsep.join(extra) or path
 
 

@@ -69,7 +69,9 @@ def test_doctor_names_the_missing_runtimes_of_the_configured_servers_with_their_
     assert needs["uvx"]["found"] == BUNDLED_UVX  # uv comes with EdgeHost: not on the PATH, still found
     missing = {p["problem"]: p["hint"] for p in report["problems"] if "is not installed here" in p["problem"]}
     assert missing == {
-        "npx (Node.js) is not installed here: the servers memory, everything need it": "sudo apt install nodejs npm",
+        "npx (Node.js) is not installed here: the servers memory, everything need it": (
+            "edgehost runtimes install node (or sudo apt install nodejs npm)"
+        ),
         "docker (Docker) is not installed here: the server github needs it": (
             "sudo apt install docker.io && sudo usermod -aG docker $USER"
         ),
@@ -80,7 +82,10 @@ def test_doctor_text_shows_each_runtime_found_or_missing(bare_board: dict[str, A
     done = run_doctor(data_dir, bare_board["root"], bare_board["path"])
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "  npx (Node.js) for memory, everything: MISSING - sudo apt install nodejs npm" in lines
+    assert (
+        "  npx (Node.js) for memory, everything: MISSING - edgehost runtimes install node (or sudo apt install nodejs npm)"
+        in lines
+    )
     assert f"  python3 (Python) for local: {Path(bare_board['path']) / 'python3'}" in lines
     assert f"  uvx (uv) for time: {BUNDLED_UVX}" in lines
 

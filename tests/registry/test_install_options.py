@@ -88,7 +88,7 @@ def test_a_machine_without_node_is_told_what_to_install_and_still_runs_pypi_serv
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on the PATH: no npx, no uvx of the system's
     npm = options_of(FILESYSTEM)["npm"]
     assert npm.why_not_here() == (
-        "it needs Node.js (npx), which is not installed: sudo apt install nodejs npm"
+        "it needs Node.js (npx), which is not installed: edgehost runtimes install node (or sudo apt install nodejs npm)"
     )
     assert options_of(TIME)["pypi"].why_not_here() is None  # uv comes with EdgeHost
     assert (options_of(FILESYSTEM)["oci"].why_not_here() or "").startswith("it needs Docker (docker)")

@@ -4,14 +4,14 @@ add it; the PyPI time server then starts through the uvx that comes with EdgeHos
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QLineEdit, QMessageBox
-from tests.registry_standin import FILESYSTEM, TIME, TIME_VERSION, StandInRegistry
+from tests.registry_standin import FILESYSTEM, MEMORY, MEMORY_VERSION, TIME, TIME_VERSION, StandInRegistry
+from tests.support import board_image_path
 from tests.ui.conftest import opened_desktop, wait_until
 
 from edgehost.ui.servers_panel import ServersPanel
@@ -36,14 +36,7 @@ def registry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[StandI
     standin.add(TIME)
     standin.start()
     monkeypatch.setenv("EDGEHOST_REGISTRY_URL", standin.url)
-    # A board image: the usual programs and Python, but no Node.js and no Docker (uv comes with EdgeHost).
-    board_bin = tmp_path / "bin"
-    board_bin.mkdir()
-    for folder in os.environ["PATH"].split(os.pathsep):
-        for program in Path(folder).glob("*") if Path(folder).is_dir() else ():
-            if program.name not in NOT_ON_THE_BOARD and not (board_bin / program.name).exists():
-                (board_bin / program.name).symlink_to(program)
-    monkeypatch.setenv("PATH", str(board_bin))
+    monkeypatch.setenv("PATH", board_image_path(tmp_path / "bin"))  # no Node.js, no Docker
     yield standin
     standin.stop()
 
@@ -101,5 +94,53 @@ def test_a_server_from_the_registry_is_found_filled_in_checked_and_started(
             }
             called = await desktop.host.call_tool("time__get_current_time", {"timezone": "Europe/Paris"})
             assert not called.is_error and "Europe/Paris" in str(called.content)
+
+    run(scenario())
+
+
+@pytest.mark.usefixtures("no_os_keyring")
+def test_a_board_without_node_gets_it_from_the_dialog_and_then_runs_an_npm_server(
+    registry: StandInRegistry, data_dir: Path, run: Any
+) -> None:
+    registry.add(MEMORY)
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            panel.open_registry()
+            dialog = panel.registry_dialog
+            assert dialog is not None
+            await wait_until(lambda: dialog.results.count() == 3)
+            row = next(i for i in range(3) if "modelcontextprotocol/memory" in dialog.results.item(i).text())
+            dialog.results.setCurrentRow(row)
+            assert dialog.why_not.text().startswith("it needs Node.js (npx)")
+            assert dialog.install_node_button.isVisible() and not dialog.add_button.isEnabled()
+
+            dialog.install_node_button.click()
+            await wait_until(
+                lambda: dialog.node_offer is not None and dialog.node_offer.isVisible(), FIRST_START_S
+            )
+            assert (
+                dialog.node_offer is not None and " MB) into " in dialog.node_offer.text()
+            )  # its size, asked
+            dialog.node_offer.button(QMessageBox.StandardButton.Yes).click()
+            await wait_until(lambda: dialog.add_button.isEnabled(), FIRST_START_S)
+            assert not dialog.install_node_button.isVisible()
+            assert "here: npm" in dialog.results.item(row).text()
+            assert dialog.command.text() == f"npx -y @modelcontextprotocol/server-memory@{MEMORY_VERSION}"
+
+            dialog.add_button.click()
+            [box] = [b for b in dialog.findChildren(QMessageBox) if b.isVisible()]
+            box.button(QMessageBox.StandardButton.Yes).click()
+            await wait_until(
+                lambda: (
+                    panel.notice.text()
+                    == f"Added “memory” to {desktop.host.paths.servers_file}; connected, 9 tools."
+                ),
+                FIRST_START_S,
+            )
+            called = await desktop.host.call_tool("memory__read_graph", {})
+            assert not called.is_error and "entities" in str(called.content)
 
     run(scenario())

@@ -11,6 +11,7 @@ from edgehost import __version__
 from edgehost.cli.context import CliContext
 from edgehost.errors import ConfigError, EdgeHostError, UsageError
 from edgehost.paths import Paths
+from edgehost.programs import use_runtimes_of
 
 # Each module defines ``register(subparsers)`` and sets ``handler=`` on its parsers; a handler takes
 # the CliContext and returns an exit code (or a coroutine giving one). A command imports only its own
@@ -29,6 +30,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "edgehost.cli.web_commands": ("web",),
     "edgehost.cli.auth_commands": ("auth",),
     "edgehost.cli.approval_commands": ("approvals",),
+    "edgehost.cli.runtime_commands": ("runtimes",),
 }
 _MODULE_OF = {word: module for module, words in COMMAND_MODULES.items() for word in words}
 _GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile", "--web"}
@@ -101,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = CliContext(
         paths=Paths.resolve(args.config, args.data_dir), args=args, profile_override=args.profile
     )
+    use_runtimes_of(ctx.paths.data_dir)  # servers find the Node installed into the data folder
     # Built-in servers (`serve`) keep stderr for the host's capture of their output and log only there.
     # The desktop app configures its logging itself, once its window is shown (logging.handlers is slow).
     logs = None

@@ -51,6 +51,7 @@ from edgehost.mcp.errors import UnknownServer
 from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
+from edgehost.programs import use_runtimes_of
 from edgehost.settings import Settings
 from edgehost.store import Message, Store, redactor
 
@@ -76,6 +77,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
         profile_override: str | None = None,
     ) -> None:
         self.paths = paths.ensure()
+        use_runtimes_of(self.paths.data_dir)  # servers find the runtimes installed into the data folder
         self.settings = settings
         self.options = options or HostOptions()
         self.profile_override = profile_override

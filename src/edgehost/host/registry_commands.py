@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from edgehost.mcp.node_runtime import NodeWheel, install_node, node_wheel
 from edgehost.registry.adding import add_to_servers_file, free_server_name
 from edgehost.registry.client import Listing, RegistryClient, registry_url
 from edgehost.registry.install import InstallOption, InstallPlan, install_options
@@ -54,6 +55,15 @@ class RegistryCommands:
         """``wanted``, or with a number after it where the servers file has it. Raises ValueError,
         ConfigError."""
         return free_server_name(self.paths, wanted)
+
+    async def node_download(self) -> NodeWheel:
+        """The Node.js wheel this machine would download, with its size. Raises NodeRuntimeError."""
+        return await asyncio.to_thread(node_wheel)
+
+    async def install_node(self) -> str:
+        """Install Node.js into the data folder (after the person agreed to its size); its version.
+        Servers that run npx find it from then on. Raises NodeRuntimeError."""
+        return await asyncio.to_thread(install_node, self.paths.data_dir)
 
     async def add_from_registry(
         self, option: InstallOption, name: str, values: Mapping[str, Any]

@@ -27,7 +27,7 @@ class Runtime:
 
 # Debian 12 packages npx with npm (Node 18); it has no uv package, and pip refuses to install into the
 # system Python (PEP 668), so uv comes through pipx.
-NODE = Runtime("node", "Node.js", "sudo apt install nodejs npm")
+NODE = Runtime("node", "Node.js", "edgehost runtimes install node (or sudo apt install nodejs npm)")
 UV = Runtime("uv", "uv", "sudo apt install pipx && pipx install uv")
 DOCKER = Runtime("docker", "Docker", "sudo apt install docker.io && sudo usermod -aG docker $USER")
 PODMAN = Runtime("podman", "Podman", "sudo apt install podman")

@@ -127,6 +127,15 @@ class InstallOption:
             )
         return None
 
+    def needs_node(self) -> bool:
+        """Whether only Node.js is missing to run this option here (EdgeHost can install it)."""
+        return (
+            self.kind == "npm"
+            and self.package is not None
+            and self.package.transport == "stdio"
+            and (find_program("npx") is None)
+        )
+
     def form_schema(self) -> dict[str, Any]:
         """The values to ask, as a flat JSON object schema (title, description, default, choices,
         required; ``writeOnly`` for a secret)."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QWidget,
 )
@@ -52,6 +53,8 @@ class RegistryDialog(QDialog):
         self.entries: list[RegistryEntry] = []
         self.options: list[InstallOption] = []
         self.form: SchemaForm | None = None
+        self.listing: Listing | None = None
+        self.node_offer: QMessageBox | None = None
 
         search_row = QHBoxLayout()
         self.query = QLineEdit()
@@ -75,8 +78,11 @@ class RegistryDialog(QDialog):
         self.run_as = QComboBox()
         self.name = QLineEdit()
         self.why_not = _caption(error=True)
+        self.install_node_button = QPushButton("Install Node.js…")
+        self.install_node_button.setToolTip("Download Node.js from PyPI into EdgeHost's data folder")
         details.addRow("Run as", self.run_as)
         details.addRow("", self.why_not)
+        details.addRow("", self.install_node_button)
         details.addRow("Name", self.name)
         self.form_holder = QFormLayout()
         details.addRow(self.form_holder)
@@ -107,6 +113,7 @@ class RegistryDialog(QDialog):
         self.run_as.currentIndexChanged.connect(self._show_option)
         self.name.textChanged.connect(self._preview)
         self.add_button.clicked.connect(self._confirm_add)
+        self.install_node_button.clicked.connect(self._offer_node)
         self.finished.connect(lambda _result: self.tasks.cancel_all())
 
     # -- search ----------------------------------------------------------------------------------
@@ -129,6 +136,7 @@ class RegistryDialog(QDialog):
         self.show_listing(task.result())
 
     def show_listing(self, listing: Listing) -> None:
+        self.listing = listing
         self.entries = list(listing.entries)
         self.results.clear()
         for entry in self.entries:
@@ -185,16 +193,59 @@ class RegistryDialog(QDialog):
             self.form_holder.removeRow(0)
         self.form = None
         option = self.option()
+        self.install_node_button.hide()
         if option is None:
             self.why_not.setText("It lists no package or remote to run.")
             self._preview()
             return
         self.why_not.setText(option.why_not_here() or "")
         self.why_not.setVisible(option.why_not_here() is not None)
+        self.install_node_button.setVisible(option.needs_node())
         self.form = SchemaForm(option.form_schema())
         self.form.changed.connect(self._preview)
         self.form_holder.addRow(self.form)
         self._preview()
+
+    # -- Node.js, where a server needs it and the machine has none ---------------------------------
+    def _offer_node(self) -> None:
+        self.install_node_button.setEnabled(False)
+        self.why_not.setText("Asking PyPI for the size of Node.js …")
+        task = self.tasks.spawn(self.host.node_download(), name="node-size")
+        task.add_done_callback(self._node_offered)
+
+    def _node_offered(self, task: Any) -> None:
+        self.install_node_button.setEnabled(True)
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            self.why_not.setText(f"Node.js cannot be installed now: {task.exception()}")
+            return
+        wheel = task.result()
+        self.node_offer = confirm(
+            self,
+            "Install Node.js?",
+            f"EdgeHost will download Node.js from PyPI ({wheel.filename}, {wheel.size / 1e6:.0f} MB) into"
+            f" {self.host.paths.data_dir / 'runtimes'}. Servers published on npm then run on this machine.",
+            self._install_node,
+        )
+
+    def _install_node(self) -> None:
+        self.install_node_button.setEnabled(False)
+        self.why_not.setText("Installing Node.js …")
+        task = self.tasks.spawn(self.host.install_node(), name="node-install")
+        task.add_done_callback(self._node_installed)
+
+    def _node_installed(self, task: Any) -> None:
+        self.install_node_button.setEnabled(True)
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            self.why_not.setText(f"Node.js was not installed: {task.exception()}")
+            return
+        row = self.results.currentRow()
+        if self.listing is not None:
+            self.show_listing(self.listing)  # the cards say what runs here now
+        self.results.setCurrentRow(row)
 
     def _plan_or_problem(self) -> tuple[Any, str]:
         option = self.option()
