@@ -86,6 +86,17 @@ def check_doctor(exe: Path) -> str:
     )
 
 
+def check_bundled_uv(exe: Path) -> str:
+    """uvx runs the servers published on PyPI: the bundle brings it, found with nothing on the PATH."""
+    report = json.loads(run(exe, "runtimes", "--json", env={**os.environ, "PATH": "/nonexistent"}))
+    uvx = next(row["found"] for row in report["runtimes"] if row["program"] == "uvx")
+    assert uvx and Path(uvx).is_relative_to(exe.parent), uvx
+    version = subprocess.run(
+        [uvx, "--version"], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=True
+    )
+    return f"{uvx}: {version.stdout.strip()}"
+
+
 async def _files_server_round_trip(exe: Path, root: Path) -> str:
     params = StdioServerParameters(command=str(exe), args=["serve", "files", "--root", str(root)])
     with anyio.fail_after(COMMAND_TIMEOUT_S):
@@ -197,6 +208,7 @@ CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("serve files --help", check_serve_help),
     ("worker entries", check_worker_entries),
     ("doctor --json", check_doctor),
+    ("bundled uvx", check_bundled_uv),
     ("files server over stdio", check_files_server),
     ("board server over stdio", check_board_server),
     ("install-desktop", check_install_desktop),

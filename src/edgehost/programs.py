@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import sys
 from pathlib import Path
 
-__all__ = ["bundled_dirs", "find_program", "runtimes_folder", "search_path", "use_runtimes_of"]
+__all__ = ["UV_FOLDER", "bundled_dirs", "find_program", "runtimes_folder", "search_path", "use_runtimes_of"]
 
 # The data folder whose installed runtimes servers find: one per process, set where the Paths are known
 # (the CLI's entry point, the Host); None until then.
@@ -44,9 +45,16 @@ def _installed_dirs() -> list[str]:
     )
 
 
+# Where the PyInstaller bundle keeps uv and uvx, under its _internal folder (packaging/edgehost.spec).
+UV_FOLDER = "uv-bin"
+
+
 @functools.cache
 def bundled_dirs() -> tuple[str, ...]:
     """The folders of the programs EdgeHost brings (the uv package's binary); () when it is missing."""
+    if getattr(sys, "frozen", False):
+        folder = Path(getattr(sys, "_MEIPASS", "")) / UV_FOLDER
+        return (str(folder),) if (folder / "uv").is_file() else ()
     try:
         from uv import find_uv_bin
     except ImportError:
