@@ -90,7 +90,7 @@ def check_bundled_uv(exe: Path) -> str:
     """uvx runs the servers published on PyPI: the bundle brings it, found with nothing on the PATH."""
     report = json.loads(run(exe, "runtimes", "--json", env={**os.environ, "PATH": "/nonexistent"}))
     uvx = next(row["found"] for row in report["runtimes"] if row["program"] == "uvx")
-    assert uvx and Path(uvx).is_relative_to(exe.parent), uvx
+    assert uvx and Path(uvx).is_relative_to(exe.resolve().parent), f"uvx found outside the bundle: {uvx}"
     version = subprocess.run(
         [uvx, "--version"], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=True
     )
