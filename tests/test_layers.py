@@ -39,8 +39,9 @@ ALLOWED: dict[str, set[str]] = {
     "models": {"boards", "llm"},
     "servers": {"boards", "mcp"},
     "registry": {"mcp"},
+    "bundles": {"mcp", "registry"},
     "agent": {"llm"},
-    "host": {"agent", "mcp", "llm", "models", "store", "boards", "servers", "registry"},
+    "host": {"agent", "mcp", "llm", "models", "store", "boards", "servers", "registry", "bundles"},
     "desktop": set(),
     "cli": {
         "host",
@@ -54,6 +55,7 @@ ALLOWED: dict[str, set[str]] = {
         "desktop",
         "web",
         "registry",
+        "bundles",
     },
     "ui": {"host"},
     "web": {"host"},

@@ -31,6 +31,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "edgehost.cli.auth_commands": ("auth",),
     "edgehost.cli.approval_commands": ("approvals",),
     "edgehost.cli.runtime_commands": ("runtimes",),
+    "edgehost.cli.bundle_commands": ("install", "uninstall", "bundles"),
 }
 _MODULE_OF = {word: module for module, words in COMMAND_MODULES.items() for word in words}
 _GLOBAL_OPTIONS_WITH_VALUE = {"--config", "--data-dir", "--profile", "--web"}

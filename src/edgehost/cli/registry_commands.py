@@ -151,7 +151,7 @@ def _choose(options: Sequence[InstallOption], via: str | None, name: str) -> Ins
     raise UsageError(f"this machine cannot run {name} yet:\n{reasons}")
 
 
-async def _read(prompt: str) -> str:
+async def read_line(prompt: str) -> str:
     return await asyncio.to_thread(input, prompt)
 
 
@@ -163,17 +163,18 @@ def _write(text: str) -> None:
     print(text, end="", flush=True)
 
 
-async def _values(ctx: CliContext, option: InstallOption, asking: bool) -> dict[str, Any]:
-    """The form's values: --set first, then (on a terminal, without --yes) each field asked."""
+async def form_values(ctx: CliContext, schema: dict[str, Any], what: str, asking: bool) -> dict[str, Any]:
+    """The values of the form ``schema`` (``what`` asks them): ``--set KEY=VALUE`` first, the defaults,
+    then (``asking``: on a terminal, without --yes) each field not set, asked."""
     from edgehost.cli.terminal_elicitation import ask_field
     from edgehost.form_fields import form_fields, parse_field_text
 
-    fields = form_fields(option.form_schema())
+    fields = form_fields(schema)
     given = parse_pairs(ctx.args.values)
     unknown = sorted(set(given) - {f.name for f in fields})
     if unknown:
         known = ", ".join(f.name for f in fields) or "none"
-        raise UsageError(f"{option.entry.name} asks for no {', '.join(unknown)} (it asks for: {known})")
+        raise UsageError(f"{what} asks for no {', '.join(unknown)} (it asks for: {known})")
     answers: dict[str, Any] = {}
     for field in fields:
         if field.name in given:
@@ -187,7 +188,7 @@ async def _values(ctx: CliContext, option: InstallOption, asking: bool) -> dict[
         for field in fields:
             if field.name not in given:
                 await ask_field(
-                    field, answers, _read, _write, "please answer, or Ctrl-C to stop", _read_unseen
+                    field, answers, read_line, _write, "please answer, or Ctrl-C to stop", _read_unseen
                 )
     return answers
 
@@ -210,7 +211,7 @@ async def add_command(ctx: CliContext) -> int:
     print(f"{entry.display_name} {entry.version} ({entry.name}), as {option.label}")
     if entry.status == "deprecated":
         print(f"  deprecated by its publisher: {entry.status_message or 'no reason given'}")
-    values = await _values(ctx, option, on_terminal)
+    values = await form_values(ctx, option.form_schema(), option.entry.name, on_terminal)
     try:
         plan = option.plan(name, values)
     except ValueError as exc:
@@ -225,7 +226,7 @@ async def add_command(ctx: CliContext) -> int:
     if not ctx.args.yes:
         if not on_terminal:
             raise UsageError("nothing was added: add --yes to add a server without a terminal to ask on")
-        if (await _read("Add it? [y/N] ")).strip().lower() not in ("y", "yes"):
+        if (await read_line("Add it? [y/N] ")).strip().lower() not in ("y", "yes"):
             print("nothing was added")
             return 1
 
@@ -238,10 +239,10 @@ async def add_command(ctx: CliContext) -> int:
         print(f"  its secrets are kept in {input_values().store.where}, not in the file")
     if why_not is not None:
         return 0
-    return await _first_start(ctx, name)
+    return await first_start(ctx, name)
 
 
-async def _first_start(ctx: CliContext, name: str) -> int:
+async def first_start(ctx: CliContext, name: str) -> int:
     """Start the new server once: its tools, or why it failed."""
     from edgehost.cli.servers_host import connected, state_of
     from edgehost.mcp.server_state import ServerStatus
@@ -252,7 +253,7 @@ async def _first_start(ctx: CliContext, name: str) -> int:
         state = state_of(host, name)
         tools = [t.name for t in host.tools() if t.server == name]
     if state.status is ServerStatus.READY:
-        print(f"{name}: ready, {len(tools)} tools: {', '.join(tools)}")
+        print(f"{name}: ready, {len(tools)} tool{'' if len(tools) == 1 else 's'}: {', '.join(tools)}")
         return 0
     if state.status is ServerStatus.STARTING:
         print(f"{name}: still starting after {ctx.args.wait:g} s; `edgehost servers` shows it later")

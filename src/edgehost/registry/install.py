@@ -27,7 +27,7 @@ from edgehost.mcp.runtimes import DOCKER, NODE, UV, Runtime
 from edgehost.programs import find_program
 from edgehost.registry.server_json import Argument, Input, Package, RegistryEntry, Remote
 
-__all__ = ["KIND_LABELS", "InstallOption", "InstallPlan", "install_options"]
+__all__ = ["KIND_LABELS", "InstallOption", "InstallPlan", "SecretInputs", "form_text", "install_options"]
 
 # What each way of running a server is called on a card.
 KIND_LABELS = {
@@ -163,7 +163,7 @@ class InstallOption:
         """The server entry called ``name`` that the form's ``values`` make (a required value left out
         is taken from its default; an optional one left blank leaves its argument, variable or header
         out). Raises ValueError naming a required value that has neither."""
-        given = {k: _text(v) for k, v in values.items() if v is not None and _text(v) != ""}
+        given = {k: form_text(v) for k, v in values.items() if v is not None and form_text(v) != ""}
         missing = [
             f.key for f in self.fields if f.input.required and f.key not in given and f.input.default is None
         ]
@@ -257,7 +257,7 @@ def _typed(spec: Input, text: str) -> Any:
     return text
 
 
-def _text(value: Any) -> str:
+def form_text(value: Any) -> str:
     """A form value as the command line or environment takes it ("true"/"false", "7", "3.5")."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -269,35 +269,45 @@ def _text(value: Any) -> str:
 # --- values into the entry ------------------------------------------------------------------------------
 
 
-class _Resolver:
+class SecretInputs:
+    """One entry's secrets as VS Code inputs: the entry holds ``${input:ID}`` where a secret goes, the
+    servers file declares the input (a password), and the value itself goes to the credential store."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.inputs: list[dict[str, Any]] = []
+        self.secrets: dict[str, str] = {}
+
+    @staticmethod
+    def input_id(server: str, key: str) -> str:
+        return f"{server}-{key}"
+
+    def reference(self, key: str, description: str, value: str | None) -> str:
+        """The reference to the secret ``key``; ``value`` None keeps the one stored before."""
+        input_id = self.input_id(self.server, key)
+        if all(item["id"] != input_id for item in self.inputs):
+            self.inputs.append(
+                {"id": input_id, "type": "promptString", "description": description or key, "password": True}
+            )
+        if value is not None:
+            self.secrets[input_id] = value
+        return "${input:" + input_id + "}"
+
+
+class _Resolver(SecretInputs):
     """Fills one entry's values: the person's, else the defaults; secrets become ${input:ID} references."""
 
     def __init__(self, server: str, fields: Sequence[_Field], given: Mapping[str, str]) -> None:
-        self.server = server
+        super().__init__(server)
         self.by_key = {f.key: f for f in fields}
         self.given = given
-        self.inputs: list[dict[str, Any]] = []
-        self.secrets: dict[str, str] = {}
 
     def value(self, key: str, spec: Input) -> str | None:
         """What goes where ``spec`` (asked as ``key``) is used; None to leave it out."""
         text = self.given.get(key, spec.default)
         if text is None:
             return None
-        if not spec.secret:
-            return text
-        input_id = f"{self.server}-{key}"
-        if all(item["id"] != input_id for item in self.inputs):
-            self.inputs.append(
-                {
-                    "id": input_id,
-                    "type": "promptString",
-                    "description": spec.description or key,
-                    "password": True,
-                }
-            )
-        self.secrets[input_id] = text
-        return "${input:" + input_id + "}"
+        return self.reference(key, spec.description, text) if spec.secret else text
 
     def fill(self, template: str, variables: Mapping[str, Input]) -> str:
         """``template`` with each {var} it names replaced (one left as written when it is no variable)."""

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from edgehost.mcp.config import server_name_like
+
 __all__ = [
     "OFFICIAL_META",
     "Argument",
@@ -100,13 +102,8 @@ class RegistryEntry:
 
     @property
     def short_name(self) -> str:
-        """A server name for the servers file: the part after the slash, as a server name may be written
-        (letters, digits, '-', one '_' at a time)."""
-        tail = self.name.rsplit("/", 1)[-1].lower()
-        cleaned = "".join(c if c.isalnum() or c == "-" else "-" for c in tail).strip("-")
-        while "--" in cleaned:
-            cleaned = cleaned.replace("--", "-")
-        return cleaned or "server"
+        """A server name for the servers file, from the part of the name after the slash."""
+        return server_name_like(self.name.rsplit("/", 1)[-1])
 
 
 def _text(data: Mapping[str, Any], key: str) -> str | None:

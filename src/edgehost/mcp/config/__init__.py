@@ -40,6 +40,7 @@ from edgehost.mcp.config._model import (
     ServersConfig,
     Transport,
     looks_like_secret_name,
+    server_name_like,
     server_name_problem,
 )
 from edgehost.redaction import redact
@@ -65,6 +66,7 @@ __all__ = [
     "redact",
     "save_servers_config",
     "server_to_entry",
+    "server_name_like",
     "server_name_problem",
     "servers_config_to_json",
     "stdio_environment",

@@ -22,6 +22,7 @@ __all__ = [
     "ServersConfig",
     "Transport",
     "looks_like_secret_name",
+    "server_name_like",
     "server_name_problem",
 ]
 
@@ -49,6 +50,15 @@ SERVER_NAME_RULE = (
     " without '__' and not ending in '_' (its tools are named NAME__TOOL)"
 )
 _SERVER_NAME_CHARS = re.compile(r"[A-Za-z0-9_-]")
+
+
+def server_name_like(text: str) -> str:
+    """A server name made from ``text`` (a package's or a bundle's name): lower case, each run of other
+    characters one '-'; "server" when nothing is left."""
+    cleaned = "".join(c if c.isalnum() and c.isascii() else "-" for c in text.lower()).strip("-")
+    while "--" in cleaned:
+        cleaned = cleaned.replace("--", "-")
+    return cleaned[:MAX_SERVER_NAME_CHARS].strip("-") or "server"
 
 
 def server_name_problem(name: str) -> str | None:

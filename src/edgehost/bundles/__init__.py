@@ -1,0 +1,1 @@
+"""MCPB bundles: the manifest (manifest) and installing one into the data folder (installing). Qt-free."""

