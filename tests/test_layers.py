@@ -95,8 +95,12 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
     },
     "edgehost.models.catalog": {"CatalogRow": "what Host.suggested_model returns"},
     "edgehost.registry.client": {"Listing": "what Host.search_registry returns"},
-    "edgehost.registry.install": {"InstallOption": "what Host.install_options returns"},
     "edgehost.registry.server_json": {"RegistryEntry": "what a Listing holds"},
+    "edgehost.registry.install": {
+        "InstallOption": "what Host.install_options returns",
+        "InstallPlan": "what Host.bundle_plan and an install option's plan return",
+    },
+    "edgehost.bundles.installing": {"Bundle": "what Host.open_bundle returns"},
     "edgehost.store": {"Execution": "what host.history.executions() returns"},
     # Why Qt could not open a window: asked when there is no window and no Host yet.
     "edgehost.boards.gui_platform": {

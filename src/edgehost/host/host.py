@@ -5,7 +5,8 @@ events out (edgehost.host.events). Turns run one at a time; a model crash or a d
 turn or a call, never the host, and never loses the conversation. The commands about the servers
 (catalog, servers file, sign-in) are the ServerCommands it inherits (host/server_commands.py); those
 about the model (loading, switching, the catalog, downloads) the ModelCommands (host/model_commands.py);
-those about the MCP Registry (search, add a server from it) the RegistryCommands (host/registry_commands.py).
+those about the MCP Registry (search, add a server from it) the RegistryCommands (host/registry_commands.py),
+those about MCPB bundles the BundleCommands (host/bundle_commands.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.prompt_warm_up import warm_up_prompt
 from edgehost.agent.selection import ToolSelector
 from edgehost.host import events as ev
+from edgehost.host.bundle_commands import BundleCommands
 from edgehost.host.conversation_commands import ConversationCommands
 from edgehost.host.executor import ManagerExecutor
 from edgehost.host.history_recorder import HistoryRecorder
@@ -68,7 +70,7 @@ _RUNNER_SETTINGS = frozenset(
 MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
 
 
-class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands):
+class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands, BundleCommands):
     def __init__(
         self,
         paths: Paths,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -82,6 +82,7 @@ class MainWindow(WindowEvents, QMainWindow):
         self.model_ready = False
         self.quit_was_requested = False
         self.setWindowTitle("EdgeHost")
+        self.setAcceptDrops(True)  # an MCPB bundle dropped on it installs (dropEvent)
         if icon is not None:
             self.setWindowIcon(icon)
         # As large as the screen allows, up to 1180×760. Its minimum is what its layout needs, under
@@ -436,6 +437,23 @@ class MainWindow(WindowEvents, QMainWindow):
             self.showNormal()
         self.raise_()
         self.activateWindow()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        from edgehost.ui.bundle_dialog import bundle_files  # only when something is dragged in
+
+        if bundle_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """An MCPB bundle dropped on the window opens its install dialog over the Servers panel."""
+        from edgehost.ui.bundle_dialog import bundle_files
+
+        files = bundle_files(event.mimeData())
+        if not files:
+            return
+        event.acceptProposedAction()
+        panel = self.open_panel("servers")
+        panel.open_bundle_file(files[0])  # type: ignore[attr-defined]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.settings.close_to_tray and self.can_hide_to_tray():

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from edgehost.host.host import Host
     from edgehost.mcp.auth import AuthStatus
     from edgehost.mcp.config import ServerConfig, ServersConfig
+    from edgehost.ui.bundle_dialog import BundleDialog
     from edgehost.ui.registry_dialog import RegistryDialog
 
 __all__ = ["ServersPanel"]
@@ -81,6 +82,7 @@ class ServersPanel(QDialog):
         )
         self.form: ServerForm | None = None
         self.registry_dialog: RegistryDialog | None = None
+        self.bundle_dialog: BundleDialog | None = None
         self.tasks = TaskSet()
         self.refresh()
 
@@ -94,6 +96,8 @@ class ServersPanel(QDialog):
         top.addStretch(1)
         self.add_button = QPushButton("Add…")
         self.registry_button = QPushButton("From the registry…")
+        self.bundle_button = QPushButton("Open bundle…")
+        self.bundle_button.setToolTip("Install an MCPB bundle (.mcpb) as a server")
         self.edit_button = QPushButton("Edit…")
         self.remove_button = QPushButton("Remove")
         self.remove_button.setObjectName("Danger")
@@ -101,6 +105,7 @@ class ServersPanel(QDialog):
         for button in (
             self.add_button,
             self.registry_button,
+            self.bundle_button,
             self.edit_button,
             self.remove_button,
             self.import_button,
@@ -221,6 +226,7 @@ class ServersPanel(QDialog):
         self.table.itemSelectionChanged.connect(self._show_details)
         self.add_button.clicked.connect(lambda: self._open_form(None))
         self.registry_button.clicked.connect(self.open_registry)
+        self.bundle_button.clicked.connect(self._choose_bundle)
         self.edit_button.clicked.connect(lambda: self._open_form(self.selected_config()))
         self.remove_button.clicked.connect(self._remove)
         self.import_button.clicked.connect(self._import)
@@ -319,6 +325,7 @@ class ServersPanel(QDialog):
             button.setToolTip(tip if writable else FILE_NOT_WRITABLE)
         self.add_button.setEnabled(writable)
         self.registry_button.setEnabled(writable)
+        self.bundle_button.setEnabled(writable)
         self.import_button.setEnabled(writable)
         self.edit_button.setEnabled(writable and state is not None)
         self.restart_button.setEnabled(state is not None)
@@ -543,6 +550,30 @@ class ServersPanel(QDialog):
         dialog.added.connect(lambda _name: self.refresh())
         dialog.open()
         dialog.search()
+
+    def _choose_bundle(self) -> None:
+        dialog = QFileDialog(self, "Install an MCPB bundle")
+        dialog.setNameFilters(["MCP bundles (*.mcpb *.dxt)", "All files (*)"])
+        dialog.fileSelected.connect(self.open_bundle_file)
+        dialog.open()
+
+    def open_bundle_file(self, filename: str) -> None:
+        """Check the bundle and open its dialog; a file that is no bundle says why here."""
+        from edgehost.ui.bundle_dialog import BundleDialog
+
+        try:
+            bundle = self.host.open_bundle(Path(filename))
+        except EdgeHostError as exc:
+            self._say(str(exc), error=True)
+            return
+        self.bundle_dialog = dialog = BundleDialog(self.host, bundle, self)
+        dialog.added.connect(
+            lambda name: self._say(
+                f"Installed “{name}” from {Path(filename).name}; connecting…", connecting=name
+            )
+        )
+        dialog.added.connect(lambda _name: self.refresh())
+        dialog.open()
 
     def _save_server(self, server: ServerConfig, renamed_from: str | None = None) -> None:
         try:
