@@ -28,6 +28,7 @@ from edgehost.web.auth import WS_PROTOCOL, Access
 from edgehost.web.hub import EventHub, Subscriber
 from edgehost.web.models_face import MODEL_COMMANDS, models_listing, run_model_command
 from edgehost.web.page import page_html
+from edgehost.web.registry_face import REGISTRY_COMMANDS, RegistryFace
 from edgehost.web.settings_face import save_settings, settings_listing
 from edgehost.web.wire import (
     Command,
@@ -118,6 +119,7 @@ def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
         Route("/tools", faces.tools),
         Route("/api/servers", faces.servers),
         Route("/api/models", faces.models),
+        Route("/api/registry", faces.registry_search),
         Route("/api/settings", faces.settings),
         Route("/api/conversations", faces.conversations),
         Route("/api/conversations/{conversation_id:int}", faces.conversation),
@@ -134,6 +136,7 @@ class _Face:
         self.hub = hub
         self._turn: asyncio.Task[Any] | None = None
         self._sockets = 0
+        self.registry = RegistryFace(host)
 
     # ------------------------------------------------------------------------------- reads
     async def page(self, _request: Request) -> Response:
@@ -166,6 +169,9 @@ class _Face:
 
     async def models(self, request: Request) -> Response:
         return JSONResponse(await models_listing(self.host, show_all=request.query_params.get("all") == "1"))
+
+    async def registry_search(self, request: Request) -> Response:
+        return JSONResponse(await self.registry.search(request.query_params.get("q", "")))
 
     async def settings(self, _request: Request) -> Response:
         return JSONResponse(await settings_listing(self.host))
@@ -324,6 +330,8 @@ class _Face:
                 await self._reply(socket, command, True)
             elif command.name == "save_settings":
                 await self._reply(socket, command, True, **await save_settings(self.host, fields["values"]))
+            elif command.name in REGISTRY_COMMANDS:
+                await self._reply(socket, command, True, **await self.registry.run(command.name, fields))
             elif command.name in MODEL_COMMANDS:
                 await self._reply(
                     socket, command, True, **await run_model_command(self.host, command.name, fields)

@@ -47,6 +47,11 @@ COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "use_model": {"path": str},
     "remove_model": {"name": str},
     "save_settings": {"values": dict},  # the Settings panel: web/settings_face.py PAGE_SETTINGS
+    # From the registry (web/registry_face.py): an entry's registry name, the index of a way to run it,
+    # its server name and the form's values; the command it makes, or it added and started.
+    "registry_plan": {"name": str, "option": int, "server": str, "values": dict},
+    "registry_add": {"name": str, "option": int, "server": str, "values": dict},
+    "install_node": {},  # Node.js from PyPI into the data folder, for the npm servers
 }
 MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
 

@@ -1,0 +1,82 @@
+"""The page's "From the registry", in Chromium: search the stand-in registry (EDGEHOST_REGISTRY_URL),
+open a card, fill its value, read the command it makes, add it (uvx fetches the PyPI time server), and
+a question then calls its tool."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.host.conftest import call
+from tests.registry_standin import FILESYSTEM, TIME, TIME_VERSION, StandInRegistry
+
+from edgehost.host import events as ev
+from edgehost.llm.scripted import ScriptedBackend
+
+pytestmark = [pytest.mark.slow, pytest.mark.peers]
+PAGE_S = 30_000  # ms, Playwright's unit
+FIRST_START_S = 120.0
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInRegistry]:
+    standin = StandInRegistry()
+    standin.add(FILESYSTEM)
+    standin.add(TIME)
+    standin.start()
+    monkeypatch.setenv("EDGEHOST_REGISTRY_URL", standin.url)
+    yield standin
+    standin.stop()
+
+
+async def test_a_server_from_the_registry_is_added_on_the_page_and_its_tool_answers_a_question(
+    registry: StandInRegistry, serve: Any, page: Any
+) -> None:
+    reply = call("time__get_current_time", timezone="Europe/Paris")
+    served = await serve(ScriptedBackend([reply, "It is **noon** in Paris."]))
+    await page.goto(served.server.url)
+    await page.wait_for_selector("#link.on", timeout=PAGE_S)
+    confirmations: list[str] = []
+
+    def accept(dialog: Any) -> None:
+        confirmations.append(dialog.message)
+        asyncio.ensure_future(dialog.accept())
+
+    page.on("dialog", accept)
+    await page.click("button[data-panel=servers]")
+    await page.fill("#registry-query", "modelcontextprotocol")
+    await page.click("#registry-search button")
+    card = page.locator(".registry-entry", has_text=f"Time {TIME_VERSION}")
+    await card.wait_for(timeout=PAGE_S)
+    assert "runs here: PyPI" in await card.inner_text()
+    assert "2 servers in " + registry.url in await page.inner_text("#registry-status")
+
+    await card.locator(".model-head").click()
+    zone = card.locator("input[data-key='local-timezone']")
+    assert await zone.input_value() == "UTC"  # the entry's default
+    await zone.fill("Europe/Paris")
+    command = f"uvx mcp-server-time=={TIME_VERSION} --local-timezone Europe/Paris"
+    await card.locator("pre.registry-command", has_text=command).wait_for(timeout=PAGE_S)
+    await card.locator("button.registry-add:not([disabled])").click()
+    await page.locator("#servers li", has_text="time").wait_for(timeout=FIRST_START_S * 1000)
+    assert confirmations and command in confirmations[0]  # the exact command, asked before it ran
+
+    deadline = asyncio.get_running_loop().time() + FIRST_START_S
+    while not any(s.name == "time" and s.status.value == "ready" for s in served.host.server_states()):
+        assert asyncio.get_running_loop().time() < deadline, served.host.server_states()
+        await asyncio.sleep(0.1)
+    await page.fill("#input", "What time is it in Paris?")
+    await page.press("#input", "Enter")
+    # A new server's tool is asked about before its first call.
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
+    assert "time__get_current_time" in await page.inner_text("#approval-what")
+    await page.click("#approval-once")
+    await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
+    [execution] = served.host.history.executions()
+    assert (execution.tool, execution.status) == ("time__get_current_time", "ok")
+    assert "Europe/Paris" in (execution.result or "")
+    tool_card = page.locator("details.card", has_text="time__get_current_time")
+    assert "ok" in await tool_card.locator(".status").inner_text()
+    assert page.errors == []
