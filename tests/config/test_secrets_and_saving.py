@@ -233,3 +233,23 @@ def test_home_and_relative_paths_are_saved_as_written(tmp_path: Path, data_dir: 
         "cwd": "~/work",
         "roots": ["docs", "${HOME}/x"],
     }
+
+
+def test_what_a_password_input_expands_to_is_a_secret_whatever_its_id(tmp_path: Path, data_dir: Path) -> None:
+    # A registry entry's or a bundle's secret: its input's id ("srv-target") does not look secret.
+    document = {
+        "inputs": [{"id": "srv-target", "type": "promptString", "password": True}, {"id": "srv-dir"}],
+        "mcpServers": {
+            "srv": {"command": "x", "args": ["--target", "${input:srv-target}", "${input:srv-dir}"]}
+        },
+    }
+    path = write(tmp_path / "servers.json", document)
+    environ = {
+        **PARENT_ENV,
+        "EDGEHOST_INPUT_SRV_TARGET": "opensesame-value",
+        "EDGEHOST_INPUT_SRV_DIR": "/srv/data/x",
+    }
+    config = load_servers_config(Paths.resolve(path, data_dir), environ=environ)
+    server = config.get("srv")
+    assert server is not None and server.args == ["--target", "opensesame-value", "/srv/data/x"]
+    assert server.secret_values() == {"opensesame-value"}  # the plain input's path is no secret

@@ -485,6 +485,7 @@ class _EntryReader:
             # Written back as it was (VS Code writes "type": "stdio"); a stdio entry needs no type.
             server.extra = {transport_key: self.raw[transport_key], **server.extra}
         server.as_written = self.as_written
+        server.secret_inputs = frozenset(i for i, spec in self.ctx.inputs.items() if spec.password)
 
 
 def builtin_fixed_args(builtin: ServerConfig) -> int:

@@ -125,6 +125,9 @@ class ServerConfig:
     # {json key: (value as written, value as loaded)}: saving writes "${TOKEN}" back instead of the
     # secret it expanded to, as long as the value was not changed since loading.
     as_written: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
+    # The ids of the file's VS Code inputs declared as passwords: what ``${input:ID}`` of one of them
+    # expands to is a secret, whatever its id looks like (a registry entry's or a bundle's secrets).
+    secret_inputs: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     # The entry exactly as written when it failed to load (``error`` set): saved back unchanged.
     unparsed: Any = field(default=None, repr=False, compare=False)
 
@@ -172,7 +175,7 @@ class ServerConfig:
             candidates.append(self.client_secret)
         candidates += [value for name, value in self.env.items() if looks_like_secret_name(name)]
         for written, loaded in self.as_written.values():
-            candidates += _referenced_secrets(written, loaded)
+            candidates += _referenced_secrets(written, loaded, self.secret_inputs)
         return {value for value in candidates if len(value) >= MIN_SECRET_CHARS}
 
 
@@ -213,22 +216,29 @@ def _credentials(header_value: str) -> str:
     return credentials.strip() if scheme.isalpha() else ""
 
 
-def _referenced_secrets(written: Any, loaded: Any) -> Iterator[str]:
-    """What the secret-named ``${VAR}`` references in ``written`` became in ``loaded``."""
+def _referenced_secrets(written: Any, loaded: Any, secret_inputs: frozenset[str]) -> Iterator[str]:
+    """What the secret ``${VAR}`` references in ``written`` became in ``loaded``: those whose name looks
+    secret, and the ``${input:ID}`` of a password input."""
     if isinstance(written, str) and isinstance(loaded, str):
-        yield from _secrets_in_string(written, loaded)
+        yield from _secrets_in_string(written, loaded, secret_inputs)
     elif isinstance(written, list) and isinstance(loaded, list):
         for written_item, loaded_item in zip(written, loaded, strict=False):
-            yield from _referenced_secrets(written_item, loaded_item)
+            yield from _referenced_secrets(written_item, loaded_item, secret_inputs)
     elif isinstance(written, dict) and isinstance(loaded, dict):
         for key, written_item in written.items():
             if key in loaded:
-                yield from _referenced_secrets(written_item, loaded[key])
+                yield from _referenced_secrets(written_item, loaded[key], secret_inputs)
 
 
-def _secrets_in_string(written: str, loaded: str) -> Iterator[str]:
+def _is_secret_reference(reference: str, secret_inputs: frozenset[str]) -> bool:
+    if reference.startswith("input:") and reference[len("input:") :] in secret_inputs:
+        return True
+    return looks_like_secret_name(_variable_name(reference))
+
+
+def _secrets_in_string(written: str, loaded: str, secret_inputs: frozenset[str]) -> Iterator[str]:
     references = list(_REFERENCE.finditer(written))
-    secret = [looks_like_secret_name(_variable_name(match.group(1))) for match in references]
+    secret = [_is_secret_reference(match.group(1), secret_inputs) for match in references]
     if not any(secret):
         return
     # The written text as a pattern: its literal parts, and a group where each reference was.
