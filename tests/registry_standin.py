@@ -278,3 +278,76 @@ class StandInRegistry:
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
+
+
+@dataclass
+class StandInImageRegistry:
+    """A container registry speaking the OCI distribution API's manifest read, behind Docker Hub's
+    anonymous bearer tokens: ``GET /v2/REPO/manifests/TAG`` answers 401 with a Bearer challenge until
+    a token from ``/token`` comes with it. ``images`` maps REPO:TAG to its platforms (None: one
+    manifest that does not say)."""
+
+    images: dict[str, list[str] | None] = field(default_factory=dict)
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def host(self) -> str:
+        assert self.server is not None
+        return f"127.0.0.1:{self.server.server_address[1]}"
+
+    def start(self) -> StandInImageRegistry:
+        registry = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _json(
+                self, status: int, body: Any, media_type: str = "application/json", **headers: str
+            ) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", media_type)
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                path = urlsplit(self.path).path
+                if path == "/token":
+                    self._json(200, {"token": "anonymous-pull"})
+                    return
+                repository, _, tag = path.removeprefix("/v2/").partition("/manifests/")
+                if self.headers.get("Authorization") != "Bearer anonymous-pull":
+                    realm = f'Bearer realm="http://{registry.host}/token",service="standin",scope="repository:{repository}:pull"'
+                    self._json(401, {"errors": [{"code": "UNAUTHORIZED"}]}, **{"WWW-Authenticate": realm})
+                    return
+                key = f"{repository}:{tag}"
+                if key not in registry.images:
+                    self._json(404, {"errors": [{"code": "MANIFEST_UNKNOWN"}]})
+                    return
+                platforms = registry.images[key]
+                if platforms is None:
+                    manifest_type = "application/vnd.oci.image.manifest.v1+json"
+                    self._json(200, {"mediaType": manifest_type, "layers": []}, manifest_type)
+                    return
+                index_type = "application/vnd.oci.image.index.v1+json"
+                manifests = [
+                    {
+                        "digest": "sha256:" + "0" * 64,
+                        "platform": {"os": p.split("/")[0], "architecture": p.split("/")[1]},
+                    }
+                    for p in platforms
+                ]
+                self._json(200, {"mediaType": index_type, "manifests": manifests}, index_type)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()

@@ -204,6 +204,9 @@ async def add_command(ctx: CliContext) -> int:
     if offline is not None:
         print(f"(the registry {client.base_url} cannot be reached: {offline}; using what it said before)")
     option = _choose(install_options(entry), ctx.args.via, entry.name)
+    image_problem = option.image_problem()
+    if image_problem is not None:
+        raise UsageError(f"{entry.name} would not run here: {image_problem}")
     name = ctx.args.as_name or free_server_name(ctx.paths, entry.short_name)
     if ctx.args.as_name:
         free_server_name(ctx.paths, name)  # checks the name; an entry of that name is replaced

@@ -72,6 +72,9 @@ class RegistryCommands:
         store), then start it. Raises ValueError (a required value missing), CredentialStoreError,
         ConfigError; the server's own failure to start shows in its state, as any server's."""
         plan = option.plan(name, values)
+        problem = await asyncio.to_thread(option.image_problem)
+        if problem is not None:
+            raise ValueError(f"{name} would not run here: {problem}")
         await asyncio.to_thread(add_to_servers_file, self.paths, plan, self.input_values)
         await self.reload_server(name)
         return plan

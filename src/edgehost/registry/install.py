@@ -16,15 +16,19 @@ shell: the command is a program and its arguments.
 
 from __future__ import annotations
 
+import logging
 import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
+
 from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
 from edgehost.mcp.runtimes import DOCKER, NODE, UV, Runtime
 from edgehost.programs import find_program
+from edgehost.registry.oci_platforms import image_platforms, machine_platform
 from edgehost.registry.server_json import Argument, Input, Package, RegistryEntry, Remote
 
 __all__ = ["KIND_LABELS", "InstallOption", "InstallPlan", "SecretInputs", "form_text", "install_options"]
@@ -47,6 +51,7 @@ _PROGRAMS: dict[str, tuple[str, Runtime | None]] = {
         Runtime("dotnet", ".NET 10 SDK", "see https://dot.net/download (dnx comes with .NET 10)"),
     ),
 }
+log = logging.getLogger(__name__)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _OCI_TAG = re.compile(r"(:[\w][\w.-]{0,127}|@sha256:[0-9a-f]{64})$")
 
@@ -126,6 +131,22 @@ class InstallOption:
                 ": "
             )
         return None
+
+    def image_problem(self) -> str | None:
+        """For a container image: that it has no build for this machine, as its registry lists them (a
+        network read); None for other kinds, or when the registry cannot say."""
+        if self.kind != "oci" or self.package is None:
+            return None
+        image = _reference("oci", self.package)
+        try:
+            platforms = image_platforms(image)
+        except (httpx2.HTTPError, ValueError) as exc:
+            log.info("the platforms of %s cannot be read (%s); docker will tell", image, exc)
+            return None
+        ours = machine_platform()
+        if platforms is None or ours in platforms:
+            return None
+        return f"the image {image} has no {ours} build (it has {', '.join(sorted(platforms)) or 'none'})"
 
     def needs_node(self) -> bool:
         """Whether only Node.js is missing to run this option here (EdgeHost can install it)."""
