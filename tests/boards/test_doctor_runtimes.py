@@ -88,6 +88,11 @@ def test_doctor_text_shows_each_runtime_found_or_missing(bare_board: dict[str, A
     )
     assert f"  python3 (Python) for local: {Path(bare_board['path']) / 'python3'}" in lines
     assert f"  uvx (uv) for time: {BUNDLED_UVX}" in lines
+    [runtimes] = [line for line in lines if line.startswith("Runtimes: ")]
+    assert (
+        runtimes.startswith("Runtimes: Node.js no (edgehost runtimes install node")
+        and "; uv yes; Docker no (" in runtimes
+    )
 
 
 def test_a_runtime_on_the_path_the_server_entry_gives_counts_as_found(

@@ -26,7 +26,7 @@ from edgehost.cli.context import CliContext, print_json
 from edgehost.cli.doctor_plan import backend_plan, inference_plan, print_plan, profile_plan
 from edgehost.llm.base import BackendError
 from edgehost.llm.rkllm import locate_library, render_group_hint
-from edgehost.mcp.runtimes import runtime_needs
+from edgehost.mcp.runtimes import runtime_inventory, runtime_needs
 from edgehost.models.catalog import BoardFacts, cpu_cores, load_catalog, recommend
 
 __all__ = ["build_report", "register"]
@@ -249,6 +249,8 @@ def _servers(ctx: CliContext) -> dict[str, Any]:
         "warnings": config.warnings,
         # The programs the servers start (npx, uvx, docker, python ...), found here or not.
         "runtimes": [need.as_dict() for need in runtime_needs(config.servers)],
+        # Every runtime servers run with, present or missing, whether a server needs it yet or not.
+        "available_runtimes": runtime_inventory(),
     }
 
 
@@ -337,6 +339,11 @@ def _print_text(report: dict[str, Any]) -> None:
         print(f"  {what} for {', '.join(need['servers'])}: {state}")
     for warning in servers["warnings"]:
         print(f"  warning: {warning}")
+    runtimes = "; ".join(
+        f"{row['runtime']} {'yes' if row['found'] else 'no (' + row['install'] + ')'}"
+        for row in servers["available_runtimes"]
+    )
+    print(f"Runtimes: {runtimes}")
     print(f"Data:     {files['data_dir']} (history {Path(files['history']).name}, logs in {files['logs']})")
     if report["problems"]:
         print("Problems:")

@@ -12,9 +12,6 @@ from edgehost.errors import UsageError
 
 __all__ = ["register"]
 
-# (program a server runs, what it is) in the order they are listed.
-PROGRAMS = (("npx", "Node.js"), ("uvx", "uv"), ("docker", "Docker"), ("python3", "Python"))
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -36,22 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def list_command(ctx: CliContext) -> int:
     from edgehost.mcp.node_runtime import installed_node
-    from edgehost.mcp.runtimes import RUNTIMES
-    from edgehost.programs import find_program
+    from edgehost.mcp.runtimes import runtime_inventory
 
     node = installed_node(ctx.paths.data_dir)
-    rows = []
-    for program, title in PROGRAMS:
-        found = find_program(program)
-        runtime = RUNTIMES.get(program)
-        rows.append(
-            {
-                "runtime": title,
-                "program": program,
-                "found": found,
-                "install": None if found else (runtime.install if runtime else None),
-            }
-        )
+    rows = runtime_inventory()
     if ctx.args.json:
         print_json({"runtimes": rows, "node_in_data_folder": node})
         return 0

@@ -15,7 +15,7 @@ from typing import Any
 from edgehost.mcp.config import ServerConfig
 from edgehost.programs import find_program
 
-__all__ = ["RUNTIMES", "Runtime", "RuntimeNeed", "runtime_needs"]
+__all__ = ["INVENTORY", "RUNTIMES", "Runtime", "RuntimeNeed", "runtime_inventory", "runtime_needs"]
 
 
 @dataclass(frozen=True)
@@ -110,3 +110,25 @@ def runtime_needs(servers: list[ServerConfig]) -> list[RuntimeNeed]:
         )
         for command, entries in users.items()
     ]
+
+
+# The runtimes servers run with, by the program a server entry names: what `edgehost runtimes` and
+# `doctor` list, found here or not.
+INVENTORY = (("npx", NODE), ("uvx", UV), ("docker", DOCKER), ("python3", PYTHON))
+
+
+def runtime_inventory() -> list[dict[str, Any]]:
+    """Each runtime of INVENTORY: its program, where it is found (EdgeHost's own uv and the data
+    folder's Node included), or how to get it."""
+    rows = []
+    for program, runtime in INVENTORY:
+        found = find_program(program)
+        rows.append(
+            {
+                "runtime": runtime.title,
+                "program": program,
+                "found": found,
+                "install": None if found else runtime.install,
+            }
+        )
+    return rows
