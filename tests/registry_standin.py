@@ -191,6 +191,25 @@ def remote_entry(url: str) -> dict[str, Any]:
     }
 
 
+def bundle_entry(url: str, sha256: str) -> dict[str, Any]:
+    """A server published as an MCPB bundle at ``url``, as the registry docs' mcpb example is."""
+    return {
+        "name": "io.example/hello-uv",
+        "description": "A Python server run by uv, as an MCPB bundle",
+        "title": "Hello (uv)",
+        "version": "1.0.0",
+        "packages": [
+            {
+                "registryType": "mcpb",
+                "identifier": url,
+                "version": "1.0.0",
+                "fileSha256": sha256,
+                "transport": {"type": "stdio"},
+            }
+        ],
+    }
+
+
 def old_version(server: dict[str, Any]) -> dict[str, Any]:
     return {**server, "version": "0.0.1"}
 
@@ -201,6 +220,7 @@ class StandInRegistry:
 
     entries: list[tuple[dict[str, Any], str, bool]] = field(default_factory=list)  # server, status, isLatest
     requests: list[str] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)  # served at /files/NAME (an entry's bundle)
     server: ThreadingHTTPServer | None = None
 
     def add(self, server: dict[str, Any], status: str = "active", *, latest: bool = True) -> None:
@@ -255,6 +275,14 @@ class StandInRegistry:
                 path = parts.path
                 prefix = "/v0.1/servers"
                 body: Any
+                if path.startswith("/files/") and path[len("/files/") :] in registry.files:
+                    data = registry.files[path[len("/files/") :]]
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if path == prefix:
                     status, body = 200, registry.listing(parse_qs(parts.query))
                 elif path.startswith(prefix + "/") and path.endswith("/versions/latest"):

@@ -94,7 +94,7 @@ def test_a_machine_without_node_is_told_what_to_install_and_still_runs_pypi_serv
     assert (options_of(FILESYSTEM)["oci"].why_not_here() or "").startswith("it needs Docker (docker)")
 
 
-def test_a_bundle_or_a_package_serving_http_says_why_it_is_not_run_from_the_registry() -> None:
+def test_a_bundle_needs_its_sha256_and_a_package_serving_http_says_why_it_is_not_run() -> None:
     bundle = {
         **TIME,
         "packages": [
@@ -113,5 +113,7 @@ def test_a_bundle_or_a_package_serving_http_says_why_it_is_not_run_from_the_regi
         ],
     }
     options = options_of(bundle)
-    assert "edgehost install FILE.mcpb" in (options["mcpb"].why_not_here() or "")
+    assert options["mcpb"].why_not_here() is None  # downloaded and checked by its fileSha256, then run
+    unchecked = {**bundle, "packages": [{**bundle["packages"][0], "fileSha256": None}]}
+    assert options_of(unchecked)["mcpb"].why_not_here() == "its bundle has no fileSha256 to check it by"
     assert "streamable-http" in (options["npm"].why_not_here() or "")

@@ -4,6 +4,7 @@ started; a remote's secret header is kept out of the servers file."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -12,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.bundles.mcpb_support import FIXTURES, packed
 from tests.cli.cli_helpers import Terminal, edgehost_command
 from tests.mcp.mcp_support import everything_on_a_port
-from tests.registry_standin import FILESYSTEM, TIME, WEATHER, StandInRegistry, remote_entry
+from tests.registry_standin import FILESYSTEM, TIME, WEATHER, StandInRegistry, bundle_entry, remote_entry
 
 pytestmark = pytest.mark.peers
 
@@ -133,3 +135,23 @@ def test_a_deleted_or_unknown_server_is_not_added(registry: StandInRegistry, dat
     assert done.returncode != 0 and "was deleted from the registry" in done.stderr
     done = edgehost(data_dir, "servers", "add", "io.example/nothing", "--yes")
     assert done.returncode != 0 and "has no io.example/nothing" in done.stderr
+
+
+def test_an_entrys_bundle_is_downloaded_checked_by_its_sha256_and_installed(
+    registry: StandInRegistry, data_dir: Path, tmp_path: Path
+) -> None:
+    bundle = packed(FIXTURES / "hello-uv", tmp_path / "hello-uv.mcpb").read_bytes()
+    registry.files["hello-uv.mcpb"] = bundle
+    registry.add(bundle_entry(f"{registry.url}/files/hello-uv.mcpb", "0" * 64))
+    refused = edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
+    assert refused.returncode != 0
+    assert "is not the one the registry describes: its SHA-256 is" in refused.stderr
+    assert not (data_dir / "bundles").exists()
+
+    registry.entries.clear()
+    registry.add(bundle_entry(f"{registry.url}/files/hello-uv.mcpb", hashlib.sha256(bundle).hexdigest()))
+    done = edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "its SHA-256 is the registry's" in done.stdout
+    assert "hello-uv: ready, 1 tool: hello-uv__python_version" in done.stdout
+    assert json.loads(edgehost(data_dir, "bundles", "--json").stdout)[0]["name"] == "hello-uv"

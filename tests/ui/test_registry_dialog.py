@@ -4,13 +4,23 @@ add it; the PyPI time server then starts through the uvx that comes with EdgeHos
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QLineEdit, QMessageBox
-from tests.registry_standin import FILESYSTEM, MEMORY, MEMORY_VERSION, TIME, TIME_VERSION, StandInRegistry
+from tests.bundles.mcpb_support import FIXTURES, packed
+from tests.registry_standin import (
+    FILESYSTEM,
+    MEMORY,
+    MEMORY_VERSION,
+    TIME,
+    TIME_VERSION,
+    StandInRegistry,
+    bundle_entry,
+)
 from tests.support import board_image_path
 from tests.ui.conftest import opened_desktop, wait_until
 
@@ -142,5 +152,40 @@ def test_a_board_without_node_gets_it_from_the_dialog_and_then_runs_an_npm_serve
             )
             called = await desktop.host.call_tool("memory__read_graph", {})
             assert not called.is_error and "entities" in str(called.content)
+
+    run(scenario())
+
+
+@pytest.mark.usefixtures("no_os_keyring")
+def test_an_entrys_bundle_is_downloaded_from_the_dialog_and_installed_as_any_bundle(
+    registry: StandInRegistry, data_dir: Path, tmp_path: Path, run: Any
+) -> None:
+    data = packed(FIXTURES / "hello-uv", tmp_path / "hello-uv.mcpb").read_bytes()
+    registry.files["hello-uv.mcpb"] = data
+    registry.add(bundle_entry(f"{registry.url}/files/hello-uv.mcpb", hashlib.sha256(data).hexdigest()))
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir) as desktop:
+            panel = desktop.window.open_panel("servers")
+            assert isinstance(panel, ServersPanel)
+            panel.open_registry()
+            dialog = panel.registry_dialog
+            assert dialog is not None
+            await wait_until(lambda: dialog.results.count() == 3)
+            row = next(i for i in range(3) if "io.example/hello-uv" in dialog.results.item(i).text())
+            dialog.results.setCurrentRow(row)
+            assert dialog.run_as.currentText() == "bundle" and dialog.bundle_button.isVisible()
+            dialog.bundle_button.click()
+            await wait_until(lambda: panel.bundle_dialog is not None and panel.bundle_dialog.isVisible())
+            bundle_dialog = panel.bundle_dialog
+            assert bundle_dialog is not None and not dialog.isVisible()  # the registry's dialog made way
+            assert bundle_dialog.command.text().startswith("uv run --directory ")
+            bundle_dialog.add_button.click()
+            [box] = [b for b in bundle_dialog.findChildren(QMessageBox) if b.isVisible()]
+            box.button(QMessageBox.StandardButton.Yes).click()
+            await wait_until(
+                lambda: panel.notice.text() == "Installed “hello-uv” from hello-uv.mcpb; connected, 1 tool.",
+                FIRST_START_S,
+            )
 
     run(scenario())

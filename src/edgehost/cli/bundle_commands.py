@@ -62,6 +62,11 @@ def _input_values(ctx: CliContext) -> Callable[[], InputValues]:
 
 
 async def install_command(ctx: CliContext) -> int:
+    return await install_file(ctx, ctx.args.file, ctx.args.as_name)
+
+
+async def install_file(ctx: CliContext, path: Path, as_name: str | None) -> int:
+    """`edgehost install` of the bundle at ``path`` (a registry entry's, once downloaded, too)."""
     from edgehost.bundles.installing import (
         bundles_folder,
         install_bundle,
@@ -71,9 +76,9 @@ async def install_command(ctx: CliContext) -> int:
     )
     from edgehost.mcp.config import server_name_problem
 
-    bundle = open_bundle(ctx.args.file)
+    bundle = open_bundle(path)
     manifest = bundle.manifest
-    name = ctx.args.as_name or bundle.server_name
+    name = as_name or bundle.server_name
     problem = server_name_problem(name)
     if problem is not None:
         raise UsageError(f"{name!r} cannot name a server: {problem}")

@@ -207,6 +207,8 @@ async def add_command(ctx: CliContext) -> int:
     image_problem = option.image_problem()
     if image_problem is not None:
         raise UsageError(f"{entry.name} would not run here: {image_problem}")
+    if option.kind == "mcpb":
+        return await _add_bundle(ctx, option)
     name = ctx.args.as_name or free_server_name(ctx.paths, entry.short_name)
     if ctx.args.as_name:
         free_server_name(ctx.paths, name)  # checks the name; an entry of that name is replaced
@@ -243,6 +245,20 @@ async def add_command(ctx: CliContext) -> int:
     if why_not is not None:
         return 0
     return await first_start(ctx, name)
+
+
+async def _add_bundle(ctx: CliContext, option: InstallOption) -> int:
+    """A registry entry's MCPB package: downloaded, its SHA-256 checked, then installed as
+    `edgehost install` does (its options asked, its command shown)."""
+    from edgehost.cli.bundle_commands import install_file
+    from edgehost.registry.bundle_download import download_bundle
+
+    assert option.package is not None
+    print(f"{option.entry.display_name} {option.entry.version} ({option.entry.name}), as a bundle")
+    print(f"downloading {option.package.identifier} …", flush=True)
+    path = await asyncio.to_thread(download_bundle, option, ctx.paths.cache_dir / "bundles")
+    print(f"its SHA-256 is the registry's ({option.package.file_sha256})")
+    return await install_file(ctx, path, ctx.args.as_name)
 
 
 async def first_start(ctx: CliContext, name: str) -> int:

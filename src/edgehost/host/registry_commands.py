@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from edgehost.mcp.node_runtime import NodeWheel, install_node, node_wheel
 from edgehost.registry.adding import add_to_servers_file, free_server_name
+from edgehost.registry.bundle_download import download_bundle
 from edgehost.registry.client import Listing, RegistryClient, registry_url
 from edgehost.registry.install import InstallOption, InstallPlan, install_options
 from edgehost.registry.server_json import RegistryEntry
@@ -55,6 +57,11 @@ class RegistryCommands:
         """``wanted``, or with a number after it where the servers file has it. Raises ValueError,
         ConfigError."""
         return free_server_name(self.paths, wanted)
+
+    async def download_registry_bundle(self, option: InstallOption) -> Path:
+        """The bundle of an ``mcpb`` option, downloaded and checked against the entry's SHA-256; open
+        and install it with the BundleCommands. Raises BundleDownloadError."""
+        return await asyncio.to_thread(download_bundle, option, self.paths.cache_dir / "bundles")
 
     async def node_download(self) -> NodeWheel:
         """The Node.js wheel this machine would download, with its size. Raises NodeRuntimeError."""

@@ -121,7 +121,7 @@ class InstallOption:
                 " does not start yet"
             )
         if self.kind == "mcpb":
-            return "it is an MCPB bundle: download it and run `edgehost install FILE.mcpb`"
+            return None if self.package.file_sha256 else "its bundle has no fileSha256 to check it by"
         if self.kind not in _PROGRAMS:
             return f"EdgeHost cannot install {self.kind} packages"
         program, runtime = _PROGRAMS[self.kind]
@@ -183,7 +183,10 @@ class InstallOption:
     def plan(self, name: str, values: Mapping[str, Any]) -> InstallPlan:
         """The server entry called ``name`` that the form's ``values`` make (a required value left out
         is taken from its default; an optional one left blank leaves its argument, variable or header
-        out). Raises ValueError naming a required value that has neither."""
+        out). Raises ValueError naming a required value that has neither, or for a bundle (its own
+        options are known once it is downloaded: edgehost.registry.bundle_download)."""
+        if self.kind == "mcpb":
+            raise ValueError("a bundle's options are asked once it is downloaded")
         given = {k: form_text(v) for k, v in values.items() if v is not None and form_text(v) != ""}
         missing = [
             f.key for f in self.fields if f.input.required and f.key not in given and f.input.default is None

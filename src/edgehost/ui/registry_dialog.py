@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -36,7 +37,10 @@ __all__ = ["RegistryDialog"]
 
 
 class RegistryDialog(ServerInstallDialog):
-    """``added(name)`` once a server was added to the servers file and is starting."""
+    """``added(name)`` once a server was added to the servers file and is starting; ``bundle_ready(path)``
+    once an entry's bundle is downloaded and checked (the Servers panel opens it as any bundle)."""
+
+    bundle_ready = Signal(str)
 
     def __init__(self, host: Host, parent: QWidget | None = None) -> None:
         super().__init__(host, "Add a server from the registry — EdgeHost", parent)
@@ -63,11 +67,14 @@ class RegistryDialog(ServerInstallDialog):
 
         self.run_as = QComboBox()
         self.why_not = caption(error=True)
+        self.bundle_button = QPushButton("Download the bundle…")
+        self.bundle_button.setToolTip("Download the bundle, check it against the registry's SHA-256, open it")
         self.install_node_button = QPushButton("Install Node.js…")
         self.install_node_button.setToolTip("Download Node.js from PyPI into EdgeHost's data folder")
         self.details_layout.addRow("Run as", self.run_as)
         self.details_layout.addRow("", self.why_not)
         self.details_layout.addRow("", self.install_node_button)
+        self.details_layout.addRow("", self.bundle_button)
         self.add_form_rows()
         self.details.hide()
         self.body.addWidget(self.details)
@@ -77,6 +84,7 @@ class RegistryDialog(ServerInstallDialog):
         self.results.currentRowChanged.connect(self._show_entry)
         self.run_as.currentIndexChanged.connect(self._show_option)
         self.install_node_button.clicked.connect(self._offer_node)
+        self.bundle_button.clicked.connect(self._download_bundle)
 
     # -- search ----------------------------------------------------------------------------------
     def search(self) -> None:
@@ -153,6 +161,7 @@ class RegistryDialog(ServerInstallDialog):
     def _show_option(self, _index: int) -> None:
         option = self.option()
         self.install_node_button.hide()
+        self.bundle_button.hide()
         if option is None:
             self.why_not.setText("It lists no package or remote to run.")
             self.show_form(None)
@@ -160,7 +169,29 @@ class RegistryDialog(ServerInstallDialog):
         self.why_not.setText(option.why_not_here() or "")
         self.why_not.setVisible(option.why_not_here() is not None)
         self.install_node_button.setVisible(option.needs_node())
-        self.show_form(option.form_schema())
+        is_bundle = option.kind == "mcpb"
+        self.bundle_button.setVisible(is_bundle and option.why_not_here() is None)
+        self.show_form(None if is_bundle else option.form_schema())  # a bundle's form comes with it
+
+    def _download_bundle(self) -> None:
+        option = self.option()
+        if option is None:
+            return
+        self.bundle_button.setEnabled(False)
+        self.why_not.show()
+        self.why_not.setText("Downloading the bundle …")
+        task = self.tasks.spawn(self.host.download_registry_bundle(option), name="registry-bundle")
+        task.add_done_callback(self._bundle_downloaded)
+
+    def _bundle_downloaded(self, task: Any) -> None:
+        self.bundle_button.setEnabled(True)
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            self.why_not.setText(str(task.exception()))
+            return
+        self.bundle_ready.emit(str(task.result()))
+        self.accept()
 
     def blocked(self) -> str | None:
         option = self.option()

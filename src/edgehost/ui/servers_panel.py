@@ -548,6 +548,7 @@ class ServersPanel(QDialog):
             )
         )
         dialog.added.connect(lambda _name: self.refresh())
+        dialog.bundle_ready.connect(self.open_bundle_file)
         dialog.open()
         dialog.search()
 
