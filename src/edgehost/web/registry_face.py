@@ -95,9 +95,26 @@ class RegistryFace:
                 raise CommandError(str(exc)) from None
         option = await self._option(fields)
         try:
+            if option.kind == "mcpb":
+                return await self._bundle(name, option, fields)
             if name == "registry_plan":
                 return {"summary": option.plan(fields["server"], fields["values"]).summary()}
             plan = await self.host.add_from_registry(option, fields["server"], fields["values"])
         except (ValueError, EdgeHostError) as exc:
             raise CommandError(str(exc)) from None
+        return {"summary": plan.summary(), "server": plan.server.name}
+
+    async def _bundle(self, name: str, option: InstallOption, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """An entry's bundle: downloaded and checked (once, then cached) the first time it is planned;
+        the plan carries the bundle's own form, which the page then shows."""
+        bundle = self.host.open_bundle(await self.host.download_registry_bundle(option))
+        server = fields["server"]
+        schema, kept = self.host.bundle_form(bundle, server)
+        if name == "registry_plan":
+            try:
+                summary = self.host.bundle_plan(bundle, server, fields["values"], kept).summary()
+            except ValueError as exc:
+                return {"schema": schema, "summary": [], "problem": str(exc)}
+            return {"schema": schema, "summary": summary}
+        plan = await self.host.install_bundle(bundle, server, fields["values"])
         return {"summary": plan.summary(), "server": plan.server.name}

@@ -133,8 +133,18 @@ function showRegistryOption(body, entry, index) {
   name.value = entry.server_name;
   name.className = "registry-name";
   body.appendChild(labelled("Name", name));
-  const fields = schemaFields(option.schema);
-  for (const field of fields) body.appendChild(field.row);
+  // A bundle's own form comes with it: the first plan downloads and checks it, and answers its form.
+  let fields = schemaFields(option.schema);
+  let bundleForm = null;
+  const fieldBox = document.createElement("div");
+  const showFields = () => {
+    fieldBox.textContent = "";
+    for (const field of fields) {
+      fieldBox.appendChild(field.row);
+      field.input.oninput = later;
+    }
+  };
+  body.appendChild(fieldBox);
   const command = document.createElement("pre");
   command.className = "registry-command small";
   const problem = document.createElement("p");
@@ -152,7 +162,15 @@ function showRegistryOption(body, entry, index) {
       return;
     }
     try {
+      if (option.label === "bundle" && bundleForm === null) problem.textContent = "Downloading the bundle …";
       const reply = await send("registry_plan", fieldsOf());
+      if (reply.schema && bundleForm === null) {
+        bundleForm = reply.schema;
+        fields = schemaFields(bundleForm);
+        showFields();
+        return preview();
+      }
+      if (reply.problem) throw new Error(reply.problem);
       command.textContent = reply.summary.join("\n");
       problem.textContent = "";
       add.disabled = false;
@@ -163,7 +181,8 @@ function showRegistryOption(body, entry, index) {
     }
   };
   const later = debounce(preview, 250);
-  for (const f of [name, ...fields.map((field) => field.input)]) f.oninput = later;
+  name.oninput = later;
+  showFields();
   add.onclick = async () => {
     if (!confirm("EdgeHost will add “" + name.value.trim() + "” and run:\n\n" + command.textContent)) return;
     add.disabled = true;
