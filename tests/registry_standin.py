@@ -214,22 +214,40 @@ def old_version(server: dict[str, Any]) -> dict[str, Any]:
     return {**server, "version": "0.0.1"}
 
 
+class _LocalServer:
+    """An HTTP server on a free port of 127.0.0.1, in a thread, until ``stop()``."""
+
+    server: ThreadingHTTPServer | None = None
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def host(self) -> str:
+        assert self.server is not None
+        return f"127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}"
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+
 @dataclass
-class StandInRegistry:
+class StandInRegistry(_LocalServer):
     """The servers it lists, each with its registry status; started with ``start()`` on a free port."""
 
     entries: list[tuple[dict[str, Any], str, bool]] = field(default_factory=list)  # server, status, isLatest
     requests: list[str] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)  # served at /files/NAME (an entry's bundle)
-    server: ThreadingHTTPServer | None = None
 
     def add(self, server: dict[str, Any], status: str = "active", *, latest: bool = True) -> None:
         self.entries.append((server, status, latest))
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def _element(self, server: dict[str, Any], status: str, latest: bool) -> dict[str, Any]:
         stamp = "2026-10-19T12:00:00Z"
@@ -298,30 +316,18 @@ class StandInRegistry:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
 
 
 @dataclass
-class StandInImageRegistry:
+class StandInImageRegistry(_LocalServer):
     """A container registry speaking the OCI distribution API's manifest read, behind Docker Hub's
     anonymous bearer tokens: ``GET /v2/REPO/manifests/TAG`` answers 401 with a Bearer challenge until
     a token from ``/token`` comes with it. ``images`` maps REPO:TAG to its platforms (None: one
     manifest that does not say)."""
 
     images: dict[str, list[str] | None] = field(default_factory=dict)
-    server: ThreadingHTTPServer | None = None
-
-    @property
-    def host(self) -> str:
-        assert self.server is not None
-        return f"127.0.0.1:{self.server.server_address[1]}"
 
     def start(self) -> StandInImageRegistry:
         registry = self
@@ -371,11 +377,5 @@ class StandInImageRegistry:
                 ]
                 self._json(200, {"mediaType": index_type, "manifests": manifests}, index_type)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import os
 import platform
-import struct
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-from tests.bundles.mcpb_support import FIXTURES, NODE, mcpb, packed
+from tests.bundles.mcpb_support import FIXTURES, NODE, mcpb, other_architecture_bundle, packed
+from tests.cli.cli_helpers import run_edgehost
 
 KEY = "key-0123456789abcdef"
 
@@ -23,19 +22,13 @@ pytestmark = pytest.mark.peers
 
 
 def edgehost(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=300,
-        # The peers' Node first on the PATH: the node bundle runs `node`.
-        env={
-            **os.environ,
-            "PATH": f"{NODE.parent}{os.pathsep}{os.environ['PATH']}",
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-        },
-    )
+    # The peers' Node first on the PATH: the node bundle runs `node`; no keyring: the data folder's file.
+    env = {
+        **os.environ,
+        "PATH": f"{NODE.parent}{os.pathsep}{os.environ['PATH']}",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+    return run_edgehost(home, *args, env=env)
 
 
 def test_a_signed_node_bundle_installs_keeps_its_secret_apart_updates_in_place_and_uninstalls(
@@ -90,42 +83,16 @@ def test_a_uv_bundle_runs_with_the_uv_that_comes_with_edgehost(tmp_path: Path, d
     assert called.stdout.startswith("Python 3.") and "(uv bundle)" in called.stdout
 
 
-def other_architecture_elf() -> tuple[bytes, str]:
-    """An ELF header of a machine that is not this one (aarch64 on x86-64, x86-64 elsewhere)."""
-    theirs, machine = (0xB7, "aarch64") if platform.machine() == "x86_64" else (0x3E, "x86_64")
-    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)  # 64-bit, little-endian, version 1
-    header = ident + struct.pack("<HHIQQQIHHHHHH", 2, theirs, 1, 0x400000, 64, 0, 0, 64, 56, 0, 64, 0, 0)
-    return header, machine
-
-
 def test_a_binary_built_for_another_machine_is_refused_with_its_architecture(
     tmp_path: Path, data_dir: Path
 ) -> None:
-    source = tmp_path / "hello-binary"
-    (source / "server").mkdir(parents=True)
-    elf, theirs = other_architecture_elf()
-    (source / "server" / "hello").write_bytes(elf)
-    (source / "server" / "hello").chmod(0o755)
-    manifest = {
-        "manifest_version": "0.3",
-        "name": "hello-binary",
-        "version": "1.0.0",
-        "description": "A server built for another machine",
-        "author": {"name": "EdgeHost tests"},
-        "server": {
-            "type": "binary",
-            "entry_point": "server/hello",
-            "mcp_config": {"command": "${__dirname}/server/hello"},
-        },
-    }
-    (source / "manifest.json").write_text(json.dumps(manifest))
-    mcpb("pack", str(source), str(tmp_path / "hello-binary.mcpb"), cwd=tmp_path)
-    done = edgehost(data_dir, "install", str(tmp_path / "hello-binary.mcpb"), "--yes")
+    bundle, theirs = other_architecture_bundle(tmp_path)
+    done = edgehost(data_dir, "install", str(bundle), "--yes")
     assert done.returncode == 1
     assert (
         f"its program server/hello is built for {theirs}; this machine is {platform.machine()}" in done.stderr
     )
-    assert not (data_dir / "bundles" / "hello-binary").exists()
+    assert not (data_dir / "bundles" / "other").exists()
 
 
 def test_a_broken_manifest_names_its_field_and_line_and_a_zip_of_another_kind_says_so(

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -23,14 +23,18 @@ def edgehost_command(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args]
 
 
-def run_edgehost(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run one command to its end; stdin is a pipe with ``stdin`` (or empty), never a tty."""
+def run_edgehost(
+    home: Path, *args: str, stdin: str | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run one command to its end; stdin is a pipe with ``stdin`` (or empty), never a tty; ``env``: the
+    whole environment (default this process's)."""
     return subprocess.run(
         edgehost_command(home, *args),
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
         timeout=COMMAND_TIMEOUT_S,
+        env=env,
     )
 
 

@@ -5,13 +5,12 @@ npm registry by way of a registry entry."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.cli.cli_helpers import run_edgehost
 from tests.registry_standin import MEMORY, MEMORY_VERSION, StandInRegistry
 from tests.support import board_image_path
 
@@ -31,44 +30,33 @@ def board(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[StandInRe
     standin.stop()
 
 
-def edgehost(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ,
-    )
-
-
 @pytest.mark.usefixtures("board")
 def test_an_npm_server_runs_on_a_board_once_node_is_installed_into_the_data_folder(data_dir: Path) -> None:
-    listed = edgehost(data_dir, "runtimes", "--json")
+    listed = run_edgehost(data_dir, "runtimes", "--json")
     rows = {row["program"]: row for row in json.loads(listed.stdout)["runtimes"]}
     assert rows["npx"]["found"] is None and "edgehost runtimes install node" in rows["npx"]["install"]
     assert rows["uvx"]["found"] is not None  # it comes with EdgeHost
-    refused = edgehost(data_dir, "servers", "add", MEMORY_NAME, "--yes")
+    refused = run_edgehost(data_dir, "servers", "add", MEMORY_NAME, "--yes")
     assert refused.returncode == 2 and "it needs Node.js (npx)" in refused.stderr
 
-    asked = edgehost(data_dir, "runtimes", "install", "node")
+    asked = run_edgehost(data_dir, "runtimes", "install", "node")
     assert asked.returncode == 2 and "add --yes" in asked.stderr
     assert "MB download" in asked.stdout  # the size is shown before anything is installed
-    installed = edgehost(data_dir, "runtimes", "install", "node", "--yes")
+    installed = run_edgehost(data_dir, "runtimes", "install", "node", "--yes")
     assert installed.returncode == 0, installed.stderr
     npx = data_dir / "runtimes" / "node" / "bin" / "npx"
     assert subprocess.run([str(npx), "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
-    added = edgehost(data_dir, "servers", "add", MEMORY_NAME, "--yes")
+    added = run_edgehost(data_dir, "servers", "add", MEMORY_NAME, "--yes")
     assert added.returncode == 0, added.stdout + added.stderr
     assert (
         f"It will run as 'memory': npx -y @modelcontextprotocol/server-memory@{MEMORY_VERSION}"
         in added.stdout
     )
     assert "memory: ready, 9 tools:" in added.stdout
-    called = edgehost(data_dir, "call", "memory__read_graph", "{}", "--json")
+    called = run_edgehost(data_dir, "call", "memory__read_graph", "{}", "--json")
     assert called.returncode == 0, called.stderr
     assert '"entities"' in called.stdout
 
-    assert edgehost(data_dir, "runtimes", "remove", "node").returncode == 0
+    assert run_edgehost(data_dir, "runtimes", "remove", "node").returncode == 0
     assert not (data_dir / "runtimes" / "node").exists()

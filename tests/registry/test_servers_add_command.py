@@ -7,14 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.bundles.mcpb_support import FIXTURES, packed
-from tests.cli.cli_helpers import Terminal, edgehost_command
+from tests.cli.cli_helpers import Terminal, edgehost_command, run_edgehost
 from tests.mcp.mcp_support import everything_on_a_port
 from tests.registry_standin import FILESYSTEM, TIME, WEATHER, StandInRegistry, bundle_entry, remote_entry
 
@@ -36,27 +34,17 @@ def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInRegistry]:
     standin.stop()
 
 
-def edgehost(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edgehost", "--data-dir", str(home), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_search_lists_what_each_server_runs_as_and_what_runs_here(
     registry: StandInRegistry, data_dir: Path
 ) -> None:
-    done = edgehost(data_dir, "servers", "search", "modelcontextprotocol", "--json")
+    done = run_edgehost(data_dir, "servers", "search", "modelcontextprotocol", "--json")
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert set(rows) == {FILESYSTEM["name"], TIME_NAME}
     assert rows[FILESYSTEM["name"]]["runs_as"] == ["npm", "container"]
     assert "PyPI" in rows[TIME_NAME]["runs_here"]  # uvx comes with EdgeHost
     registry.stop()
-    offline = edgehost(data_dir, "servers", "search", "modelcontextprotocol")
+    offline = run_edgehost(data_dir, "servers", "search", "modelcontextprotocol")
     assert offline.returncode == 0, offline.stderr
     assert f"{TIME_NAME} {TIME['version']}" in offline.stdout
     assert "cannot be reached" in offline.stderr and "shown as it was 0 minutes ago" in offline.stderr
@@ -65,11 +53,13 @@ def test_search_lists_what_each_server_runs_as_and_what_runs_here(
 def test_add_shows_the_command_adds_the_pypi_server_and_starts_it_with_the_bundled_uvx(
     registry: StandInRegistry, data_dir: Path
 ) -> None:
-    refused = edgehost(data_dir, "servers", "add", TIME_NAME)
+    refused = run_edgehost(data_dir, "servers", "add", TIME_NAME)
     assert refused.returncode == 2 and "add --yes" in refused.stderr
     assert not (data_dir / "servers.json").exists()
 
-    added = edgehost(data_dir, "servers", "add", TIME_NAME, "--yes", "--set", "local-timezone=Europe/Paris")
+    added = run_edgehost(
+        data_dir, "servers", "add", TIME_NAME, "--yes", "--set", "local-timezone=Europe/Paris"
+    )
     assert added.returncode == 0, added.stdout + added.stderr
     command = f"uvx mcp-server-time=={TIME['version']} --local-timezone Europe/Paris"
     assert f"It will run as 'time': {command}" in added.stdout
@@ -77,7 +67,9 @@ def test_add_shows_the_command_adds_the_pypi_server_and_starts_it_with_the_bundl
     entry = json.loads((data_dir / "servers.json").read_text())["mcpServers"]["time"]
     assert entry == {"command": "uvx", "args": command.split()[1:]}
 
-    called = edgehost(data_dir, "call", "time__get_current_time", '{"timezone": "Europe/Paris"}', "--json")
+    called = run_edgehost(
+        data_dir, "call", "time__get_current_time", '{"timezone": "Europe/Paris"}', "--json"
+    )
     assert called.returncode == 0, called.stderr
     assert "Europe/Paris" in called.stdout
 
@@ -87,7 +79,7 @@ def test_a_remote_servers_secret_header_is_kept_apart_and_reaches_the_server(
 ) -> None:
     with everything_on_a_port("streamableHttp", b"listening on port", "/mcp") as (url, _process):
         registry.add(remote_entry(url))
-        added = edgehost(
+        added = run_edgehost(
             data_dir, "servers", "add", "io.example.anonymous/everything-remote", "--as", "remote", "--yes",
             "--set", "X-API-Key=key-0123456789abcdef",
         )  # fmt: skip
@@ -131,9 +123,9 @@ def test_on_a_terminal_add_asks_each_value_keeps_the_secret_unseen_and_asks_befo
 
 
 def test_a_deleted_or_unknown_server_is_not_added(registry: StandInRegistry, data_dir: Path) -> None:
-    done = edgehost(data_dir, "servers", "add", WEATHER["name"], "--yes")
+    done = run_edgehost(data_dir, "servers", "add", WEATHER["name"], "--yes")
     assert done.returncode != 0 and "was deleted from the registry" in done.stderr
-    done = edgehost(data_dir, "servers", "add", "io.example/nothing", "--yes")
+    done = run_edgehost(data_dir, "servers", "add", "io.example/nothing", "--yes")
     assert done.returncode != 0 and "has no io.example/nothing" in done.stderr
 
 
@@ -143,15 +135,15 @@ def test_an_entrys_bundle_is_downloaded_checked_by_its_sha256_and_installed(
     bundle = packed(FIXTURES / "hello-uv", tmp_path / "hello-uv.mcpb").read_bytes()
     registry.files["hello-uv.mcpb"] = bundle
     registry.add(bundle_entry(f"{registry.url}/files/hello-uv.mcpb", "0" * 64))
-    refused = edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
+    refused = run_edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
     assert refused.returncode != 0
     assert "is not the one the registry describes: its SHA-256 is" in refused.stderr
     assert not (data_dir / "bundles").exists()
 
     registry.entries.clear()
     registry.add(bundle_entry(f"{registry.url}/files/hello-uv.mcpb", hashlib.sha256(bundle).hexdigest()))
-    done = edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
+    done = run_edgehost(data_dir, "servers", "add", "io.example/hello-uv", "--yes")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "its SHA-256 is the registry's" in done.stdout
     assert "hello-uv: ready, 1 tool: hello-uv__python_version" in done.stdout
-    assert json.loads(edgehost(data_dir, "bundles", "--json").stdout)[0]["name"] == "hello-uv"
+    assert json.loads(run_edgehost(data_dir, "bundles", "--json").stdout)[0]["name"] == "hello-uv"

@@ -4,7 +4,6 @@ installed, and says why."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLineEdit, QMessageBox
-from tests.bundles.mcpb_support import FIXTURES, NODE, mcpb, packed
-from tests.bundles.test_mcpb_bundles import other_architecture_elf
+from tests.bundles.mcpb_support import FIXTURES, NODE, other_architecture_bundle, packed
 from tests.ui.conftest import opened_desktop, wait_until
 
 from edgehost.ui.servers_panel import ServersPanel
@@ -82,30 +80,13 @@ def test_a_bundle_dropped_on_the_window_is_installed_with_its_options_and_answer
 def test_a_bundle_built_for_another_machine_says_why_and_cannot_be_installed(
     tmp_path: Path, data_dir: Path, run: Any
 ) -> None:
-    source = tmp_path / "other"
-    (source / "server").mkdir(parents=True)
-    elf, theirs = other_architecture_elf()
-    (source / "server" / "hello").write_bytes(elf)
-    manifest = {
-        "manifest_version": "0.3",
-        "name": "other",
-        "version": "1.0.0",
-        "description": "Built for another machine",
-        "author": {"name": "EdgeHost tests"},
-        "server": {
-            "type": "binary",
-            "entry_point": "server/hello",
-            "mcp_config": {"command": "${__dirname}/server/hello"},
-        },
-    }
-    (source / "manifest.json").write_text(json.dumps(manifest))
-    mcpb("pack", str(source), str(tmp_path / "other.mcpb"), cwd=tmp_path)
+    bundle, theirs = other_architecture_bundle(tmp_path)
 
     async def scenario() -> None:
         async with opened_desktop(data_dir) as desktop:
             panel = desktop.window.open_panel("servers")
             assert isinstance(panel, ServersPanel)
-            panel.open_bundle_file(str(tmp_path / "other.mcpb"))
+            panel.open_bundle_file(str(bundle))
             dialog = panel.bundle_dialog
             assert dialog is not None
             assert dialog.why_not.isVisible() and f"is built for {theirs}" in dialog.why_not.text()
