@@ -24,6 +24,7 @@ from tests.registry_standin import (
 from tests.support import board_image_path
 from tests.ui.conftest import opened_desktop, wait_until
 
+from edgehost.ui.registry_dialog import RegistryDialog
 from edgehost.ui.servers_panel import ServersPanel
 
 FIRST_START_S = 120.0
@@ -51,18 +52,24 @@ def registry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[StandI
     standin.stop()
 
 
+async def registry_dialog(desktop: Any, entries: int) -> tuple[ServersPanel, RegistryDialog]:
+    """The Servers panel, and its "From the registry…" dialog once it lists ``entries`` servers."""
+    panel = desktop.window.open_panel("servers")
+    assert isinstance(panel, ServersPanel)
+    panel.open_registry()
+    dialog = panel.registry_dialog
+    assert dialog is not None
+    await wait_until(lambda: dialog.results.count() == entries)
+    return panel, dialog
+
+
 @pytest.mark.usefixtures("no_os_keyring")
 def test_a_server_from_the_registry_is_found_filled_in_checked_and_started(
     registry: StandInRegistry, data_dir: Path, run: Any
 ) -> None:
     async def scenario() -> None:
         async with opened_desktop(data_dir) as desktop:
-            panel = desktop.window.open_panel("servers")
-            assert isinstance(panel, ServersPanel)
-            panel.open_registry()
-            dialog = panel.registry_dialog
-            assert dialog is not None
-            await wait_until(lambda: dialog.results.count() == 2)
+            panel, dialog = await registry_dialog(desktop, 2)
             assert dialog.status.text() == "2 servers."
             filesystem, time = (dialog.results.item(i).text() for i in range(2))
             assert filesystem.endswith("runs as npm, container · not on this machine yet")
@@ -116,12 +123,7 @@ def test_a_board_without_node_gets_it_from_the_dialog_and_then_runs_an_npm_serve
 
     async def scenario() -> None:
         async with opened_desktop(data_dir) as desktop:
-            panel = desktop.window.open_panel("servers")
-            assert isinstance(panel, ServersPanel)
-            panel.open_registry()
-            dialog = panel.registry_dialog
-            assert dialog is not None
-            await wait_until(lambda: dialog.results.count() == 3)
+            panel, dialog = await registry_dialog(desktop, 3)
             row = next(i for i in range(3) if "modelcontextprotocol/memory" in dialog.results.item(i).text())
             dialog.results.setCurrentRow(row)
             assert dialog.why_not.text().startswith("it needs Node.js (npx)")
@@ -166,12 +168,7 @@ def test_an_entrys_bundle_is_downloaded_from_the_dialog_and_installed_as_any_bun
 
     async def scenario() -> None:
         async with opened_desktop(data_dir) as desktop:
-            panel = desktop.window.open_panel("servers")
-            assert isinstance(panel, ServersPanel)
-            panel.open_registry()
-            dialog = panel.registry_dialog
-            assert dialog is not None
-            await wait_until(lambda: dialog.results.count() == 3)
+            panel, dialog = await registry_dialog(desktop, 3)
             row = next(i for i in range(3) if "io.example/hello-uv" in dialog.results.item(i).text())
             dialog.results.setCurrentRow(row)
             assert dialog.run_as.currentText() == "bundle" and dialog.bundle_button.isVisible()

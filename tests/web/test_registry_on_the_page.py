@@ -25,6 +25,14 @@ FIRST_START_S = 120.0
 GREET_ADA = '[TOOL_CALL]{"name": "hello-node__greet", "arguments": {"name": "Ada"}}[END_TOOL_CALL]'
 
 
+async def ready(host: Any, name: str) -> None:
+    """Until the server ``name`` is ready (its first start may fetch its package)."""
+    deadline = asyncio.get_running_loop().time() + FIRST_START_S
+    while not any(s.name == name and s.status.value == "ready" for s in host.server_states()):
+        assert asyncio.get_running_loop().time() < deadline, host.server_states()
+        await asyncio.sleep(0.1)
+
+
 @pytest.fixture
 def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInRegistry]:
     standin = StandInRegistry()
@@ -68,10 +76,7 @@ async def test_a_server_from_the_registry_is_added_on_the_page_and_its_tool_answ
     await page.locator("#servers li", has_text="time").wait_for(timeout=FIRST_START_S * 1000)
     assert confirmations and command in confirmations[0]  # the exact command, asked before it ran
 
-    deadline = asyncio.get_running_loop().time() + FIRST_START_S
-    while not any(s.name == "time" and s.status.value == "ready" for s in served.host.server_states()):
-        assert asyncio.get_running_loop().time() < deadline, served.host.server_states()
-        await asyncio.sleep(0.1)
+    await ready(served.host, "time")
     await page.fill("#input", "What time is it in Paris?")
     await page.press("#input", "Enter")
     # A new server's tool is asked about before its first call.
@@ -112,10 +117,7 @@ async def test_an_entrys_bundle_is_downloaded_its_own_form_asked_and_its_tool_ca
     await card.locator("pre.registry-command", has_text="--greeting=Hello").wait_for(timeout=PAGE_S)
     await card.locator("button.registry-add:not([disabled])").click()
     await page.locator("#servers li", has_text="hello-node").wait_for(timeout=PAGE_S)
-    deadline = asyncio.get_running_loop().time() + FIRST_START_S
-    while not any(s.name == "hello-node" and s.status.value == "ready" for s in served.host.server_states()):
-        assert asyncio.get_running_loop().time() < deadline, served.host.server_states()
-        await asyncio.sleep(0.1)
+    await ready(served.host, "hello-node")
     await page.fill("#input", "Greet Ada")
     await page.press("#input", "Enter")
     await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
