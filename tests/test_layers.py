@@ -26,6 +26,7 @@ FOUNDATION = {
     "form_fields",
     "child_processes",
     "slow_machine",
+    "awaiting",
     "programs",
     "__init__",
 }

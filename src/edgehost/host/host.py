@@ -479,8 +479,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
         task = self._turn_task
         if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(task), CANCEL_WAIT_S)
+            await asyncio.wait({task}, timeout=CANCEL_WAIT_S)  # ended, or left to end on its own
 
     def _runner(self, backend: Backend) -> TurnRunner:
         if self.runner is None or self.runner.backend is not backend:

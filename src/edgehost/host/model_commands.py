@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edgehost.awaiting import WaitTimedOut, wait_done
 from edgehost.host import events as ev
 from edgehost.host.model_library import ModelLibrary, is_in_use, settings_to_use
 from edgehost.host.options import HostOptions
@@ -107,15 +108,10 @@ class ModelCommands:
         """Wait until the model is loaded. Raises BackendError if it failed to load."""
         if self._model_task is None:
             self._model_task = asyncio.create_task(self._load_model(), name="edgehost-model-load")
-        loading = self._model_task
-        if not loading.done():
-            # asyncio.wait, not wait_for: before Python 3.12, wait_for cancelled while the future it
-            # waits for is done returns that future's result and the cancellation is lost - a Stop
-            # pressed as a turn began (the model loaded) was ignored and the whole answer ran.
-            await asyncio.wait({loading}, timeout=timeout)
-            if not loading.done():
-                raise asyncio.TimeoutError(f"the model did not load within {timeout:.0f} s")
-        loading.result()  # its own failure, as awaiting it would raise
+        try:
+            await wait_done(self._model_task, timeout)  # its own failure, as awaiting it would raise
+        except WaitTimedOut:
+            raise WaitTimedOut(f"the model did not load within {timeout:.0f} s") from None
         if self.backend is None or self.model_status.status != "ready":
             raise BackendError(self.model_status.detail or "the model is not loaded")
         return self.backend

@@ -8,6 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import SignalInstance
 
+from edgehost.awaiting import wait_done
+
 __all__ = ["SignalWaiter", "expect"]
 
 
@@ -27,7 +29,7 @@ class SignalWaiter:
     async def wait(self, timeout: float) -> tuple[Any, ...]:  # noqa: ASYNC109 - the bound is the point
         """The arguments of the first matching emission. Raises TimeoutError after ``timeout`` s."""
         try:
-            return await asyncio.wait_for(asyncio.shield(self._future), timeout)
+            return await wait_done(self._future, timeout)
         finally:
             self._signal.disconnect(self._slot)
 

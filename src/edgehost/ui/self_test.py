@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from edgehost.awaiting import wait_done
 from edgehost.slow_machine import scaled_wait
 
 __all__ = ["SelfTestFailed", "run_self_test", "self_test"]
@@ -168,7 +169,7 @@ async def _pinned_turn(desktop: Any) -> tuple[list[Any], Any]:
     if window.turn_task is None:
         raise SelfTestFailed("the window did not start a turn")
     try:
-        await asyncio.wait_for(asyncio.shield(window.turn_task), scaled_wait(TURN_S))
+        await wait_done(window.turn_task, scaled_wait(TURN_S))
     except asyncio.TimeoutError:
         raise SelfTestFailed(f"the turn took more than {scaled_wait(TURN_S):.0f} s") from None
     executions = desktop.host.history.executions(conversation_id=window.current_id, limit=None)

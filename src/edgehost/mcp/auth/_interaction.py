@@ -22,6 +22,8 @@ from urllib.parse import parse_qs, urlparse
 import httpx2
 from mcp.shared.auth import AuthorizationCodeResult
 
+from edgehost.awaiting import WaitTimedOut, wait_done
+
 __all__ = [
     "CALLBACK_PATH",
     "AuthorizationDenied",
@@ -242,8 +244,8 @@ class BrowserAuthorizer:
     async def callback(self) -> AuthorizationCodeResult:
         assert self._answer is not None, "use BrowserAuthorizer in `async with`"
         try:
-            return await asyncio.wait_for(asyncio.shield(self._answer), self._timeout)
-        except TimeoutError:
+            return await wait_done(self._answer, self._timeout)
+        except WaitTimedOut:
             raise SignInTimedOut(self._timeout) from None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
