@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import mcp_types as types
 from PySide6.QtCore import QEvent, QPoint, QRect
 from PySide6.QtWidgets import QAbstractButton, QApplication, QPushButton, QScrollArea, QWidget
+from tests.registry_standin import FILESYSTEM, TIME, WEATHER, StandInRegistry
 from tests.ui.conftest import STEP_S, finished, opened_desktop, wait_until
 
 from edgehost.agent.approval import ApprovalRequest
@@ -49,6 +52,39 @@ FORM = {  # more fields than a 7-inch screen shows at once
         "metric": {"type": "boolean", "title": "Use metric units in the answer", "default": True},
     },
     "required": ["field_1"],
+}
+
+
+BUNDLE_MANIFEST = {  # a bundle with a long description and more options than a 7-inch screen shows at once
+    "manifest_version": "0.3",
+    "name": "weather-station",
+    "display_name": "Weather station with a rather long name for a small screen",
+    "version": "2.4.1",
+    "description": "Reads the weather station on the balcony and the forecast for the town. " * 3,
+    "author": {"name": "Example Weather Services"},
+    "server": {
+        "type": "node",
+        "entry_point": "server/index.js",
+        "mcp_config": {"command": "node", "args": ["${__dirname}/server/index.js"]},
+    },
+    "user_config": {
+        "api_key": {
+            "type": "string",
+            "title": "API key",
+            "description": "Your key",
+            "sensitive": True,
+            "required": True,
+        },
+        **{
+            f"station_{n}": {
+                "type": "string",
+                "title": f"Station {n}",
+                "description": f"The name of station {n}",
+            }
+            for n in range(1, 9)
+        },
+        "units": {"type": "boolean", "title": "Metric units", "description": "°C and km/h", "default": True},
+    },
 }
 
 
@@ -184,6 +220,26 @@ def _rect(rect: QRect) -> str:
     return f"{rect.width()}×{rect.height()} at {rect.x()},{rect.y()}"
 
 
+async def check_server_sources(panel: ServersPanel, checker: Checker) -> None:
+    """The registry's dialog with an entry open (a secret, a choice), and a bundle's with its options."""
+    panel.open_registry()
+    registry = panel.registry_dialog
+    assert registry is not None
+    await wait_until(lambda: registry.results.count() > 0)
+    registry.results.setCurrentRow(registry.results.count() - 1)  # the weather server: a secret, a choice
+    await checker.check("registry", registry, [registry.search_button, registry.add_button])
+    registry.reject()
+    with tempfile.TemporaryDirectory(prefix="edgehost-bundle-") as folder:
+        bundle = Path(folder) / "weather.mcpb"
+        with zipfile.ZipFile(bundle, "w") as archive:
+            archive.writestr("manifest.json", json.dumps(BUNDLE_MANIFEST))
+        panel.open_bundle_file(str(bundle))
+    dialog = panel.bundle_dialog
+    assert dialog is not None
+    await checker.check("bundle", dialog, [dialog.add_button])
+    dialog.reject()
+
+
 async def check_everything(desktop: Desktop, checker: Checker) -> dict[str, Any]:
     window = desktop.window
     window.send(QUESTION)  # a conversation whose title is longer than the window is wide
@@ -215,6 +271,7 @@ async def check_everything(desktop: Desktop, checker: Checker) -> dict[str, Any]
             assert panel.form is not None
             await checker.check("server-form", panel.form, _buttons(panel.form, "Save", "Cancel"))
             panel.form.reject()
+            await check_server_sources(panel, checker)
         panel.hide()
 
     approvals = window.approvals
@@ -266,6 +323,10 @@ async def check_everything(desktop: Desktop, checker: Checker) -> dict[str, Any]
 
 async def main(shots: Path | None) -> dict[str, Any]:
     checker = Checker(shots)
+    registry = StandInRegistry()
+    for server in (FILESYSTEM, TIME, {**WEATHER, "name": "io.github.zz/weather"}):
+        registry.add(server)
+    os.environ["EDGEHOST_REGISTRY_URL"] = registry.start().url
     with tempfile.TemporaryDirectory(prefix="edgehost-screen-") as folder:
         async with opened_desktop(Path(folder), [*REPLIES, LONG_ANSWER]) as desktop:
             screen = desktop.window.screen().availableGeometry()

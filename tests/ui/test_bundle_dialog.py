@@ -73,6 +73,10 @@ def test_a_bundle_dropped_on_the_window_is_installed_with_its_options_and_answer
             assert str(called.content[0].text) == "Hello, Ada! (from the node bundle, with an API key)"
             assert "key-0123456789abcdef" not in (data_dir / "servers.json").read_text()
             assert [b.version for b in desktop.host.installed_bundles()] == ["1.0.0"]
+            panel._remove_confirmed("hello-node")  # Remove, on a bundle's server: the bundle goes too
+            assert panel.notice.text().endswith("and uninstalled its bundle.")
+            await wait_until(lambda: all(s.name != "hello-node" for s in desktop.host.server_states()))
+            assert not folder.exists() and desktop.host.installed_bundles() == []
 
     run(scenario())
 

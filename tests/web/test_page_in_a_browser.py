@@ -28,6 +28,10 @@ from edgehost.settings import Settings
 pytestmark = pytest.mark.slow
 PAGE_S = 30_000  # ms, Playwright's unit
 TURN_S = 180_000  # a turn of the real model on a loaded 2-core machine
+LAST_ANSWER_DRAWN = """() => {
+  const answer = [...document.querySelectorAll('.msg.assistant')].pop();
+  return answer !== undefined && !answer.hidden && answer.innerText.trim().length > 0;
+}"""
 
 
 async def _open(browser: Any, url: str, **context: Any) -> Any:
@@ -440,5 +444,7 @@ async def test_what_the_model_writes_after_a_denied_call_is_held_back_until_the_
     completed = await served.events.wait_for(lambda e: isinstance(e, ev.TurnCompleted))
     shown = page.locator(".msg.assistant").last
     await page.wait_for_function("document.querySelector('.msg.thinking') === null", timeout=PAGE_S)
+    # The held answer is drawn at the next animation frame after the turn ends (late under load).
+    await page.wait_for_function(LAST_ANSWER_DRAWN, timeout=PAGE_S)
     assert completed.text and _words(await shown.inner_text()) == _words(completed.text)
     assert page.errors == []

@@ -55,7 +55,7 @@ class RegistryDialog(ServerInstallDialog):
         self.search_button = QPushButton("Search")
         search_row.addWidget(self.query, 1)
         search_row.addWidget(self.search_button)
-        self.body.addLayout(search_row)
+        self.outer.insertLayout(0, search_row)  # the search stays in view when the list scrolls away
         self.status = caption()
         self.body.addWidget(self.status)
         self.results = QListWidget()

@@ -44,7 +44,9 @@ class ServerInstallDialog(QDialog):
         super().__init__(parent)
         self.host = host
         self.setWindowTitle(title)
+        # What scrolls (``body``), between what stays in view: a subclass's row above it, the buttons below.
         self.body, outer = scrolling_layout(self, QSize(760, 560), margin=12, spacing=8)
+        self.outer = outer
         self.tasks = TaskSet()
         self.form: SchemaForm | None = None
         self.details = QWidget()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -94,18 +95,19 @@ class ServersPanel(QDialog):
         title.setObjectName("SectionTitle")
         top.addWidget(title)
         top.addStretch(1)
+        # Add… offers the three ways to add a server (one button: a row of three did not fit 800 px).
         self.add_button = QPushButton("Add…")
-        self.registry_button = QPushButton("From the registry…")
-        self.bundle_button = QPushButton("Open bundle…")
-        self.bundle_button.setToolTip("Install an MCPB bundle (.mcpb) as a server")
+        add_menu = QMenu(self.add_button)
+        self.form_action = add_menu.addAction("A server by its command or address…")
+        self.registry_button = add_menu.addAction("From the MCP Registry…")
+        self.bundle_button = add_menu.addAction("An MCPB bundle (.mcpb)…")
+        self.add_button.setMenu(add_menu)
         self.edit_button = QPushButton("Edit…")
         self.remove_button = QPushButton("Remove")
         self.remove_button.setObjectName("Danger")
         self.import_button = QPushButton("Import config…")
         for button in (
             self.add_button,
-            self.registry_button,
-            self.bundle_button,
             self.edit_button,
             self.remove_button,
             self.import_button,
@@ -224,9 +226,9 @@ class ServersPanel(QDialog):
 
     def _connect_buttons(self) -> None:
         self.table.itemSelectionChanged.connect(self._show_details)
-        self.add_button.clicked.connect(lambda: self._open_form(None))
-        self.registry_button.clicked.connect(self.open_registry)
-        self.bundle_button.clicked.connect(self._choose_bundle)
+        self.form_action.triggered.connect(lambda: self._open_form(None))
+        self.registry_button.triggered.connect(self.open_registry)
+        self.bundle_button.triggered.connect(self._choose_bundle)
         self.edit_button.clicked.connect(lambda: self._open_form(self.selected_config()))
         self.remove_button.clicked.connect(self._remove)
         self.import_button.clicked.connect(self._import)
@@ -316,16 +318,13 @@ class ServersPanel(QDialog):
         # Add, Edit, Remove and Import write the servers file: not over one that cannot be read.
         writable = self.host.servers_config.file_error is None
         for button, tip in (
-            (self.add_button, "Add a server to the servers file"),
-            (self.registry_button, "Add a server from the MCP Registry"),
+            (self.add_button, "Add a server: by its command, from the MCP Registry, or from a bundle"),
             (self.edit_button, "Change the selected server's entry in the servers file"),
             (self.remove_button, "Take the selected server out of the servers file"),
             (self.import_button, "Add the servers of a Claude Desktop or VS Code config"),
         ):
             button.setToolTip(tip if writable else FILE_NOT_WRITABLE)
         self.add_button.setEnabled(writable)
-        self.registry_button.setEnabled(writable)
-        self.bundle_button.setEnabled(writable)
         self.import_button.setEnabled(writable)
         self.edit_button.setEnabled(writable and state is not None)
         self.restart_button.setEnabled(state is not None)
@@ -601,13 +600,17 @@ class ServersPanel(QDialog):
         )
 
     def _remove_confirmed(self, name: str) -> None:
+        bundle = " and uninstalled its bundle" if self.bundle_of(name) else ""
         try:
             self.host.remove_server_entry(name)
         except ConfigError as exc:
             self._say(str(exc), error=True)
             return
-        self._say(f"Removed “{name}” from {self.host.paths.servers_file}.")
+        self._say(f"Removed “{name}” from {self.host.paths.servers_file}{bundle}.")
         self._apply(name)
+
+    def bundle_of(self, name: str) -> bool:
+        return any(bundle.name == name for bundle in self.host.installed_bundles())
 
     def _import(self) -> None:
         dialog = QFileDialog(self, "Import a Claude Desktop or VS Code config")
