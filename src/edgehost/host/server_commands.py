@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from edgehost.agent.approval import ApprovalPolicy, parse_rules
 from edgehost.agent.tools import ToolSpec
+from edgehost.bundles.installing import installed_bundles, uninstall_bundle
 from edgehost.errors import EdgeHostError
 from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import tool_specs
@@ -190,7 +191,11 @@ class ServerCommands:
         edit_servers_file(self.paths, save)
 
     def remove_server_entry(self, name: str) -> None:
-        """Take ``name`` out of the servers file; reload_server stops it. Raises ConfigError."""
+        """Take ``name`` out of the servers file (a bundle's server: uninstall the bundle, its folder,
+        options and secrets with it); reload_server stops it. Raises ConfigError."""
+        if any(bundle.name == name for bundle in installed_bundles(self.paths.data_dir)):
+            uninstall_bundle(self.paths, name, self.input_values)
+            return
 
         def remove(config: ServersConfig) -> None:
             config.servers = [s for s in config.servers if s.name != name]
