@@ -2,8 +2,9 @@
 server is ready with its tools, for a PyPI entry (uvx, the time server) and an npm entry (npx, the
 memory server), each from a stand-in registry in the registry's URL layout.
 
-- ``RESULT registry_add_to_ready_s_pypi_first`` / ``..._npm_first``: with empty uv and npm caches (the
-  package is fetched from PyPI / the npm registry, as on a board's first day);
+- ``RESULT registry_add_to_ready_s_pypi_first`` / ``..._npm_first``: with empty uv and npm caches (an
+  empty HOME: the package and its dependencies are fetched from PyPI / the npm registry, as on a
+  board's first day);
 - ``RESULT registry_add_to_ready_s_pypi_second`` / ``..._npm_second``: the same server's next start
   (`edgehost servers --json` until it is ready), caches warm;
 - ``RESULT registry_cli_baseline_s``: `edgehost servers --json` with the built-in servers only, in the
@@ -58,11 +59,15 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="eh-registry-bench-") as scratch:
             root = Path(scratch)
+            # An empty home: uvx's and npx's caches are under it (a server inherits HOME, not
+            # UV_CACHE_DIR or npm_config_cache), so the first start fetches the package and its
+            # dependencies, as on a board's first day.
+            home_dir = root / "home"
+            home_dir.mkdir()
             env = {
                 **os.environ,
+                "HOME": str(home_dir),
                 "EDGEHOST_REGISTRY_URL": registry.url,
-                "UV_CACHE_DIR": str(root / "uv-cache"),  # empty: the first start fetches the package
-                "npm_config_cache": str(root / "npm-cache"),
                 "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
             }
             baseline_home = root / "baseline"
