@@ -50,7 +50,7 @@ def test_a_signed_node_bundle_installs_keeps_its_secret_apart_updates_in_place_a
     written = (data_dir / "servers.json").read_text()
     assert KEY not in written and KEY not in done.stdout
     assert json.loads(written)["mcpServers"]["hello-node"]["env"] == {
-        "API_KEY": "${input:hello-node-api_key}"
+        "API_KEY": "${input:hello-node__api_key}"
     }
     called = edgehost(data_dir, "call", "hello-node__greet", '{"name": "Ada"}')
     assert called.stdout.strip() == "Hi, Ada! (from the node bundle, with an API key)"

@@ -3,12 +3,17 @@ in order, the values asked, and secrets that never reach the servers file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from tests.registry_standin import FILESYSTEM, TIME, TIME_VERSION, WEATHER, remote_entry
 
 from edgehost.form_fields import form_fields
+from edgehost.mcp.auth import FileCredentialStore
+from edgehost.mcp.inputs import InputValues
+from edgehost.paths import Paths
+from edgehost.registry.adding import add_to_servers_file, remove_entry
 from edgehost.registry.install import install_options
 from edgehost.registry.server_json import read_entry
 
@@ -60,12 +65,12 @@ def test_a_secret_goes_to_the_credential_store_and_the_entry_holds_only_a_refere
     assert [c.value for c in fields["WEATHER_UNITS"].choices] == ["celsius", "fahrenheit"]
     plan = pypi.plan("weather", {"WEATHER_API_KEY": "sk-live-0123456789", "WEATHER_UNITS": "fahrenheit"})
     assert plan.server.env == {
-        "WEATHER_API_KEY": "${input:weather-WEATHER_API_KEY}",
+        "WEATHER_API_KEY": "${input:weather__WEATHER_API_KEY}",
         "WEATHER_UNITS": "fahrenheit",
     }
-    assert plan.secrets == {"weather-WEATHER_API_KEY": "sk-live-0123456789"}
+    assert plan.secrets == {"weather__WEATHER_API_KEY": "sk-live-0123456789"}
     [declared] = plan.inputs
-    assert declared["id"] == "weather-WEATHER_API_KEY" and declared["password"] is True
+    assert declared["id"] == "weather__WEATHER_API_KEY" and declared["password"] is True
     assert "sk-live" not in repr(plan.servers_config().servers) + repr(plan.servers_config().extra)
 
 
@@ -78,8 +83,8 @@ def test_a_remote_becomes_a_streamable_http_entry_with_its_header_kept_secret() 
     remote = options_of(remote_entry("https://mcp.example.com/{tenant}/mcp"))["remote"]
     plan = remote.plan("everything", {"X-API-Key": "key-0123456789"})
     assert (plan.server.transport, plan.server.url) == ("http", "https://mcp.example.com/{tenant}/mcp")
-    assert plan.server.headers == {"X-API-Key": "${input:everything-X-API-Key}"}
-    assert plan.secrets == {"everything-X-API-Key": "key-0123456789"}
+    assert plan.server.headers == {"X-API-Key": "${input:everything__X-API-Key}"}
+    assert plan.secrets == {"everything__X-API-Key": "key-0123456789"}
 
 
 def test_a_machine_without_node_is_told_what_to_install_and_still_runs_pypi_servers_with_the_bundled_uvx(
@@ -117,3 +122,65 @@ def test_a_bundle_needs_its_sha256_and_a_package_serving_http_says_why_it_is_not
     unchecked = {**bundle, "packages": [{**bundle["packages"][0], "fileSha256": None}]}
     assert options_of(unchecked)["mcpb"].why_not_here() == "its bundle has no fileSha256 to check it by"
     assert "streamable-http" in (options["npm"].why_not_here() or "")
+
+
+def test_a_name_that_is_no_server_name_is_refused_before_it_names_a_folder() -> None:
+    # A bundle's folder is <data>/bundles/NAME: "..", from the window's Name field or the page, was the
+    # data folder itself, deleted to make room.
+    time = options_of(TIME)["pypi"]
+    for name in ("..", "../../x", "my server", "a__b"):
+        with pytest.raises(ValueError, match="cannot name a server"):
+            time.plan(name, {})
+
+
+def test_the_variables_of_a_secret_value_are_secret_and_a_blank_optional_one_leaves_its_value_out() -> None:
+    header = {
+        "name": "Authorization",
+        "value": "Bearer {api_key}",
+        "isSecret": True,
+        "variables": {"api_key": {"description": "Your key", "isRequired": True}},
+    }
+    optional_dir = {
+        "type": "named",
+        "name": "--dir",
+        "value": "{folder}",
+        "variables": {"folder": {"description": "Where it works"}},
+    }
+    server = {
+        **TIME,
+        "packages": [{**TIME["packages"][0], "packageArguments": [optional_dir]}],
+        "remotes": [{"type": "streamable-http", "url": "https://mcp.example.com/mcp", "headers": [header]}],
+    }
+    options = options_of(server)
+    fields = {f.name: f for f in form_fields(options["remote"].form_schema())}
+    assert fields["api_key"].secret  # typed unseen, kept in the credential store
+    plan = options["remote"].plan("remote", {"api_key": "sk-SECRET-0123"})
+    assert "sk-SECRET" not in repr(plan.server.headers) and plan.secrets == {
+        "remote__api_key": "sk-SECRET-0123"
+    }
+    assert plan.server.headers == {"Authorization": "Bearer ${input:remote__api_key}"}
+    assert options["pypi"].plan("time", {}).command_line() == ["uvx", f"mcp-server-time=={TIME_VERSION}"]
+
+
+def test_a_typed_value_may_not_refer_to_a_variable_the_servers_file_would_expand() -> None:
+    # The page could otherwise route another server's secret (${input:...}) or EdgeHost's environment
+    # into the command line of a server it adds.
+    with pytest.raises(ValueError, match=r"local-timezone may not contain \$\{"):
+        options_of(TIME)["pypi"].plan("time", {"local-timezone": "${input:github__token}"})
+    plan = options_of(WEATHER)["pypi"].plan("weather", {"WEATHER_API_KEY": "${odd}but-secret"})
+    assert plan.secrets == {"weather__WEATHER_API_KEY": "${odd}but-secret"}  # a secret is kept apart
+
+
+def test_removing_a_server_forgets_its_secrets_and_their_inputs_and_no_other_servers(tmp_path: Path) -> None:
+    paths = Paths.resolve(None, tmp_path)
+    store = FileCredentialStore(tmp_path / "credentials.json")
+    weather = options_of(WEATHER)["pypi"]
+    for name in ("foo", "foo-api"):  # "foo" + "api-KEY" and "foo-api" + "KEY" once made one id
+        add_to_servers_file(
+            paths, weather.plan(name, {"WEATHER_API_KEY": f"key-of-{name}"}), lambda: InputValues(store)
+        )
+    remove_entry(paths, "foo", lambda: InputValues(store))
+    written = json.loads(paths.servers_file.read_text())
+    assert list(written["mcpServers"]) == ["foo-api"]
+    assert [i["id"] for i in written["inputs"]] == ["foo-api__WEATHER_API_KEY"]
+    assert InputValues(store).values() == {"foo-api__WEATHER_API_KEY": "key-of-foo-api"}

@@ -88,9 +88,9 @@ def test_a_remote_servers_secret_header_is_kept_apart_and_reaches_the_server(
     written = (data_dir / "servers.json").read_text()
     assert "key-0123456789abcdef" not in written and "key-0123456789abcdef" not in added.stdout
     config = json.loads(written)
-    assert config["mcpServers"]["remote"]["headers"] == {"X-API-Key": "${input:remote-X-API-Key}"}
+    assert config["mcpServers"]["remote"]["headers"] == {"X-API-Key": "${input:remote__X-API-Key}"}
     assert config["inputs"] == [
-        {"id": "remote-X-API-Key", "type": "promptString", "description": "Your API key", "password": True}
+        {"id": "remote__X-API-Key", "type": "promptString", "description": "Your API key", "password": True}
     ]
 
 
@@ -111,7 +111,7 @@ def test_on_a_terminal_add_asks_each_value_keeps_the_secret_unseen_and_asks_befo
         assert "sk-very-secret" not in screen  # typed unseen, shown nowhere
         assert "It will run as 'weather-now': uvx weather-mcp-server==0.5.0" in screen
         assert (
-            "with the environment: WEATHER_API_KEY=${input:weather-now-WEATHER_API_KEY} WEATHER_UNITS=fahrenheit"
+            "with the environment: WEATHER_API_KEY=${input:weather-now__WEATHER_API_KEY} WEATHER_UNITS=fahrenheit"
             in screen
         )
         terminal.type_line("n")
@@ -147,3 +147,19 @@ def test_an_entrys_bundle_is_downloaded_checked_by_its_sha256_and_installed(
     assert "its SHA-256 is the registry's" in done.stdout
     assert "hello-uv: ready, 1 tool: hello-uv__python_version" in done.stdout
     assert json.loads(run_edgehost(data_dir, "bundles", "--json").stdout)[0]["name"] == "hello-uv"
+
+
+def test_adding_a_server_again_keeps_what_was_set_on_it(registry: StandInRegistry, data_dir: Path) -> None:
+    assert run_edgehost(data_dir, "servers", "add", TIME_NAME, "--yes").returncode == 0
+    config_file = data_dir / "servers.json"
+    config = json.loads(config_file.read_text())
+    config["mcpServers"]["time"] |= {"disabled": True, "timeout": 12, "alwaysAllow": ["get_current_time"]}
+    config_file.write_text(json.dumps(config))
+    again = run_edgehost(
+        data_dir, "servers", "add", TIME_NAME, "--as", "time", "--yes", "--set", "local-timezone=Asia/Tokyo"
+    )
+    assert "It will run as 'time'" in again.stdout, again.stderr
+    entry = json.loads(config_file.read_text())["mcpServers"]["time"]
+    assert entry["args"][-1] == "Asia/Tokyo"  # the new version's values
+    assert entry.get("disabled") is True or entry.get("enabled") is False  # still switched off
+    assert (entry["timeout"], entry["alwaysAllow"]) == (12, ["get_current_time"])  # another host's key too

@@ -58,7 +58,7 @@ def test_a_bundle_dropped_on_the_window_is_installed_with_its_options_and_answer
             key.setText("key-0123456789abcdef")
             folder = data_dir / "bundles" / "hello-node"
             assert dialog.command.text() == (
-                f"node {folder}/server/index.js --greeting=Hello\nenvironment: API_KEY=${{input:hello-node-api_key}}"
+                f"node {folder}/server/index.js --greeting=Hello\nenvironment: API_KEY=${{input:hello-node__api_key}}"
             )
             dialog.add_button.click()
             [box] = [b for b in dialog.findChildren(QMessageBox) if b.isVisible()]
@@ -74,7 +74,7 @@ def test_a_bundle_dropped_on_the_window_is_installed_with_its_options_and_answer
             assert "key-0123456789abcdef" not in (data_dir / "servers.json").read_text()
             assert [b.version for b in desktop.host.installed_bundles()] == ["1.0.0"]
             panel._remove_confirmed("hello-node")  # Remove, on a bundle's server: the bundle goes too
-            assert panel.notice.text().endswith("and uninstalled its bundle.")
+            await wait_until(lambda: panel.notice.text().endswith("and uninstalled its bundle."))
             await wait_until(lambda: all(s.name != "hello-node" for s in desktop.host.server_states()))
             assert not folder.exists() and desktop.host.installed_bundles() == []
 

@@ -32,12 +32,17 @@ from typing import Any
 from edgehost.bundles.manifest import Manifest, McpConfig, UserOption, read_manifest
 from edgehost.errors import ConfigError, EdgeHostError
 from edgehost.mcp.config import ServerConfig, server_name_like
-from edgehost.mcp.config.edits import edit_servers_file
 from edgehost.mcp.inputs import InputValues
 from edgehost.paths import Paths, write_atomically
 from edgehost.programs import find_program
-from edgehost.registry.adding import add_to_servers_file
-from edgehost.registry.install import InstallPlan, SecretInputs, form_text
+from edgehost.registry.adding import add_entry, keep_secrets, remove_entry
+from edgehost.registry.install import (
+    InstallPlan,
+    SecretInputs,
+    check_server_name,
+    form_text,
+    refuse_references,
+)
 
 __all__ = [
     "Bundle",
@@ -115,7 +120,7 @@ class Bundle:
             return self._architecture_problem(command)
         if "${__dirname}" in command:
             return None
-        if find_program(command) is None:
+        if find_program(command) is None and not (command == "python" and find_program("python3")):
             needs = {"node": "Node.js (edgehost runtimes install node)", "python": "Python"}.get(
                 self.manifest.server.type, command
             )
@@ -170,7 +175,8 @@ class Bundle:
         self, name: str, folder: Path, values: Mapping[str, Any], kept_secrets: AbstractSet[str] = frozenset()
     ) -> InstallPlan:
         """The servers-file entry for the bundle unpacked in ``folder``, with the form's ``values``. Raises
-        ValueError naming a required value that is missing."""
+        ValueError naming a required value that is missing, or a ``name`` that names no server."""
+        check_server_name(name)
         secrets = SecretInputs(name)
         variables: dict[str, str | list[str]] = _system_variables(folder)
         missing: list[str] = []
@@ -193,13 +199,18 @@ class Bundle:
                     missing.append(key)
                 variables[f"user_config.{key}"] = ""
             else:
+                typed = [form_text(v) for v in value] if isinstance(value, list) else [form_text(value)]
+                refuse_references({key: "".join(typed)} if key in values else {})
                 variables[f"user_config.{key}"] = _option_value(option, value, variables)
         if missing:
             raise ValueError("a value is needed for " + ", ".join(missing))
         config = self.mcp_config()
+        command = _fill(config.command, variables)
+        if command == "python" and find_program("python") is None:
+            command = "python3"  # a board image has python3 only
         server = ServerConfig(
             name=name,
-            command=_fill(config.command, variables),
+            command=command,
             args=_fill_arguments(config.args, variables),
             env={key: _fill(value, variables) for key, value in config.env.items()},
             cwd=str(folder) if self.manifest.server.type == "uv" else None,
@@ -315,38 +326,46 @@ def install_bundle(
     problem = bundle.why_not_here()
     if problem is not None:
         raise BundleError(f"{bundle.manifest.title} cannot run here: {problem}")
+    check_server_name(name)  # before it names a folder to replace
     root = bundles_folder(paths.data_dir)
     folder = root / name
     plan = bundle.plan(name, folder, form, stored_secrets(bundle, name, values))
+    keep_secrets(plan, values)  # first: a store that fails leaves the earlier install as it was
     staging = root / f".{name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    try:
+        staging.mkdir(parents=True)
+        _unpack(bundle, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if folder.exists():
+        shutil.rmtree(folder)
+    staging.rename(folder)
+    user_config = bundle.manifest.user_config
+    kept = {k: v for k, v in form.items() if k in user_config and not user_config[k].sensitive}
+    write_atomically(root / _VALUES_FILE.format(name=name), json.dumps(kept, indent=2))
+    add_entry(paths, plan)
+    return plan
+
+
+def _unpack(bundle: Bundle, folder: Path) -> None:
+    """The bundle's files into ``folder``, each with its mode (a binary server's entry point runnable)."""
     with bundle._zip() as archive:
         for info in archive.infolist():
-            target = staging / info.filename
+            target = folder / info.filename
             if info.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(archive.read(info))
             mode = (info.external_attr >> 16) & 0o777
-            if (
-                mode & stat.S_IXUSR
-                or bundle.manifest.server.type == "binary"
+            entry = (
+                bundle.manifest.server.type == "binary"
                 and info.filename == bundle.manifest.server.entry_point
-            ):
+            )
+            if mode & stat.S_IXUSR or entry:
                 target.chmod(mode | 0o755 if mode else 0o755)
-    if folder.exists():
-        shutil.rmtree(folder)
-    staging.rename(folder)
-    kept = {
-        k: v
-        for k, v in form.items()
-        if k in bundle.manifest.user_config and not bundle.manifest.user_config[k].sensitive
-    }
-    write_atomically(root / _VALUES_FILE.format(name=name), json.dumps(kept, indent=2))
-    add_to_servers_file(paths, plan, values)
-    return plan
 
 
 def installed_bundles(data_dir: Path) -> list[InstalledBundle]:
@@ -368,21 +387,12 @@ def installed_bundles(data_dir: Path) -> list[InstalledBundle]:
 def uninstall_bundle(paths: Paths, name: str, values: Callable[[], InputValues]) -> InstalledBundle:
     """Remove the bundle ``name``: its folder, its values, its secrets and its servers-file entry. Raises
     BundleError when no bundle of that name is installed, ConfigError."""
-    bundle = next((b for b in installed_bundles(paths.data_dir) if b.name == name), None)
+    bundle = next((b for b in installed_bundles(paths.data_dir) if b.name == name), None)  # no "..": listed
     if bundle is None:
         names = ", ".join(b.name for b in installed_bundles(paths.data_dir)) or "none"
         raise BundleError(f"no bundle named {name} is installed (installed: {names})")
-    manifest = read_manifest((bundle.folder / "manifest.json").read_text(encoding="utf-8"), name)
 
-    def remove_entry(config: Any) -> None:
-        config.servers = [s for s in config.servers if s.name != name]
-
-    edit_servers_file(paths, remove_entry)
-    sensitive = [key for key, option in manifest.user_config.items() if option.sensitive]
-    if sensitive:
-        store = values()
-        for key in sensitive:
-            store.forget(SecretInputs.input_id(name, key))
+    remove_entry(paths, name, values)  # with the inputs of its secrets, and the secrets
     shutil.rmtree(bundle.folder)
     (bundles_folder(paths.data_dir) / _VALUES_FILE.format(name=name)).unlink(missing_ok=True)
     return bundle

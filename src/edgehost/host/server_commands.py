@@ -46,6 +46,7 @@ from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
+from edgehost.registry.adding import remove_entry
 
 if TYPE_CHECKING:
     from edgehost.host import events as ev
@@ -191,16 +192,13 @@ class ServerCommands:
         edit_servers_file(self.paths, save)
 
     def remove_server_entry(self, name: str) -> None:
-        """Take ``name`` out of the servers file (a bundle's server: uninstall the bundle, its folder,
-        options and secrets with it); reload_server stops it. Raises ConfigError."""
+        """Take ``name`` out of the servers file with the secrets EdgeHost kept for it (a bundle's server:
+        uninstall the bundle, its folder and options with it); reload_server stops it. Raises
+        ConfigError, CredentialStoreError."""
         if any(bundle.name == name for bundle in installed_bundles(self.paths.data_dir)):
             uninstall_bundle(self.paths, name, self.input_values)
             return
-
-        def remove(config: ServersConfig) -> None:
-            config.servers = [s for s in config.servers if s.name != name]
-
-        edit_servers_file(self.paths, remove)
+        remove_entry(self.paths, name, self.input_values)  # and the secrets EdgeHost kept for it
 
     def builtin_servers(self) -> dict[str, ServerConfig]:
         """EdgeHost's own servers as they are by default, by name: what the server form tells a

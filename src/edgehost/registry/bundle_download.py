@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
@@ -33,28 +34,34 @@ def download_bundle(option: InstallOption, folder: Path) -> Path:
     if not expected:
         raise BundleDownloadError(f"{option.entry.name} gives no fileSha256 to check its bundle by: not run")
     # Kept by its hash, under the name it is published as (what the person sees it installed from).
-    published = PurePosixPath(urlsplit(package.identifier).path).name or "bundle.mcpb"
+    published = PurePosixPath(urlsplit(package.identifier).path).name
+    if not published.endswith((".mcpb", ".dxt")):
+        published = "bundle.mcpb"
     target = folder / expected[:16] / published
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
+    # A file of its own per download: two at once of the same bundle do not write into one.
+    handle, partial_name = tempfile.mkstemp(prefix=".download-", suffix=".partial", dir=target.parent)
+    partial = Path(partial_name)
     digest = hashlib.sha256()
     try:
-        with httpx2.stream("GET", package.identifier, timeout=TIMEOUT_S, follow_redirects=True) as response:
+        with (
+            os.fdopen(handle, "wb") as out,
+            httpx2.stream("GET", package.identifier, timeout=TIMEOUT_S, follow_redirects=True) as response,
+        ):
             response.raise_for_status()
-            with partial.open("wb") as out:
-                for chunk in response.iter_bytes(CHUNK):
-                    digest.update(chunk)
-                    out.write(chunk)
+            for chunk in response.iter_bytes(CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() != expected:
+            raise BundleDownloadError(
+                f"the bundle {package.identifier} is not the one the registry describes: its SHA-256 is"
+                f" {digest.hexdigest()}, the entry says {expected}; not run"
+            )
+        os.replace(partial, target)
     except (httpx2.HTTPError, OSError) as exc:
-        partial.unlink(missing_ok=True)
         raise BundleDownloadError(f"the bundle {package.identifier} cannot be downloaded: {exc}") from None
-    if digest.hexdigest() != expected:
+    finally:
         partial.unlink(missing_ok=True)
-        raise BundleDownloadError(
-            f"the bundle {package.identifier} is not the one the registry describes: its SHA-256 is"
-            f" {digest.hexdigest()}, the entry says {expected}; not run"
-        )
-    os.replace(partial, target)
     return target

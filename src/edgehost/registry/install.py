@@ -25,13 +25,22 @@ from typing import Any
 
 import httpx2
 
-from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
+from edgehost.mcp.config import ServerConfig, ServersConfig, Transport, server_name_problem
 from edgehost.mcp.runtimes import DOCKER, NODE, UV, Runtime
 from edgehost.programs import find_program
 from edgehost.registry.oci_platforms import image_platforms, machine_platform
 from edgehost.registry.server_json import Argument, Input, Package, RegistryEntry, Remote
 
-__all__ = ["KIND_LABELS", "InstallOption", "InstallPlan", "SecretInputs", "form_text", "install_options"]
+__all__ = [
+    "KIND_LABELS",
+    "InstallOption",
+    "InstallPlan",
+    "SecretInputs",
+    "check_server_name",
+    "form_text",
+    "refuse_references",
+    "install_options",
+]
 
 # What each way of running a server is called on a card.
 KIND_LABELS = {
@@ -187,7 +196,10 @@ class InstallOption:
         options are known once it is downloaded: edgehost.registry.bundle_download)."""
         if self.kind == "mcpb":
             raise ValueError("a bundle's options are asked once it is downloaded")
+        check_server_name(name)
         given = {k: form_text(v) for k, v in values.items() if v is not None and form_text(v) != ""}
+        secret_keys = {f.key for f in self.fields if f.input.secret}
+        refuse_references({k: v for k, v in given.items() if k not in secret_keys})
         missing = [
             f.key for f in self.fields if f.input.required and f.key not in given and f.input.default is None
         ]
@@ -205,6 +217,23 @@ class InstallOption:
             server = ServerConfig(name=name, command=program, args=args, env=env)
         server.source = f"registry {self.entry.name} {self.entry.version}"
         return InstallPlan(server, tuple(resolver.inputs), dict(resolver.secrets))
+
+
+def refuse_references(values: Mapping[str, str]) -> None:
+    """Raise ValueError for a typed value with ``${`` in it: the servers file would expand it when the
+    server starts, from EdgeHost's environment or the credential store (another server's secret, say).
+    A secret is kept apart and referred to, so it may hold any text."""
+    for key, text in values.items():
+        if "${" in text:
+            raise ValueError(f"{key} may not contain ${{ (the servers file would expand it)")
+
+
+def check_server_name(name: str) -> None:
+    """Raise ValueError when ``name`` cannot name a server: it names a folder and a file's entry (a
+    bundle's ``..`` would have been the data folder itself)."""
+    problem = server_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{name!r} cannot name a server: {problem}")
 
 
 def install_options(entry: RegistryEntry) -> list[InstallOption]:
@@ -304,7 +333,9 @@ class SecretInputs:
 
     @staticmethod
     def input_id(server: str, key: str) -> str:
-        return f"{server}-{key}"
+        """``server__key``: a server name has no "__", so no two servers' ids meet (foo + api-key and
+        foo-api + key were both foo-api-key)."""
+        return f"{server}__{key}"
 
     def reference(self, key: str, description: str, value: str | None) -> str:
         """The reference to the secret ``key``; ``value`` None keeps the one stored before."""
@@ -346,8 +377,12 @@ class _Resolver(SecretInputs):
         return _PLACEHOLDER.sub(replace, template)
 
     def resolved(self, key: str, spec: Input) -> str | None:
-        """An Input's final text: its fixed value with variables filled, or the value given for it."""
+        """An Input's final text: its fixed value with variables filled, or the value given for it; None
+        (left out) when a variable it names was left blank (no ``--dir ''``, no ``Bearer `` header)."""
         if spec.value is not None:
+            named = [spec.variables[v] for v in _placeholders(spec.value) if v in spec.variables]
+            if any(self.given.get(v.name, v.default) is None for v in named):
+                return None
             return self.fill(spec.value, spec.variables)
         return self.value(key, spec)
 

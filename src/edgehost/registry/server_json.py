@@ -111,21 +111,23 @@ def _text(data: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _input(data: Mapping[str, Any], name: str) -> Input:
+def _input(data: Mapping[str, Any], name: str, *, secret_parent: bool = False) -> Input:
+    """``secret_parent``: the Input this is a variable of is secret (``"Bearer {api_key}"``): so is it."""
     raw_format = data.get("format")
     choices = data.get("choices")
     variables = data.get("variables")
+    secret = secret_parent or data.get("isSecret") is True
     return Input(
         name=name,
         description=_text(data, "description") or "",
         required=data.get("isRequired") is True,
         format=raw_format if raw_format in ("string", "number", "boolean", "filepath") else "string",
         value=_text(data, "value"),
-        secret=data.get("isSecret") is True,
+        secret=secret,
         default=_scalar_text(data.get("default")),
         placeholder=_text(data, "placeholder"),
         choices=tuple(str(c) for c in choices) if isinstance(choices, list) else (),
-        variables=_variables(variables),
+        variables=_variables(variables, secret=secret),
     )
 
 
@@ -137,10 +139,14 @@ def _scalar_text(value: Any) -> str | None:
     return None
 
 
-def _variables(data: Any) -> dict[str, Input]:
+def _variables(data: Any, *, secret: bool = False) -> dict[str, Input]:
     if not isinstance(data, Mapping):
         return {}
-    return {str(key): _input(value, str(key)) for key, value in data.items() if isinstance(value, Mapping)}
+    return {
+        str(key): _input(value, str(key), secret_parent=secret)
+        for key, value in data.items()
+        if isinstance(value, Mapping)
+    }
 
 
 def _key_values(items: Any) -> tuple[Input, ...]:

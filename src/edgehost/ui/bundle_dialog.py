@@ -52,7 +52,9 @@ class BundleDialog(ServerInstallDialog):
         return self.bundle.why_not_here()
 
     def plan_for(self, name: str, values: Mapping[str, Any]) -> InstallPlan:
-        return self.host.bundle_plan(self.bundle, name, values, self.kept)
+        # The secrets stored before are those of the bundle's own name: under another, they are asked.
+        kept = self.kept if name == self.bundle.server_name else frozenset()
+        return self.host.bundle_plan(self.bundle, name, values, kept)
 
     def install(self, name: str, values: Mapping[str, Any]) -> Coroutine[Any, Any, Any]:
         return self.host.install_bundle(self.bundle, name, values)

@@ -600,11 +600,17 @@ class ServersPanel(QDialog):
         )
 
     def _remove_confirmed(self, name: str) -> None:
+        """Remove in a thread: a bundle's folder (its node_modules) and the keyring take their time."""
         bundle = " and uninstalled its bundle" if self.bundle_of(name) else ""
-        try:
-            self.host.remove_server_entry(name)
-        except ConfigError as exc:
-            self._say(str(exc), error=True)
+        task = self.tasks.spawn(asyncio.to_thread(self.host.remove_server_entry, name), name=f"remove-{name}")
+        task.add_done_callback(lambda done: self._removed(name, bundle, done))
+
+    def _removed(self, name: str, bundle: str, task: Any) -> None:
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self._say(str(error) if isinstance(error, EdgeHostError | OSError) else repr(error), error=True)
             return
         self._say(f"Removed “{name}” from {self.host.paths.servers_file}{bundle}.")
         self._apply(name)

@@ -8,13 +8,17 @@ what the configured registry says, never a command the page sends.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from edgehost.errors import EdgeHostError
 from edgehost.web.wire import CommandError
 
 if TYPE_CHECKING:
+    from edgehost.bundles.installing import Bundle
     from edgehost.host.host import Host
     from edgehost.registry.install import InstallOption
     from edgehost.registry.server_json import RegistryEntry
@@ -30,6 +34,8 @@ class RegistryFace:
     def __init__(self, host: Host) -> None:
         self.host = host
         self._entries: dict[str, RegistryEntry] = {}
+        self._bundles: dict[Path, Bundle] = {}
+        self._forms: dict[tuple[Path, str], tuple[dict[str, Any], AbstractSet[str]]] = {}
 
     async def search(self, query: str) -> dict[str, Any]:
         """What GET /api/registry?q=QUERY answers."""
@@ -107,9 +113,14 @@ class RegistryFace:
     async def _bundle(self, name: str, option: InstallOption, fields: Mapping[str, Any]) -> dict[str, Any]:
         """An entry's bundle: downloaded and checked (once, then cached) the first time it is planned;
         the plan carries the bundle's own form, which the page then shows."""
-        bundle = self.host.open_bundle(await self.host.download_registry_bundle(option))
+        path = await self.host.download_registry_bundle(option)
         server = fields["server"]
-        schema, kept = self.host.bundle_form(bundle, server)
+        if path not in self._bundles:  # read once, not at each keystroke of the page's preview
+            self._bundles[path] = await asyncio.to_thread(self.host.open_bundle, path)
+        bundle = self._bundles[path]
+        if (path, server) not in self._forms:  # the keyring, once per name
+            self._forms[(path, server)] = await asyncio.to_thread(self.host.bundle_form, bundle, server)
+        schema, kept = self._forms[(path, server)]
         if name == "registry_plan":
             try:
                 summary = self.host.bundle_plan(bundle, server, fields["values"], kept).summary()
