@@ -69,8 +69,12 @@ class RegistryCommands:
 
     async def install_node(self) -> str:
         """Install Node.js into the data folder (after the person agreed to its size); its version.
-        Servers that run npx find it from then on. Raises NodeRuntimeError."""
-        return await asyncio.to_thread(install_node, self.paths.data_dir)
+        Servers that run npx find it from then on; a second request while one installs waits for it.
+        Raises NodeRuntimeError."""
+        # One install at a time (the window and the page may both ask): they share a staging folder.
+        lock = self.__dict__.setdefault("_node_install_lock", asyncio.Lock())
+        async with lock:
+            return await asyncio.to_thread(install_node, self.paths.data_dir)
 
     async def add_from_registry(
         self, option: InstallOption, name: str, values: Mapping[str, Any]

@@ -137,6 +137,7 @@ class _Face:
         self._turn: asyncio.Task[Any] | None = None
         self._sockets = 0
         self.registry = RegistryFace(host)
+        self._background: set[asyncio.Task[None]] = set()  # long commands, run beside the socket's reading
 
     # ------------------------------------------------------------------------------- reads
     async def page(self, _request: Request) -> Response:
@@ -265,6 +266,13 @@ class _Face:
                         await socket.send_text(json.dumps(event))
                     sender = asyncio.create_task(self._send_events(socket, subscriber))
                     continue
+                if command.name in REGISTRY_COMMANDS:
+                    # Minutes on a board (Node's download, a package's first fetch): the page's Stop
+                    # and approvals must not wait behind it.
+                    task = asyncio.create_task(self._run_quietly(socket, command))
+                    self._background.add(task)
+                    task.add_done_callback(self._background.discard)
+                    continue
                 await self._run(socket, command)
         except WebSocketDisconnect:
             pass
@@ -274,6 +282,11 @@ class _Face:
                 sender.cancel()
                 with contextlib.suppress(BaseException):
                     await sender
+
+    async def _run_quietly(self, socket: WebSocket, command: Command) -> None:
+        """``_run`` in the background; a page gone by its end gets no reply."""
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await self._run(socket, command)
 
     def _hello(self, reset: bool) -> dict[str, Any]:
         return {
