@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import platform
 import re
 import shutil
@@ -162,6 +163,9 @@ class Bundle:
             if option.max is not None:
                 prop["maximum"] = option.max
             default = previous.get(key, option.default)
+            if option.multiple:  # several folders or files: one text, separated as a PATH is
+                prop["description"] = f"{option.description} (several: separate them with {os.pathsep})".strip()
+                default = os.pathsep.join(default) if isinstance(default, list) else default
             if option.sensitive:
                 prop["writeOnly"] = True
             elif default is not None:
@@ -184,6 +188,10 @@ class Bundle:
             value = values.get(key)
             if value in (None, "", []) and not option.sensitive:
                 value = option.default
+            if option.multiple and isinstance(value, str):
+                value = [part for part in value.split(os.pathsep) if part]
+            elif isinstance(value, list) and not option.multiple:
+                raise ValueError(f"{key} takes one value")  # a list would fill several arguments
             if option.sensitive:
                 given = None if value in (None, "") else form_text(value)
                 if given is None and key not in kept_secrets:
