@@ -164,7 +164,9 @@ class Bundle:
                 prop["maximum"] = option.max
             default = previous.get(key, option.default)
             if option.multiple:  # several folders or files: one text, separated as a PATH is
-                prop["description"] = f"{option.description} (several: separate them with {os.pathsep})".strip()
+                prop["description"] = (
+                    f"{option.description} (several: separate them with {os.pathsep})".strip()
+                )
                 default = os.pathsep.join(default) if isinstance(default, list) else default
             if option.sensitive:
                 prop["writeOnly"] = True
