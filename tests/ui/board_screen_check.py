@@ -236,6 +236,7 @@ async def check_server_sources(panel: ServersPanel, checker: Checker) -> None:
         panel.open_bundle_file(str(bundle))
     dialog = panel.bundle_dialog
     assert dialog is not None
+    await wait_until(lambda: dialog.form is not None)  # its options, read off the window's thread
     await checker.check("bundle", dialog, [dialog.add_button])
     dialog.reject()
 

@@ -50,6 +50,7 @@ def test_a_bundle_dropped_on_the_window_is_installed_with_its_options_and_answer
             dialog = panel.bundle_dialog
             assert dialog is not None and dialog.isVisible()
             assert not dialog.why_not.isVisible()
+            await wait_until(lambda: dialog.form is not None)  # read off the window's thread
             assert dialog.form is not None
             key, greeting = dialog.form.fields["api_key"], dialog.form.fields["greeting"]
             assert isinstance(key, QLineEdit) and key.echoMode() == QLineEdit.EchoMode.Password

@@ -176,6 +176,7 @@ def test_an_entrys_bundle_is_downloaded_from_the_dialog_and_installed_as_any_bun
             await wait_until(lambda: panel.bundle_dialog is not None and panel.bundle_dialog.isVisible())
             bundle_dialog = panel.bundle_dialog
             assert bundle_dialog is not None and not dialog.isVisible()  # the registry's dialog made way
+            await wait_until(lambda: bundle_dialog.form is not None)
             assert bundle_dialog.command.text().startswith("uv run --directory ")
             bundle_dialog.add_button.click()
             [box] = [b for b in bundle_dialog.findChildren(QMessageBox) if b.isVisible()]

@@ -4,6 +4,7 @@ runtime), its options, the exact command; Install confirms the command and start
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Coroutine, Mapping
 from collections.abc import Set as AbstractSet
 from pathlib import Path
@@ -45,7 +46,22 @@ class BundleDialog(ServerInstallDialog):
         self.body.addStretch(1)
         self.name.setText(bundle.server_name)
         self.kept: AbstractSet[str] = frozenset()
-        schema, self.kept = host.bundle_form(bundle, bundle.server_name)
+        # The form says which secrets are stored already: read off the window's thread (a keyring may
+        # take its time, or ask to be unlocked).
+        self.problem.setText("Reading the options given before …")
+        reading = self.tasks.spawn(
+            asyncio.to_thread(host.bundle_form, bundle, bundle.server_name), name="bundle-form"
+        )
+        reading.add_done_callback(self._form_read)
+
+    def _form_read(self, task: Any) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            self.problem.setText(f"The options given before cannot be read: {task.exception()}")
+            schema = self.bundle.form_schema()  # asked anew
+        else:
+            schema, self.kept = task.result()
         self.show_form(schema)
 
     def blocked(self) -> str | None:
