@@ -100,6 +100,7 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
     "edgehost.registry.install": {
         "InstallOption": "what Host.install_options returns",
         "InstallPlan": "what Host.bundle_plan and an install option's plan return",
+        "run_labels": "what a card says an entry runs as and runs here as: pure text",
     },
     "edgehost.bundles.installing": {"Bundle": "what Host.open_bundle returns"},
     "edgehost.store": {"Execution": "what host.history.executions() returns"},

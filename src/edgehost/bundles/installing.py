@@ -16,6 +16,7 @@ appended) into ``<data>/bundles/NAME/``, each as an entry of the servers file.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -112,7 +113,11 @@ class Bundle:
         )
 
     def why_not_here(self) -> str | None:
-        """Why this machine cannot run the bundle, or None."""
+        """Why this machine cannot run the bundle, or None; found once (the dialog asks at each key)."""
+        return self._why_not
+
+    @functools.cached_property
+    def _why_not(self) -> str | None:
         platforms = self.manifest.compatibility.platforms if self.manifest.compatibility else None
         if platforms and "linux" not in platforms:
             return f"it is made for {', '.join(platforms)}, not for Linux"

@@ -92,21 +92,14 @@ def _offline_note(client: RegistryClient, why: str | None, fetched_at: float) ->
         )
 
 
-def _entry_row(option_list: Sequence[InstallOption]) -> tuple[list[str], list[str]]:
-    """(the kinds it runs as, those this machine can run now)."""
-    kinds = list(dict.fromkeys(o.label for o in option_list))
-    here = list(dict.fromkeys(o.label for o in option_list if o.why_not_here() is None))
-    return kinds, here
-
-
 async def search_command(ctx: CliContext) -> int:
-    from edgehost.registry.install import install_options
+    from edgehost.registry.install import install_options, run_labels
 
     client = _client(ctx)
     listing: Listing = await client.search(ctx.args.query)
     rows: list[dict[str, Any]] = []
     for entry in listing.entries:
-        kinds, here = _entry_row(install_options(entry))
+        kinds, here = run_labels(install_options(entry))
         rows.append(
             {
                 "name": entry.name,

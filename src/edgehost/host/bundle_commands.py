@@ -10,24 +10,22 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgehost.bundles.installing import (
-    Bundle,
-    InstalledBundle,
-    bundles_folder,
-    install_bundle,
-    installed_bundles,
-    open_bundle,
-    previous_values,
-    stored_secrets,
-    uninstall_bundle,
-)
-from edgehost.registry.install import InstallPlan
-
 if TYPE_CHECKING:
+    from types import ModuleType
+
+    from edgehost.bundles.installing import Bundle, InstalledBundle
     from edgehost.mcp.inputs import InputValues
     from edgehost.paths import Paths
+    from edgehost.registry.install import InstallPlan
 
 __all__ = ["BundleCommands"]
+
+
+def _bundles() -> ModuleType:
+    """edgehost.bundles.installing, imported at the first use: the window's start does not wait for it."""
+    from edgehost.bundles import installing
+
+    return installing
 
 
 class BundleCommands:
@@ -43,32 +41,35 @@ class BundleCommands:
     @staticmethod
     def open_bundle(path: Path) -> Bundle:
         """The bundle at ``path``, checked. Raises BundleError, ConfigError (its manifest)."""
-        return open_bundle(path)
+        return _bundles().open_bundle(path)
 
     def bundle_form(self, bundle: Bundle, name: str) -> tuple[dict[str, Any], AbstractSet[str]]:
         """The form of ``bundle``'s options installed as ``name`` (an earlier install's values as its
         defaults), and the secrets stored before, which need not be typed again."""
-        kept = stored_secrets(bundle, name, self.input_values)
-        return bundle.form_schema(previous_values(self.paths.data_dir, name), kept), kept
+        bundles = _bundles()
+        kept = bundles.stored_secrets(bundle, name, self.input_values)
+        return bundle.form_schema(bundles.previous_values(self.paths.data_dir, name), kept), kept
 
     def bundle_plan(
         self, bundle: Bundle, name: str, values: Mapping[str, Any], kept: AbstractSet[str] = frozenset()
     ) -> InstallPlan:
         """The entry ``bundle`` makes as ``name`` with ``values``. Raises ValueError (a value missing)."""
-        return bundle.plan(name, bundles_folder(self.paths.data_dir) / name, values, kept)
+        return bundle.plan(name, _bundles().bundles_folder(self.paths.data_dir) / name, values, kept)
 
     async def install_bundle(self, bundle: Bundle, name: str, values: Mapping[str, Any]) -> InstallPlan:
         """Install ``bundle`` as the server ``name`` and start it. Raises BundleError, ValueError,
         ConfigError, CredentialStoreError."""
-        plan = await asyncio.to_thread(install_bundle, self.paths, bundle, name, values, self.input_values)
+        install = _bundles().install_bundle
+        plan = await asyncio.to_thread(install, self.paths, bundle, name, values, self.input_values)
         await self.reload_server(name)
         return plan
 
     def installed_bundles(self) -> list[InstalledBundle]:
-        return installed_bundles(self.paths.data_dir)
+        return list(_bundles().installed_bundles(self.paths.data_dir))
 
     async def uninstall_bundle(self, name: str) -> InstalledBundle:
         """Remove the bundle ``name`` and stop its server. Raises BundleError, ConfigError."""
-        removed = await asyncio.to_thread(uninstall_bundle, self.paths, name, self.input_values)
+        uninstall = _bundles().uninstall_bundle
+        removed = await asyncio.to_thread(uninstall, self.paths, name, self.input_values)
         await self.reload_server(name)
         return removed

@@ -9,16 +9,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgehost.mcp.node_runtime import NodeWheel, install_node, node_wheel
-from edgehost.registry.adding import add_to_servers_file, free_server_name
-from edgehost.registry.bundle_download import download_bundle
-from edgehost.registry.client import Listing, RegistryClient, registry_url
-from edgehost.registry.install import InstallOption, InstallPlan, install_options
-from edgehost.registry.server_json import RegistryEntry
-
 if TYPE_CHECKING:
     from edgehost.mcp.inputs import InputValues
+    from edgehost.mcp.node_runtime import NodeWheel
     from edgehost.paths import Paths
+    from edgehost.registry.client import Listing, RegistryClient
+    from edgehost.registry.install import InstallOption, InstallPlan
+    from edgehost.registry.server_json import RegistryEntry
     from edgehost.settings import Settings
 
 __all__ = ["RegistryCommands"]
@@ -37,6 +34,9 @@ class RegistryCommands:
 
     def registry(self) -> RegistryClient:
         """The registry the settings name (EDGEHOST_REGISTRY_URL over them), cached in the data folder."""
+        # The registry's modules are imported at their first use: the window's start does not wait.
+        from edgehost.registry.client import RegistryClient, registry_url
+
         return RegistryClient(registry_url(self.settings.registry_url), self.paths.cache_dir / "registry")
 
     async def search_registry(self, query: str, cursor: str | None = None) -> Listing:
@@ -51,26 +51,36 @@ class RegistryCommands:
     @staticmethod
     def install_options(entry: RegistryEntry) -> list[InstallOption]:
         """The ways to run ``entry``, each saying whether this machine can now."""
+        from edgehost.registry.install import install_options
+
         return install_options(entry)
 
     def free_server_name(self, wanted: str) -> str:
         """``wanted``, or with a number after it where the servers file has it. Raises ValueError,
         ConfigError."""
+        from edgehost.registry.adding import free_server_name
+
         return free_server_name(self.paths, wanted)
 
     async def download_registry_bundle(self, option: InstallOption) -> Path:
         """The bundle of an ``mcpb`` option, downloaded and checked against the entry's SHA-256; open
         and install it with the BundleCommands. Raises BundleDownloadError."""
+        from edgehost.registry.bundle_download import download_bundle
+
         return await asyncio.to_thread(download_bundle, option, self.paths.cache_dir / "bundles")
 
     async def node_download(self) -> NodeWheel:
         """The Node.js wheel this machine would download, with its size. Raises NodeRuntimeError."""
+        from edgehost.mcp.node_runtime import node_wheel
+
         return await asyncio.to_thread(node_wheel)
 
     async def install_node(self) -> str:
         """Install Node.js into the data folder (after the person agreed to its size); its version.
         Servers that run npx find it from then on; a second request while one installs waits for it.
         Raises NodeRuntimeError."""
+        from edgehost.mcp.node_runtime import install_node
+
         # One install at a time (the window and the page may both ask): they share a staging folder.
         lock = self.__dict__.setdefault("_node_install_lock", asyncio.Lock())
         async with lock:
@@ -86,6 +96,8 @@ class RegistryCommands:
         problem = await asyncio.to_thread(option.image_problem)
         if problem is not None:
             raise ValueError(f"{name} would not run here: {problem}")
+        from edgehost.registry.adding import add_to_servers_file
+
         await asyncio.to_thread(add_to_servers_file, self.paths, plan, self.input_values)
         await self.reload_server(name)
         return plan

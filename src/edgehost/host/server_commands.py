@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from edgehost.agent.approval import ApprovalPolicy, parse_rules
 from edgehost.agent.tools import ToolSpec
-from edgehost.bundles.installing import installed_bundles, uninstall_bundle
 from edgehost.errors import EdgeHostError
 from edgehost.host.direct_calls import call_outside_conversation
 from edgehost.host.executor import tool_specs
@@ -46,7 +45,6 @@ from edgehost.mcp.manager import ServerManager
 from edgehost.mcp.results import block_text
 from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
-from edgehost.registry.adding import remove_entry
 
 if TYPE_CHECKING:
     from edgehost.host import events as ev
@@ -195,6 +193,9 @@ class ServerCommands:
         """Take ``name`` out of the servers file with the secrets EdgeHost kept for it (a bundle's server:
         uninstall the bundle, its folder and options with it); reload_server stops it. Raises
         ConfigError, CredentialStoreError."""
+        from edgehost.bundles.installing import installed_bundles, uninstall_bundle  # at first use
+        from edgehost.registry.adding import remove_entry
+
         if any(bundle.name == name for bundle in installed_bundles(self.paths.data_dir)):
             uninstall_bundle(self.paths, name, self.input_values)
             return

@@ -85,12 +85,6 @@ class RuntimeNeed:
         return f"install {self.command} or give its full path as the server's command"
 
 
-def _resolve(command: str, server_env: dict[str, str]) -> str | None:
-    """Where ``command`` is found as the server will be started: with the server's own PATH when its
-    entry sets one, else this process's."""
-    return find_program(command, server_env.get("PATH"))
-
-
 def runtime_needs(servers: list[ServerConfig]) -> list[RuntimeNeed]:
     """The commands the user's stdio servers start (built-in, failed and disabled entries aside), one
     entry per command, in the order the servers file names them."""
@@ -106,7 +100,7 @@ def runtime_needs(servers: list[ServerConfig]) -> list[RuntimeNeed]:
             command=command,
             runtime=_runtime_of(command),
             servers=tuple(s.name for s in entries),
-            found=_resolve(command, entries[0].env),
+            found=find_program(command, entries[0].env.get("PATH")),  # with the server's own PATH, if any
         )
         for command, entries in users.items()
     ]

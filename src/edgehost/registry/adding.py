@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edgehost.mcp.config import ServersConfig, server_name_problem
+from edgehost.mcp.config import ServersConfig
 from edgehost.mcp.config.edits import ImportPlan, edit_servers_file, merge_servers, written_servers_config
 from edgehost.mcp.inputs import InputValues
 from edgehost.paths import Paths
-from edgehost.registry.install import InstallPlan, SecretInputs
+from edgehost.registry.install import InstallPlan, SecretInputs, check_server_name
 
 __all__ = ["add_entry", "add_to_servers_file", "free_server_name", "keep_secrets", "remove_entry"]
 
@@ -17,9 +17,7 @@ __all__ = ["add_entry", "add_to_servers_file", "free_server_name", "keep_secrets
 def free_server_name(paths: Paths, wanted: str) -> str:
     """``wanted``, or ``wanted-2``, ``wanted-3`` … where the servers file already has that name. Raises
     ConfigError when the file cannot be read, ValueError when ``wanted`` is no server name."""
-    problem = server_name_problem(wanted)
-    if problem is not None:
-        raise ValueError(f"{wanted!r} cannot name a server: {problem}")
+    check_server_name(wanted)
     taken = {server.name for server in written_servers_config(paths).servers}
     name, number = wanted, 1
     while name in taken:

@@ -39,6 +39,7 @@ __all__ = [
     "check_server_name",
     "form_text",
     "refuse_references",
+    "run_labels",
     "install_options",
 ]
 
@@ -228,6 +229,13 @@ def refuse_references(values: Mapping[str, str]) -> None:
             raise ValueError(f"{key} may not contain ${{ (the servers file would expand it)")
 
 
+def run_labels(options: Sequence[InstallOption]) -> tuple[list[str], list[str]]:
+    """What a card says of an entry: the ways it runs (npm, PyPI …), and those this machine can run now."""
+    kinds = list(dict.fromkeys(o.label for o in options))
+    here = list(dict.fromkeys(o.label for o in options if o.why_not_here() is None))
+    return kinds, here
+
+
 def check_server_name(name: str) -> None:
     """Raise ValueError when ``name`` cannot name a server: it names a folder and a file's entry (a
     bundle's ``..`` would have been the data folder itself)."""
@@ -354,7 +362,6 @@ class _Resolver(SecretInputs):
 
     def __init__(self, server: str, fields: Sequence[_Field], given: Mapping[str, str]) -> None:
         super().__init__(server)
-        self.by_key = {f.key: f for f in fields}
         self.given = given
 
     def value(self, key: str, spec: Input) -> str | None:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from edgehost.errors import EdgeHostError
+from edgehost.registry.install import run_labels
 from edgehost.ui._widgets import confirm
 from edgehost.ui.server_install import ServerInstallDialog, caption
 
@@ -110,9 +111,8 @@ class RegistryDialog(ServerInstallDialog):
         self.entries = list(listing.entries)
         self.results.clear()
         for entry in self.entries:
-            options = self.host.install_options(entry)
-            kinds = ", ".join(dict.fromkeys(o.label for o in options)) or "nothing to run"
-            here = ", ".join(dict.fromkeys(o.label for o in options if o.why_not_here() is None))
+            runs_as, runs_here = run_labels(self.host.install_options(entry))
+            kinds, here = ", ".join(runs_as) or "nothing to run", ", ".join(runs_here)
             item = QListWidgetItem(
                 f"{entry.display_name}  {entry.version}\n{entry.description}\n"
                 f"{entry.name} · runs as {kinds} · {'here: ' + here if here else 'not on this machine yet'}"
