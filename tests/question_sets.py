@@ -1,10 +1,14 @@
 """The question sets of tool ranking and routing, with the tools they are asked over (tests and benches).
 
-- calibration: tests/fixtures/tool_queries/ (everyday questions over the reference servers' tools,
-  and plain chat): what the ranker's weights and the routing gate were chosen on;
-- evaluation: tests/fixtures/agent_questions/questions.json, held out: asked over the built-in board
-  and files servers (listed live from this checkout, so they never drift) and the reference time,
-  everything and memory servers.
+- everyday (issue 33): tests/fixtures/everyday_questions/questions.json, 210 questions written by a
+  writer who had not seen the ranker, over the built-in board and files servers and the reference
+  everything, filesystem, memory, time and git servers; split once at random (seed in the file) into
+  a calibration half, which is all that may be tuned on, and a held-out half, which is what is
+  reported. ``everyday("calibration")``, ``everyday("heldout")``.
+- the earlier sets, all tuned on since, so calibration material only: tests/fixtures/tool_queries/
+  (everyday questions over the reference servers' tools, and plain chat), on which the ranker's
+  weights and the routing gate were first chosen, and tests/fixtures/agent_questions/questions.json
+  (issue 9's 49 questions).
 """
 
 from __future__ import annotations
@@ -21,12 +25,24 @@ from edgehost.agent.tools import ToolSpec
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BUILT_IN = ("board", "files")
+EVERYDAY = FIXTURES / "everyday_questions" / "questions.json"
+SPLITS = ("calibration", "heldout")
+# The folders the servers of the everyday set serve, as the host finds them in their arguments
+# (agent/known_arguments.py): the git server's repository, the filesystem server's folder.
+SERVED_FOLDERS = {"git": "/srv/edgehost/repository", "filesystem": "/srv/edgehost/files"}
 
 
 @dataclass(frozen=True)
 class Question:
     text: str
     tools: tuple[str, ...]  # the tools that answer it; empty for plain chat
+    previous: str | None = None  # the question asked before it in the conversation, for a follow-up
+    style: str = ""
+
+    @property
+    def server(self) -> str:
+        """The server of its first tool; "chat" for plain chat."""
+        return self.tools[0].split("__", 1)[0] if self.tools else "chat"
 
 
 @dataclass(frozen=True)
@@ -47,9 +63,13 @@ def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def reference_tools(servers: tuple[str, ...] | None = None) -> list[ToolSpec]:
+def reference_tools(
+    servers: tuple[str, ...] | None = None, folders: dict[str, str] | None = None
+) -> list[ToolSpec]:
     listed = _load(FIXTURES / "reference_tools.json")["servers"]
-    return tool_specs({name: tools for name, tools in listed.items() if servers is None or name in servers})
+    return tool_specs(
+        {name: tools for name, tools in listed.items() if servers is None or name in servers}, folders=folders
+    )
 
 
 def calibration() -> QuestionSet:
@@ -80,4 +100,28 @@ def evaluation() -> QuestionSet:
     servers = tuple(document["servers"])
     tools = anyio.run(built_in_tools) + reference_tools(tuple(s for s in servers if s not in BUILT_IN))
     questions = [Question(q["question"], tuple(q["tools"])) for q in document["questions"]]
+    return QuestionSet(tools, questions)
+
+
+def everyday_document() -> dict:
+    return _load(EVERYDAY)
+
+
+def everyday_servers() -> tuple[str, ...]:
+    """The servers the everyday questions are asked over, built-in first."""
+    return (*BUILT_IN, "everything", "filesystem", "memory", "time", "git")
+
+
+def everyday(split: str) -> QuestionSet:
+    """The everyday questions of one half (``calibration`` or ``heldout``) over every server of the
+    set, the git and filesystem servers serving one folder each as the host would see them."""
+    if split not in SPLITS:
+        raise ValueError(f"split is one of {SPLITS}, got {split!r}")
+    reference = tuple(s for s in everyday_servers() if s not in BUILT_IN)
+    tools = anyio.run(built_in_tools) + reference_tools(reference, SERVED_FOLDERS)
+    questions = [
+        Question(q["question"], tuple(q["tools"]), q.get("previous"), q.get("style", ""))
+        for q in everyday_document()["questions"]
+        if q["split"] == split
+    ]
     return QuestionSet(tools, questions)

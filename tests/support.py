@@ -52,10 +52,14 @@ async def python_server_client(*args: str) -> AsyncIterator[Client]:
 
 
 def tool_specs(
-    listings: Mapping[str, Sequence[types.Tool | Mapping[str, Any]]], *, trusted: Collection[str] = ()
+    listings: Mapping[str, Sequence[types.Tool | Mapping[str, Any]]],
+    *,
+    trusted: Collection[str] = (),
+    folders: Mapping[str, str] | None = None,
 ) -> list[ToolSpec]:
     """The tools of servers that list ``listings`` ({server: tools, as SDK objects or wire JSON}) as the
-    host gives them to the agent: named by the real catalog, in the servers' order."""
+    host gives them to the agent: named by the real catalog, in the servers' order. ``folders``: the
+    one folder a server serves, as the host finds it in the server's arguments."""
     listed = {
         server: ServerListing(
             tools=[t if isinstance(t, types.Tool) else types.Tool.model_validate(t) for t in tools]
@@ -63,7 +67,7 @@ def tool_specs(
         for server, tools in listings.items()
     }
     catalog = build_catalog(listed, [ServerConfig(name) for name in listings], lambda _name: True)
-    return list(specs_of(catalog, trusted))
+    return list(specs_of(catalog, trusted, folders))
 
 
 def stop_process(process: subprocess.Popen[Any], wait_s: float = 10.0) -> None:

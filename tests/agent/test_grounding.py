@@ -52,7 +52,6 @@ def test_a_list_of_three_items_is_not_mistaken_for_repetition() -> None:
 
 
 def test_an_answer_without_numbers_is_grounded_unless_the_question_asks_for_an_amount() -> None:
-    assert check_answer("The board is cool.", results=[TEMPERATURES]).grounded
     assert check_answer("The board is cool.", results=[TEMPERATURES], question="Is the board OK?").grounded
     memory = '{"total_mb": 23944, "available_mb": 21702}'
     vague = check_answer("The RAM is nearly full.", results=[memory], question="How much memory is free?")
@@ -106,7 +105,34 @@ def test_after_a_tool_that_found_nothing_no_answer_passes_for_one() -> None:
     assert "- zones: none" in text and "(the tool found nothing)" in text
     assert "does not match" not in text  # it may well say so itself; nothing in it comes from the tool
     assert not check_answer("None found.", results=["", "[]", '{"a": {"b": null}}']).grounded
-    assert check_answer("The board is cool.", results=[empty, TEMPERATURES]).grounded  # one has data
+    one_has_data = check_answer(
+        "The board is cool.", results=[empty, TEMPERATURES], question="Is the board hot?"
+    )
+    assert one_has_data.grounded
+
+
+def test_a_reply_that_says_nothing_of_the_result_gives_way_to_it() -> None:
+    # After a delete whose path the user changed, the 135M model answered "True."; on a machine without
+    # thermal sensors it answered "This is not possible." though the result says why.
+    deleted = check_answer(
+        "True.",
+        results=["Deleted other.txt"],
+        question="delete readme.txt",
+        arguments=[{"path": "other.txt"}],
+    )
+    assert not deleted.grounded and deleted.reason == "it says nothing of the result"
+    no_sensors = json.dumps({"zones": [], "note": "This machine has no thermal sensors."})
+    assert not check_answer(
+        "This is not possible.", results=[no_sensors], question="How hot is the board?"
+    ).grounded
+    text = ungrounded_answer_text([("files__delete_file", "Deleted other.txt")], "True.", deleted)
+    assert text == "**files__delete_file** returned:\n\nDeleted other.txt"  # the reply adds nothing
+    # A word of the result, the call or the question, or a number the result explains, is something.
+    assert check_answer(
+        "The file was deleted.", results=["Deleted other.txt"], question="delete readme.txt"
+    ).grounded
+    assert check_answer("other.txt is gone.", results=["ok"], arguments=[{"path": "other.txt"}]).grounded
+    assert check_answer("1,024 MB.", results=['{"available_mb": 1024}']).grounded
 
 
 MEMORY = json.dumps({"total_mb": 24105.6, "available_mb": 22101.8, "used_mb": 2003.7})

@@ -158,7 +158,11 @@ async def test_arguments_the_user_edited_are_what_the_model_reads_with_the_resul
     [finished] = session.of(ev.ToolExecutionFinished)
     assert finished.result_text == "created shopping.txt (17 bytes)"
     assert finished.arguments == {"path": "shopping.txt", "content": "buy milk and eggs"}
-    assert completed.text == "I wrote buy milk and eggs."
+    # What ran is said after the answer, so the user does not read the model's call into it.
+    assert completed.text == (
+        'I wrote buy milk and eggs.\n\n**notes__write_note** ran with content "buy milk and eggs", as you'
+        ' changed it; the model proposed content "buy milk".'
+    )
 
 
 # -- a reply that echoes what EdgeHost told the model ---------------------------------------------

@@ -98,3 +98,16 @@ def test_each_line_of_an_answer_keeps_its_line_break_as_the_page_shows_it(qtbot:
     assert view.toPlainText().splitlines() == ["Title", "first line", "second line"]
     assert view.document().findBlockByNumber(0).blockFormat().headingLevel() == 1
     assert view.document().findBlockByNumber(1).blockFormat().headingLevel() == 0
+
+
+def test_a_tool_card_says_which_arguments_edgehost_filled_in(qtbot: Any) -> None:
+    arguments = {"repo_path": "/home/anna/plants", "max_count": 3}
+    card = ToolCard("c1", "git__git_log", arguments)
+    qtbot.addWidget(card)
+    card.show()
+    assert card.filled_label.isHidden()
+    card.set_filled_by_host(("repo_path",), arguments)
+    assert not card.filled_label.isHidden()
+    assert card.filled_label.text() == (
+        "Filled in by EdgeHost from the server's settings: repo_path = /home/anna/plants"
+    )

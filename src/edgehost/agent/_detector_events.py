@@ -45,6 +45,8 @@ class ToolCallParsed:
     raw: str
     dialect: str
     index: int
+    # Arguments EdgeHost filled in from what it knows of the server (agent/known_arguments.py).
+    filled_by_host: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,10 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import clock_times, named_timezones, path_values
+from edgehost.agent.known_arguments import is_folder_argument
 from edgehost.agent.tools import ToolSpec
 
-__all__ = ["argument_fit", "asks_for_change", "expanded_terms", "question_cues"]
+__all__ = ["argument_fit", "asks_for_change", "expanded_terms", "lacks_required_values", "question_cues"]
 
 # The verbs of tool names, and the words people use for them.
 _ACTIONS: Mapping[str, str] = {
@@ -58,9 +59,6 @@ _NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
 # The argument kinds that can take each naming value of a question.
 _PLACES = {"file": {"path"}, "directory": {"path", "directory"}, "url": {"url"}}
 _FILE_NAME = re.compile(r"\.\w{1,5}$")
-# A path argument is a directory when its description says so, or, undescribed, when its tool's name does.
-_DIRECTORY_DESCRIPTION = re.compile(r"^\s*(?:the\s+)?(?:new\s+)?(?:directory|folder)\b", re.I)
-_DIRECTORY_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)", re.I)
 
 
 @cache
@@ -118,8 +116,13 @@ def question_cues(query: str) -> dict[str, int]:
 
 @lru_cache(maxsize=4096)
 def _argument_kinds(tool: ToolSpec) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
-    """How many arguments of ``tool`` are of each typed kind, and the kinds of its required ones."""
-    kinds = {name: _kind(name, schema, tool.tool_name) for name, schema in tool.properties.items()}
+    """How many arguments of ``tool`` are of each typed kind, and the kinds of its required ones. An
+    argument EdgeHost knows the value of (agent/known_arguments.py) asks nothing of the question."""
+    kinds = {
+        name: _kind(name, schema, tool.tool_name)
+        for name, schema in tool.properties.items()
+        if name not in tool.known_arguments
+    }
     counts = Counter(kind for kind in kinds.values() if kind is not None)
     required = tuple(kind for name, kind in kinds.items() if kind is not None and name in tool.required)
     return tuple(counts.items()), required
@@ -129,9 +132,7 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
     if not isinstance(schema, Mapping):
         return None
     description = str(schema.get("description") or "")
-    if name == "path" and (
-        _DIRECTORY_DESCRIPTION.match(description) or (not description and _DIRECTORY_TOOL.search(tool_name))
-    ):
+    if is_folder_argument(name, schema, tool_name):
         return "directory"
     text = f"{name} {description}".lower()
     if "url" in text or schema.get("format") == "uri":
@@ -145,6 +146,13 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
     if schema.get("type") in ("number", "integer"):
         return "number"
     return None
+
+
+def lacks_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
+    """Whether the question (its ``cues``) holds no value of some typed argument ``tool`` requires
+    (a path, a URL, a time zone ...) that EdgeHost does not know itself."""
+    _counts, required = _argument_kinds(tool)
+    return any(not cues[kind] for kind in required)
 
 
 def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:

@@ -56,6 +56,9 @@ class ToolExecutionStarted:
     chosen_by: str = "model"  # as on ToolCallDetected
     # The model's arguments when the user edited them before allowing the call (None: not edited).
     proposed_arguments: dict[str, Any] | None = None
+    # The arguments EdgeHost filled in from what it knows of the server, not the question (the
+    # repository of a git server started on one): agent/known_arguments.py.
+    filled_by_host: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

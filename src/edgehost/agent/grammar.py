@@ -72,7 +72,13 @@ def tool_call_grammar(
     llama-cpp-python is missing.
     """
     if grounded_in is not None:
-        tools = [_Grounded(t.name, grounded_schema(_schema_of(t), grounded_in, t.name)) for t in tools]
+        tools = [
+            _Grounded(
+                t.name,
+                grounded_schema(_schema_of(t), grounded_in, t.name, getattr(t, "known_arguments", None)),
+            )
+            for t in tools
+        ]
     return _grammar(dialect, tools, with_opening=pinned)
 
 

@@ -59,13 +59,25 @@ _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IG
 # A path written from the root or the home folder: "/tmp", "~/notes/todo.txt" (not a URL's "//host").
 _WRITTEN_PATH = re.compile(r"(?<![\w/.~:])(~?/[\w\-.][\w\-./]*)")
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+_FILE_NAME = re.compile(r"\.\w{1,5}$")
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
+
+
+def _quoted(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+
+
+def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
+    """The examples the property's description quotes that share a word with ``text``."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    described = _DESCRIBED.findall(str(schema.get("description") or ""))
+    return [d for d in described if words & {w.lower() for w in _WORD.findall(d)}]
 
 
 def question_spans(text: str) -> list[str]:
     """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
     MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
-    spans: list[str] = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    spans: list[str] = _quoted(text)
     words = _WORD.findall(text)
     for length in range(1, MAX_SPAN_WORDS + 1):
         for start in range(len(words) - length + 1):
@@ -76,12 +88,27 @@ def question_spans(text: str) -> list[str]:
     return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
 
 
-def grounded_schema(schema: Mapping[str, Any], text: str, tool: str = "") -> dict[str, Any]:
+def grounded_schema(
+    schema: Mapping[str, Any], text: str, tool: str = "", known: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring).
     A text value that is only words of the ``tool``'s name ("files" for search_files) is offered last:
-    the question names the tool with it, not the value."""
+    the question names the tool with it, not the value. A ``known`` argument (the folder EdgeHost
+    knows the tool's server serves: agent/known_arguments.py) is offered the paths the question
+    writes whole ("/home/anna/site"), else that folder alone: "the branch called fix-typo" names no
+    repository."""
     named = frozenset(re.findall(r"[a-z]+", tool.lower()))
-    return _ground(dict(schema), text, required=True, named=named)
+    grounded = _ground(dict(schema), text, required=True, named=named)
+    properties = grounded.get("properties")
+    if not known or not isinstance(properties, Mapping):
+        return grounded
+    folders = [p.rstrip(".") for p in _WRITTEN_PATH.findall(text) if not _FILE_NAME.search(p)]
+    offered = {
+        name: {**properties[name], "enum": [*folders, value] if folders else [value]}
+        for name, value in known.items()
+        if isinstance(properties.get(name), Mapping)
+    }
+    return {**grounded, "properties": {**properties, **offered}}
 
 
 def _ground(
@@ -90,6 +117,17 @@ def _ground(
     kind = schema.get("type")
     if "enum" in schema or "const" in schema:
         return schema
+    nullable = _nullable_of(schema)
+    if nullable is not None:
+        # "a string or null" (pydantic's Optional[str], the git server's timestamps) is left out unless
+        # the question gives a value of its kind: one it quotes, or one that shares a word with the
+        # examples its description quotes ("since yesterday" for '2 weeks ago', 'yesterday'). Left
+        # free, the 135M model wrote "2015:07:01Tue18:30:00Z"; offered the question's words, "Can".
+        grounded = _ground(nullable, text, required=False, name=name, named=named)
+        if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
+            fitting = _quoted(text) + _related_examples(nullable, text)
+            grounded["enum"] = [value for value in grounded["enum"] if value in fitting]
+        return grounded
     if kind == "object" and isinstance(schema.get("properties"), Mapping):
         needed = set(schema.get("required") or [])
         properties = {
@@ -126,6 +164,19 @@ def _ground(
             return schema
         return {**schema, "enum": numbers}
     return schema
+
+
+def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The one concrete type of a schema that is that type or null (``anyOf``/``oneOf`` with a null
+    branch), with the schema's own description and default; None for any other schema."""
+    variants = schema.get("anyOf") or schema.get("oneOf")
+    if not isinstance(variants, list):
+        return None
+    concrete = [v for v in variants if isinstance(v, Mapping) and v.get("type") != "null"]
+    if len(concrete) != 1 or len(concrete) == len(variants):
+        return None
+    own = {key: schema[key] for key in ("description", "title", "default") if key in schema}
+    return {**concrete[0], **own}
 
 
 def _within(number: float, schema: Mapping[str, Any]) -> float | None:
@@ -176,8 +227,7 @@ def _text_values(
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
             return default
-    words = {w.lower() for w in _WORD.findall(text)}
-    related = [d for d in described if words & {w.lower() for w in _WORD.findall(d)}]
+    related = _related_examples(schema, text)
     # An empty default means "not given": offered as a value, it lets a small model write a call that
     # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.
     given = [d for d in default if d.strip()]

@@ -28,7 +28,11 @@ tool call is *ungrounded* when
    the answer writes none of the result's hours and minutes ("The time is 2026-11-26, which is
    midnight": the date, and an hour of its own); or
 9. it is a template left unfilled (``{PATH_RESULT}``, ``{{result}}``), or it breaks off where its
-   content should begin: it ends with a colon ("The result is:", seen after a file was written).
+   content should begin: it ends with a colon ("The result is:", seen after a file was written); or
+10. it says nothing of what happened: it has no number (those it has passed rule 3) and no word of
+   the results, the calls' arguments or the question, where the results and arguments have words ("True." after a file was deleted, "This is not possible." after the
+   board said it has no thermal sensors). Words are compared by their first five letters (deleted,
+   delete), leaving out the commonest short words.
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -107,6 +111,7 @@ class Grounding:
     reason: str = ""  # why not, in words a user can read ("it has numbers the result does not: 2307.2")
     invented: tuple[str, ...] = ()  # the numbers that are in no source
     nothing_to_go_on: bool = False  # the call failed or was refused: there is no result to contradict
+    says_nothing: bool = False  # rule 10: the reply is left out, the result is the answer
 
 
 def _decimal(text: str) -> Decimal | None:
@@ -298,7 +303,60 @@ def check_answer(
         stated = [match.group(0) for match in _NUMBER.finditer(answer)]
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
+    said = _stems(" ".join([*results, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]))
+    if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
+        return Grounding(False, "it says nothing of the result", says_nothing=True)
     return Grounding(True)
+
+
+# Words too common to show that an answer speaks of a result (rule 10).
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "you",
+        "your",
+        "are",
+        "was",
+        "were",
+        "this",
+        "that",
+        "with",
+        "not",
+        "but",
+        "has",
+        "have",
+        "had",
+        "its",
+        "it's",
+        "from",
+        "can",
+        "all",
+        "any",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "how",
+        "when",
+        "where",
+        "will",
+        "would",
+        "yes",
+        "now",
+        "one",
+    ]
+)
+STEM_LETTERS = 5
+
+
+def _stems(text: str) -> set[str]:
+    """The words (three letters or more, not the commonest) and numbers of ``text``, each cut to its
+    first STEM_LETTERS letters (rule 10)."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    return {w[:STEM_LETTERS] for w in words if (len(w) >= 3 and w not in _COMMON) or w.isdigit()}
 
 
 def has_words(text: str) -> bool:
@@ -554,7 +612,7 @@ def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, 
     """What the user reads instead of an ungrounded answer: each result rendered, then the model's own
     text marked as such (left out when empty). ``results`` are (tool name, result text) pairs."""
     parts = [rendered_results(results)]
-    if has_words(model_text):
+    if has_words(model_text) and not grounding.says_nothing:
         quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
         if grounding.nothing_to_go_on or all(is_empty_result(text) for _name, text in results):
             # Nothing to contradict: the reply may even say so, but none of it comes from the tool.

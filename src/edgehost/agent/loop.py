@@ -28,6 +28,7 @@ from edgehost.agent.grounding import (
     rendered_results,
     ungrounded_answer_text,
 )
+from edgehost.agent.known_arguments import filled_by_host, with_known
 from edgehost.agent.prompting import (
     build_system_prompt,
     choose_dialect,
@@ -38,7 +39,13 @@ from edgehost.agent.prompting import (
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
-from edgehost.agent.tool_calls import DENIAL_INSTRUCTION, CallOutcome, ToolCalls, ToolExecutor
+from edgehost.agent.tool_calls import (
+    DENIAL_INSTRUCTION,
+    CallOutcome,
+    ToolCalls,
+    ToolExecutor,
+    edited_statement,
+)
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Backend, Capabilities, ChatMessage, Perf, estimate_tokens
 
@@ -287,8 +294,9 @@ class TurnRunner:
         limit = self.config.max_calls_per_turn
         room = max(limit - turn.calls_made, 0)
         admitted, refused_calls = round_.calls[:room], round_.calls[room:]
-        if round_.chosen_by == "host":
-            admitted = [_with_question_path(call, plan.by_name, turn.question) for call in admitted]
+        admitted = [
+            _with_filled_arguments(call, plan.by_name, turn.question, round_.chosen_by) for call in admitted
+        ]
         turn.calls_made += len(admitted)
         outcomes = await self._calls.run(
             turn.conv_id, admitted, plan.by_name, turn.earlier, plan.caps.max_context, round_.chosen_by
@@ -328,6 +336,9 @@ class TurnRunner:
                     for name, text in turn.last_results
                 ),
             )
+        edited = [edited_statement(r) for r in turn.executions if "proposed_arguments" in r]
+        if edited and not cancelled:
+            self._show(turn, "\n\n" + "\n".join(edited))
         completed = ev.TurnCompleted(
             turn.conv_id, "".join(turn.shown).strip(), turn.perf, tuple(turn.executions), cancelled
         )
@@ -427,11 +438,19 @@ def _questions(messages: Sequence[ChatMessage]) -> list[str]:
     return [m.content for m in messages if m.role == "user"]
 
 
-def _with_question_path(
-    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str
+def _with_filled_arguments(
+    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str, chosen_by: str
 ) -> ToolCallParsed:
-    """``call`` with the path its question names, where the model left the tool's path field out
-    (grounded_arguments.path_from_question); shown and recorded as the call's arguments."""
+    """``call`` with what the model left out filled in, shown and recorded as the call's arguments:
+    the folder EdgeHost knows the tool's server serves (agent/known_arguments.py), and, for a call
+    the host chose, the path its question names (grounded_arguments.path_from_question)."""
     tool = by_name.get(call.name)
-    filled = path_from_question(call.arguments, tool.input_schema, question) if tool is not None else None
-    return call if filled is None else dataclasses.replace(call, arguments=filled)
+    if tool is None:
+        return call
+    arguments = with_known(call.arguments, tool.known_arguments)
+    if chosen_by == "host":
+        arguments = path_from_question(arguments, tool.input_schema, question) or arguments
+    filled = filled_by_host(arguments, tool.known_arguments, question)
+    if arguments == call.arguments and not filled:
+        return call
+    return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)

@@ -19,6 +19,12 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   (alone, "and in Lyon?" is nearest a weather tool); "thanks!" or "ok" bring none and are read alone.
 - Candidates. The best tool, and those within CANDIDATE_MARGIN of it (at most ``max_candidates``):
   the model then chooses among them under a grammar; a clear winner is the only candidate.
+- Never a destructive call the question did not ask for. A tool that may destroy something (its
+  risk, agent/approval.py: annotations and name) is a candidate only when the question asks for a
+  change and holds a value of each typed argument the tool requires (a file name for a path, an
+  address for a URL) that EdgeHost does not know itself: "Give me three tips for writing clean code"
+  once became ``delete_file {"path": "code"}``, proposed for approval. Without such a candidate
+  the question calls no tool; the model answers it in words.
 
 - Attached content. A question sent with content (an attached resource, or a text that carries its
   own: an MCP prompt's "Please analyze the following resource:" and the resource after it; see
@@ -42,6 +48,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from edgehost.agent._query_cues import asks_for_change, lacks_required_values, question_cues
+from edgehost.agent.approval import tool_risk
 from edgehost.agent.tools import ToolSpec
 from edgehost.paths import shipped_dir
 
@@ -57,6 +65,7 @@ __all__ = [
     "SMALL_TALK_WEIGHT",
     "RouteDecision",
     "decide_route",
+    "destructive_call_asked",
     "about_attached",
     "is_follow_up",
     "parameters_from_name",
@@ -208,15 +217,24 @@ def decide_route(
     small_talk: float | None,
     *,
     max_candidates: int = 3,
-    follow_up: tuple[Sequence[float], float | None] | None = None,
+    follow_up: tuple[Sequence[float], float | None, str] | None = None,
     attached: tuple[str, float | None] | None = None,
+    question: str | None = None,
 ) -> RouteDecision:
     """The decision from the ranker's ``scores`` for ``tools`` and the question's similarity to small
-    talk (None without embeddings). ``follow_up``: the scores and small-talk similarity of a short
-    follow-up read with the previous question (module docstring); when that calls for a tool, it wins.
-    ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was sent
-    with it (module docstring)."""
-    decision = _decide(tools, scores, small_talk, max_candidates=max_candidates, follow_up=follow_up)
+    talk (None without embeddings). ``follow_up``: the scores, small-talk similarity and text of a
+    short follow-up read with the previous question (module docstring); when that calls for a tool, it
+    wins. ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was
+    sent with it (module docstring). ``question``: the text whose values a destructive candidate needs
+    (module docstring); None leaves the candidates as ranked."""
+    decision = _decide(
+        tools,
+        scores,
+        small_talk,
+        max_candidates=max_candidates,
+        follow_up=follow_up,
+        question=question,
+    )
     if attached is None or not decision.needs_tool:
         return decision
     why = about_attached(attached[0], decision.best_score, attached[1])
@@ -231,12 +249,19 @@ def _decide(
     small_talk: float | None,
     *,
     max_candidates: int,
-    follow_up: tuple[Sequence[float], float | None] | None,
+    follow_up: tuple[Sequence[float], float | None, str] | None,
+    question: str | None,
 ) -> RouteDecision:
     if not tools:
         return RouteDecision(False, (), 0.0, "no tools are enabled")
     if follow_up is not None:
-        decision = decide_route(tools, follow_up[0], follow_up[1], max_candidates=max_candidates)
+        decision = decide_route(
+            tools,
+            follow_up[0],
+            follow_up[1],
+            max_candidates=max_candidates,
+            question=follow_up[2],
+        )
         if decision.needs_tool:
             return RouteDecision(
                 True, decision.candidates, decision.best_score, f"a follow-up: {decision.reason}"
@@ -251,4 +276,24 @@ def _decide(
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
     )
+    if question is not None:
+        unasked = [t for t in candidates if not destructive_call_asked(question, t)]
+        candidates = tuple(t for t in candidates if t not in unasked)
+        if not candidates:
+            names = ", ".join(t.name for t in unasked)
+            return RouteDecision(
+                False,
+                (),
+                best,
+                f"no tool is needed: the question does not ask for what {names} would change ({reason})",
+            )
     return RouteDecision(True, candidates, best, reason)
+
+
+def destructive_call_asked(question: str, tool: ToolSpec) -> bool:
+    """Whether ``question`` may lead to a call of ``tool``: always for a tool that destroys nothing;
+    for one that may, when the question asks for a change and holds a value of each typed argument
+    the tool requires and EdgeHost does not know (module docstring)."""
+    if tool_risk(tool)[0] != "destructive":
+        return True
+    return asks_for_change(question) and not lacks_required_values(question_cues(question), tool)

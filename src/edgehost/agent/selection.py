@@ -394,7 +394,7 @@ class ToolSelector:
         follow_up = None
         if context and is_follow_up(query):
             combined = f"{context[-1]} {query}"
-            follow_up = (ranker.scores(combined, tools), small_talk(combined))
+            follow_up = (ranker.scores(combined, tools), small_talk(combined), combined)
         about = (
             (
                 query,
@@ -411,4 +411,5 @@ class ToolSelector:
             max_candidates=max_candidates,
             follow_up=follow_up,
             attached=about,
+            question=query,
         )

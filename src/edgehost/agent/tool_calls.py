@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any, Protocol
@@ -262,6 +262,7 @@ class ToolCalls:
                 record["decided_by"],
                 current.chosen_by,
                 proposed,
+                current.parsed.filled_by_host,
             )
         )
         started = perf_counter()
@@ -375,6 +376,8 @@ class _Call:
             "dialect": self.parsed.dialect,
             "chosen_by": self.chosen_by,
         }
+        if self.parsed.filled_by_host:
+            self.record["filled_by_host"] = list(self.parsed.filled_by_host)
 
 
 EDITED_NOTE = "The user changed the arguments before this call ran; it ran with"
@@ -385,6 +388,22 @@ def edited_note(arguments: dict[str, Any]) -> str:
     approval: the arguments that ran. The model's call in the conversation still says what it proposed:
     told nothing, it answered that it wrote "buy milk" when the user had made it "buy milk and eggs"."""
     return f"({EDITED_NOTE} {json.dumps(arguments, ensure_ascii=False, default=str)}.)"
+
+
+def edited_statement(record: Mapping[str, Any]) -> str:
+    """What the user reads after the answer of a turn whose call they edited in the approval: what ran,
+    and what the model had proposed, so that an answer such as "Deleted." is not read as the model's
+    call ("**files__delete_file** ran with path "other.txt", as you changed it; the model proposed
+    "readme.txt".)."""
+    ran, proposed = record.get("arguments") or {}, record.get("proposed_arguments") or {}
+    changed = [key for key in dict.fromkeys([*ran, *proposed]) if ran.get(key) != proposed.get(key)]
+
+    def value(arguments: Mapping[str, Any], key: str) -> str:
+        return json.dumps(arguments[key], ensure_ascii=False, default=str) if key in arguments else "nothing"
+
+    ran_text = ", ".join(f"{key} {value(ran, key)}" for key in changed)
+    proposed_text = ", ".join(f"{key} {value(proposed, key)}" for key in changed)
+    return f"**{record.get('tool')}** ran with {ran_text}, as you changed it; the model proposed {proposed_text}."
 
 
 def refusal_text(record: dict[str, Any]) -> str:

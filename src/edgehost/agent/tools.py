@@ -43,6 +43,9 @@ class ToolSpec:
     # False for a tool its server listed when last connected, while the whole server is switched off
     # (host/known_tools.py): never offered, only recognised as the tool a question calls for.
     server_enabled: bool = True
+    # Required arguments EdgeHost knows the value of, not the question: a folder argument of a
+    # server started on one folder (agent/known_arguments.py).
+    known_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def tool_name(self) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
+from edgehost.agent.known_arguments import known_arguments, served_folder
 from edgehost.agent.tool_calls import ProgressFn, ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.mcp.catalog import Catalog
@@ -46,23 +47,34 @@ class ManagerExecutor:
 def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
     """Every tool of the catalog (enabled or not) as the agent sees it.
 
-    The same ToolSpec objects come back while the catalog snapshot and the trusted servers are the
-    same, so what is cached per tool across turns (token counts, embeddings, rendered entries) is
-    found by identity instead of comparing schemas."""
+    The same ToolSpec objects come back while the catalog snapshot, the trusted servers and the
+    folders the servers serve are the same, so what is cached per tool across turns (token counts,
+    embeddings, rendered entries) is found by identity instead of comparing schemas."""
     global _last_specs
     catalog = manager.catalog
     trusted = frozenset(s.name for s in config.servers if s.trusted or s.builtin)
+    folders = tuple(
+        (s.name, folder)
+        for s in config.servers
+        if s.transport == "stdio" and (folder := served_folder(s.args, s.roots)) is not None
+    )
     last = _last_specs
-    if last is None or last[0] is not catalog or last[1] != trusted:
-        last = _last_specs = (catalog, trusted, specs_of(catalog, trusted))
+    if last is None or last[0] is not catalog or last[1] != (trusted, folders):
+        last = _last_specs = (catalog, (trusted, folders), specs_of(catalog, trusted, dict(folders)))
     return list(last[2])
 
 
-_last_specs: tuple[Catalog, frozenset[str], tuple[ToolSpec, ...]] | None = None
+_last_specs: (
+    tuple[Catalog, tuple[frozenset[str], tuple[tuple[str, str], ...]], tuple[ToolSpec, ...]] | None
+) = None
 
 
-def specs_of(catalog: Catalog, trusted: Collection[str] = ()) -> tuple[ToolSpec, ...]:
-    """The catalog's tools as the agent sees them (``trusted``: the servers whose tools are trusted)."""
+def specs_of(
+    catalog: Catalog, trusted: Collection[str] = (), folders: Mapping[str, str] | None = None
+) -> tuple[ToolSpec, ...]:
+    """The catalog's tools as the agent sees them (``trusted``: the servers whose tools are trusted;
+    ``folders``: the one folder each server serves, where it serves one: agent/known_arguments.py)."""
+    folders = folders or {}
     return tuple(
         ToolSpec(
             name=entry.name,
@@ -75,6 +87,12 @@ def specs_of(catalog: Catalog, trusted: Collection[str] = ()) -> tuple[ToolSpec,
             trusted_server=entry.server in trusted,
             original_name=entry.original_name,
             output_schema=entry.output_schema,
+            known_arguments=known_arguments(
+                entry.original_name or entry.name,
+                entry.input_schema,
+                folders.get(entry.server),
+                read_only=(entry.annotations or {}).get("readOnlyHint") is True,
+            ),
         )
         for entry in catalog.tools
     )

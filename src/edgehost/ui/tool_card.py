@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -51,6 +52,14 @@ def split_tool_name(name: str, server: str = "") -> tuple[str, str]:
         head, _, tail = name.partition(NAMESPACE_SEPARATOR)
         return head, tail
     return server, name
+
+
+def filled_by_host_text(names: Sequence[str], arguments: Mapping[str, Any]) -> str:
+    """'Filled in by EdgeHost: repo_path = /home/me/project' (the server serves that folder)."""
+    if not names:
+        return ""
+    values = "; ".join(f"{name} = {arguments.get(name)}" for name in names)
+    return f"Filled in by EdgeHost from the server's settings: {values}"
 
 
 def _compact(arguments: Any) -> str:
@@ -109,6 +118,12 @@ class ToolCard(QFrame):
         self.arguments.setWordWrap(True)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.arguments)
+        self.filled_label = QLabel()  # the arguments EdgeHost filled in, not the question
+        self.filled_label.setObjectName("Caption")
+        self.filled_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.filled_label.setWordWrap(True)
+        self.filled_label.hide()
+        layout.addWidget(self.filled_label)
 
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
@@ -154,6 +169,12 @@ class ToolCard(QFrame):
         text = CHOSEN_BY.get(chosen_by, "")
         self.chosen_label.setText(text)
         self.chosen_label.setVisible(bool(text))
+
+    def set_filled_by_host(self, names: Sequence[str], arguments: Mapping[str, Any]) -> None:
+        """Say which arguments EdgeHost filled in from what it knows of the server (the repository a
+        git server serves), so the user sees that the model did not choose them."""
+        self.filled_label.setText(filled_by_host_text(names, arguments))
+        self.filled_label.setVisible(bool(names))
 
     def set_status(self, status: str) -> None:
         self.status = status

@@ -130,6 +130,7 @@ class WindowEvents:
             from edgehost.ui.tool_card import split_tool_name
 
             card.set_call(*split_tool_name(event.tool, event.server), event.arguments)
+            card.set_filled_by_host(event.filled_by_host, event.arguments)
             card.set_status("running")
 
     def _on_tool_progressed(self, event: ev.ToolExecutionProgressed) -> None:

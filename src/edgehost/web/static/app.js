@@ -171,7 +171,11 @@ function apply(kind, e) {
       if (here) card(e.call_id, e.name, e.arguments, e.chosen_by).setStatus("detected");
       break;
     case "ToolExecutionStarted":
-      if (here) card(e.call_id, e.tool, e.arguments, e.chosen_by).setStatus("running");
+      if (here) {
+        const started = card(e.call_id, e.tool, e.arguments, e.chosen_by);
+        started.setStatus("running");
+        started.filled(e.filled_by_host || [], e.arguments);
+      }
       break;
     case "ToolExecutionProgressed":
       if (here && state.cards.has(e.call_id)) {
@@ -349,12 +353,15 @@ function card(callId, name, args, chosenBy) {
   summary.append(title, chosen, status);
   const argsNode = document.createElement("pre");
   argsNode.textContent = JSON.stringify(args, null, 2);
+  const filledNode = document.createElement("p");
+  filledNode.className = "chosen filled";
+  filledNode.hidden = true;
   const bar = document.createElement("progress");
   bar.hidden = true;
   const result = document.createElement("pre");
   result.className = "result";
   result.hidden = true;
-  node.append(summary, bar, argsNode, result);
+  node.append(summary, bar, argsNode, filledNode, result);
   $("messages").appendChild(node);
   scrollDown();
   const handle = {
@@ -379,6 +386,13 @@ function card(callId, name, args, chosenBy) {
     result(text) {
       result.textContent = text || "";
       result.hidden = !text;
+    },
+    // The arguments EdgeHost filled in from the server's settings (the repository a git server serves).
+    filled(names, values) {
+      filledNode.textContent = names.length
+        ? "Filled in by EdgeHost from the server's settings: " + names.map((n) => n + " = " + values[n]).join("; ")
+        : "";
+      filledNode.hidden = !names.length;
     },
   };
   state.cards.set(callId, handle);

@@ -1,0 +1,139 @@
+"""Arguments EdgeHost fills from what it knows of a server (agent/known_arguments.py), and the calls a
+question never leads to (a destructive one it did not ask for). The turn runs against the real
+reference git server (tests/peers/pyvenv) on a repository made here."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters, get_default_environment
+from tests.agent.test_turn_answers import Session, call
+from tests.question_sets import everyday, reference_tools
+from tests.support import CONNECT_TIMEOUT_S, tool_specs
+
+from edgehost.agent import events as ev
+from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.known_arguments import filled_by_host, known_arguments, served_folder, with_known
+from edgehost.agent.routing import destructive_call_asked
+
+REPO = Path(__file__).resolve().parents[2]
+PEER_PYTHON = REPO / "tests" / "peers" / "pyvenv" / "bin" / "python"
+LOG_SCHEMA = {
+    "type": "object",
+    "properties": {"repo_path": {"type": "string"}, "max_count": {"type": "integer", "default": 10}},
+    "required": ["repo_path"],
+}
+
+
+def test_a_server_started_on_one_folder_serves_that_folder(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    script = tmp_path / "server.js"
+    script.write_text("")
+    assert served_folder(["-m", "mcp_server_git", "--repository", str(tmp_path)]) == str(tmp_path)
+    assert served_folder([f"--root={tmp_path}"]) == str(tmp_path)
+    assert served_folder([str(script), str(tmp_path)]) == str(tmp_path)  # a file is no folder
+    assert served_folder([], roots=[str(tmp_path)]) == str(tmp_path)
+    assert served_folder([str(tmp_path), str(other)]) is None  # which of two is not for EdgeHost to say
+    assert served_folder([str(tmp_path / "missing")]) is None
+    assert served_folder(["-y", "@modelcontextprotocol/server-memory"]) is None
+
+
+def test_only_the_place_a_tool_works_in_or_a_folder_it_reads_is_known() -> None:
+    tools = {t.tool_name: t for t in reference_tools(("git", "filesystem"))}
+    folder = "/srv/repository"
+
+    def known(name: str) -> dict[str, str]:
+        tool = tools[name]
+        read_only = tool.hint("readOnlyHint") is True
+        return known_arguments(name, tool.input_schema, folder, read_only=read_only)
+
+    assert known("git_log") == {"repo_path": folder}
+    assert known("git_commit") == {"repo_path": folder}  # it changes the repository it works in
+    assert known("list_directory") == {"path": folder}  # a folder it only reads
+    assert known("create_directory") == {}  # the folder it makes is the user's to name
+    assert known("read_text_file") == {}  # a file never
+    assert known_arguments("git_log", LOG_SCHEMA, None, read_only=True) == {}  # no one folder served
+
+
+def test_a_known_argument_is_offered_alone_unless_the_question_writes_a_path() -> None:
+    known = {"repo_path": "/srv/repository"}
+    schema = grounded_schema(LOG_SCHEMA, "show me the last 3 commits", "git_log", known)
+    assert schema["properties"]["repo_path"]["enum"] == ["/srv/repository"]
+    assert schema["properties"]["max_count"]["enum"] == [3]
+    elsewhere = grounded_schema(LOG_SCHEMA, "show the commits of /home/anna/site", "git_log", known)
+    assert elsewhere["properties"]["repo_path"]["enum"] == ["/home/anna/site", "/srv/repository"]
+    branch = grounded_schema(LOG_SCHEMA, "the log of the branch called fix-typo", "git_log", known)
+    assert branch["properties"]["repo_path"]["enum"] == ["/srv/repository"]  # a name is no repository
+
+
+def test_a_value_the_model_left_out_is_filled_and_said_to_be_the_hosts() -> None:
+    known = {"repo_path": "/srv/repository"}
+    assert with_known({"max_count": 3}, known) == {"max_count": 3, "repo_path": "/srv/repository"}
+    assert with_known({"repo_path": " "}, known)["repo_path"] == "/srv/repository"
+    assert with_known({"repo_path": "/elsewhere"}, known) == {"repo_path": "/elsewhere"}  # given
+    assert filled_by_host({"repo_path": "/srv/repository"}, known, "show the log") == ("repo_path",)
+    assert filled_by_host({"repo_path": "/srv/repository"}, known, "log of /srv/repository") == ()
+
+
+def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for_its_change() -> None:
+    tools = {t.name: t for t in everyday("calibration").tools}
+    delete = tools["files__delete_file"]
+    # The embedded model once proposed delete_file {"path": "code"} for this one.
+    assert not destructive_call_asked("Give me three tips for writing clean code", delete)
+    assert not destructive_call_asked("How do I delete a file in Linux?", delete)  # names no file
+    assert destructive_call_asked("delete old.log", delete)
+    assert destructive_call_asked("please remove the recipes folder", delete)
+    # A tool that destroys nothing may always be a candidate; a known folder is no missing value.
+    assert destructive_call_asked("Explain what a CPU is", tools["board__cpu_status"])
+    assert destructive_call_asked("commit everything as 'first draft'", tools["git__git_commit"])
+
+
+@contextlib.asynccontextmanager
+async def git_session(repository: Path) -> AsyncIterator[Session]:
+    if not PEER_PYTHON.exists():
+        pytest.fail(f"{PEER_PYTHON} is missing: run `make peers`")
+    params = StdioServerParameters(
+        command=str(PEER_PYTHON),
+        args=["-m", "mcp_server_git", "--repository", str(repository)],
+        env=get_default_environment(),
+    )
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(params) as client:
+            listed = await client.list_tools()
+            yield Session(client, tool_specs({"git": listed.tools}, folders={"git": str(repository)}))
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A repository with one commit, as a user's project."""
+    folder = tmp_path / "plants"
+    folder.mkdir()
+    author = ["-c", "user.email=a@example.org", "-c", "user.name=A"]
+    for command in (
+        ["init", "-q", "-b", "main"],
+        [*author, "commit", "-q", "--allow-empty", "-m", "Add the cactus"],
+    ):
+        subprocess.run(["git", "-C", str(folder), *command], check=True)
+    return folder
+
+
+async def test_the_repository_of_the_git_server_is_filled_in_and_shown_as_edgehosts(repository: Path) -> None:
+    async with git_session(repository) as session:
+        # The model wrote no repository, as a user asking "show me the latest commits" gives none.
+        completed = await session.turn(
+            "show me the latest commits",
+            [call("git__git_log", max_count=3), "The last commit adds the cactus."],
+        )
+    [started] = session.of(ev.ToolExecutionStarted)
+    assert started.arguments == {"max_count": 3, "repo_path": str(repository)}
+    assert started.filled_by_host == ("repo_path",)
+    [finished] = session.of(ev.ToolExecutionFinished)
+    assert finished.status == "ok" and "Add the cactus" in finished.result_text
+    assert completed.executions[0]["filled_by_host"] == ["repo_path"]
