@@ -57,6 +57,10 @@ def test_the_process_ranks_exactly_as_the_same_model_in_this_process(process, to
             here.similarities(question, texts), abs=1e-6
         )
     assert process.similarities("anything", []) == []
+    directions = [[1.0] + [0.0] * 383, [0.5] * 384]  # a question probe's weights
+    assert process.projections(QUESTIONS[0], directions) == pytest.approx(
+        here.projections(QUESTIONS[0], directions), abs=1e-5
+    )
     process.anticipate("what is the weather like")  # embedded ahead, the same vector when asked
     assert process.similarities("what is the weather like", texts) == pytest.approx(
         here.similarities("what is the weather like", texts), abs=1e-6

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 from tests.agent.conftest import CountingEmbedder
-from tests.question_sets import calibration
+from tests.question_sets import QuestionSet, calibration, everyday
 
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice
@@ -28,8 +28,39 @@ async def test_the_gate_tells_tool_questions_from_chat_on_the_calibration_set(se
     chat_right = [
         not d.needs_tool for d, q in zip(decisions, questions.questions, strict=True) if not q.tools
     ]
-    assert sum(tool_right) / len(tool_right) >= 0.95  # measured 0.98
-    assert sum(chat_right) / len(chat_right) >= 0.84  # measured 0.88
+    assert sum(tool_right) / len(tool_right) >= 0.95  # measured 1.0 (0.98 before the question probe)
+    assert sum(chat_right) / len(chat_right) >= 0.84  # measured 1.0 (0.88)
+
+
+@pytest.fixture(scope="module")
+def everyday_calibration() -> QuestionSet:
+    return everyday("calibration")  # lists the built-in servers' tools: not inside a running loop
+
+
+async def test_the_gate_keeps_its_figures_on_the_everyday_calibration_half(
+    selector, everyday_calibration
+) -> None:
+    # The half the question probe was fitted on (bench/fit_question_probe.py); bench/selection_recall.py
+    # reports the held-out half. Before the probe: chat 0.27, tools 0.96.
+    questions = everyday_calibration
+    decisions = [
+        await selector.route(q.text, questions.tools, context=[q.previous] if q.previous else [])
+        for q in questions.questions
+    ]
+    right = [d.needs_tool == bool(q.tools) for d, q in zip(decisions, questions.questions, strict=True)]
+    chat = [r for r, q in zip(right, questions.questions, strict=True) if not q.tools]
+    tools = [r for r, q in zip(right, questions.questions, strict=True) if q.tools]
+    assert sum(chat) / len(chat) >= 0.65  # measured 0.70
+    assert sum(tools) / len(tools) >= 0.93  # measured 0.96
+
+
+def test_a_question_that_asks_for_a_task_reads_so_to_the_probe() -> None:
+    try:
+        semantic = EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+    assert semantic.asks_for_a_task("How much RAM is free right now?") > 0.5
+    assert semantic.asks_for_a_task("What does RAM stand for?") < 0.5
 
 
 async def test_small_talk_and_general_knowledge_call_nothing(selector, reference_tools) -> None:
@@ -48,7 +79,8 @@ async def test_a_clear_question_gets_its_tool_as_the_only_candidate(selector, re
 async def test_a_short_follow_up_is_read_with_the_previous_question(selector, reference_tools) -> None:
     tools = list(reference_tools.values())
     alone = await selector.route("and in Lyon?", tools)
-    assert alone.candidates[0].name != "time__get_current_time"  # a city alone reads like weather
+    # A city alone reads like weather, or like nothing to do.
+    assert not alone.needs_tool or alone.candidates[0].name != "time__get_current_time"
     follow_up = await selector.route("and in Lyon?", tools, context=["What time is it in Tokyo?"])
     assert follow_up.needs_tool and follow_up.candidates[0].name == "time__get_current_time"
     assert "follow-up" in follow_up.reason

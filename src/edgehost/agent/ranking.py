@@ -15,6 +15,7 @@ from typing import Protocol
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
+from edgehost.agent.question_probe import task_probe
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -142,6 +143,8 @@ class SimilarityIndex(Protocol):
 
     def similarities(self, query: str, texts: Sequence[str]) -> list[float]: ...
 
+    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]: ...
+
     def close(self) -> None: ...
 
 
@@ -172,6 +175,15 @@ class EmbeddingRanker:
     def best_similarity(self, query: str, texts: Sequence[str]) -> float:
         """The closest of ``texts`` to ``query`` (the small-talk examples' gate)."""
         return max(self.index.similarities(query, texts), default=0.0)
+
+    def asks_for_a_task(self, query: str) -> float | None:
+        """How likely ``query`` asks for something done or looked up rather than for a chat
+        (agent/question_probe.py), 0 to 1; None when no probe fits this embedding model."""
+        probe = task_probe(self.index.name)
+        if probe is None:
+            return None
+        [projection] = self.index.projections(query, [probe.weights])
+        return probe.probability(projection)
 
 
 class BlendedRanker:

@@ -12,6 +12,7 @@ answer per request, in order:
     {"op": "prepare", "texts": [...]}                    -> {"ok": true}
     {"op": "anticipate", "query": Q}                     -> {"ok": true}
     {"op": "similarities", "query": Q, "texts": [...]}   -> {"scores": [...]}
+    {"op": "projections", "query": Q, "directions": [[...], ...]} -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
 A request that fails is answered ``{"error": "..."}``.
@@ -231,6 +232,15 @@ class RankingProcess:
             raise self._fail("the ranking process answered without one score per text")
         return [float(s) for s in scores]
 
+    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
+        if not directions:
+            return []
+        message = {"op": "projections", "query": query, "directions": [list(d) for d in directions]}
+        scores = self._request(message).get("scores")
+        if not isinstance(scores, list) or len(scores) != len(directions):
+            raise self._fail("the ranking process answered without one score per direction")
+        return [float(s) for s in scores]
+
     def close(self) -> None:
         """End the process (asked, then killed after CLOSE_TIMEOUT_S); no requests after this."""
         with self._lock:
@@ -359,6 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     writer.send({"ok": True})
                 elif message.get("op") == "similarities":
                     writer.send({"scores": index.similarities(message["query"], message["texts"])})
+                elif message.get("op") == "projections":
+                    writer.send({"scores": index.projections(message["query"], message["directions"])})
                 else:
                     writer.send({"error": f"unknown request {message.get('op')!r}"})
             except Exception as exc:  # noqa: BLE001 - told to the host, which ranks by words instead

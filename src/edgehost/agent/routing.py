@@ -50,6 +50,7 @@ from functools import cache
 
 from edgehost.agent._query_cues import asks_for_change, lacks_required_values, question_cues
 from edgehost.agent.approval import tool_risk
+from edgehost.agent.question_probe import TASK_THRESHOLD, shipped_probe
 from edgehost.agent.tools import ToolSpec
 from edgehost.paths import shipped_dir
 
@@ -178,7 +179,13 @@ def route_score(best: float, small_talk: float | None) -> float:
     return best - SMALL_TALK_WEIGHT * small_talk if small_talk is not None else best
 
 
-def passes(best: float, small_talk: float | None) -> bool:
+def passes(best: float, small_talk: float | None, task: float | None = None) -> bool:
+    """The gate: with the question probe's ``task`` probability (agent/question_probe.py), a task
+    whose best tool fits; else the small-talk rule; else, without embeddings, BM25's threshold."""
+    probe = shipped_probe()
+    if task is not None and probe is not None:
+        chat = best - probe.small_talk_weight * small_talk if small_talk is not None else best
+        return task >= TASK_THRESHOLD and best >= probe.min_tool_score and chat >= probe.route_threshold
     if small_talk is None:
         return best >= LEXICAL_ROUTE_THRESHOLD
     return best >= MIN_TOOL_SCORE and route_score(best, small_talk) >= ROUTE_THRESHOLD
@@ -217,14 +224,16 @@ def decide_route(
     small_talk: float | None,
     *,
     max_candidates: int = 3,
-    follow_up: tuple[Sequence[float], float | None, str] | None = None,
+    follow_up: tuple[Sequence[float], float | None, str, float | None] | None = None,
     attached: tuple[str, float | None] | None = None,
     question: str | None = None,
+    task: float | None = None,
 ) -> RouteDecision:
     """The decision from the ranker's ``scores`` for ``tools`` and the question's similarity to small
-    talk (None without embeddings). ``follow_up``: the scores, small-talk similarity and text of a
-    short follow-up read with the previous question (module docstring); when that calls for a tool, it
-    wins. ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was
+    talk (None without embeddings); ``task``: the question probe's probability that it asks for a task
+    (None without the probe). ``follow_up``: the scores, small-talk similarity, text and task
+    probability of a short follow-up read with the previous question (module docstring); when that
+    calls for a tool, it wins. ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was
     sent with it (module docstring). ``question``: the text whose values a destructive candidate needs
     (module docstring); None leaves the candidates as ranked."""
     decision = _decide(
@@ -234,6 +243,7 @@ def decide_route(
         max_candidates=max_candidates,
         follow_up=follow_up,
         question=question,
+        task=task,
     )
     if attached is None or not decision.needs_tool:
         return decision
@@ -249,8 +259,9 @@ def _decide(
     small_talk: float | None,
     *,
     max_candidates: int,
-    follow_up: tuple[Sequence[float], float | None, str] | None,
+    follow_up: tuple[Sequence[float], float | None, str, float | None] | None,
     question: str | None,
+    task: float | None,
 ) -> RouteDecision:
     if not tools:
         return RouteDecision(False, (), 0.0, "no tools are enabled")
@@ -261,6 +272,7 @@ def _decide(
             follow_up[1],
             max_candidates=max_candidates,
             question=follow_up[2],
+            task=follow_up[3],
         )
         if decision.needs_tool:
             return RouteDecision(
@@ -268,10 +280,12 @@ def _decide(
             )
     order = sorted(range(len(tools)), key=lambda i: -scores[i])
     best = scores[order[0]]
-    reason = f"best {tools[order[0]].name} {best:.2f}" + (
-        f", small talk {small_talk:.2f}" if small_talk is not None else ""
+    reason = (
+        f"best {tools[order[0]].name} {best:.2f}"
+        + (f", task {task:.2f}" if task is not None else "")
+        + (f", small talk {small_talk:.2f}" if small_talk is not None else "")
     )
-    if not passes(best, small_talk):
+    if not passes(best, small_talk, task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN

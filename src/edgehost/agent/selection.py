@@ -391,10 +391,13 @@ class ToolSelector:
                 return None
             return semantic.best_similarity(text, small_talk_examples())
 
+        def task(text: str) -> float | None:
+            return semantic.asks_for_a_task(text) if semantic is not None else None
+
         follow_up = None
         if context and is_follow_up(query):
             combined = f"{context[-1]} {query}"
-            follow_up = (ranker.scores(combined, tools), small_talk(combined), combined)
+            follow_up = (ranker.scores(combined, tools), small_talk(combined), combined, task(combined))
         about = (
             (
                 query,
@@ -412,4 +415,5 @@ class ToolSelector:
             follow_up=follow_up,
             attached=about,
             question=query,
+            task=task(query),
         )

@@ -62,6 +62,13 @@ class VectorIndex:
             return []
         return [float(s) for s in self._text_vectors(texts) @ self._query_vector(query)]
 
+    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
+        """The dot product of ``query``'s unit vector with each of ``directions`` (a linear probe's
+        weights, agent/question_probe.py), in order."""
+        if not directions:
+            return []
+        return [float(s) for s in np.asarray(directions, dtype=np.float32) @ self._query_vector(query)]
+
     def anticipate(self, query: str) -> None:
         """Embed ``query`` now (the question as it is being typed), for a later ``similarities``."""
         self._query_vector(query)

@@ -1,0 +1,161 @@
+"""Fit the routing gate's question probe (agent/question_probe.py) on the calibration questions only.
+
+Writes resources/routing/task_probe.json: a logistic regression on a question's MiniLM unit vector
+(task = the question has tools, chat = it has none), its bias moved so that the chosen probability
+threshold is 0.5, the least best-tool score a task must reach to call a tool, and the small-talk rule
+it must pass as well (best tool score less a weight times the similarity to the small-talk examples,
+against a threshold: "thanks!" reads like a task to the probe alone). The L2 strength, the threshold
+and the rest are chosen by 5-fold cross-validation on the calibration questions;
+the held-out half of tests/fixtures/everyday_questions/ is never read. bench/selection_recall.py
+then reports the gate on both halves.
+
+Training questions: the calibration half of the everyday set (a follow-up read after its previous
+question, as the router reads it), the earlier sets (tests/fixtures/tool_queries/,
+tests/fixtures/agent_questions/), and the small-talk examples (resources/routing/small_talk.txt).
+A task that no tool of the set fits is left out (NO_FIT), so that the probe learns the kind of
+question and the ranker's score decides whether a tool fits.
+
+  RESULT question_probe_cv_accuracy       the gate's accuracy on the everyday calibration half, each
+                                           question predicted by a probe fitted without its fold
+  RESULT question_probe_cv_accuracy_all_sets   the same over every calibration set (what is maximised)
+  RESULT question_probe_cv_chat / _tools  the same, plain chat / tool questions alone
+
+Takes about a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.question_sets import Question, QuestionSet, calibration, evaluation, everyday  # noqa: E402
+
+from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
+from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
+from edgehost.agent.routing import small_talk_examples  # noqa: E402
+from edgehost.agent.vector_index import VectorIndex  # noqa: E402
+
+OUTPUT = REPO / "resources" / "routing" / PROBE_FILE
+# Calibration questions that ask for a task no tool of the set fits: chat for the router, but not
+# the kind of question the probe should call chat.
+NO_FIT = frozenset({"Convert 100 Fahrenheit to Celsius"})
+L2_CHOICES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+FOLDS = 5
+STEPS = 4000
+LEARNING_RATE = 2.0
+
+
+def text_of(question: Question) -> str:
+    return f"{question.previous} {question.text}" if question.previous else question.text
+
+
+def fit(vectors: np.ndarray, labels: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    """Logistic regression by gradient descent, the two classes weighted equally."""
+    weights, bias = np.zeros(vectors.shape[1]), 0.0
+    balance = np.where(labels == 1, 0.5 / labels.mean(), 0.5 / (1 - labels.mean()))
+    for _ in range(STEPS):
+        error = balance * (1 / (1 + np.exp(-(vectors @ weights + bias))) - labels)
+        weights -= LEARNING_RATE * (vectors.T @ error / len(labels) + l2 * weights)
+        bias -= LEARNING_RATE * float(error.mean())
+    return weights, bias
+
+
+def _gate(
+    task: np.ndarray,
+    best: np.ndarray,
+    small_talk: np.ndarray,
+    threshold: float,
+    floor: float,
+    weight: float,
+    route: float,
+) -> np.ndarray:
+    """routing.passes with the probe, for every question at once."""
+    best = np.nan_to_num(best, nan=1.0)
+    return (task >= threshold) & (best >= floor) & (best - weight * small_talk >= route)
+
+
+def main() -> int:
+    model = MiniLMEmbedder.load()
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(model)))
+    own = everyday("calibration")
+    sets: list[QuestionSet] = [own, calibration(), evaluation()]
+    rows: list[tuple[str, bool, float, float]] = []  # text, task, best tool score, small-talk similarity
+    for questions in sets:
+        for question in questions.questions:
+            if question.text in NO_FIT:
+                continue
+            text = text_of(question)
+            chat = ranker.semantic.best_similarity(text, small_talk_examples())
+            rows.append((text, bool(question.tools), max(ranker.scores(text, questions.tools)), chat))
+    rows += [(text, False, float("nan"), 1.0) for text in small_talk_examples()]
+    vectors = model.embed([row[0] for row in rows]).astype(np.float64)
+    labels = np.array([row[1] for row in rows], dtype=np.float64)
+    best = np.array([row[2] for row in rows])
+    small_talk = np.array([row[3] for row in rows])
+    scored = ~np.isnan(best)  # the questions of the sets, over their tools: what the gate is scored on
+    mine = np.arange(len(rows)) < sum(1 for q in own.questions if q.text not in NO_FIT)  # the everyday half
+
+    order = np.random.default_rng(33).permutation(len(rows))
+    folds = np.array_split(order, FOLDS)
+    # accuracy, l2, threshold, min score, small-talk weight, route threshold
+    found: tuple[float, float, float, float, float, float] | None = None
+    predictions: dict[float, np.ndarray] = {}
+    for l2 in L2_CHOICES:
+        predicted = np.zeros(len(rows))
+        for fold in folds:
+            train = np.setdiff1d(order, fold)
+            weights, bias = fit(vectors[train], labels[train], l2)
+            predicted[fold] = 1 / (1 + np.exp(-(vectors[fold] @ weights + bias)))
+        predictions[l2] = predicted
+        for threshold in np.arange(0.2, 0.81, 0.05):
+            for floor in np.arange(0.0, 0.4, 0.02):
+                for weight in (0.0, 0.3, 0.5, 0.7, 1.0):
+                    for route in np.arange(-0.4, 0.3, 0.02):
+                        gate = _gate(predicted, best, small_talk, threshold, floor, weight, route)
+                        accuracy = float(((gate == (labels == 1)) & scored).sum() / scored.sum())
+                        if found is None or accuracy > found[0] + 1e-9:
+                            found = (accuracy, l2, float(threshold), float(floor), weight, float(route))
+    assert found is not None
+    accuracy, l2, threshold, floor, weight, route = found
+    gate = _gate(predictions[l2], best, small_talk, threshold, floor, weight, route)
+    right = gate == (labels == 1)
+    print(
+        f"chosen: l2 {l2:g}, probability threshold {threshold:.2f}, least best-tool score {floor:.2f},"
+        f" small-talk weight {weight:.1f}, route threshold {route:.2f}"
+    )
+    print(f"RESULT question_probe_cv_accuracy_all_sets {accuracy:.3f}")
+    print(f"RESULT question_probe_cv_accuracy {right[mine].mean():.3f}")
+    print(f"RESULT question_probe_cv_chat {right[mine & (labels == 0)].mean():.3f}")
+    print(f"RESULT question_probe_cv_tools {right[mine & (labels == 1)].mean():.3f}")
+
+    weights, bias = fit(vectors, labels, l2)
+    shifted = bias - float(np.log(threshold / (1 - threshold)))  # threshold -> 0.5
+    document = {
+        "about": (
+            "The routing gate's question probe (src/edgehost/agent/question_probe.py), written by"
+            " bench/fit_question_probe.py from the calibration questions only."
+        ),
+        "model_family": "minilm",
+        "trained_on": len(rows),
+        "l2": l2,
+        "cv_accuracy": round(float(right[mine].mean()), 3),
+        "min_tool_score": round(floor, 2),
+        "small_talk_weight": weight,
+        "route_threshold": round(route, 2),
+        "bias": round(shifted, 5),
+        "weights": [round(float(w), 5) for w in weights],
+    }
+    OUTPUT.write_text(json.dumps(document, indent=None) + "\n", encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(REPO)} ({len(rows)} questions)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

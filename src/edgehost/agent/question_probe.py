@@ -1,0 +1,78 @@
+"""Whether a question asks for a task or for a chat: a linear probe on its sentence embedding (issue 33).
+
+The routing gate (agent/routing.py) must tell "How much RAM is free?" (a tool's job) from "What does
+RAM stand for?" (the model's), though both sit next to the memory tool by meaning. Similarity to
+small-talk examples did not carry over to questions no one tuned for: on the held-out half of the
+everyday set it let two thirds of the plain chat through to a tool.
+
+A question's embedding holds more than its subject: whether it asks about the state of things here
+and now, or about the user's own files, notes and repository, or for something to be done; or for
+knowledge, an explanation, advice or a joke. A logistic regression on the unit vector (one weight per
+dimension and a bias) reads that direction. It is trained by bench/fit_question_probe.py on the
+calibration questions only (the calibration half of tests/fixtures/everyday_questions/ and the
+earlier sets, all tuned on before): a question that has tools is a task, plain chat is not; a task
+that no tool of the set fits ("Convert 100 Fahrenheit to Celsius") is left out of the training, so
+that the probe reads the kind of question and the ranker's score whether a tool fits it. The weights
+are shipped in resources/routing/task_probe.json with the embedding model they were fitted for; any
+MiniLM variant (fp32, int8, the NPU's) shares the vector space.
+
+No words are listed here and no tool is named: the probe knows questions, not servers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from edgehost.paths import shipped_dir
+
+__all__ = ["PROBE_FILE", "TASK_THRESHOLD", "TaskProbe", "shipped_probe", "task_probe"]
+
+PROBE_FILE = "task_probe.json"
+TASK_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class TaskProbe:
+    model_family: str  # the embedder names it fits start with this ("minilm")
+    weights: tuple[float, ...]
+    bias: float  # fitted so that a question asks for a task at a probability of 0.5 or more
+    # With the probe, a question calls a tool when it asks for a task and its best tool scores this
+    # much (the ranker's blended score): whether a tool fits is the ranker's to say.
+    min_tool_score: float
+    # ... and passes the small-talk rule (agent/routing.py's route_score) with these constants.
+    small_talk_weight: float
+    route_threshold: float
+
+    def probability(self, projection: float) -> float:
+        """The probability of a task for a question whose unit vector projects to ``projection``."""
+        return 1.0 / (1.0 + math.exp(-(projection + self.bias)))
+
+    def fits(self, embedder_name: str) -> bool:
+        return embedder_name.startswith(self.model_family)
+
+
+@cache
+def shipped_probe() -> TaskProbe | None:
+    """The probe in resources/routing/, None when it is missing or unreadable."""
+    try:
+        path = shipped_dir("resources") / "routing" / PROBE_FILE
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return TaskProbe(
+        str(document["model_family"]),
+        tuple(float(w) for w in document["weights"]),
+        float(document["bias"]),
+        float(document["min_tool_score"]),
+        float(document["small_talk_weight"]),
+        float(document["route_threshold"]),
+    )
+
+
+def task_probe(embedder_name: str) -> TaskProbe | None:
+    """The shipped probe, if it fits the embedder named ``embedder_name``; None otherwise."""
+    probe = shipped_probe()
+    return probe if probe is not None and probe.fits(embedder_name) else None
