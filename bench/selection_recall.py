@@ -1,19 +1,26 @@
 """How well the ranker finds a question's tool, and how well the router tells tool questions from chat
 (issue 9's ``selection_recall_at_1`` / ``_at_5``, decision 7 and 11).
 
-On the held-out evaluation set (tests/question_sets.py: 37 tool questions and 12 plain chat over the
-built-in board and files servers and the reference time, everything and memory servers), the same
-run, the same embedding model:
+On the held-out half of the everyday set (tests/question_sets.py: 105 questions, 73 for a tool and 32
+plain chat, over the built-in board and files servers and the reference everything, filesystem,
+memory, time and git servers; 66 tools), the same run, the same embedding model:
 
   RESULT selection_recall_at_1 / _at_5          today's ranker
+  RESULT selection_recall_at_1_<server>         the same, for the questions of one server's tools
   RESULT selection_recall_at_1_baseline / _at_5_baseline   the blend before issue 9 (one view of each
                                                  tool, BM25 on the question's words, no cues)
-  RESULT routing_gate_accuracy                  needs_tool right on all 49 questions
-  RESULT routing_gate_accuracy_calibration      the same on the calibration questions (86)
+  RESULT routing_gate_accuracy                  needs_tool right on all held-out questions
+  RESULT routing_gate_accuracy_tools / _chat    the same, tool questions / plain chat alone
+  RESULT routing_chat_destructive_candidates    plain-chat questions routed to a tool that may
+                                                 destroy something (must be 0)
   RESULT routing_candidates_recall              the right tool among the candidates, tool questions
   RESULT query_embedding_ms                     median of one question's embedding
-  RESULT ranking_ms                             median route() over the 39 tools, vectors warm,
+  RESULT ranking_ms                             median route() over the 66 tools, vectors warm,
                                                  without the question's embedding
+
+and each figure with the suffix _calibration for the calibration half, the only one tuned on. One
+line per calibration question follows (``--show heldout`` prints the held-out ones instead: to read,
+never to tune on).
 
 ``--int8`` measures the model as the bundle ships it (every matrix int8 with a scale per row, see
 agent/_embedding.py) instead of the fp32 weights of the installed package.
@@ -41,10 +48,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.question_sets import QuestionSet, calibration, evaluation  # noqa: E402
+from tests.question_sets import QuestionSet, everyday  # noqa: E402
 
 from edgehost.agent._bm25 import Bm25Index, terms  # noqa: E402
 from edgehost.agent._embedding import Embedder, MiniLMEmbedder  # noqa: E402
+from edgehost.agent.approval import tool_risk  # noqa: E402
 from edgehost.agent.ranking import (  # noqa: E402
     LEXICAL_SATURATION,
     LEXICAL_WEIGHT,
@@ -79,29 +87,50 @@ class BaselineBlend:
         ]
 
 
-def recall(ranker: object, questions: QuestionSet, k: int) -> float:
+def recall(ranker: object, questions: QuestionSet, k: int, server: str | None = None) -> float:
+    """Share of the tool questions (of ``server``'s tools only, if given) with a right tool in the top k;
+    a follow-up is ranked with its previous question in front of it, as the router reads it."""
+    asked = [q for q in questions.tool_questions if server is None or q.server == server]
     hits = 0
-    for question in questions.tool_questions:
-        scores = ranker.scores(question.text, questions.tools)  # type: ignore[attr-defined]
+    for question in asked:
+        text = f"{question.previous} {question.text}" if question.previous else question.text
+        scores = ranker.scores(text, questions.tools)  # type: ignore[attr-defined]
         order = np.argsort(-np.asarray(scores), kind="stable")[:k]
         hits += any(questions.tools[i].name in question.tools for i in order)
-    return hits / len(questions.tool_questions)
+    return hits / max(len(asked), 1)
 
 
 def route_all(selector: ToolSelector, questions: QuestionSet) -> list[tuple[bool, tuple[str, ...]]]:
     async def run() -> list[tuple[bool, tuple[str, ...]]]:
         out = []
         for question in questions.questions:
-            decision = await selector.route(question.text, questions.tools)
+            context = [question.previous] if question.previous else []
+            decision = await selector.route(question.text, questions.tools, context=context)
             out.append((decision.needs_tool, tuple(t.name for t in decision.candidates)))
         return out
 
     return asyncio.run(run())
 
 
-def gate_accuracy(decisions: list[tuple[bool, tuple[str, ...]]], questions: QuestionSet) -> float:
-    right = sum(needs == bool(q.tools) for (needs, _c), q in zip(decisions, questions.questions, strict=True))
-    return right / len(questions.questions)
+def gate_accuracy(
+    decisions: list[tuple[bool, tuple[str, ...]]], questions: QuestionSet, kind: str = "all"
+) -> float:
+    pairs = [
+        (needs, q)
+        for (needs, _c), q in zip(decisions, questions.questions, strict=True)
+        if kind == "all" or (kind == "tools") == bool(q.tools)
+    ]
+    return sum(needs == bool(q.tools) for needs, q in pairs) / max(len(pairs), 1)
+
+
+def destructive_for_chat(decisions: list[tuple[bool, tuple[str, ...]]], questions: QuestionSet) -> int:
+    """Plain-chat questions routed to a tool that may destroy something."""
+    by_name = {t.name: t for t in questions.tools}
+    return sum(
+        any(tool_risk(by_name[name])[0] == "destructive" for name in candidates)
+        for (_needs, candidates), q in zip(decisions, questions.questions, strict=True)
+        if not q.tools
+    )
 
 
 def calibrate(ranker: BlendedRanker, questions: QuestionSet) -> None:
@@ -169,32 +198,39 @@ def main() -> int:
     )
     parser.add_argument("--int8", action="store_true", help="the int8 model the bundle ships, not fp32")
     parser.add_argument("--static", action="store_true", help="token vectors distilled from the model")
+    parser.add_argument("--show", choices=("calibration", "heldout"), default="calibration")
     args = parser.parse_args()
     model = MiniLMEmbedder.load(quantise=args.int8)
     embedder: Embedder = StaticEmbedder(model) if args.static else model
     print(f"embedding model: {embedder.name}")
     ranker = BlendedRanker(EmbeddingRanker(VectorIndex(embedder)))
-    held, calib = evaluation(), calibration()
+    held, calib = everyday("heldout"), everyday("calibration")
     if args.calibrate:
         calibrate(ranker, calib)
         return 0
     baseline = BaselineBlend(embedder)
-    print(f"RESULT selection_recall_at_1 {recall(ranker, held, 1):.3f}")
-    print(f"RESULT selection_recall_at_5 {recall(ranker, held, 5):.3f}")
-    print(f"RESULT selection_recall_at_1_baseline {recall(baseline, held, 1):.3f}")
-    print(f"RESULT selection_recall_at_5_baseline {recall(baseline, held, 5):.3f}")
-    print(f"RESULT selection_recall_at_1_calibration {recall(ranker, calib, 1):.3f}")
-    print(f"RESULT selection_recall_at_1_calibration_baseline {recall(baseline, calib, 1):.3f}")
     selector = ToolSelector(ranker)
-    decisions = route_all(selector, held)
-    print(f"RESULT routing_gate_accuracy {gate_accuracy(decisions, held):.3f}")
-    print(f"RESULT routing_gate_accuracy_calibration {gate_accuracy(route_all(selector, calib), calib):.3f}")
-    found = [
-        any(name in q.tools for name in candidates)
-        for (_needs, candidates), q in zip(decisions, held.questions, strict=True)
-        if q.tools
-    ]
-    print(f"RESULT routing_candidates_recall {sum(found) / len(found):.3f}")
+    decided = {}
+    for suffix, questions in (("", held), ("_calibration", calib)):
+        print(f"RESULT selection_recall_at_1{suffix} {recall(ranker, questions, 1):.3f}")
+        print(f"RESULT selection_recall_at_5{suffix} {recall(ranker, questions, 5):.3f}")
+        for server in sorted({q.server for q in questions.tool_questions}):
+            print(f"RESULT selection_recall_at_1_{server}{suffix} {recall(ranker, questions, 1, server):.3f}")
+        print(f"RESULT selection_recall_at_1_baseline{suffix} {recall(baseline, questions, 1):.3f}")
+        print(f"RESULT selection_recall_at_5_baseline{suffix} {recall(baseline, questions, 5):.3f}")
+        decisions = decided[suffix] = route_all(selector, questions)
+        for kind in ("all", "tools", "chat"):
+            name = "routing_gate_accuracy" + ("" if kind == "all" else f"_{kind}")
+            print(f"RESULT {name}{suffix} {gate_accuracy(decisions, questions, kind):.3f}")
+        print(
+            f"RESULT routing_chat_destructive_candidates{suffix} {destructive_for_chat(decisions, questions)}"
+        )
+        found = [
+            any(name in q.tools for name in candidates)
+            for (_needs, candidates), q in zip(decisions, questions.questions, strict=True)
+            if q.tools
+        ]
+        print(f"RESULT routing_candidates_recall{suffix} {sum(found) / len(found):.3f}")
 
     embeds, routes = [], []
     for index in range(REPEATS):
@@ -208,9 +244,13 @@ def main() -> int:
     embed_ms = statistics.median(embeds)
     print(f"RESULT query_embedding_ms {embed_ms:.2f}")
     print(f"RESULT ranking_ms {max(statistics.median(routes) - embed_ms, 0.0):.2f}")
-    for (needs, candidates), q in zip(decisions, held.questions, strict=True):
+    shown = held if args.show == "heldout" else calib
+    for (needs, candidates), q in zip(
+        decided["" if args.show == "heldout" else "_calibration"], shown.questions, strict=True
+    ):
         right = needs == bool(q.tools) and (not q.tools or candidates[0] in q.tools)
-        print(f"{'ok ' if right else 'BAD'} {q.text!r} -> {', '.join(candidates) or 'no tool'}")
+        expected = ", ".join(q.tools) or "no tool"
+        print(f"{'ok ' if right else 'BAD'} {q.text!r} -> {', '.join(candidates) or 'no tool'}  [{expected}]")
     return 0
 
 

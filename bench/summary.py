@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         for figure, value in parse_results(args.results.read_text().splitlines()):
             rows.append((args.results.name, figure, f"{value:g}", *verdict(figure, value)))
     else:
-        names = args.benches or sorted(p.stem for p in BENCH.glob("*.py") if p.stem != "summary")
+        names = args.benches or sorted(
+            p.stem for p in BENCH.glob("*.py") if p.stem != "summary" and not p.stem.startswith("_")
+        )
         for name in names:
             print(f"running bench/{name}.py ...", file=sys.stderr, flush=True)
             results, code, seconds = run_bench(BENCH / f"{name}.py")
