@@ -146,3 +146,25 @@ def test_the_one_path_the_question_names_fills_a_path_the_model_left_out() -> No
     assert path_from_question({}, schema, "Compare /tmp/a.txt with /tmp/b.txt") is None  # which one?
     two = {"type": "object", "properties": {"source": {"type": "string"}, "destination": {"type": "string"}}}
     assert path_from_question({}, two, "Move /tmp/a.txt") is None  # which field?
+
+
+def test_a_number_written_beside_an_arguments_words_goes_to_that_argument_alone() -> None:
+    # Offered every number in the question's order, the embedded model gave the house 1800 bedrooms
+    # and 3 square feet (BFCL simple_python_110).
+    schema = {
+        "type": "object",
+        "properties": {
+            "area": {"type": "integer", "description": "The area of the house in square feet"},
+            "bedrooms": {"type": "integer", "description": "Number of bedrooms"},
+            "floors": {"type": "integer"},
+        },
+        "required": ["area", "bedrooms"],
+    }
+    question = "Price a house with 3 bedrooms and 1800 square feet on 2 floors"
+    grounded = grounded_schema(schema, question)["properties"]
+    assert grounded["area"]["enum"] == [1800]
+    assert grounded["bedrooms"]["enum"] == [3]
+    assert grounded["floors"]["enum"] == [2]  # named by its own word
+    # Beside no argument's words, the numbers stay offered to each, in the question's order.
+    unnamed = grounded_schema(schema, "one with 3 and 1800")["properties"]
+    assert unnamed["area"]["enum"] == [3, 1800] and unnamed["bedrooms"]["enum"] == [3, 1800]

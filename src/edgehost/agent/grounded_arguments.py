@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from edgehost.agent._bm25 import terms
+
 __all__ = [
     "clock_times",
     "grounded_schema",
@@ -39,6 +41,8 @@ __all__ = [
 ]
 
 MAX_SPAN_WORDS = 4
+# The words beside a number that say what it counts ("3 bedrooms", "a budget of 500 dollars").
+NEAR_BEFORE, NEAR_AFTER = 2, 3
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
 # fmt: off
 _EDGE_WORDS = frozenset({
@@ -144,7 +148,7 @@ def _ground(
             for key, value in properties.items()
             if key in needed or not (isinstance(value, Mapping) and _only_default(value))
         }
-        return {**schema, "properties": properties}
+        return {**schema, "properties": _placed_numbers(schema["properties"], properties, text)}
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         return {
             **schema,
@@ -164,6 +168,60 @@ def _ground(
             return schema
         return {**schema, "enum": numbers}
     return schema
+
+
+def _placed_numbers(described: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with each number the question writes beside words of one numeric argument's name
+    or description ("3 bedrooms" for ``bedrooms``, "1800 square feet" for ``area``, described in square
+    feet) as that argument's only value, and no other's: offered every number in the question's order,
+    the 135M model gave a house 1800 bedrooms and 3 square feet. The best pairs are placed first; an
+    argument no number is written beside keeps the numbers left."""
+    numeric = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") in ("integer", "number")
+        and len(value.get("enum") or ()) > 1
+    ]
+    if not numeric:
+        return properties
+    pairs = []
+    for key in numeric:
+        schema = described.get(key)
+        description = str(schema.get("description") or "") if isinstance(schema, Mapping) else ""
+        words = set(terms(key)) | set(terms(description))
+        for written, beside in _numbers_with_their_words(text):
+            value = _within(float(written) if "." in written else int(written), properties[key])
+            if value is not None and value in properties[key]["enum"] and words & beside:
+                pairs.append((len(words & beside), key, written, value))
+    placed: dict[str, Any] = {}
+    taken: set[str] = set()
+    for _shared, key, written, value in sorted(pairs, key=lambda pair: -pair[0]):
+        if key not in placed and written not in taken:
+            placed[key], taken = value, taken | {written}
+    taken_values = set(placed.values())
+    return {
+        key: {**value, "enum": [placed[key]]}
+        if key in placed
+        else {**value, "enum": [v for v in value["enum"] if v not in taken_values] or value["enum"]}
+        if key in numeric
+        else value
+        for key, value in properties.items()
+    }
+
+
+def _numbers_with_their_words(text: str) -> list[tuple[str, set[str]]]:
+    """Each number of ``text`` as written, with the terms of the words just before and after it."""
+    tokens = list(_WORD.finditer(text))
+    found = []
+    for index, token in enumerate(tokens):
+        if not _NUMBER.fullmatch(token.group(0)):
+            continue
+        near = [
+            t.group(0) for t in tokens[max(index - NEAR_BEFORE, 0) : index + NEAR_AFTER + 1] if t is not token
+        ]
+        found.append((token.group(0), set(terms(" ".join(w for w in near if not _NUMBER.fullmatch(w))))))
+    return found
 
 
 def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
