@@ -311,3 +311,27 @@ async def test_a_cancelled_routing_returns_only_once_its_thread_has_finished(too
     with pytest.raises(asyncio.CancelledError):
         await route
     assert ranker.finished.is_set()
+
+
+async def test_the_hosts_call_takes_the_words_that_fit_each_argument_best_first(selector) -> None:
+    # Offered every run of the question's words, the embedded model filled species=100 and
+    # location=tomorrow (BFCL questions, issue 33).
+    tool = ToolSpec(
+        "zoo__population",
+        "zoo",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "species": {"type": "string", "description": "The species of the animal"},
+                "country": {"type": "string", "description": "The country"},
+                "years": {"type": "integer"},
+            },
+            "required": ["species", "country"],
+        },
+    )
+    fitted = await selector.with_fitting_values(tool, "How many tigers will live in India in 100 years?")
+    properties = fitted.input_schema["properties"]
+    assert properties["species"]["enum"][0] == "tigers" and len(properties["species"]["enum"]) == 3
+    assert properties["country"]["enum"][0] == "India"
+    assert properties["years"]["enum"] == [100]
+    assert tool.input_schema["properties"]["species"].get("enum") is None  # the tool itself is unchanged

@@ -181,6 +181,9 @@ class TurnRunner:
         for tool in reversed(forced):  # a forced tool is always described in the prompt
             if all(t.name != tool.name for t in selection.tools):
                 selection.tools.insert(0, tool)
+        if route is not None and route.needs_tool:
+            # The host's call takes values of the question that fit each argument (decision 11).
+            forced = [await self._selector.with_fitting_values(t, user_text) for t in forced]
         conversation.selected_tools = [t.name for t in selection.tools]
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions

@@ -13,14 +13,17 @@ The rankers are in agent/ranking.py; for the host the embedder runs in a process
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from edgehost.agent._bm25 import terms
+from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.ranking import (
     BlendedRanker,
@@ -55,6 +58,9 @@ DEFAULT_BUDGET_FRACTION = DEFAULT_TOOL_BUDGET_FRACTION  # settings.py holds the 
 # (and with it the KV cache) only when it beats the set's best by the margin and is itself a confident
 # match: on the calibration questions (tests/fixtures/tool_queries/) 70 % of the real matches score
 # above 0.22 (the median 0.38), small talk ("thanks!", "and in Paris?") at most 0.2.
+# A free text argument of a call the host chooses is offered at most this many of the question's words,
+# those nearest by meaning to what the argument is (ToolSelector.with_fitting_values).
+FITTING_VALUES = 3
 DEFAULT_RESELECT_MARGIN = 0.1
 DEFAULT_RESELECT_MIN_SCORE = 0.22
 log = logging.getLogger(__name__)
@@ -181,6 +187,23 @@ def select_tools(
         min_score,
         frame,
     )
+
+
+def _nearest_values(ranker: ToolRanker, arguments: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """For each argument, the FITTING_VALUES of its enum nearest by meaning to its name and description
+    (ToolSelector.with_fitting_values); all of them, in order, without the embedding model."""
+    semantic = _semantic(ranker)
+    nearest = {}
+    for key, schema in arguments.items():
+        values = list(schema["enum"])
+        if not isinstance(semantic, EmbeddingRanker) or not all(isinstance(v, str) for v in values):
+            nearest[key] = values
+            continue
+        what = f"{' '.join(terms(key))}: {schema.get('description') or schema.get('title') or ''}"
+        scores = semantic.index.similarities(what, values)
+        order = sorted(range(len(values)), key=lambda i: -scores[i])
+        nearest[key] = [values[i] for i in order[:FITTING_VALUES]]
+    return nearest
 
 
 def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
@@ -312,6 +335,31 @@ class ToolSelector:
                 self.ranker_reasons = (*self.ranker_reasons, str(exc))
                 await _in_thread(_close_index, ranker)
             return await _in_thread(function, await self.ranker(), *args)
+
+    async def with_fitting_values(self, tool: ToolSpec, question: str) -> ToolSpec:
+        """``tool`` with its free text values limited to the question's words (grounded_schema) and,
+        where that leaves more than FITTING_VALUES, to those nearest by meaning to what the argument
+        is ("species: the species of the animal" takes "tigers", not "100"), best first. Without the
+        embedding model, the words alone. For the calls the host chooses (decision 11)."""
+        schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
+        properties = schema.get("properties")
+        if not isinstance(properties, Mapping):
+            return dataclasses.replace(tool, input_schema=schema)
+        many = {
+            key: value
+            for key, value in properties.items()
+            if isinstance(value, Mapping)
+            and value.get("type") == "string"
+            and key not in tool.known_arguments
+            and len(value.get("enum") or ()) > FITTING_VALUES
+        }
+        if many:
+            nearest = await self._ranked(_nearest_values, many)
+            properties = {
+                **properties,
+                **{key: {**many[key], "enum": values} for key, values in nearest.items()},
+            }
+        return dataclasses.replace(tool, input_schema={**schema, "properties": properties})
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
