@@ -142,7 +142,8 @@ def main() -> int:
             "The routing gate's question probe (src/edgehost/agent/question_probe.py), written by"
             " bench/fit_question_probe.py from the calibration questions only."
         ),
-        "model_family": "minilm",
+        "embedders": ["minilm-cpu", "minilm-cpu-int8", "minilm-npu"],
+        "dimensions": int(vectors.shape[1]),
         "trained_on": len(rows),
         "l2": l2,
         "cv_accuracy": round(float(right[mine].mean()), 3),

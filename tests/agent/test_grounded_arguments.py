@@ -168,3 +168,32 @@ def test_a_number_written_beside_an_arguments_words_goes_to_that_argument_alone(
     # Beside no argument's words, the numbers stay offered to each, in the question's order.
     unnamed = grounded_schema(schema, "one with 3 and 1800")["properties"]
     assert unnamed["area"]["enum"] == [3, 1800] and unnamed["bedrooms"]["enum"] == [3, 1800]
+
+
+def test_a_signed_number_keeps_its_sign_when_placed() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"offset": {"type": "integer"}, "count": {"type": "integer"}},
+        "required": ["offset", "count"],
+    }
+    grounded = grounded_schema(schema, "set the offset to -2 and the count to 2")["properties"]
+    assert grounded["offset"]["enum"] == [-2] and grounded["count"]["enum"] == [2]
+
+
+def test_a_nullable_argument_keeps_its_own_choices_and_a_required_one_stays_answerable() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "since": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "e.g. 'yesterday'"},
+            "order": {
+                "anyOf": [{"type": "string", "enum": ["asc", "desc"]}, {"type": "null"}],
+                "default": None,
+            },
+        },
+        "required": ["since"],
+    }
+    grounded = grounded_schema(schema, "show them in desc order")["properties"]
+    assert grounded["order"] == schema["properties"]["order"]  # its own choices, or null
+    assert grounded["since"] == schema["properties"]["since"]  # required, nothing of its kind: free
+    told = grounded_schema(schema, "what changed since yesterday")["properties"]
+    assert told["since"]["enum"] == ["yesterday"]

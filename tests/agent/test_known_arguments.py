@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -19,7 +20,7 @@ from tests.support import CONNECT_TIMEOUT_S, tool_specs
 
 from edgehost.agent import events as ev
 from edgehost.agent.grounded_arguments import grounded_schema
-from edgehost.agent.known_arguments import filled_by_host, known_arguments, served_folder, with_known
+from edgehost.agent.known_arguments import filled_by_host, known_arguments, served_folder, settled_arguments
 from edgehost.agent.routing import destructive_call_asked
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,13 +37,22 @@ def test_a_server_started_on_one_folder_serves_that_folder(tmp_path: Path) -> No
     other.mkdir()
     script = tmp_path / "server.js"
     script.write_text("")
-    assert served_folder(["-m", "mcp_server_git", "--repository", str(tmp_path)]) == str(tmp_path)
-    assert served_folder([f"--root={tmp_path}"]) == str(tmp_path)
-    assert served_folder([str(script), str(tmp_path)]) == str(tmp_path)  # a file is no folder
-    assert served_folder([], roots=[str(tmp_path)]) == str(tmp_path)
-    assert served_folder([str(tmp_path), str(other)]) is None  # which of two is not for EdgeHost to say
-    assert served_folder([str(tmp_path / "missing")]) is None
-    assert served_folder(["-y", "@modelcontextprotocol/server-memory"]) is None
+
+    def served(*args: str, roots: tuple[str, ...] = (), cwd: str | None = None) -> str | None:
+        return served_folder(args, roots, cwd)
+
+    assert served("-m", "mcp_server_git", "--repository", str(tmp_path)) == str(tmp_path)
+    assert served(f"--root={tmp_path}") == str(tmp_path)
+    assert served(str(script), str(tmp_path)) == str(tmp_path)  # a file is no folder
+    assert served(roots=(str(tmp_path),)) == str(tmp_path)
+    assert served(str(tmp_path), str(other)) is None  # which of two is not for EdgeHost to say
+    assert served(str(tmp_path / "missing")) is None
+    assert served("-y", "@modelcontextprotocol/server-memory") is None
+    # A runner's folders are where it runs, not what the server serves.
+    assert served("--directory", str(other), "run", "server.py") is None
+    assert served("--config-dir", str(other), "--repository", str(tmp_path)) == str(tmp_path)
+    assert served("run", "-v", f"{other}:/data", "image") is None
+    assert served("./other", cwd=str(tmp_path)) == str(other)  # from the server's own folder
 
 
 def test_only_the_place_a_tool_works_in_or_a_folder_it_reads_is_known() -> None:
@@ -60,6 +70,10 @@ def test_only_the_place_a_tool_works_in_or_a_folder_it_reads_is_known() -> None:
     assert known("create_directory") == {}  # the folder it makes is the user's to name
     assert known("read_text_file") == {}  # a file never
     assert known_arguments("git_log", LOG_SCHEMA, None, read_only=True) == {}  # no one folder served
+    # Names that only look like a place: a URL, an id, a hosting service's repository name.
+    for name in ("repo_url", "project_id", "repo", "report_name", "root_cause"):
+        schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+        assert known_arguments("t", schema, folder, read_only=True) == {}, name
 
 
 def test_a_known_argument_is_offered_alone_unless_the_question_writes_a_path() -> None:
@@ -71,13 +85,26 @@ def test_a_known_argument_is_offered_alone_unless_the_question_writes_a_path() -
     assert elsewhere["properties"]["repo_path"]["enum"] == ["/home/anna/site", "/srv/repository"]
     branch = grounded_schema(LOG_SCHEMA, "the log of the branch called fix-typo", "git_log", known)
     assert branch["properties"]["repo_path"]["enum"] == ["/srv/repository"]  # a name is no repository
+    # A folder argument (not a place) takes a folder the question names inside the served one.
+    listing = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    photos = grounded_schema(
+        listing, "what's in the photos folder?", "list_directory", {"path": "/srv/files"}
+    )
+    assert photos["properties"]["path"]["enum"] == ["/srv/files/photos", "/srv/files"]
 
 
 def test_a_value_the_model_left_out_is_filled_and_said_to_be_the_hosts() -> None:
     known = {"repo_path": "/srv/repository"}
-    assert with_known({"max_count": 3}, known) == {"max_count": 3, "repo_path": "/srv/repository"}
-    assert with_known({"repo_path": " "}, known)["repo_path"] == "/srv/repository"
-    assert with_known({"repo_path": "/elsewhere"}, known) == {"repo_path": "/elsewhere"}  # given
+
+    def settled(arguments: dict[str, object], question: str = "show the log", host: bool = False) -> dict:
+        return settled_arguments(arguments, known, question, host_chose=host)
+
+    assert settled({"max_count": 3}) == {"max_count": 3, "repo_path": "/srv/repository"}
+    assert settled({"repo_path": " "})["repo_path"] == "/srv/repository"
+    assert settled({"repo_path": "/elsewhere"}) == {"repo_path": "/elsewhere"}  # the model's own call
+    # A call the host chose without a grammar (RKLLM): a word of the question is no repository.
+    assert settled({"repo_path": "commits"}, "show the commits", host=True)["repo_path"] == "/srv/repository"
+    assert settled({"repo_path": "/home/a/b"}, "the log of /home/a/b", host=True)["repo_path"] == "/home/a/b"
     assert filled_by_host({"repo_path": "/srv/repository"}, known, "show the log") == ("repo_path",)
     assert filled_by_host({"repo_path": "/srv/repository"}, known, "log of /srv/repository") == ()
 
@@ -92,7 +119,10 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
     assert destructive_call_asked("please remove the recipes folder", delete)
     # A tool that destroys nothing may always be a candidate; a known folder is no missing value.
     assert destructive_call_asked("Explain what a CPU is", tools["board__cpu_status"])
-    assert destructive_call_asked("commit everything as 'first draft'", tools["git__git_commit"])
+    # git_reset may destroy staged work and requires only the repository, which EdgeHost knows.
+    reset = tools["git__git_reset"]
+    assert destructive_call_asked("reset the staged changes", reset)
+    assert not destructive_call_asked("reset the staged changes", replace(reset, known_arguments={}))
 
 
 @contextlib.asynccontextmanager

@@ -174,3 +174,27 @@ async def test_a_selector_without_the_embedding_model_still_routes() -> None:
     decision = await selector.route("what temperature is the board", tools)
     assert decision.needs_tool and decision.candidates[0].name == "board__temperatures"
     assert selector.ranker_reasons == ("no model here",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"embedders": ["minilm-cpu"], "weights": [0.1]}',
+        "not json",
+        '{"embedders": ["minilm-cpu"], "dimensions": 2,'
+        ' "weights": [0.1, "x"], "bias": 0, "min_tool_score": 0, "small_talk_weight": 0, "route_threshold": 0}',
+    ],
+)
+def test_a_broken_probe_file_leaves_the_gate_on_its_small_talk_rule(tmp_path, monkeypatch, text) -> None:
+    from edgehost.agent import question_probe
+    from edgehost.agent.routing import passes
+
+    (tmp_path / "routing").mkdir()
+    (tmp_path / "routing" / question_probe.PROBE_FILE).write_text(text)
+    monkeypatch.setattr(question_probe, "shipped_dir", lambda _name: tmp_path)
+    question_probe.shipped_probe.cache_clear()
+    try:
+        assert question_probe.shipped_probe() is None
+        assert passes(0.5, 0.1, task=0.9) == passes(0.5, 0.1)  # routed as without a probe
+    finally:
+        question_probe.shipped_probe.cache_clear()

@@ -335,3 +335,22 @@ async def test_the_hosts_call_takes_the_words_that_fit_each_argument_best_first(
     assert properties["country"]["enum"][0] == "India"
     assert properties["years"]["enum"] == [100]
     assert tool.input_schema["properties"]["species"].get("enum") is None  # the tool itself is unchanged
+
+
+async def test_a_free_text_argument_and_an_arguments_own_choices_are_not_cut(selector) -> None:
+    tool = ToolSpec(
+        "notes__search",
+        "notes",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to search for"},
+                "unit": {"type": "string", "enum": ["kelvin", "celsius", "fahrenheit", "rankine", "reaumur"]},
+            },
+            "required": ["query"],
+        },
+    )
+    question = "Search the notes for anything about the dentist appointment"
+    fitted = (await selector.with_fitting_values(tool, question)).input_schema["properties"]
+    assert "dentist appointment" in fitted["query"]["enum"]  # nothing stands out as a query: all kept
+    assert fitted["unit"]["enum"] == ["kelvin", "celsius", "fahrenheit", "rankine", "reaumur"]

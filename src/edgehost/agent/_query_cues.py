@@ -24,7 +24,7 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import clock_times, named_timezones, path_values
-from edgehost.agent.known_arguments import is_folder_argument
+from edgehost.agent.known_arguments import FILE_NAME, is_folder_argument
 from edgehost.agent.tools import ToolSpec
 
 __all__ = ["argument_fit", "asks_for_change", "expanded_terms", "lacks_required_values", "question_cues"]
@@ -58,7 +58,6 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
 # The argument kinds that can take each naming value of a question.
 _PLACES = {"file": {"path"}, "directory": {"path", "directory"}, "url": {"url"}}
-_FILE_NAME = re.compile(r"\.\w{1,5}$")
 
 
 @cache
@@ -105,8 +104,8 @@ def question_cues(query: str) -> dict[str, int]:
     paths = path_values(query)
     return {
         "path": len(paths),
-        "file": sum(1 for p in paths if _FILE_NAME.search(p)),
-        "directory": sum(1 for p in paths if not _FILE_NAME.search(p)),
+        "file": sum(1 for p in paths if FILE_NAME.search(p)),
+        "directory": sum(1 for p in paths if not FILE_NAME.search(p)),
         "url": len(_URL.findall(query)),
         "zone": len(named_timezones(query)),
         "time": len(clock_times(query)),
@@ -132,11 +131,11 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
     if not isinstance(schema, Mapping):
         return None
     description = str(schema.get("description") or "")
-    if is_folder_argument(name, schema, tool_name):
-        return "directory"
     text = f"{name} {description}".lower()
     if "url" in text or schema.get("format") == "uri":
         return "url"
+    if is_folder_argument(name, schema, tool_name):
+        return "directory"
     if "timezone" in text.replace(" ", "") or "IANA" in description:
         return "zone"
     if "HH:MM" in description:

@@ -29,6 +29,7 @@ from functools import cache
 from typing import Any
 
 from edgehost.agent._bm25 import terms
+from edgehost.agent.known_arguments import WRITTEN_PATH, offered_values
 
 __all__ = [
     "clock_times",
@@ -60,10 +61,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
 _FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$")
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
-# A path written from the root or the home folder: "/tmp", "~/notes/todo.txt" (not a URL's "//host").
-_WRITTEN_PATH = re.compile(r"(?<![\w/.~:])(~?/[\w\-.][\w\-./]*)")
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
-_FILE_NAME = re.compile(r"\.\w{1,5}$")
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
 
 
@@ -98,18 +96,17 @@ def grounded_schema(
     """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring).
     A text value that is only words of the ``tool``'s name ("files" for search_files) is offered last:
     the question names the tool with it, not the value. A ``known`` argument (the folder EdgeHost
-    knows the tool's server serves: agent/known_arguments.py) is offered the paths the question
-    writes whole ("/home/anna/site"), else that folder alone: "the branch called fix-typo" names no
-    repository."""
+    knows the tool's server serves) is offered what known_arguments.offered_values says: the paths
+    the question writes whole, a folder it names inside the served one, then that folder."""
     named = frozenset(re.findall(r"[a-z]+", tool.lower()))
     grounded = _ground(dict(schema), text, required=True, named=named)
     properties = grounded.get("properties")
     if not known or not isinstance(properties, Mapping):
         return grounded
-    folders = [p.rstrip(".") for p in _WRITTEN_PATH.findall(text) if not _FILE_NAME.search(p)]
+    folders = path_values(text)
     offered = {
-        name: {**properties[name], "enum": [*folders, value] if folders else [value]}
-        for name, value in known.items()
+        name: {**properties[name], "enum": offered_values(name, folder, text, folders)}
+        for name, folder in known.items()
         if isinstance(properties.get(name), Mapping)
     }
     return {**grounded, "properties": {**properties, **offered}}
@@ -127,10 +124,14 @@ def _ground(
         # the question gives a value of its kind: one it quotes, or one that shares a word with the
         # examples its description quotes ("since yesterday" for '2 weeks ago', 'yesterday'). Left
         # free, the 135M model wrote "2015:07:01Tue18:30:00Z"; offered the question's words, "Can".
-        grounded = _ground(nullable, text, required=False, name=name, named=named)
+        if "enum" in nullable or "const" in nullable:
+            return schema  # its own choices, or null
+        grounded = _ground(nullable, text, required=required, name=name, named=named)
         if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
             fitting = _quoted(text) + _related_examples(nullable, text)
             grounded["enum"] = [value for value in grounded["enum"] if value in fitting]
+            if required and not grounded["enum"]:
+                return schema  # one must be given, and the question holds none: left free
         return grounded
     if kind == "object" and isinstance(schema.get("properties"), Mapping):
         needed = set(schema.get("required") or [])
@@ -211,16 +212,18 @@ def _placed_numbers(described: Mapping[str, Any], properties: dict[str, Any], te
 
 
 def _numbers_with_their_words(text: str) -> list[tuple[str, set[str]]]:
-    """Each number of ``text`` as written, with the terms of the words just before and after it."""
-    tokens = list(_WORD.finditer(text))
+    """Each number of ``text`` as written (a sign kept: "-2"), with the terms of the words just before
+    and after it, up to the numbers next to it."""
+    words = [w for w in _WORD.finditer(text) if not _NUMBER.fullmatch(w.group(0))]
+    numbers = list(_NUMBER.finditer(text))
     found = []
-    for index, token in enumerate(tokens):
-        if not _NUMBER.fullmatch(token.group(0)):
-            continue
-        near = [
-            t.group(0) for t in tokens[max(index - NEAR_BEFORE, 0) : index + NEAR_AFTER + 1] if t is not token
-        ]
-        found.append((token.group(0), set(terms(" ".join(w for w in near if not _NUMBER.fullmatch(w))))))
+    for index, number in enumerate(numbers):
+        start = numbers[index - 1].end() if index else 0
+        end = numbers[index + 1].start() if index + 1 < len(numbers) else len(text)
+        before = [w.group(0) for w in words if start <= w.start() and w.end() <= number.start()]
+        after = [w.group(0) for w in words if number.end() <= w.start() and w.end() <= end]
+        near = [*before[-NEAR_BEFORE:], *after[:NEAR_AFTER]]
+        found.append((number.group(0), set(terms(" ".join(near)))))
     return found
 
 
@@ -322,7 +325,7 @@ def path_values(text: str) -> list[str]:
     """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), and the
     folder it names ("the recipes folder", "called photos")."""
     words = _WORD.findall(text)
-    found = [p.rstrip(".") for p in _WRITTEN_PATH.findall(text)]
+    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)]
     found += [w for w in words if _FILE_LIKE.match(w) and not any(p.endswith("/" + w) for p in found)]
     for index, word in enumerate(words):
         before = words[index - 1] if index else ""

@@ -329,7 +329,6 @@ _COMMON = frozenset(
         "have",
         "had",
         "its",
-        "it's",
         "from",
         "can",
         "all",

@@ -19,46 +19,86 @@ arguments are checked for being existing folders.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["filled_by_host", "is_folder_argument", "known_arguments", "served_folder", "with_known"]
+__all__ = [
+    "FILE_NAME",
+    "WRITTEN_PATH",
+    "filled_by_host",
+    "is_folder_argument",
+    "is_place_argument",
+    "known_arguments",
+    "offered_values",
+    "served_folder",
+    "settled_arguments",
+]
 
-# An argument named for the place a tool works in ("repo_path", "root", "workspace").
-_PLACE_NAME = re.compile(r"repo|root|workspace|project", re.I)
-# An argument named for a folder ("folder", "directory", "working_dir").
-_FOLDER_NAME = re.compile(r"folder|director|(?:^|_)dir(?:_|$)", re.I)
+# An argument named for the place a tool works in: repo_path, repository_path, project_dir,
+# workspace_folder, working_dir, root, root_path. Not repo_url, project_id, report_name, a bare "repo"
+# (a hosting service's repository name) or root_cause.
+_PLACE_NAME = re.compile(
+    r"^(?:(?:repo|repository|project|workspace|working)_?(?:path|dir|directory|folder|root)|root(?:_?(?:path|dir|directory|folder))?)$",
+    re.I,
+)
+# An argument named for a folder: directory, folder, dir, target_dir, source_folder, dir_path.
+_FOLDER_NAME = re.compile(r"^(?:\w+_)?(?:dir|directory|folder)(?:_?path)?$", re.I)
 # A "path" described as a folder ("Directory relative to ...", "The folder to list").
 _FOLDER_DESCRIPTION = re.compile(r"^\s*(?:the\s+)?(?:new\s+)?(?:directory|folder)\b", re.I)
 _FOLDER_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)", re.I)
-_PATH_NAME = re.compile(r"path", re.I)
+# A flag of the program that starts a server, whose folder is where it runs or keeps its own things,
+# not what it serves: uv --directory/--project, npm --prefix, docker -v/-w, --config-dir, --cache-dir.
+_RUNNER_FLAG = re.compile(
+    r"^(?:--directory|--project|--prefix|--cwd|-C|-w|--workdir|-v|--volume|--mount|--[\w-]*(?:config|cache|data|log|state)[\w-]*)$"
+)
+# A path written whole in a question: from the root or the home folder (not a URL's "//host").
+WRITTEN_PATH = re.compile(r"(?<![\w/.~:])(~?/[\w\-.][\w\-./]*)")
+FILE_NAME = re.compile(r"\.\w{1,5}$")
+
+
+def is_place_argument(name: str) -> bool:
+    """Whether the argument ``name`` is the place a tool works in (repo_path, root ...)."""
+    return bool(_PLACE_NAME.match(name))
 
 
 def is_folder_argument(name: str, schema: Any, tool_name: str) -> bool:
-    """Whether the argument ``name`` of ``tool_name`` (its JSON ``schema``) is a folder's path."""
+    """Whether the argument ``name`` of ``tool_name`` (its JSON ``schema``) is a folder's path: named
+    for a place or a folder, or a ``path`` described as a folder or, undescribed, of a tool named for
+    folders. A schema that says it is a URL, or holds its own choices, is not."""
     if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
         return False
+    if "enum" in schema or "const" in schema or schema.get("format") == "uri":
+        return False
     description = str(schema.get("description") or "")
-    if _PLACE_NAME.search(name) or _FOLDER_NAME.search(name):
+    if is_place_argument(name) or _FOLDER_NAME.match(name):
         return True
-    if not _PATH_NAME.search(name):
+    if "path" not in name.lower():
         return False
     return bool(
         _FOLDER_DESCRIPTION.match(description) or (not description and _FOLDER_TOOL.search(tool_name))
     )
 
 
-def served_folder(args: Sequence[str], roots: Sequence[str] = ()) -> str | None:
+@functools.lru_cache(maxsize=256)
+def served_folder(args: tuple[str, ...], roots: tuple[str, ...] = (), cwd: str | None = None) -> str | None:
     """The one folder a server was started on: the existing folders among its arguments (``PATH``,
-    ``--flag PATH``, ``--flag=PATH``) and its configured roots; None when there are none or several."""
+    ``--flag PATH``, ``--flag=PATH``; relative ones from its ``cwd``) and its configured roots, leaving
+    out the folders of a runner's flags (_RUNNER_FLAG); None when there are none or several. Cached:
+    asked on every listing of the tools, it looks at the disk once per configuration."""
     found: list[str] = []
+    after_runner_flag = False
     for arg in [*args, *roots]:
-        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
-        if value.startswith("-") or not (value.startswith(("/", "~")) or os.sep in value):
+        flag, _, inline = arg.partition("=") if arg.startswith("-") else ("", "", "")
+        if after_runner_flag or (flag and _RUNNER_FLAG.match(flag)):
+            after_runner_flag = bool(flag and not inline and _RUNNER_FLAG.match(flag))
             continue
-        path = os.path.abspath(os.path.expanduser(value))
+        value = inline or arg
+        if value.startswith("-") or not (value.startswith(("/", "~", ".")) or os.sep in value):
+            continue
+        path = os.path.abspath(os.path.join(cwd or os.getcwd(), os.path.expanduser(value)))
         if os.path.isdir(path) and path not in found:
             found.append(path)
     return found[0] if len(found) == 1 else None
@@ -80,19 +120,59 @@ def known_arguments(
         for name, schema in properties.items()
         if name in required
         and is_folder_argument(name, schema, tool_name)
-        and (read_only or bool(_PLACE_NAME.search(name)))
+        and (read_only or is_place_argument(name))
     }
 
 
-def with_known(arguments: Mapping[str, Any], known: Mapping[str, str]) -> dict[str, Any]:
-    """``arguments`` with each known argument the call left out or empty filled in."""
-    missing = [name for name in known if not str(arguments.get(name) or "").strip()]
-    return {**arguments, **{name: known[name] for name in missing}}
+def offered_values(name: str, folder: str, question: str, named_folders: Sequence[str] = ()) -> list[str]:
+    """What a known argument may take, best first: the paths the question writes whole ("/home/anna/
+    site"); for a folder argument, not a place, the folders it names inside the served one ("the photos
+    folder": ``folder/photos``, from ``named_folders``); then the served folder. "The branch called
+    fix-typo" names no repository."""
+    written = [p.rstrip(".") for p in WRITTEN_PATH.findall(question) if not FILE_NAME.search(p.rstrip("."))]
+    inside = (
+        []
+        if is_place_argument(name)
+        else [
+            os.path.join(folder, f)
+            for f in named_folders
+            if not f.startswith(("/", "~")) and not FILE_NAME.search(f)
+        ]
+    )
+    return list(dict.fromkeys([*written, *inside, folder]))
+
+
+def settled_arguments(
+    arguments: Mapping[str, Any],
+    known: Mapping[str, str],
+    question: str,
+    named_folders: Sequence[str] = (),
+    *,
+    host_chose: bool,
+) -> dict[str, Any]:
+    """``arguments`` with each known argument the call left out or empty filled in; for a call the host
+    chose, also one whose value is none of those the host would offer (offered_values): without a
+    grammar (RKLLM, a remote server) nothing held the model to them, and it wrote repo_path "commits".
+    A folder the question names is taken inside the served one."""
+    settled = dict(arguments)
+    for name, folder in known.items():
+        value = arguments.get(name)
+        offered = offered_values(name, folder, question, named_folders)
+        if not str(value or "").strip():
+            settled[name] = folder
+        elif host_chose and value not in offered:
+            inside = os.path.join(folder, str(value))
+            settled[name] = inside if inside in offered else folder
+    return settled
 
 
 def filled_by_host(arguments: Mapping[str, Any], known: Mapping[str, str], question: str) -> tuple[str, ...]:
     """The known arguments whose value in ``arguments`` is the host's and not written in the question
     (the grammar offered it, or the host filled it in)."""
     return tuple(
-        name for name, value in known.items() if arguments.get(name) == value and value not in question
+        name
+        for name, folder in known.items()
+        if isinstance(arguments.get(name), str)
+        and arguments[name].startswith(folder)
+        and arguments[name] not in question
     )

@@ -18,7 +18,7 @@ from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
 from edgehost.agent.approval import ApprovalPolicy, Approver
 from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
-from edgehost.agent.grounded_arguments import path_from_question
+from edgehost.agent.grounded_arguments import path_from_question, path_values
 from edgehost.agent.grounding import (
     NOT_RUN,
     Grounding,
@@ -28,7 +28,7 @@ from edgehost.agent.grounding import (
     rendered_results,
     ungrounded_answer_text,
 )
-from edgehost.agent.known_arguments import filled_by_host, with_known
+from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.prompting import (
     build_system_prompt,
     choose_dialect,
@@ -181,7 +181,7 @@ class TurnRunner:
         for tool in reversed(forced):  # a forced tool is always described in the prompt
             if all(t.name != tool.name for t in selection.tools):
                 selection.tools.insert(0, tool)
-        if route is not None and route.needs_tool:
+        if route is not None and route.needs_tool and caps.supports_grammar:
             # The host's call takes values of the question that fit each argument (decision 11).
             forced = [await self._selector.with_fitting_values(t, user_text) for t in forced]
         conversation.selected_tools = [t.name for t in selection.tools]
@@ -341,7 +341,7 @@ class TurnRunner:
             )
         edited = [edited_statement(r) for r in turn.executions if "proposed_arguments" in r]
         if edited and not cancelled:
-            self._show(turn, "\n\n" + "\n".join(edited))
+            self._show(turn, "\n\n" + "\n\n".join(edited))
         completed = ev.TurnCompleted(
             turn.conv_id, "".join(turn.shown).strip(), turn.perf, tuple(turn.executions), cancelled
         )
@@ -450,7 +450,9 @@ def _with_filled_arguments(
     tool = by_name.get(call.name)
     if tool is None:
         return call
-    arguments = with_known(call.arguments, tool.known_arguments)
+    arguments = settled_arguments(
+        call.arguments, tool.known_arguments, question, path_values(question), host_chose=chosen_by == "host"
+    )
     if chosen_by == "host":
         arguments = path_from_question(arguments, tool.input_schema, question) or arguments
     filled = filled_by_host(arguments, tool.known_arguments, question)

@@ -13,8 +13,8 @@ calibration questions only (the calibration half of tests/fixtures/everyday_ques
 earlier sets, all tuned on before): a question that has tools is a task, plain chat is not; a task
 that no tool of the set fits ("Convert 100 Fahrenheit to Celsius") is left out of the training, so
 that the probe reads the kind of question and the ranker's score whether a tool fits it. The weights
-are shipped in resources/routing/task_probe.json with the embedding model they were fitted for; any
-MiniLM variant (fp32, int8, the NPU's) shares the vector space.
+are shipped in resources/routing/task_probe.json with the embedders they fit: the MiniLM of the CPU
+in fp32 and int8 and the NPU's share one vector space (the bench's static distillation does not).
 
 No words are listed here and no tool is named: the probe knows questions, not servers.
 """
@@ -22,6 +22,7 @@ No words are listed here and no tool is named: the probe knows questions, not se
 from __future__ import annotations
 
 import json
+import logging
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -32,12 +33,13 @@ __all__ = ["PROBE_FILE", "TASK_THRESHOLD", "TaskProbe", "shipped_probe", "task_p
 
 PROBE_FILE = "task_probe.json"
 TASK_THRESHOLD = 0.5
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class TaskProbe:
-    model_family: str  # the embedder names it fits start with this ("minilm")
-    weights: tuple[float, ...]
+    embedders: tuple[str, ...]  # the embedders whose vector space it was fitted in (their names)
+    weights: tuple[float, ...]  # one per dimension of the embedding
     bias: float  # fitted so that a question asks for a task at a probability of 0.5 or more
     # With the probe, a question calls a tool when it asks for a task and its best tool scores this
     # much (the ranker's blended score): whether a tool fits is the ranker's to say.
@@ -48,28 +50,44 @@ class TaskProbe:
 
     def probability(self, projection: float) -> float:
         """The probability of a task for a question whose unit vector projects to ``projection``."""
-        return 1.0 / (1.0 + math.exp(-(projection + self.bias)))
+        logit = projection + self.bias
+        if logit >= 0:
+            return 1.0 / (1.0 + math.exp(-logit))
+        return math.exp(logit) / (1.0 + math.exp(logit))  # no overflow for a very negative one
 
     def fits(self, embedder_name: str) -> bool:
-        return embedder_name.startswith(self.model_family)
+        return embedder_name in self.embedders
 
 
 @cache
 def shipped_probe() -> TaskProbe | None:
-    """The probe in resources/routing/, None when it is missing or unreadable."""
+    """The probe in resources/routing/; None when it is missing or unreadable, or its weights are not
+    one finite number per dimension (the gate then keeps its small-talk rule)."""
     try:
         path = shipped_dir("resources") / "routing" / PROBE_FILE
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        probe = TaskProbe(
+            tuple(str(name) for name in document["embedders"]),
+            tuple(float(w) for w in document["weights"]),
+            float(document["bias"]),
+            float(document["min_tool_score"]),
+            float(document["small_talk_weight"]),
+            float(document["route_threshold"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("the routing gate's question probe is not used: %s", exc)
         return None
-    return TaskProbe(
-        str(document["model_family"]),
-        tuple(float(w) for w in document["weights"]),
-        float(document["bias"]),
-        float(document["min_tool_score"]),
-        float(document["small_talk_weight"]),
-        float(document["route_threshold"]),
+    numbers = (
+        *probe.weights,
+        probe.bias,
+        probe.min_tool_score,
+        probe.small_talk_weight,
+        probe.route_threshold,
     )
+    if len(probe.weights) != int(document.get("dimensions", -1)) or not all(map(math.isfinite, numbers)):
+        log.warning("the routing gate's question probe is not used: its weights do not fit its dimensions")
+        return None
+    return probe
 
 
 def task_probe(embedder_name: str) -> TaskProbe | None:

@@ -141,7 +141,7 @@ class SimilarityIndex(Protocol):
 
     def anticipate(self, query: str) -> None: ...
 
-    def similarities(self, query: str, texts: Sequence[str]) -> list[float]: ...
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]: ...
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]: ...
 
@@ -182,7 +182,10 @@ class EmbeddingRanker:
         probe = task_probe(self.index.name)
         if probe is None:
             return None
-        [projection] = self.index.projections(query, [probe.weights])
+        try:
+            [projection] = self.index.projections(query, [probe.weights])
+        except ValueError:  # weights of another length than this model's vectors: no probe
+            return None
         return probe.probability(projection)
 
 

@@ -11,7 +11,7 @@ answer per request, in order:
 
     {"op": "prepare", "texts": [...]}                    -> {"ok": true}
     {"op": "anticipate", "query": Q}                     -> {"ok": true}
-    {"op": "similarities", "query": Q, "texts": [...]}   -> {"scores": [...]}
+    {"op": "similarities", "query": Q, "texts": [...], "keep": bool}   -> {"scores": [...]}
     {"op": "projections", "query": Q, "directions": [[...], ...]} -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
@@ -157,7 +157,7 @@ class _Connection:
 
 class RankingProcess:
     """The host's handle on a ranking process: the VectorIndex surface (``name``, ``prepare``,
-    ``anticipate``, ``similarities``, ``close``), blocking, safe to call from several threads (one request at a time).
+    ``anticipate``, ``similarities``, ``projections``, ``close``), blocking, safe to call from several threads (one request at a time).
 
     The process rests: after ``rest_s`` seconds without a request it is ended, and the next request
     starts it again (its tool vectors are on disk, so it embeds nothing again). At idle the app then
@@ -224,10 +224,11 @@ class RankingProcess:
     def anticipate(self, query: str) -> None:
         self._request({"op": "anticipate", "query": query})
 
-    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
         if not texts:
             return []
-        scores = self._request({"op": "similarities", "query": query, "texts": list(texts)}).get("scores")
+        message = {"op": "similarities", "query": query, "texts": list(texts), "keep": keep}
+        scores = self._request(message).get("scores")
         if not isinstance(scores, list) or len(scores) != len(texts):
             raise self._fail("the ranking process answered without one score per text")
         return [float(s) for s in scores]
@@ -368,7 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     index.anticipate(message["query"])
                     writer.send({"ok": True})
                 elif message.get("op") == "similarities":
-                    writer.send({"scores": index.similarities(message["query"], message["texts"])})
+                    scores = index.similarities(message["query"], message["texts"], message.get("keep", True))
+                    writer.send({"scores": scores})
                 elif message.get("op") == "projections":
                     writer.send({"scores": index.projections(message["query"], message["directions"])})
                 else:

@@ -182,7 +182,7 @@ def route_score(best: float, small_talk: float | None) -> float:
 def passes(best: float, small_talk: float | None, task: float | None = None) -> bool:
     """The gate: with the question probe's ``task`` probability (agent/question_probe.py), a task
     whose best tool fits; else the small-talk rule; else, without embeddings, BM25's threshold."""
-    probe = shipped_probe()
+    probe = shipped_probe() if task is not None else None
     if task is not None and probe is not None:
         chat = best - probe.small_talk_weight * small_talk if small_talk is not None else best
         return task >= TASK_THRESHOLD and best >= probe.min_tool_score and chat >= probe.route_threshold

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.ranking import (
     BlendedRanker,
@@ -61,6 +62,9 @@ DEFAULT_BUDGET_FRACTION = DEFAULT_TOOL_BUDGET_FRACTION  # settings.py holds the 
 # A free text argument of a call the host chooses is offered at most this many of the question's words,
 # those nearest by meaning to what the argument is (ToolSelector.with_fitting_values).
 FITTING_VALUES = 3
+# ... when the nearest is this near: "tigers" to "species: the species of the animal" is 0.41, "Paris" to
+# "location: the city" 0.43; the words of a free text (a note's content, a search query) stay under 0.25.
+FIT_MIN_SIMILARITY = 0.3
 DEFAULT_RESELECT_MARGIN = 0.1
 DEFAULT_RESELECT_MIN_SCORE = 0.22
 log = logging.getLogger(__name__)
@@ -190,19 +194,29 @@ def select_tools(
 
 
 def _nearest_values(ranker: ToolRanker, arguments: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Any]]:
-    """For each argument, the FITTING_VALUES of its enum nearest by meaning to its name and description
-    (ToolSelector.with_fitting_values); all of them, in order, without the embedding model."""
+    """For each argument, its enum cut to the FITTING_VALUES nearest by meaning to its name and
+    description, when the nearest is at least FIT_MIN_SIMILARITY; else the whole enum, in order
+    (ToolSelector.with_fitting_values). Words of the argument's own name or description ("commit" for a
+    commit message, "search" for a search query) and file names are no fitting value: they name the
+    slot or a path. Without the embedding model, every enum whole."""
     semantic = _semantic(ranker)
     nearest = {}
     for key, schema in arguments.items():
         values = list(schema["enum"])
+        nearest[key] = values
         if not isinstance(semantic, EmbeddingRanker) or not all(isinstance(v, str) for v in values):
-            nearest[key] = values
             continue
-        what = f"{' '.join(terms(key))}: {schema.get('description') or schema.get('title') or ''}"
-        scores = semantic.index.similarities(what, values)
-        order = sorted(range(len(values)), key=lambda i: -scores[i])
-        nearest[key] = [values[i] for i in order[:FITTING_VALUES]]
+        description = str(schema.get("description") or schema.get("title") or "")
+        slot = set(terms(f"{key} {description}"))
+        candidates = [v for v in values if not slot & set(terms(v)) and not FILE_NAME.search(v)]
+        if not candidates:
+            continue
+        what = f"{' '.join(terms(key))}: {description}"
+        scores = semantic.index.similarities(what, candidates, keep=False)
+        if max(scores) < FIT_MIN_SIMILARITY:
+            continue  # nothing clearly of its kind (a free text: a message, a query, a note)
+        order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+        nearest[key] = [candidates[i] for i in order[:FITTING_VALUES]]
     return nearest
 
 
@@ -338,11 +352,13 @@ class ToolSelector:
 
     async def with_fitting_values(self, tool: ToolSpec, question: str) -> ToolSpec:
         """``tool`` with its free text values limited to the question's words (grounded_schema) and,
-        where that leaves more than FITTING_VALUES, to those nearest by meaning to what the argument
-        is ("species: the species of the animal" takes "tigers", not "100"), best first. Without the
-        embedding model, the words alone. For the calls the host chooses (decision 11)."""
+        where the words nearest by meaning to what an argument is clearly fit it ("species: the species
+        of the animal" and "tigers", not "100"), to the FITTING_VALUES nearest, best first. Arguments
+        with choices of their own keep them; without the embedding model, the words alone. For the
+        calls the host chooses under a grammar (decision 11)."""
         schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
         properties = schema.get("properties")
+        own = tool.properties
         if not isinstance(properties, Mapping):
             return dataclasses.replace(tool, input_schema=schema)
         many = {
@@ -351,6 +367,7 @@ class ToolSelector:
             if isinstance(value, Mapping)
             and value.get("type") == "string"
             and key not in tool.known_arguments
+            and not (isinstance(own.get(key), Mapping) and ("enum" in own[key] or "const" in own[key]))
             and len(value.get("enum") or ()) > FITTING_VALUES
         }
         if many:

@@ -245,11 +245,18 @@ class ToolCalls:
         returns its outcome and how long it took (ms). A cancelled call is recorded as such."""
         record = current.record
         proposed = None
+        filled = current.parsed.filled_by_host
         if decision.arguments is not None and dict(decision.arguments) != arguments:
             proposed = arguments
             arguments = dict(decision.arguments)
             record["arguments"] = arguments
             record["proposed_arguments"] = proposed
+            # What the user changed is theirs, no longer EdgeHost's.
+            filled = tuple(name for name in filled if arguments.get(name) == proposed.get(name))
+            if filled:
+                record["filled_by_host"] = list(filled)
+            else:
+                record.pop("filled_by_host", None)
         self.emit(
             ev.ToolExecutionStarted(
                 current.conv_id,
@@ -262,7 +269,7 @@ class ToolCalls:
                 record["decided_by"],
                 current.chosen_by,
                 proposed,
-                current.parsed.filled_by_host,
+                filled,
             )
         )
         started = perf_counter()

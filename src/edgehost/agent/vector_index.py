@@ -56,11 +56,13 @@ class VectorIndex:
         """Embed the texts not seen yet (ahead of the first question that needs them)."""
         self._text_vectors(texts)
 
-    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
-        """Cosine similarity of ``query`` to each of ``texts``, in order."""
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
+        """Cosine similarity of ``query`` to each of ``texts``, in order. ``keep=False`` for texts seen
+        once (a question's words): their vectors are not kept, in memory or on disk."""
         if not texts:
             return []
-        return [float(s) for s in self._text_vectors(texts) @ self._query_vector(query)]
+        vectors = self._text_vectors(texts) if keep else self.embedder.embed(list(texts))
+        return [float(s) for s in vectors @ self._query_vector(query)]
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
         """The dot product of ``query``'s unit vector with each of ``directions`` (a linear probe's

@@ -56,7 +56,8 @@ def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:
     folders = tuple(
         (s.name, folder)
         for s in config.servers
-        if s.transport == "stdio" and (folder := served_folder(s.args, s.roots)) is not None
+        if s.transport == "stdio"
+        and (folder := served_folder(tuple(s.args), tuple(s.roots), s.cwd)) is not None
     )
     last = _last_specs
     if last is None or last[0] is not catalog or last[1] != (trusted, folders):
