@@ -188,6 +188,8 @@ async def ask_all(
                         "answer": completed.text if completed is not None else "(turn failed)",
                     }
                 )
+                mark = "ok " if rows[-1]["correct"] else "BAD"
+                print(f"{len(rows)}/{len(questions)} {mark}", file=sys.stderr, flush=True)  # progress
             return rows
         finally:
             await host.aclose()
