@@ -20,14 +20,16 @@ from edgehost.settings import Settings
 
 
 async def test_a_destructive_call_waits_for_the_user_and_runs_when_allowed(make_host, data_dir):
-    backend = ScriptedBackend([call("files__write_file", path="notes.txt", content="hello"), "Written."])
+    backend = ScriptedBackend(
+        [call("files__write_file", path="notes.txt", content="hello"), "Written to notes.txt."]
+    )
     host, recorder = await make_host(backend)
     turn = host.start_turn("write hello into notes.txt")
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     assert request.risk == "destructive" and "always" not in request.allowed_scopes
     assert host.resolve_approval(request.id, ApprovalDecision(allow=True, scope="once"))
     result = await asyncio.wait_for(turn, WAIT_S)
-    assert result.text == "Written."
+    assert result.text == "Written to notes.txt."
     assert (data_dir / "files" / "notes.txt").read_text() == "hello"
     [execution] = host.history.executions()
     assert (execution.tool, execution.status, execution.decision, execution.decided_by) == (

@@ -46,7 +46,7 @@ def test_a_turn_streams_the_answer_and_shows_the_tool_call_as_a_card(data_dir: P
 
 def test_a_stored_conversation_reopens_with_its_tool_cards(data_dir: Path, run: Any) -> None:
     async def scenario() -> None:
-        async with opened_desktop(data_dir, [BOARD_CALL, "All good."]) as desktop:
+        async with opened_desktop(data_dir, [BOARD_CALL, "All good: the machine is fine."]) as desktop:
             window = desktop.window
             window.send("How is the board?")
             await turn_finished(desktop)
@@ -60,7 +60,7 @@ def test_a_stored_conversation_reopens_with_its_tool_cards(data_dir: Path, run: 
             # Who chose the call stays with it, and the stats are the turn's as they were shown.
             assert [c.chosen_label.text() for c in window.chat.cards.values()] == ["· chosen by the model"]
             assert window.chat.last_answer.perf.text().split(" · ")[0] == stats.split(" · ")[0]
-            assert answers(desktop) == ["Let me look.", "All good."]
+            assert answers(desktop) == ["Let me look.", "All good: the machine is fine."]
             bubbles = shown_widgets(window.chat.items)
             assert [b.text for b in bubbles if isinstance(b, UserBubble)] == ["How is the board?"]
 

@@ -109,7 +109,10 @@ async def test_a_destructive_call_is_approved_on_the_page_and_the_other_browser_
     await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
     card = page.locator("details.card", has_text="files__write_file")
     assert "ok" in await card.locator(".status").inner_text()
-    assert await page.locator(".msg.assistant strong").last.inner_text() == "notes.txt"  # markdown rendered
+    answer = page.locator(".msg.assistant").last
+    assert await answer.locator("strong").first.inner_text() == "notes.txt"  # markdown rendered
+    # The edit is said after the answer: what ran, and what the model had proposed.
+    assert "as you changed it; the model proposed" in await answer.inner_text()
     [execution] = served.host.history.executions()
     assert (execution.status, execution.decided_by, execution.arguments) == ("ok", "web", edited)
     assert execution.proposed_arguments == {"path": "notes.txt", "content": "hello from the web"}
