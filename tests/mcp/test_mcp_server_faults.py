@@ -51,6 +51,8 @@ async def test_a_failed_stdout_reader_fails_the_call_at_once_and_the_server_says
         manager.add_listener(lambda e: changes.append(e) if isinstance(e, ServerStatusChanged) else None)
         with anyio.fail_after(FAST_S), pytest.raises(ServerUnavailable):
             await manager.call_tool("partial__stray_bytes", {})
+        # The call fails at once; the status may follow it by a moment on a loaded machine.
+        await wait_for(manager, lambda: any(c.status is ServerStatus.FAILED for c in changes))
         failed = next(c for c in changes if c.status is ServerStatus.FAILED)
         assert "reading its output failed" in (failed.error or "")
         assert "can't decode byte 0xff" in (failed.error or "")
