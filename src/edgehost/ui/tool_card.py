@@ -73,6 +73,18 @@ RESULT_MAX_HEIGHT = 220  # longer results scroll inside the card
 RESULT_GUESSED_WIDTH = 600  # px, for a result measured before its box is shown
 
 
+def _label(style: str, *, wrap: bool = False, hidden: bool = False) -> QLabel:
+    """A plain-text label of the card, with the theme's ``style`` (object name)."""
+    label = QLabel()
+    if style:
+        label.setObjectName(style)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    if hidden:  # never show() here: a label without a parent yet would open as a window
+        label.hide()
+    return label
+
+
 class ToolCard(QFrame):
     def __init__(
         self, call_id: str, name: str, arguments: Any, server: str = "", parent: QWidget | None = None
@@ -86,62 +98,47 @@ class ToolCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
+        layout.addLayout(self._header())
+        self._add_call_lines(layout)
+        self._add_result_box(layout)
+        self.set_call(server, tool, arguments)
+        self.set_status("detected")
 
+    def _header(self) -> QHBoxLayout:
+        """Icon, tool, server, who chose the call, then duration and status at the right."""
         header = QHBoxLayout()
         header.setSpacing(8)
-        icon = QLabel("⚙")
-        icon.setObjectName("Muted")
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title = _label("")
         self.title.setStyleSheet("font-weight: 600;")
-        self.server_label = QLabel()
-        self.server_label.setObjectName("Caption")
-        self.server_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.status_chip = Chip()
+        self.server_label = _label("Caption")
+        self.chosen_label = _label("Caption", hidden=True)  # who chose this call (decision 11), quiet
         self.duration = QLabel()
         self.duration.setObjectName("Caption")
-        header.addWidget(icon)
-        header.addWidget(self.title)
-        header.addWidget(self.server_label)
-        self.chosen_label = QLabel()  # who chose this call (decision 11), quiet
-        self.chosen_label.setObjectName("Caption")
-        self.chosen_label.hide()
-        header.addWidget(self.chosen_label)
+        self.status_chip = Chip()
+        icon = QLabel("⚙")
+        icon.setObjectName("Muted")
+        for widget in (icon, self.title, self.server_label, self.chosen_label):
+            header.addWidget(widget)
         header.addStretch(1)
         header.addWidget(self.duration)
         header.addWidget(self.status_chip)
-        layout.addLayout(header)
+        return header
 
-        self.arguments = QLabel()
-        self.arguments.setObjectName("Mono")
-        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
-        self.arguments.setWordWrap(True)
+    def _add_call_lines(self, layout: QVBoxLayout) -> None:
+        """The arguments, those EdgeHost filled in, the progress and the error."""
+        self.arguments = _label("Mono", wrap=True)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.arguments)
-        self.filled_label = QLabel()  # the arguments EdgeHost filled in, not the question
-        self.filled_label.setObjectName("Caption")
-        self.filled_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.filled_label.setWordWrap(True)
-        self.filled_label.hide()
-        layout.addWidget(self.filled_label)
-
+        self.filled_label = _label("Caption", wrap=True, hidden=True)  # filled in by EdgeHost
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.progress_message = QLabel()
-        self.progress_message.setObjectName("Caption")
-        self.progress_message.setTextFormat(Qt.TextFormat.PlainText)
-        self.progress_message.hide()
-        layout.addWidget(self.progress)
-        layout.addWidget(self.progress_message)
+        self.progress_message = _label("Caption", hidden=True)
+        self.error = _label("ErrorText", wrap=True, hidden=True)
+        for widget in (self.arguments, self.filled_label, self.progress, self.progress_message, self.error):
+            layout.addWidget(widget)
 
-        self.error = QLabel()
-        self.error.setObjectName("ErrorText")
-        self.error.setTextFormat(Qt.TextFormat.PlainText)
-        self.error.setWordWrap(True)
-        self.error.hide()
-        layout.addWidget(self.error)
-
+    def _add_result_box(self, layout: QVBoxLayout) -> None:
+        """The result, behind a "Show result" toggle."""
         self.toggle = QToolButton()
         self.toggle.setText("▸ Show result")
         self.toggle.setCheckable(True)
@@ -154,9 +151,6 @@ class ToolCard(QFrame):
         self.result.setMaximumHeight(RESULT_MAX_HEIGHT)
         self.result.hide()
         layout.addWidget(self.result)
-
-        self.set_call(server, tool, arguments)
-        self.set_status("detected")
 
     # -- updates from events -------------------------------------------------------------------
     def set_call(self, server: str, tool: str, arguments: Any) -> None:
