@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests import warm_folders
 from tests.fake_hub import FakeHub
 
 from edgehost.mcp.config import ServerConfig, ServersConfig
@@ -58,6 +59,21 @@ def data_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(scope="session")
+def warm_default_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The cache folder of a data folder with default settings that has answered once
+    (tests/warm_folders.py), made once per run."""
+    return warm_folders.warm_cache(tmp_path_factory, worker_id, "warm-default", {})
+
+
+@pytest.fixture
+def data_dir_answered_once(data_dir: Path, warm_default_cache: Path) -> Path:
+    """An otherwise empty --data-dir whose cache is that of one answer before, as a person's is after
+    the first question: the system prompt's KV state, the int8 embedding model, the tool vectors."""
+    shutil.copytree(warm_default_cache, data_dir / "cache")
+    return data_dir
 
 
 def peer_path(*parts: str) -> Path:

@@ -9,14 +9,14 @@ folder that has answered once before (`warm_cache`): what a person's has after t
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import Terminal, run_edgehost
+from cli_helpers import Terminal
+from tests import warm_folders
 
 OTHER_BUILTIN_TOOLS = [
     "board__board_info",
@@ -38,36 +38,10 @@ SETTINGS = {"threads": 1, "disabled_tools": OTHER_BUILTIN_TOOLS}
 
 @pytest.fixture(scope="session")
 def warm_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The cache folder of a data folder that has answered one question, made once per run by a real
-    `ask` (the first test process to need it makes it, the others wait for it): the KV state of the
-    system prompt (llm/prompt_cache.py), the embedding model's int8 copy and the tool vectors. Each
-    `home` starts from a copy, so a test's first turn does not prefill the ~700-token system prompt
-    again (a few seconds each, tens under load); the tests of a fresh folder's first question
-    (tests/host/test_prompt_warm_up.py, tests/llm/test_prompt_cache.py) make their own folders."""
-    from edgehost.errors import EdgeHostError
-    from edgehost.llm.default_model import default_model_path
-
-    try:
-        default_model_path()
-    except EdgeHostError as exc:
-        pytest.skip(str(exc))
-    # pytest-xdist's workers each have a base folder inside the run's own one, which they share.
-    run_folder = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
-        run_folder = run_folder.parent
-    folder = run_folder / "warm-home"
-    with (run_folder / "warm-home.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not (folder / "made").exists():
-            shutil.rmtree(folder, ignore_errors=True)  # what a process that failed midway left
-            folder.mkdir()
-            (folder / "settings.json").write_text(json.dumps(SETTINGS))
-            done = run_edgehost(folder, "ask", "Hello!", "--max-tokens", "1")
-            assert done.returncode == 0, done.stderr
-            (folder / "made").touch()
-    cache = folder / "cache"
-    assert any((cache / "prompts").iterdir()), "the first answer left no prompt cache"
-    return cache
+    """The cache folder of a data folder with SETTINGS that has answered one question
+    (tests/warm_folders.py): the KV state of the system prompt, the embedding model's int8 copy and the
+    tool vectors. Each `home` starts from a copy."""
+    return warm_folders.warm_cache(tmp_path_factory, worker_id, "warm-home", SETTINGS)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from tests.host.conftest import WAIT_S, call
 
 from edgehost.agent.config import AgentConfig
@@ -108,6 +109,7 @@ async def test_a_call_the_model_starts_is_finished_under_a_grammar(make_host):
     assert result.text.startswith("Let me look.")
 
 
+@pytest.mark.usefixtures("data_dir_answered_once")  # not the first question: that is test_prompt_warm_up
 async def test_switching_the_model_between_turns_keeps_the_conversation(make_host):
     backend = ScriptedBackend(["First answer."])
     host, recorder = await make_host(backend, agent=MODEL_ROUTES)

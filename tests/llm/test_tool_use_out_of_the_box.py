@@ -1,5 +1,7 @@
 """Tool use out of the box (issue 9): the embedded model, no pin, the built-in servers, the real
-command line. The host routes for a model this small; the answer stands on the tool's result."""
+command line. The host routes for a model this small; the answer stands on the tool's result. The data
+folder has answered once before (tests/warm_folders.py): the first question's prefill is
+tests/host/test_prompt_warm_up.py's subject."""
 
 from __future__ import annotations
 
@@ -21,8 +23,9 @@ def ask(data_dir: Path, question: str) -> dict:
 
 
 def test_a_board_question_runs_a_board_tool_and_the_answer_has_a_number_from_its_result(
-    model_path: Path, data_dir: Path
+    model_path: Path, data_dir_answered_once: Path
 ) -> None:
+    data_dir = data_dir_answered_once
     answer = ask(data_dir, "How much memory is free?")
     [execution] = answer["executions"]
     assert execution["tool"].startswith("board__") and execution["status"] == "ok"
@@ -35,7 +38,7 @@ def test_a_board_question_runs_a_board_tool_and_the_answer_has_a_number_from_its
     assert in_result & in_answer, (recorded.result, answer["text"])
 
 
-def test_small_talk_calls_no_tool(model_path: Path, data_dir: Path) -> None:
-    answer = ask(data_dir, "Tell me a joke.")
+def test_small_talk_calls_no_tool(model_path: Path, data_dir_answered_once: Path) -> None:
+    answer = ask(data_dir_answered_once, "Tell me a joke.")
     assert answer["executions"] == []
     assert answer["text"].strip()

@@ -104,8 +104,9 @@ def test_a_tool_rule_is_not_saved_over_a_servers_file_that_cannot_be_read(data_d
 
 @pytest.mark.slow
 def test_the_app_loads_the_default_model_and_answers_with_a_broken_servers_file(
-    data_dir: Path, run: Any
+    data_dir_answered_once: Path, run: Any
 ) -> None:
+    data_dir = data_dir_answered_once
     try:
         default_model_path()
     except BackendError as exc:

@@ -16,8 +16,9 @@ SELF_TEST_S = 600  # model load and a forced call on a loaded CI machine
 
 @pytest.mark.slow
 def test_self_test_runs_a_pinned_tool_turn_on_the_default_model_and_opens_every_window(
-    data_dir: Path,
+    data_dir_answered_once: Path,
 ) -> None:
+    data_dir = data_dir_answered_once
     try:
         default_model_path()
     except BackendError as exc:

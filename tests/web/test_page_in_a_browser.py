@@ -67,6 +67,7 @@ async def _ask(page: Any, text: str) -> None:
     await page.locator(".msg.user", has_text=text).wait_for(timeout=PAGE_S)  # the turn started
 
 
+@pytest.mark.usefixtures("data_dir_answered_once")  # not the first question: that is test_prompt_warm_up
 async def test_a_question_to_the_embedded_model_streams_its_answer_with_the_tool_it_used(
     serve: Any, browser: Any, model_path: Path
 ) -> None:
