@@ -66,3 +66,26 @@ def test_garbage_is_collected_on_the_gui_thread_not_in_a_worker(qapp: Any) -> No
     finally:
         collector.stop()
     assert gc.isenabled() == was_enabled
+
+
+def test_the_gui_collector_collects_nothing_while_collection_is_paused() -> None:
+    """The core's import pauses collection (load_core); the GUI thread's collector used to call
+    gc.collect through the pause, a full collection of the heap being built: 20-35 ms of a held window."""
+    import gc
+
+    from edgehost.ui._gc import GuiThreadCollector, collection_paused
+
+    collector = GuiThreadCollector(interval_ms=60_000)  # the test calls it instead of the timer
+    try:
+        with collection_paused():
+            cycles: list[list[object]] = []
+            for _ in range(2 * gc.get_threshold()[0]):
+                cycle: list[object] = []
+                cycle.append(cycle)
+                cycles.append(cycle)
+            del cycles, cycle
+            assert gc.get_count()[0] > gc.get_threshold()[0]
+            assert collector.collect_due() == 0
+        assert collector.collect_due() > 0  # due once the pause ends
+    finally:
+        collector.stop()

@@ -7,18 +7,39 @@ delivers a timer event to freed memory: a segfault in QTimerInfoList::activateTi
 test suite whenever one more window was opened and closed before a test that ranks tools.
 
 While the app runs, automatic collection is off and a timer on the GUI thread collects the
-generations whose thresholds the allocation counts passed, as the automatic collector would.
+generations whose thresholds the allocation counts passed, as the automatic collector would, except
+while collection is paused (``collection_paused``: the core's import, whose objects are frozen after).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 
 from PySide6.QtCore import QObject, QTimer
 
-__all__ = ["GuiThreadCollector"]
+__all__ = ["GuiThreadCollector", "collection_paused"]
 
 CHECK_INTERVAL_MS = 250
+_pauses = 0
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """No collection while the block runs: neither the automatic one nor GuiThreadCollector's (which
+    calls ``gc.collect`` itself, so ``gc.disable`` alone does not stop it: a full collection of the
+    heap the core's import was building held the window 20-35 ms, bench/ui_stall.py)."""
+    global _pauses  # noqa: PLW0603 - one count for the process, as the collector's own state is
+    enabled = gc.isenabled()
+    gc.disable()
+    _pauses += 1
+    try:
+        yield
+    finally:
+        _pauses -= 1
+        if enabled:
+            gc.enable()
 
 
 class GuiThreadCollector(QObject):
@@ -32,7 +53,10 @@ class GuiThreadCollector(QObject):
         self._timer.start()
 
     def collect_due(self) -> int:
-        """Collect the oldest generation whose threshold is passed; the number of objects freed."""
+        """Collect the oldest generation whose threshold is passed; the number of objects freed (0
+        while collection is paused)."""
+        if _pauses:
+            return 0
         counts, thresholds = gc.get_count(), gc.get_threshold()
         due = [g for g in range(3) if thresholds[g] and counts[g] > thresholds[g]]
         return gc.collect(max(due)) if due else 0

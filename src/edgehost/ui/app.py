@@ -218,17 +218,15 @@ async def load_core() -> None:
     import asyncio
     import gc
 
+    from edgehost.ui._gc import collection_paused
     from edgehost.ui._pyside_imports import read_sources_uncached
 
     read_sources_uncached()  # PySide's import hook kept the source of every module imported: 22 MB
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
+    with collection_paused():
+        try:
+            await asyncio.to_thread(lambda: [importlib.import_module(name) for name in CORE_MODULES])
+        finally:
+            gc.freeze()
 
 
 @contextlib.contextmanager
