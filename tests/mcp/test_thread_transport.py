@@ -141,7 +141,9 @@ async def test_a_server_held_at_closing_is_left_to_its_thread_and_the_host_close
     assert "built-in server t does not end" in caplog.text
 
 
-async def test_restarting_builds_the_server_afresh_on_a_new_thread() -> None:
+async def test_the_first_start_uses_the_server_built_ahead_and_a_restart_builds_afresh_on_its_thread() -> (
+    None
+):
     servers = _Blocking()
     async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
         await manager.call_tool("t__where", {})
@@ -152,7 +154,7 @@ async def test_restarting_builds_the_server_afresh_on_a_new_thread() -> None:
         await manager.call_tool("t__where", {})
     assert servers.builds == 2
     assert servers.threads == [
-        "built on mcp-server t",
+        "built on mcp-build-ahead",  # before the supervisors started (mcp/built_ahead.py)
         "mcp-server t",
         "built on mcp-server t",
         "mcp-server t",

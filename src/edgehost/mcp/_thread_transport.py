@@ -37,7 +37,7 @@ from mcp.shared.message import SessionMessage
 
 from edgehost.child_processes import lower_this_thread
 
-__all__ = ["SHUTDOWN_GRACE_S", "ServerBuilder", "ThreadTransport"]
+__all__ = ["BUILD_LOCK", "SHUTDOWN_GRACE_S", "ServerBuilder", "ThreadTransport"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ _BUFFER = 32  # messages in flight each way before the sender waits
 _Item = SessionMessage | Exception
 # One server is built at a time: two threads building at once (a pydantic model per tool) took the GIL
 # from the window's thread in turns for ~30 ms; one alone hands it back every switch interval.
-_BUILDING = threading.Lock()
+BUILD_LOCK = threading.Lock()
 
 
 def _lowlevel(server: Server[Any] | MCPServer) -> Server[Any]:
@@ -165,7 +165,7 @@ class _ServerThread:
         self.started.set_result(value)
 
     async def _serve(self) -> None:
-        with _BUILDING:  # here, not on the host's loop: its imports and tool schemas hold this thread only
+        with BUILD_LOCK:  # here, not on the host's loop: its imports and tool schemas hold this thread only
             server = _lowlevel(self._build())
         self._loop = asyncio.get_running_loop()
         self._main = asyncio.current_task()

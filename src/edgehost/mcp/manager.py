@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 import anyio.abc
 import mcp_types as types
 
+from edgehost.mcp.built_ahead import BuiltAhead
 from edgehost.mcp.catalog import Catalog, build_catalog
 from edgehost.mcp.client_features import ClientFeatures, ProgressFnT
 from edgehost.mcp.config import ServerConfig, ServersConfig
@@ -91,6 +92,10 @@ class ServerManager:
         self._on_settings_changed = on_settings_changed
         self._listeners: list[ListenerFnT] = []
         self._features = features or ClientFeatures()
+        self._built_ahead: BuiltAhead | None = None
+        if self._features.in_process is not None:
+            self._built_ahead = BuiltAhead(self._features.in_process)
+            self._features = replace(self._features, in_process=self._built_ahead)
         self._auto_restart = auto_restart
         self._startup_timeout = startup_timeout
         servers = [s for s in config.servers if only is None or s.name in only]
@@ -122,6 +127,8 @@ class ServerManager:
         """Launch the supervisors in a background task of the running asyncio loop."""
         if self._runner is not None:
             return
+        if self._built_ahead is not None:  # before any question can stream (mcp/built_ahead.py)
+            await self._built_ahead.build([s.config for s in self._supervisors.values() if s.enabled])
         started = anyio.Event()
 
         async def runner() -> None:
