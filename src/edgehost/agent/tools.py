@@ -46,6 +46,8 @@ class ToolSpec:
     # Required arguments EdgeHost knows the value of, not the question: a folder argument of a
     # server started on one folder (agent/known_arguments.py).
     known_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # MCP Apps: the ui:// resource of the tool's own view, when its server gives it one.
+    view_uri: str | None = None
 
     @property
     def tool_name(self) -> str:

@@ -73,8 +73,9 @@ _last_specs: (
 def specs_of(
     catalog: Catalog, trusted: Collection[str] = (), folders: Mapping[str, str] | None = None
 ) -> tuple[ToolSpec, ...]:
-    """The catalog's tools as the agent sees them (``trusted``: the servers whose tools are trusted;
-    ``folders``: the one folder each server serves, where it serves one: agent/known_arguments.py)."""
+    """The catalog's tools as the agent sees them, less those only a server's own view may call (MCP
+    Apps' visibility); ``trusted``: the servers whose tools are trusted; ``folders``: the one folder
+    each server serves, where it serves one (agent/known_arguments.py)."""
     folders = folders or {}
     return tuple(
         ToolSpec(
@@ -88,6 +89,7 @@ def specs_of(
             trusted_server=entry.server in trusted,
             original_name=entry.original_name,
             output_schema=entry.output_schema,
+            view_uri=entry.view_uri,
             known_arguments=known_arguments(
                 entry.original_name or entry.name,
                 entry.input_schema,
@@ -96,4 +98,5 @@ def specs_of(
             ),
         )
         for entry in catalog.tools
+        if entry.offered_to_model
     )

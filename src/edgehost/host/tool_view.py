@@ -14,9 +14,10 @@ __all__ = ["risk_of", "rule_for", "tool_json"]
 
 def tool_json(tool: ToolSpec) -> dict[str, Any]:
     """The tool's catalog entry (namespaced and server's own name, title, description, enabled,
-    annotations, input and output schema) with the risk the approval policy gives it and why."""
+    annotations, input and output schema, its view's ui:// resource when it has one) with the risk the
+    approval policy gives it and why."""
     risk, reasons = risk_of(tool)
-    return {
+    shown = {
         "name": tool.name,
         "server": tool.server,
         "tool": tool.tool_name,
@@ -29,6 +30,9 @@ def tool_json(tool: ToolSpec) -> dict[str, Any]:
         "risk": risk,
         "riskReasons": list(reasons),
     }
+    if tool.view_uri is not None:  # MCP Apps: the tool's own view
+        shown["ui"] = {"resourceUri": tool.view_uri}
+    return shown
 
 
 def risk_of(tool: ToolSpec) -> tuple[str, tuple[str, ...]]:

@@ -67,6 +67,16 @@ class ToolEntry:
     enabled: bool
     title: str | None = None
     output_schema: dict[str, Any] | None = None
+    # MCP Apps (io.modelcontextprotocol/ui): the ui:// resource of the tool's own view, and who may call
+    # it ("model", "app"; None: both, as the extension's default).
+    view_uri: str | None = None
+    visibility: tuple[str, ...] | None = None
+
+    @property
+    def offered_to_model(self) -> bool:
+        """Whether the model may be offered this tool: not when its visibility leaves "model" out (a
+        tool only its view calls)."""
+        return self.visibility is None or "model" in self.visibility
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +90,22 @@ class ToolEntry:
             "inputSchema": self.input_schema,
             "outputSchema": self.output_schema,
         }
+
+
+def app_ui(meta: Mapping[str, Any] | None) -> tuple[str | None, tuple[str, ...] | None]:
+    """(the view's ui:// URI, the visibility) a tool's ``_meta`` declares for MCP Apps: ``ui.resourceUri``
+    and ``ui.visibility``, or the deprecated flat key ``ui/resourceUri``. Values of the wrong type are
+    ignored, as a key that is not there."""
+    if not meta:
+        return None, None
+    ui = meta.get("ui")
+    ui = ui if isinstance(ui, Mapping) else {}
+    uri = ui.get("resourceUri", meta.get("ui/resourceUri"))
+    visibility = ui.get("visibility")
+    return (
+        uri if isinstance(uri, str) and uri.startswith("ui://") else None,
+        tuple(v for v in visibility if isinstance(v, str)) if isinstance(visibility, list) else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -278,6 +304,7 @@ def build_catalog(
             if key not in tool_names:
                 continue
             name = tool_names[key]
+            view_uri, visibility = app_ui(tool.meta)
             tools.append(
                 ToolEntry(
                     name=name,
@@ -289,6 +316,8 @@ def build_catalog(
                     output_schema=dict(tool.output_schema) if tool.output_schema else None,
                     annotations=_dump(tool.annotations),
                     enabled=is_tool_enabled(name),
+                    view_uri=view_uri,
+                    visibility=visibility,
                 )
             )
         resources += [
