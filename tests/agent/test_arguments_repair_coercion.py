@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from edgehost.agent.arguments import (
@@ -10,6 +12,7 @@ from edgehost.agent.arguments import (
     check_arguments,
     coerce_arguments,
     load_json_lenient,
+    prepare_validators,
     validate_arguments,
 )
 
@@ -156,3 +159,27 @@ def test_a_qwen_xml_call_from_the_corpus_is_typed_by_its_schema() -> None:
         "roots": ["/var/log", "/tmp"],
     }
     assert errors == []
+
+
+async def test_validators_are_prepared_one_schema_per_turn_of_the_event_loop() -> None:
+    """Preparing is Python that uses the CPU: done in one piece (or on a thread of the window's
+    process) it held the window while the first answer streamed. Between two schemas, the loop runs."""
+    schemas = [
+        {"type": "object", "properties": {f"field_{n}_{i}": {"type": "string"} for i in range(5)}}
+        for n in range(20)
+    ]
+    turns = 0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal turns
+        while not done:
+            turns += 1
+            await asyncio.sleep(0)
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    await prepare_validators(schemas)
+    done = True
+    await ticking
+    assert turns >= len(schemas)

@@ -327,7 +327,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
             # task's creation and its start is in them (taken at creation, they missed it).
             self._warm_again = False
             tools = [t for t in self.tools() if t.enabled]
-            await asyncio.to_thread(prepare_validators, [t.input_schema for t in tools])  # cached per schema
+            await prepare_validators([t.input_schema for t in tools])  # cached per schema
             if self.effective_routing(self.settings.routing) == "host":
                 await self._selector.prepare(tools)  # embeds only the tools it has not seen
             if not self._warm_again or self._closing:
