@@ -3,6 +3,7 @@ once, by the first start of the same entry; anything else builds afresh."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 import time
@@ -86,3 +87,27 @@ async def test_the_manager_builds_only_the_servers_it_will_start() -> None:
         assert manager.status("on").status is ServerStatus.READY
         assert manager.status("off").status is ServerStatus.DISABLED
     assert counting.built == [("on", "mcp-build-ahead")]
+
+
+async def test_a_builder_that_exits_as_argparse_does_is_left_to_its_thread_at_once() -> None:
+    """A built-in entry with a mistyped option: argparse raises SystemExit, which ended the building
+    thread silently and held the host's start for the whole bound."""
+
+    def exits(config: ServerConfig) -> Callable[[], MCPServer] | None:
+        def build() -> MCPServer:
+            raise SystemExit(2)
+
+        return build
+
+    ahead = BuiltAhead(exits)
+    started = time.monotonic()
+    await ahead.build([_entry("a")], timeout=30.0)
+    assert time.monotonic() - started < 5.0
+
+
+async def test_after_the_bound_the_builds_not_begun_are_left_to_their_threads() -> None:
+    counting = _Counting(delay_s=0.3)
+    ahead = BuiltAhead(counting.in_process)
+    await ahead.build([_entry("a"), _entry("b"), _entry("c")], timeout=0.05)
+    await asyncio.sleep(1.0)  # the thread ends the build it is in, then stops
+    assert [name for name, _thread in counting.built] == ["a"]

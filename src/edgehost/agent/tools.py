@@ -46,8 +46,16 @@ class ToolSpec:
     # Required arguments EdgeHost knows the value of, not the question: a folder argument of a
     # server started on one folder (agent/known_arguments.py).
     known_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
-    # MCP Apps: the ui:// resource of the tool's own view, when its server gives it one.
+    # MCP Apps: the ui:// resource of the tool's own view, when its server gives it one, and who may
+    # call the tool ("model", "app"; None: both).
     view_uri: str | None = None
+    visibility: tuple[str, ...] | None = None
+
+    @property
+    def offered_to_model(self) -> bool:
+        """Whether the model may be offered this tool: not when its visibility leaves "model" out (a
+        tool for its view's buttons; a person can still call it, `edgehost call`)."""
+        return self.visibility is None or "model" in self.visibility
 
     @property
     def tool_name(self) -> str:

@@ -73,9 +73,8 @@ _last_specs: (
 def specs_of(
     catalog: Catalog, trusted: Collection[str] = (), folders: Mapping[str, str] | None = None
 ) -> tuple[ToolSpec, ...]:
-    """The catalog's tools as the agent sees them, less those only a server's own view may call (MCP
-    Apps' visibility); ``trusted``: the servers whose tools are trusted; ``folders``: the one folder
-    each server serves, where it serves one (agent/known_arguments.py)."""
+    """The catalog's tools as the agent sees them (``trusted``: the servers whose tools are trusted;
+    ``folders``: the one folder each server serves, where it serves one: agent/known_arguments.py)."""
     folders = folders or {}
     return tuple(
         ToolSpec(
@@ -90,6 +89,7 @@ def specs_of(
             original_name=entry.original_name,
             output_schema=entry.output_schema,
             view_uri=entry.view_uri,
+            visibility=entry.visibility,
             known_arguments=known_arguments(
                 entry.original_name or entry.name,
                 entry.input_schema,
@@ -98,5 +98,4 @@ def specs_of(
             ),
         )
         for entry in catalog.tools
-        if entry.offered_to_model
     )

@@ -311,7 +311,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
             # server that became ready meanwhile would otherwise wait for the next catalog change).
             self._warm_again = True
             return
-        if any(t.enabled for t in self.tools()):
+        if any(t.enabled for t in self.model_tools()):
             self._warm_task = asyncio.create_task(self._prepare_tools(), name="edgehost-tools-warm")
 
     async def wait_warm(self) -> None:
@@ -326,7 +326,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
             # The tools of this moment, read once the task runs: a server that became ready between the
             # task's creation and its start is in them (taken at creation, they missed it).
             self._warm_again = False
-            tools = [t for t in self.tools() if t.enabled]
+            tools = [t for t in self.model_tools() if t.enabled]
             await prepare_validators([t.input_schema for t in tools])  # cached per schema
             if self.effective_routing(self.settings.routing) == "host":
                 await self._selector.prepare(tools)  # embeds only the tools it has not seen
@@ -353,7 +353,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
                 perf = await warm_up_prompt(
                     backend,
                     self._selector,
-                    self.tools(),
+                    self.model_tools(),
                     tool_budget_fraction=config.tool_budget_fraction,
                     extra_instructions=config.extra_instructions,
                     server_instructions=self.server_instructions(),
@@ -430,7 +430,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
             return await self._runner(backend).run(
                 conversation,
                 text,
-                [*self.tools(), *self.switched_off_tools()],
+                [*self.model_tools(), *self.switched_off_tools()],
                 server_instructions=self.server_instructions(),
                 pinned_tool=pinned_tool,
                 attachments=attachments,

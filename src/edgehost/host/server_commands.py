@@ -136,6 +136,11 @@ class ServerCommands:
     def tools(self) -> list[ToolSpec]:
         return tool_specs(self._mcp, self.servers_config) if self._mcp is not None else []
 
+    def model_tools(self) -> list[ToolSpec]:
+        """The tools the model may be offered: all but those only a server's own view calls (MCP Apps'
+        visibility without "model"), which a person still sees and may call."""
+        return [t for t in self.tools() if t.offered_to_model]
+
     def switched_off_tools(self) -> list[ToolSpec]:
         """The tools of the servers switched off, as they listed them when last connected: tools that
         are off, for a turn to tell the user which server to switch on (host/known_tools.py)."""

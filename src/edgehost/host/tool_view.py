@@ -30,8 +30,11 @@ def tool_json(tool: ToolSpec) -> dict[str, Any]:
         "risk": risk,
         "riskReasons": list(reasons),
     }
-    if tool.view_uri is not None:  # MCP Apps: the tool's own view
-        shown["ui"] = {"resourceUri": tool.view_uri}
+    if tool.view_uri is not None or tool.visibility is not None:  # MCP Apps: the tool's own view
+        shown["ui"] = {
+            "resourceUri": tool.view_uri,
+            "visibility": list(tool.visibility) if tool.visibility is not None else None,
+        }
     return shown
 
 

@@ -58,14 +58,20 @@ class BuiltAhead:
             if not built.done():
                 built.set_result(result)
 
+        given_up = threading.Event()
+
         def run() -> None:
             lower_this_thread()
             result: dict[str, tuple[ServerConfig, Any]] = {}
             for config, build in builders:
+                if given_up.is_set():  # each server's own thread builds it now: not twice at once
+                    break
                 try:
                     with BUILD_LOCK:
                         result[config.name] = (config, build())
-                except Exception:  # noqa: BLE001 - its own thread builds it again and reports the error
+                # BaseException: a built-in reads its arguments with argparse, whose SystemExit would end
+                # this thread silently and leave the host waiting for the whole bound.
+                except BaseException:  # noqa: BLE001 - its own thread builds it again and reports the error
                     log.debug("building %s ahead failed; its thread will try", config.name, exc_info=True)
             try:
                 loop.call_soon_threadsafe(deliver, result)
@@ -77,9 +83,13 @@ class BuiltAhead:
             ready = await wait_done(built, timeout)
             self._ready.update(ready)
         except WaitTimedOut:
+            given_up.set()
             log.warning(
                 "building the in-process servers took over %g s; each builds on its own thread", timeout
             )
+        except BaseException:  # cancelled: the host stops starting
+            given_up.set()
+            raise
 
     def __call__(self, config: ServerConfig) -> Callable[[], MCPServer] | None:
         build = self._in_process(config)

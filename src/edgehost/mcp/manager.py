@@ -127,11 +127,12 @@ class ServerManager:
         """Launch the supervisors in a background task of the running asyncio loop."""
         if self._runner is not None:
             return
-        if self._built_ahead is not None:  # before any question can stream (mcp/built_ahead.py)
-            await self._built_ahead.build([s.config for s in self._supervisors.values() if s.enabled])
         started = anyio.Event()
 
         async def runner() -> None:
+            # In the runner, not before it: a start that is awaited, and an aclose meanwhile, see a runner.
+            if self._built_ahead is not None:  # before any question can stream (mcp/built_ahead.py)
+                await self._built_ahead.build([s.config for s in self._supervisors.values() if s.enabled])
             async with anyio.create_task_group() as tg:
                 await tg.start(self.run)
                 started.set()
