@@ -83,13 +83,11 @@ class BuiltAhead:
             ready = await wait_done(built, timeout)
             self._ready.update(ready)
         except WaitTimedOut:
-            given_up.set()
             log.warning(
                 "building the in-process servers took over %g s; each builds on its own thread", timeout
             )
-        except BaseException:  # cancelled: the host stops starting
+        finally:  # done, past the bound or cancelled: a thread still building stops before the next one
             given_up.set()
-            raise
 
     def __call__(self, config: ServerConfig) -> Callable[[], MCPServer] | None:
         build = self._in_process(config)

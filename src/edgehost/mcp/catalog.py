@@ -70,13 +70,7 @@ class ToolEntry:
     # MCP Apps (io.modelcontextprotocol/ui): the ui:// resource of the tool's own view, and who may call
     # it ("model", "app"; None: both, as the extension's default).
     view_uri: str | None = None
-    visibility: tuple[str, ...] | None = None
-
-    @property
-    def offered_to_model(self) -> bool:
-        """Whether the model may be offered this tool: not when its visibility leaves "model" out (a
-        tool only its view calls)."""
-        return self.visibility is None or "model" in self.visibility
+    visibility: tuple[str, ...] | None = None  # what the model is offered: ToolSpec.offered_to_model
 
     def to_json(self) -> dict[str, Any]:
         return {
