@@ -286,3 +286,20 @@ def _descriptors_open_on(path: Path) -> list[str]:
     import os
 
     return [fd.name for fd in Path("/proc/self/fd").iterdir() if os.path.realpath(fd) == str(path)]
+
+
+def test_the_log_of_an_abandoned_start_is_closed_whichever_side_comes_second(tmp_path: Path) -> None:
+    """A start cancelled while its thread opened the worker's log: the file was closed by a callback on
+    the event loop, which never ran when the loop closed first (a ResourceWarning in a later test)."""
+    from edgehost.llm.worker_backend import _LogOpening
+
+    abandoned_first = _LogOpening(tmp_path / "first.log")
+    abandoned_first.abandon()
+    stderr, _start = abandoned_first.open()  # the thread finishes after the start gave up
+    assert stderr.closed
+
+    opened_first = _LogOpening(tmp_path / "second.log")
+    stderr, _start = opened_first.open()
+    assert not stderr.closed
+    opened_first.abandon()  # given up after the thread opened it
+    assert stderr.closed

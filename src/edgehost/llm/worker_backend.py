@@ -94,13 +94,36 @@ class _Stream:
         self.cancel_requested = False
 
 
-def _close_opened_log(opening: asyncio.Future[tuple[Any, int]]) -> None:
-    """Close the log a cancelled start opened (open_child_log's file; not DEVNULL)."""
-    if opening.cancelled() or opening.exception() is not None:
-        return
-    stderr = opening.result()[0]
-    if stderr is not subprocess.DEVNULL:
-        stderr.close()
+class _LogOpening:
+    """``open_child_log`` run on a thread for a start that may be cancelled meanwhile (a model switched
+    again at once). The log of an abandoned start is closed by whichever side comes second: the thread
+    once it has opened it, or ``abandon`` once it was opened. A callback on the event loop was not enough:
+    a loop closed before the thread's result reached it left the file to the garbage collector."""
+
+    def __init__(self, log_file: Path | None) -> None:
+        self._log_file = log_file
+        self._lock = threading.Lock()
+        self._abandoned = False
+        self._opened: tuple[Any, int] | None = None
+
+    def open(self) -> tuple[Any, int]:  # on the thread
+        opened = open_child_log(self._log_file, WORKER_LOG_MAX_BYTES)
+        with self._lock:
+            self._opened = opened
+            if self._abandoned:
+                _close_log(opened)
+        return opened
+
+    def abandon(self) -> None:
+        with self._lock:
+            self._abandoned = True
+            if self._opened is not None:
+                _close_log(self._opened)
+
+
+def _close_log(opened: tuple[Any, int]) -> None:
+    if opened[0] is not subprocess.DEVNULL:
+        opened[0].close()
 
 
 class _Process:
@@ -136,13 +159,11 @@ class _Process:
 
         Raises OSError when it cannot be started.
         """
-        opening = asyncio.ensure_future(asyncio.to_thread(open_child_log, log_file, WORKER_LOG_MAX_BYTES))
+        opening = _LogOpening(log_file)
         try:
-            stderr, log_start = await asyncio.shield(opening)
+            stderr, log_start = await asyncio.to_thread(opening.open)
         except asyncio.CancelledError:
-            # The thread opens the log all the same (a model switched again at once): close it then,
-            # rather than leave the file to the garbage collector.
-            opening.add_done_callback(_close_opened_log)
+            opening.abandon()  # the thread goes on opening the log, and closes it
             raise
         to_worker_r, to_worker_w = os.pipe()
         from_worker_r, from_worker_w = os.pipe()
