@@ -1,9 +1,11 @@
-"""Tool calls outside a conversation (`edgehost call`, `edgehost probe`): decided by the user on the
-command line (or by probe's risk limit), yet refused by the user's deny rules and recorded in the
-history like every call the model makes (decision 8: no path around approval and the history)."""
+"""Tool calls the model did not propose: `edgehost call` and `edgehost probe` (decided by the user on
+the command line, or by probe's risk limit) and a server's own view (MCP Apps, host/app_views.py), whose
+calls the approver decides as a model's are. All are refused by the user's deny rules and recorded in
+the history like every call the model makes (decision 8: no path around approval and the history)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from time import perf_counter
@@ -11,7 +13,8 @@ from typing import Any
 
 import mcp_types as types
 
-from edgehost.agent.approval import ApprovalPolicy
+from edgehost.agent.approval import ApprovalPolicy, Approver
+from edgehost.agent.events import ApprovalResolved
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
 from edgehost.host.executor import WHOLE_RESULT_CHARS
@@ -40,18 +43,24 @@ async def call_outside_conversation(
     *,
     timeout: float | None = None,  # noqa: ASYNC109 - the server's call timeout, passed on
     decided_by: str = "user",
+    approver: Approver | None = None,
+    conversation_id: int | None = None,
+    asked_from: str = "",
 ) -> types.CallToolResult:
-    """Call ``name`` with ``arguments``; ``decided_by`` says who chose to (the user, or "probe").
+    """Call ``name`` with ``arguments``; ``decided_by`` says who chose to (the user, "probe", "view").
 
-    Raises UnknownTool, ToolRefused (a user's deny rule) and the manager's ToolCallErrors; a tool
-    error comes back as a result with ``isError`` set. Every outcome is recorded."""
+    Without ``approver`` the caller has decided (a person on the command line). With one, a call the
+    policy asks about waits for the approver's answer, as a model's call does; ``asked_from`` tells the
+    user who asks. Raises UnknownTool, ToolRefused (a user's deny rule, or the approver's denial) and
+    the manager's ToolCallErrors; a tool error comes back as a result with ``isError`` set. Every
+    outcome is recorded, in ``conversation_id`` when given."""
     tool = next((t for t in tools if t.name == name), None)
     if tool is None:
         raise UnknownTool(unknown_tool_text(name, [t.name for t in tools]))
     call_id = f"direct-{next(_call_ids)}"
-    verdict = policy.evaluate(tool, arguments, None)
+    verdict = policy.evaluate(tool, arguments, conversation_id)
     common: dict[str, Any] = {
-        "conversation_id": None,
+        "conversation_id": conversation_id,
         "call_id": call_id,
         "tool": tool.name,
         "server": tool.server,
@@ -59,24 +68,43 @@ async def call_outside_conversation(
         "chosen_by": decided_by,
     }
     if verdict.action == "deny" and verdict.decided_by == "rule":
-        emit(
-            ev.ToolExecutionFinished(
-                **common,
-                status="denied",
-                result_text="",
-                duration_ms=0.0,
-                error=verdict.reason,
-                decision="denied",
-                decided_by="rule",
-            )
-        )
-        raise ToolRefused(f"{tool.name} was not called: {verdict.reason}", server=tool.server)
-    decision = "auto" if verdict.action == "allow" else "allowed"
-    who = verdict.decided_by if verdict.action == "allow" else decided_by
-    emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who))
+        _refused(emit, common, verdict.reason, "rule")
+    proposed = None
+    if verdict.action == "ask" and approver is not None and verdict.request is not None:
+        request = dataclasses.replace(verdict.request, asked_from=asked_from)
+        answer = await approver(request)
+        emit(ApprovalResolved(request.id, answer.allow, answer.decided_by))
+        if not answer.allow:
+            _refused(emit, common, answer.reason or "the user denied the call", answer.decided_by)
+        policy.remember(request, answer)
+        if answer.arguments is not None and dict(answer.arguments) != dict(arguments):
+            proposed, arguments = dict(arguments), dict(answer.arguments)
+            common["arguments"] = arguments
+        decision, who = "allowed", answer.decided_by
+    elif verdict.action == "allow":
+        decision, who = "auto", verdict.decided_by
+    else:
+        decision, who = "allowed", decided_by
+    emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who, proposed_arguments=proposed))
     return await _call_recorded(
         manager, emit, {**common, "decision": decision, "decided_by": who}, arguments, timeout
     )
+
+
+def _refused(emit: Callable[[Any], None], common: dict[str, Any], reason: str | None, by: str) -> None:
+    """Record a call that did not run, and raise ToolRefused."""
+    emit(
+        ev.ToolExecutionFinished(
+            **common,
+            status="denied",
+            result_text="",
+            duration_ms=0.0,
+            error=reason,
+            decision="denied",
+            decided_by=by,
+        )
+    )
+    raise ToolRefused(f"{common['tool']} was not called: {reason}", server=common["server"])
 
 
 async def _call_recorded(

@@ -9,6 +9,7 @@ the history (a panel, the CLI, a test) sees every event recorded before.
 
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import threading
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 # A kill loses at most this much of the answer being generated (and the writes still queued: the
 # few milliseconds the writer thread is behind).
 CHECKPOINT_INTERVAL_S = 1.0
+ENDED_CALLS_KEPT = 500  # calls whose execution id is kept (execution_of_call)
 
 _Job = Callable[[], None]
 
@@ -48,6 +50,9 @@ class HistoryRecorder:
         # The writer's side (touched by its thread only).
         self._partial_ids: dict[int, int] = {}  # conversation -> its checkpointed partial answer
         self._running: dict[str, int] = {}  # call id -> execution id
+        # The same for the last calls that ended, for a face that knows a call by its id only (the
+        # window's "Open the view"). Written by the writer thread; read after wait().
+        self._ended: collections.OrderedDict[str, int] = collections.OrderedDict()
         self._calling_message: dict[int, int] = {}  # conversation -> its last assistant message id
 
     @property
@@ -106,6 +111,11 @@ class HistoryRecorder:
         streamed = self._streamed.pop(conv_id, None)
         if streamed is not None and self._writer is not None:
             self._queue(self._finish, conv_id, streamed[0], self._answered_by())
+
+    def execution_of_call(self, call_id: str) -> int | None:
+        """The id of the recorded execution of one of the last calls that ended (None: unknown)."""
+        self.wait()
+        return self._ended.get(call_id)
 
     def remember_tools(self, server: str, tools: list[dict[str, Any]]) -> None:
         """Queue ``tools`` as what ``server`` lists now (host/known_tools.py)."""
@@ -201,6 +211,7 @@ class HistoryRecorder:
             return
         execution_id = self._running.pop(event.call_id, None)
         if execution_id is not None:
+            self._remember_ended(event.call_id, execution_id)
             store.record_execution_finished(
                 execution_id,
                 status=event.status,
@@ -213,7 +224,7 @@ class HistoryRecorder:
         error = event.error
         if event.status == "denied":  # it never ran: why, as every face says it, and no result
             result, error = None, denial_text(event.decided_by, event.error)
-        store.record_execution(
+        recorded = store.record_execution(
             **call,
             status=event.status,
             result=result,
@@ -221,6 +232,12 @@ class HistoryRecorder:
             duration_ms=event.duration_ms,
             result_size=event.result_size if result is not None else None,
         )
+        self._remember_ended(event.call_id, recorded)
+
+    def _remember_ended(self, call_id: str, execution_id: int) -> None:
+        self._ended[call_id] = execution_id
+        while len(self._ended) > ENDED_CALLS_KEPT:
+            self._ended.popitem(last=False)
 
     def _writing(self) -> Store:
         assert self._store is not None  # jobs are only queued once a store is attached

@@ -149,6 +149,10 @@ class HistoryView:
         """One stored message (an execution's ``message_id``), or None when there is no such message."""
         return self._store().get_message(message_id)
 
+    def execution(self, execution_id: int) -> Execution | None:
+        """One recorded tool execution, or None when there is no such execution."""
+        return self._store().get_execution(execution_id)
+
     def executions(
         self,
         *,
@@ -182,6 +186,7 @@ CHOSEN_BY = {
     "model": "chosen by the model",
     "user": "chosen by you",
     "probe": "called by edgehost probe",
+    "view": "called by the server's view",
 }
 
 

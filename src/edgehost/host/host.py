@@ -32,6 +32,7 @@ from edgehost.agent.loop import Conversation, TurnRunner
 from edgehost.agent.prompt_warm_up import warm_up_prompt
 from edgehost.agent.selection import ToolSelector
 from edgehost.host import events as ev
+from edgehost.host.app_views import ViewContexts
 from edgehost.host.bundle_commands import BundleCommands
 from edgehost.host.conversation_commands import ConversationCommands
 from edgehost.host.executor import ManagerExecutor
@@ -44,6 +45,7 @@ from edgehost.host.options import HostOptions
 from edgehost.host.registry_commands import RegistryCommands
 from edgehost.host.sampling import decline_without_model, sampling_handler
 from edgehost.host.server_commands import ServerCommands
+from edgehost.host.view_commands import ViewCommands
 from edgehost.llm.base import Backend, BackendCrashed, BackendError, ChatMessage
 from edgehost.mcp import manager as mcp_manager
 from edgehost.mcp.auth import uses_oauth
@@ -70,7 +72,9 @@ _RUNNER_SETTINGS = frozenset(
 MODEL_SETTINGS = frozenset({"model", "backend", "profile", "context_length", "threads"})
 
 
-class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands, BundleCommands):
+class Host(
+    ConversationCommands, ModelCommands, ServerCommands, ViewCommands, RegistryCommands, BundleCommands
+):
     def __init__(
         self,
         paths: Paths,
@@ -93,6 +97,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
         self._conversations: dict[int, Conversation] = {}
         self._history = HistoryRecorder(lambda: (self.model_status.model, self.model_status.backend))
         self._known_tools = KnownTools({}, self._history.remember_tools)
+        self._view_contexts = ViewContexts()  # what the views of MCP Apps want the model to know
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
         self.model_status = ev.ModelStatusChanged(
@@ -385,6 +390,7 @@ class Host(ConversationCommands, ModelCommands, ServerCommands, RegistryCommands
         async with self._turn_lock:
             conv_id = conversation_id if conversation_id is not None else self.new_conversation(text)
             self._turn_asked_from = asked_from
+            attachments = [*self._view_contexts.take(conv_id), *attachments]  # a view's latest context
             try:
                 return await self._run_turn(conv_id, text, pinned_tool=pinned_tool, attachments=attachments)
             finally:

@@ -22,7 +22,9 @@ from mcp_types import METHOD_NOT_FOUND
 from edgehost.mcp.config import ServerConfig
 
 __all__ = [
+    "APP_MIME_TYPE",
     "MAX_NAME_LENGTH",
+    "UI_EXTENSION",
     "SEPARATOR",
     "Catalog",
     "PromptEntry",
@@ -84,6 +86,11 @@ class ToolEntry:
             "inputSchema": self.input_schema,
             "outputSchema": self.output_schema,
         }
+
+
+# MCP Apps (SEP-1865): the extension EdgeHost declares at initialize, and the one MIME type of a view.
+UI_EXTENSION = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
 
 
 def app_ui(meta: Mapping[str, Any] | None) -> tuple[str | None, tuple[str, ...] | None]:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import anyio
 import mcp_types as types
 from mcp.client import Client, ClientRequestContext
+from mcp.client.extension import advertise
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
@@ -27,7 +28,7 @@ from edgehost.mcp._failures import caused_by, connection_failure, describe_failu
 from edgehost.mcp._stderr import LineRing, StderrPipe, ThrottledCall
 from edgehost.mcp._transport import ConnectionWatch, open_transport
 from edgehost.mcp.auth import SignInRequired
-from edgehost.mcp.catalog import ServerListing, fetch_listing
+from edgehost.mcp.catalog import APP_MIME_TYPE, UI_EXTENSION, ServerListing, fetch_listing
 from edgehost.mcp.client_features import ClientFeatures, roots_from_paths
 from edgehost.mcp.config import ServerConfig, redact
 from edgehost.mcp.request_deadlines import ActiveRequest
@@ -398,6 +399,8 @@ class ServerSupervisor(ServerRequests):
             logging_callback=self._on_log,
             message_handler=self._on_message,
             log_level="info",
+            # MCP Apps: the web page renders a tool's view (web/static/views.js), the window opens it there.
+            extensions=[advertise(UI_EXTENSION, {"mimeTypes": [APP_MIME_TYPE]})],
         )
 
     async def _refresh(self, client: Client) -> None:

@@ -92,7 +92,7 @@ class Execution:
     # the call ran as proposed.
     proposed_arguments: Any = None
     # Who chose to make the call: "model", "host" (routing, for a small model), "user" (a pinned tool,
-    # `edgehost call`) or "probe"; None for calls recorded before EdgeHost kept it.
+    # `edgehost call`), "probe" or "view" (an MCP App's view); None for calls recorded before EdgeHost kept it.
     chosen_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
