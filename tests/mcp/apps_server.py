@@ -100,13 +100,20 @@ def main() -> None:
     warnings.simplefilter("ignore")
     from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
     from mcp.server.mcpserver import Context, MCPServer
+    from mcp_types import ToolAnnotations
+
+    reading = ToolAnnotations(read_only_hint=True)
 
     count = [0]
     apps = Apps()
     probes = os.environ.get("COUNTER_PROBES", "").split()
     connect = os.environ.get("COUNTER_CONNECT", "").split()
 
-    @apps.tool(resource_uri="ui://counter/view.html", description="Show the counter with its view.")
+    @apps.tool(
+        resource_uri="ui://counter/view.html",
+        description="Show the counter with its view.",
+        annotations=reading,
+    )
     def show_counter(ctx: Context) -> str:
         shown = "its view is shown" if client_supports_apps(ctx) else "the client shows no views"
         return f"The counter is at {count[0]} ({shown})."

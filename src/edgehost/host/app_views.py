@@ -36,6 +36,7 @@ __all__ = [
     "AppView",
     "ViewContexts",
     "ViewRefused",
+    "declared_csp",
     "call_from_view",
     "read_view",
     "view_tool",
@@ -108,7 +109,7 @@ async def read_view(manager: ServerManager, tool: ToolSpec) -> AppView:
         )
     ui = (content.meta or {}).get("ui")
     ui = ui if isinstance(ui, Mapping) else {}
-    csp, dropped = _declared_csp(ui.get("csp"))
+    csp, dropped = declared_csp(ui.get("csp"))
     permissions = ui.get("permissions")
     granted = tuple(p for p in PERMISSIONS if isinstance(permissions, Mapping) and p in permissions)
     border = ui.get("prefersBorder")
@@ -117,7 +118,7 @@ async def read_view(manager: ServerManager, tool: ToolSpec) -> AppView:
     )
 
 
-def _declared_csp(raw: Any) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+def declared_csp(raw: Any) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
     """The origins a view's resource declares, per CSP key, and those dropped as malformed."""
     kept: dict[str, tuple[str, ...]] = {}
     dropped: list[str] = []

@@ -70,6 +70,7 @@ async def call_outside_conversation(
     if verdict.action == "deny" and verdict.decided_by == "rule":
         _refused(emit, common, verdict.reason, "rule")
     proposed = None
+    who: str
     if verdict.action == "ask" and approver is not None and verdict.request is not None:
         request = dataclasses.replace(verdict.request, asked_from=asked_from)
         answer = await approver(request)

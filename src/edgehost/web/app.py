@@ -30,6 +30,7 @@ from edgehost.web.models_face import MODEL_COMMANDS, models_listing, run_model_c
 from edgehost.web.page import page_html
 from edgehost.web.registry_face import REGISTRY_COMMANDS, RegistryFace
 from edgehost.web.settings_face import save_settings, settings_listing
+from edgehost.web.views_face import VIEW_COMMANDS, run_view_command, view_listing
 from edgehost.web.wire import (
     Command,
     CommandError,
@@ -106,13 +107,13 @@ class _Guard:
         await response(scope, receive, send)
 
 
-def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
+def create_app(host: Host, access: Access, hub: EventHub | None = None, sandbox_port: int = 0) -> Any:
     """The ASGI app for ``host`` (started by the caller). ``hub`` numbers the host's events; one is
-    made and subscribed when none is given."""
+    made and subscribed when none is given. ``sandbox_port``: where views are framed (web/view_sandbox.py)."""
     if hub is None:
         hub = EventHub()
         host.subscribe(hub)
-    faces = _Face(host, hub)
+    faces = _Face(host, hub, sandbox_port)
     routes = [
         Route("/", faces.page),
         Route("/health", faces.health),
@@ -125,15 +126,18 @@ def create_app(host: Host, access: Access, hub: EventHub | None = None) -> Any:
         Route("/api/conversations/{conversation_id:int}", faces.conversation),
         Route("/api/executions", faces.executions),
         Route("/api/executions/export", faces.export),
+        Route("/api/executions/{execution_id:int}", faces.execution),
+        Route("/api/views", faces.view),
         WebSocketRoute("/ws", faces.websocket),
     ]
     return _Guard(Starlette(routes=routes), access)
 
 
 class _Face:
-    def __init__(self, host: Host, hub: EventHub) -> None:
+    def __init__(self, host: Host, hub: EventHub, sandbox_port: int) -> None:
         self.host = host
         self.hub = hub
+        self.sandbox_port = sandbox_port
         self._turn: asyncio.Task[Any] | None = None
         self._sockets = 0
         self.registry = RegistryFace(host)
@@ -204,6 +208,15 @@ class _Face:
         found = self.host.history.executions(**filters, limit=500)
         return JSONResponse([e.to_dict() for e in found])
 
+    async def execution(self, request: Request) -> Response:
+        found = self.host.history.execution(request.path_params["execution_id"])
+        if found is None:
+            return JSONResponse({"error": "no such execution"}, status_code=404)
+        return JSONResponse(found.to_dict())
+
+    async def view(self, request: Request) -> Response:
+        return await view_listing(self.host, request, self.sandbox_port)
+
     async def export(self, request: Request) -> Response:
         """The executions the history panel shows (its filters), all of them, as a JSON or CSV file."""
         filters = _execution_filters(request)
@@ -266,9 +279,9 @@ class _Face:
                         await socket.send_text(json.dumps(event))
                     sender = asyncio.create_task(self._send_events(socket, subscriber))
                     continue
-                if command.name in REGISTRY_COMMANDS:
-                    # Minutes on a board (Node's download, a package's first fetch): the page's Stop
-                    # and approvals must not wait behind it.
+                if command.name in REGISTRY_COMMANDS or command.name in VIEW_COMMANDS:
+                    # Minutes on a board (Node's download, a package's first fetch), or a view's call
+                    # waiting for its approval: the page's Stop and approvals must not wait behind it.
                     task = asyncio.create_task(self._run_quietly(socket, command))
                     self._background.add(task)
                     task.add_done_callback(self._background.discard)
@@ -345,6 +358,10 @@ class _Face:
                 await self._reply(socket, command, True, **await save_settings(self.host, fields["values"]))
             elif command.name in REGISTRY_COMMANDS:
                 await self._reply(socket, command, True, **await self.registry.run(command.name, fields))
+            elif command.name in VIEW_COMMANDS:
+                await self._reply(
+                    socket, command, True, **await run_view_command(self.host, command.name, fields)
+                )
             elif command.name in MODEL_COMMANDS:
                 await self._reply(
                     socket, command, True, **await run_model_command(self.host, command.name, fields)

@@ -13,7 +13,16 @@ __all__ = ["STATIC", "page_html"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The panels' scripts wire their elements with app.js's helpers: after it.
-SCRIPTS = ("markdown.js", "app.js", "approvals.js", "history.js", "models.js", "settings.js", "registry.js")
+SCRIPTS = (
+    "markdown.js",
+    "app.js",
+    "views.js",
+    "approvals.js",
+    "history.js",
+    "models.js",
+    "settings.js",
+    "registry.js",
+)
 
 
 @functools.lru_cache(maxsize=1)

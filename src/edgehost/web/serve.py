@@ -16,6 +16,7 @@ import uvicorn
 from edgehost.web.addresses import lan_address
 from edgehost.web.app import create_app
 from edgehost.web.auth import Access, MachineNames, load_or_create_token
+from edgehost.web.view_sandbox import ByPort, SandboxApp
 
 if TYPE_CHECKING:
     from edgehost.host.host import Host
@@ -32,6 +33,7 @@ class WebServer:
     port: int
     token: str
     token_created: bool
+    sandbox_port: int = 0  # the second origin where the views of MCP Apps are framed
 
 
 def access_for(bind: str, port: int, token_file: Path) -> tuple[Access, bool]:
@@ -63,12 +65,26 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
         raise OSError(f"the web server could not listen on {bind}:{port}: {exc.strerror or exc}") from None
     bound = listening.getsockname()[1]
     try:
+        # The views' sandbox: any free port of the same address, so another origin (view_sandbox.py).
+        sandbox = socket.create_server((bind, 0), family=family)
+    except OSError as exc:
+        listening.close()
+        raise OSError(
+            f"the web server could not open a port for views on {bind}: {exc.strerror or exc}"
+        ) from None
+    sandbox_port = sandbox.getsockname()[1]
+    try:
         access, created = access_for(bind, bound, token_file)
     except OSError:
         listening.close()
+        sandbox.close()
         raise
     config = uvicorn.Config(
-        create_app(host, access),
+        ByPort(
+            create_app(host, access, sandbox_port=sandbox_port),
+            SandboxApp(MachineNames(bind, sandbox_port), bound),
+            sandbox_port,
+        ),
         host=bind,
         port=bound,
         log_level="warning",
@@ -77,7 +93,7 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
         ws_per_message_deflate=False,  # small JSON messages: compressing them costs more than it saves
     )
     server = _Server(config)
-    task = asyncio.create_task(server.serve(sockets=[listening]), name="edgehost-web")
+    task = asyncio.create_task(server.serve(sockets=[listening, sandbox]), name="edgehost-web")
     try:
         deadline = asyncio.get_running_loop().time() + START_S
         while not server.started:  # noqa: ASYNC110 - uvicorn has no event for it
@@ -92,9 +108,10 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
             await asyncio.sleep(0.02)
         shown = lan_address() if bind in ("0.0.0.0", "::") else bind
         url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{bound}/?token={access.token}"
-        yield WebServer(url, bound, access.token, created)
+        yield WebServer(url, bound, access.token, created, sandbox_port)
     finally:
         server.should_exit = True
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(task, 5)
         listening.close()
+        sandbox.close()

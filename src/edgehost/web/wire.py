@@ -52,6 +52,11 @@ COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "registry_plan": {"name": str, "option": int, "server": str, "values": dict},
     "registry_add": {"name": str, "option": int, "server": str, "values": dict},
     "install_node": {},  # Node.js from PyPI into the data folder, for the npm servers
+    # What a rendered view of an MCP App asks of its own server (web/views_face.py).
+    "view_call": {"server": str, "name": str},
+    "view_read": {"server": str, "uri": str},
+    "view_context": {"server": str, "uri": str},
+    "view_log": {"server": str},
 }
 MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
 

@@ -10,7 +10,7 @@ const DRAFT_PAUSE_MS = 120; // a pause in typing this long sends the draft (as t
 if (params.get("token")) {
   // Kept in this browser, and out of the address bar (its history, a screenshot, a shared link).
   localStorage.setItem("edgehost-token", token);
-  history.replaceState(null, "", location.pathname);
+  history.replaceState(null, "", location.pathname + location.hash); // the hash: "Open the view"
 }
 
 const state = {
@@ -106,8 +106,11 @@ function receive(message) {
     state.approvalTimeoutS = message.approval_timeout_s;
     for (const request of message.approvals) addApproval(request);
     setBusy();
+    const first = state.connections === 1 && !state.linkOpened;
+    loadToolViews();
     if (reset) reloadCurrent();
     refreshLists();
+    if (first) { state.linkOpened = true; openLinkedView().catch((error) => notice(error.message, true)); }
     return;
   }
   if ("reply" in message) {
@@ -190,6 +193,8 @@ function apply(kind, e) {
         c.setStatus(e.status, e.duration_ms);
         // A denied call: why it did not run, as the window and the history say it (not the model's instruction).
         c.result(e.denial || (e.error && !e.result_text ? e.error : e.result_text));
+        showView(c.node, { tool: e.tool, arguments: e.arguments, result: e.result_text, status: e.status,
+          conversation_id: e.conversation_id, chosen_by: e.chosen_by });
         startAnswer(); // the model reads the result and answers below the card
         // What a model writes about a call that did not run is often made up, and EdgeHost may replace
         // it: it is held back until the turn says what to show (as in the window).
@@ -236,6 +241,7 @@ function apply(kind, e) {
       break;
     case "ServerStatusChanged":
     case "CatalogChanged":
+      if (kind === "CatalogChanged") loadToolViews();
       if (state.panel === "servers" || state.panel === "tools") refreshSoon();
       break;
     default:
@@ -421,6 +427,8 @@ function showConversations(shown) {
 async function openConversation(id) {
   showConversations(false);
   state.current = id;
+  await closeViews("the conversation was closed");
+  if (state.current !== id) return; // another was opened meanwhile
   clearMessages();
   if (id === null) { $("title").textContent = "New conversation"; markCurrent(); return; }
   const view = await api("/api/conversations/" + id);
@@ -434,10 +442,29 @@ async function openConversation(id) {
       const c = card("history-" + run.id, run.tool, run.arguments, "model");
       c.setStatus(run.status, run.duration_ms === null ? undefined : run.duration_ms);
       c.result(run.result || run.error || "");
+      showView(c.node, run);
     }
   }
   if (state.turn === id) startAnswer();
   markCurrent();
+}
+
+// The page opened from the window's "Open the view" (#view=EXECUTION): that call's conversation, its card
+// open and in sight, its view below it (or the call alone, for one made outside a conversation).
+async function openLinkedView() {
+  const found = /^#view=(\d+)$/.exec(location.hash);
+  if (!found) return;
+  const run = await api("/api/executions/" + found[1]);
+  await openConversation(run.conversation_id);
+  let c = state.cards.get("history-" + run.id);
+  if (!c) {
+    c = card("history-" + run.id, run.tool, run.arguments, run.chosen_by);
+    c.setStatus(run.status, run.duration_ms === null ? undefined : run.duration_ms);
+    c.result(run.result || run.error || "");
+    showView(c.node, run);
+  }
+  c.node.open = true;
+  c.node.scrollIntoView({ block: "start" });
 }
 
 function reloadCurrent() { if (state.current !== null) openConversation(state.current); }
@@ -546,6 +573,7 @@ $("composer").onsubmit = async (event) => {
     $("input").value = "";
     if (state.current !== reply.conversation_id) {
       state.current = reply.conversation_id;
+      await closeViews("a new conversation was started");
       clearMessages();
       $("title").textContent = text.split("\n")[0].slice(0, 60);
       markCurrent();
