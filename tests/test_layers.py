@@ -89,7 +89,10 @@ FACE_IMPORTS: dict[str, dict[str, str]] = {
         "ServersConfig": "the type of host.servers_config",
         "InputSpec": "what host.servers_config.inputs holds",
     },
-    "edgehost.mcp.errors": {"ServerRequestFailed": "what Host.read_resource and Host.get_prompt raise"},
+    "edgehost.mcp.errors": {
+        "ServerRequestFailed": "what Host.read_resource and Host.get_prompt raise",
+        "ToolCallError": "what Host.read_view and Host.call_from_view raise (the page tells the view why)",
+    },
     "edgehost.llm.base": {
         "Perf": "what a TurnCompleted event carries",
         "BackendError": "what Host.wait_model raises",

@@ -114,13 +114,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs = configure_logging(ctx.paths, verbose=args.verbose)
     try:
         if args.command is None:
+            from edgehost.cli.page_beside import PageBeside  # imports nothing of the web face yet
             from edgehost.ui.app import Launch, run_app  # Qt is imported only when the GUI starts
 
-            beside = None
-            if args.web:  # imports the whole core: only then, or the window waits for it (issue 12)
-                from edgehost.cli.web_commands import web_beside_window
+            address = None
+            if args.web:
+                from edgehost.cli.web_commands import parse_address
 
-                beside = web_beside_window(ctx, args.web)
+                address = parse_address(args.web)
+            beside = PageBeside(ctx.paths.data_dir / "web-token", address).serve
             return run_app(
                 Launch(
                     ctx.paths,

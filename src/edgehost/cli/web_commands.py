@@ -7,10 +7,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
 
 from edgehost.cli.context import CliContext
 from edgehost.cli.terminal import add_model_options
@@ -66,23 +63,6 @@ def _port(number: str, text: str) -> int:
     if not number.isdigit() or not 0 <= int(number) < 65536:  # 0: any free port
         raise UsageError(f"--web takes ADDRESS[:PORT] with a port from 0 to 65535, got {text!r}")
     return int(number)
-
-
-def web_beside_window(ctx: CliContext, address: str) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
-    """The chat page served by the window's own Host (``edgehost --web ADDRESS``): one process, one
-    data folder, one set of servers; an approval answered in either closes in the other."""
-    bind, port = parse_address(address)
-    token_file = ctx.paths.data_dir / "web-token"
-
-    @contextlib.asynccontextmanager
-    async def serve(host: Any) -> AsyncIterator[Any]:
-        from edgehost.web.serve import serving
-
-        async with serving(host, bind, port, token_file) as server:
-            print(f"EdgeHost is also serving the chat page at {server.url}", flush=True)
-            yield server
-
-    return serve
 
 
 async def run_web(ctx: CliContext) -> int:

@@ -428,7 +428,8 @@ class Desktop:
             async with contextlib.AsyncExitStack() as faces:
                 if beside is not None and self.host.started:
                     try:
-                        await faces.enter_async_context(beside(self.host))
+                        # The chat page beside the window: the tool cards' "Open the view" link to it.
+                        self.window.page = await faces.enter_async_context(beside(self.host))
                     except Exception as exc:  # the window goes on without it
                         log.exception("the face beside the window did not start")
                         self.window.chat.add_notice(f"⚠ {exc}", error=True)

@@ -70,6 +70,7 @@ class MainWindow(WindowEvents, QMainWindow):
         self.approvals: ApprovalWindow  # made by attach(), with the palette
         self.composer_actions: ComposerActions  # made by attach(): the palette needs the host
         self.tasks = TaskSet()
+        self.page: Any = None  # the chat page served beside the window (cli/page_beside.py), once served
         self.can_hide_to_tray = can_hide_to_tray
         self.turn_conversation: int | None = None
         self.turn_task: asyncio.Task[Any] | None = None
@@ -252,6 +253,7 @@ class MainWindow(WindowEvents, QMainWindow):
     def open_conversation(self, conversation_id: int) -> None:
         """Show a stored conversation: its messages and tool cards in the order they happened."""
         from edgehost.host.history_view import Question, ToolRun
+        from edgehost.ui.view_links import offer_view
 
         view = self.host.history.conversation(conversation_id) if self.host.started else None
         if view is None:
@@ -267,6 +269,7 @@ class MainWindow(WindowEvents, QMainWindow):
                 card.finish(run.status, run.result or "", run.duration_ms, run.error)
                 if run.chosen_by:
                     card.set_chosen_by(run.chosen_by)
+                offer_view(self, card, run.tool, run.chosen_by)
             elif isinstance(entry, Question):
                 self.chat.add_user(entry.text, entry.attachments)
             elif entry.text:

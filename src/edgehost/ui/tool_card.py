@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -38,7 +38,12 @@ _TONES = {
     "task cancelled": "warn",
 }
 ARGUMENTS_PREVIEW_CHARS = 160
-CHOSEN_BY = {"host": "· chosen by EdgeHost", "model": "· chosen by the model", "user": "· pinned by you"}
+CHOSEN_BY = {
+    "host": "· chosen by EdgeHost",
+    "model": "· chosen by the model",
+    "user": "· pinned by you",
+    "view": "· called by the server's view",
+}
 
 
 def status_tone(status: str) -> str:
@@ -144,7 +149,16 @@ class ToolCard(QFrame):
         self.toggle.setCheckable(True)
         self.toggle.toggled.connect(self._toggle_result)
         self.toggle.hide()
-        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        # MCP Apps: the tool's own view, opened on the chat page in the browser (ui/view_links.py).
+        self.view_button = QToolButton()
+        self.view_button.setText("Open the view ↗")
+        self.view_button.setToolTip("The server's own view of this call, in your browser")
+        self.view_button.hide()
+        row = QHBoxLayout()
+        row.addWidget(self.toggle)
+        row.addWidget(self.view_button)
+        row.addStretch(1)
+        layout.addLayout(row)
         self.result = QPlainTextEdit()
         self.result.setObjectName("Mono")
         self.result.setReadOnly(True)
@@ -211,6 +225,12 @@ class ToolCard(QFrame):
             self.result.setPlainText(self.result_text)
             self._fit_result()
             self.toggle.show()
+
+    def offer_view(self, on_open: Callable[[], Any]) -> None:
+        """Show "Open the view" (once), calling ``on_open`` when pressed."""
+        if self.view_button.isHidden():
+            self.view_button.clicked.connect(on_open)
+            self.view_button.show()
 
     def _toggle_result(self, shown: bool) -> None:
         self.result.setVisible(shown)

@@ -151,6 +151,9 @@ class WindowEvents:
                 card.finish(event.status, "", event.duration_ms, denial_text(event.decided_by, event.error))
             else:
                 card.finish(event.status, event.result_text, event.duration_ms, event.error)
+                from edgehost.ui.view_links import offer_view
+
+                offer_view(self, card, event.tool, event.chosen_by)  # type: ignore[arg-type]
             self.chat.show_thinking()  # the model now reads the result
         if event.status == "denied" and event.conversation_id is not None:
             self.held_answers.setdefault(event.conversation_id, "")
