@@ -92,6 +92,7 @@ class ToolExecutionFinished:
     result_size: int = 0  # characters of the whole result
     full_result: str = ""  # the whole result (the history keeps it up to its cap)
     chosen_by: str = "model"  # as on ToolCallDetected
+    structured_result: Any = None  # the result's structuredContent (JSON), for the tool's view (MCP Apps)
 
 
 @dataclass(frozen=True)

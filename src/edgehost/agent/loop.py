@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +77,7 @@ class TurnRunner:
         config: AgentConfig | None = None,
         grammar_builder: Callable[..., str] | None = None,
         selector: ToolSelector | None = None,
+        call_numbers: Iterator[int] | None = None,
     ) -> None:
         self.backend = backend
         self.executor = executor
@@ -87,7 +88,9 @@ class TurnRunner:
         self._replies = ReplyStreamer(backend, emit, grammar_builder)
         # The host passes its own, which outlives a runner (model switch, settings change).
         self._selector = selector or ToolSelector()
-        self._calls = ToolCalls(executor, approver, policy, emit, self.config)
+        # Numbers the calls ("c1", "c2"…); the host passes its own, so a call id is not used twice in
+        # its life (a card and its "Open the view" are found by it) when a runner is made anew.
+        self._calls = ToolCalls(executor, approver, policy, emit, self.config, call_numbers)
 
     async def run(
         self,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any, Protocol
@@ -60,6 +60,7 @@ class ToolOutcome:
     text: str  # the result rendered as text, whole (the loop cuts it to the model's budget)
     is_error: bool = False
     status: str = "ok"  # ok | error | timeout
+    structured: Any = None  # the result's structuredContent, when the server sent one (for a view)
 
 
 class ToolExecutor(Protocol):
@@ -76,13 +77,14 @@ class ToolCalls:
         policy: ApprovalPolicy,
         emit: Callable[[Any], None],
         config: AgentConfig,
+        call_numbers: Iterator[int] | None = None,
     ) -> None:
         self.executor = executor
         self.approver = approver
         self.policy = policy
         self.emit = emit
         self.config = config
-        self._call_ids = itertools.count(1)
+        self._call_ids = call_numbers if call_numbers is not None else itertools.count(1)
 
     async def run(
         self,
@@ -324,6 +326,7 @@ class ToolCalls:
             error=outcome.text[:2000] if outcome.is_error else None,
             duration_ms=duration_ms,
             full_result=outcome.text,
+            structured_result=outcome.structured,
         )
 
     def _finish(
@@ -337,6 +340,7 @@ class ToolCalls:
         duration_ms: float = 0.0,
         repeated: bool = False,
         full_result: str = "",
+        structured_result: Any = None,
     ) -> CallOutcome:
         """Record how the call ended and announce it with ToolExecutionFinished."""
         record = current.record
@@ -359,6 +363,7 @@ class ToolCalls:
                 decided_by=record.get("decided_by"),
                 result_size=record.get("result_chars", 0),
                 full_result=full_result,
+                structured_result=structured_result,
             )
         )
         return record["tool"], text, ok, record

@@ -5,6 +5,7 @@ the history like every call the model makes (decision 8: no path around approval
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
@@ -73,7 +74,20 @@ async def call_outside_conversation(
     who: str
     if verdict.action == "ask" and approver is not None and verdict.request is not None:
         request = dataclasses.replace(verdict.request, asked_from=asked_from)
-        answer = await approver(request)
+        try:
+            answer = await approver(request)
+        except asyncio.CancelledError:  # whoever asked is gone (a view closed): the faces close the request
+            emit(ApprovalResolved(request.id, False, "cancel"))
+            emit(
+                ev.ToolExecutionFinished(
+                    **common,
+                    status="cancelled",
+                    result_text="",
+                    duration_ms=0.0,
+                    error="withdrawn before it was approved",
+                )
+            )
+            raise
         emit(ApprovalResolved(request.id, answer.allow, answer.decided_by))
         if not answer.allow:
             _refused(emit, common, answer.reason or "the user denied the call", answer.decided_by)
@@ -130,6 +144,17 @@ async def _call_recorded(
         result = await manager.call_tool(
             recorded["tool"], arguments, timeout=timeout, progress=on_progress, on_task=on_task
         )
+    except asyncio.CancelledError:  # whoever asked went away (a view closed): the call is stopped
+        emit(
+            ev.ToolExecutionFinished(
+                **recorded,
+                status="cancelled",
+                result_text="",
+                duration_ms=(perf_counter() - started) * 1000,
+                error="stopped: whoever asked for it went away",
+            )
+        )
+        raise
     except ToolCallError as exc:
         status = "timeout" if isinstance(exc, ToolTimeout) else "error"
         emit(
@@ -152,6 +177,7 @@ async def _call_recorded(
             error=text[:2000] if result.is_error else None,
             result_size=len(text),
             full_result=text,
+            structured_result=result.structured_content,
         )
     )
     return result

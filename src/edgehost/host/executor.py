@@ -41,7 +41,12 @@ class ManagerExecutor:
         except ToolCallError as exc:
             return ToolOutcome(str(exc), is_error=True, status="error")
         text = result_text(result, WHOLE_RESULT_CHARS)
-        return ToolOutcome(text, is_error=bool(result.is_error), status="error" if result.is_error else "ok")
+        return ToolOutcome(
+            text,
+            is_error=bool(result.is_error),
+            status="error" if result.is_error else "ok",
+            structured=result.structured_content,
+        )
 
 
 def tool_specs(manager: ServerManager, config: ServersConfig) -> list[ToolSpec]:

@@ -218,6 +218,7 @@ class HistoryRecorder:
                 result=event.full_result or event.result_text,
                 error=event.error,
                 duration_ms=event.duration_ms,
+                structured_result=event.structured_result,
             )
             return
         result: str | None = event.result_text

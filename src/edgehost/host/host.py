@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -97,6 +98,7 @@ class Host(
         self._conversations: dict[int, Conversation] = {}
         self._history = HistoryRecorder(lambda: (self.model_status.model, self.model_status.backend))
         self._known_tools = KnownTools({}, self._history.remember_tools)
+        self._call_numbers = itertools.count(1)  # a call id is used once in the Host's life (TurnRunner)
         self._view_contexts = ViewContexts()  # what the views of MCP Apps want the model to know
         self._model_task: asyncio.Task[Any] | None = None
         self.backend: Backend | None = self.options.backend
@@ -503,6 +505,7 @@ class Host(
                 self.options.agent or AgentConfig.from_settings(self.settings),
                 grammar_builder=grammar,
                 selector=self._selector,
+                call_numbers=self._call_numbers,
             )
         return self.runner
 

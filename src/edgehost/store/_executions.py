@@ -32,7 +32,8 @@ __all__ = ["ExecutionRecords"]
 
 _EXECUTION_COLUMNS = (
     "id, conversation_id, message_id, server, tool, arguments, dialect, decision, decided_by, started,"
-    " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments, chosen_by"
+    " duration_ms, status, result_size, result, result_truncated, error, proposed_arguments, chosen_by,"
+    " structured_result"
 )
 _DECISIONS = ("allowed", "denied", "auto")
 
@@ -102,10 +103,12 @@ class ExecutionRecords:
         result: str | None = None,
         error: str | None = None,
         duration_ms: float | None = None,
+        structured_result: Any = None,
     ) -> None:
         """Record how a running call ended. ``duration_ms`` defaults to the time since it started.
 
-        ``result`` and ``error`` are redacted, then cut to ``result_cap`` bytes. Raises
+        ``result`` and ``error`` are redacted, then cut to ``result_cap`` bytes; ``structured_result``
+        (the result's structuredContent) is kept as JSON when it fits in ``result_cap``, else not at all. Raises
         ``ValueError`` for a status outside ok/error/denied/timeout/cancelled/invalid and
         ``RecordNotFoundError`` unless the execution exists and is running.
         """
@@ -116,7 +119,7 @@ class ExecutionRecords:
         with self._transaction() as conn:
             cursor = conn.execute(
                 "UPDATE executions SET status = ?, result = ?, result_size = ?, result_truncated = ?,"
-                " error = ?, duration_ms = coalesce(?, max(0, (? - started) * 1000.0))"
+                " error = ?, structured_result = ?, duration_ms = coalesce(?, max(0, (? - started) * 1000.0))"
                 " WHERE id = ? AND status = 'running'",
                 (
                     status,
@@ -124,6 +127,7 @@ class ExecutionRecords:
                     result_size,
                     int(truncated),
                     error_text,
+                    self._structured_json(structured_result),
                     duration_ms,
                     now,
                     execution_id,
@@ -290,6 +294,14 @@ class ExecutionRecords:
                 ),
             )
             return _rowid(cursor)
+
+    def _structured_json(self, structured: Any) -> str | None:
+        """A structured result as JSON (redacted), or None when there is none or it is over the cap: a
+        structure cut short is no structure."""
+        if structured is None:
+            return None
+        text = json.dumps(redact_json(structured, self._redact), ensure_ascii=False, default=str)
+        return text if len(text.encode("utf-8")) <= self.result_cap else None
 
     def _arguments_json(self, arguments: Any) -> str:
         text = json.dumps(redact_json(arguments, self._redact), ensure_ascii=False, default=str)

@@ -32,6 +32,7 @@ CSV_COLUMNS = (
     "result_size",
     "result_truncated",
     "result",
+    "structured_result",
     "error",
 )
 
@@ -65,6 +66,8 @@ def _write_csv(executions: Iterable[Execution], file: IO[str]) -> int:
         row["arguments"] = json.dumps(row["arguments"], ensure_ascii=False)
         if row["proposed_arguments"] is not None:
             row["proposed_arguments"] = json.dumps(row["proposed_arguments"], ensure_ascii=False)
+        if row["structured_result"] is not None:
+            row["structured_result"] = json.dumps(row["structured_result"], ensure_ascii=False)
         row["result_truncated"] = "true" if row["result_truncated"] else "false"
         writer.writerow(row)
         count += 1

@@ -155,6 +155,12 @@ _CHOSEN_BY = """
 ALTER TABLE executions ADD COLUMN chosen_by TEXT;
 """
 
+# A call's structured result (the CallToolResult's structuredContent, as JSON), for what renders it: the
+# view of an MCP App's tool. NULL for calls without one, and for those recorded before.
+_STRUCTURED_RESULT = """
+ALTER TABLE executions ADD COLUMN structured_result TEXT;
+"""
+
 # What a search matches of a message whose text holds more than that (store/_attached.py): a question
 # sent with resources, by their URIs and the question typed, not by the resources' texts. Only such
 # messages have a row; ``message_search`` gives every message's searched text.
@@ -237,6 +243,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0008_chosen_by", _CHOSEN_BY),
     Migration("0009_message_search_text", _MESSAGE_SEARCH_TEXT, then=_fill_message_search_text),
     Migration("0010_searched_text_index", _SEARCHED_TEXT_INDEX, needs_fts5=True),
+    Migration("0011_structured_result", _STRUCTURED_RESULT),
 )
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied REAL NOT NULL)"

@@ -94,6 +94,8 @@ class Execution:
     # Who chose to make the call: "model", "host" (routing, for a small model), "user" (a pinned tool,
     # `edgehost call`), "probe" or "view" (an MCP App's view); None for calls recorded before EdgeHost kept it.
     chosen_by: str | None = None
+    # The result's structuredContent (JSON), when the server sent one: what a tool's view renders.
+    structured_result: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``started`` as ISO 8601 UTC), the shape of ``history --json`` and export."""
@@ -115,6 +117,7 @@ class Execution:
             "result_size": self.result_size,
             "result_truncated": self.result_truncated,
             "result": self.result,
+            "structured_result": self.structured_result,
             "error": self.error,
         }
 

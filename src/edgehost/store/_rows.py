@@ -138,6 +138,7 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         error,
         proposed_arguments,
         chosen_by,
+        structured_result,
     ) = row
     return Execution(
         id=id_,
@@ -158,4 +159,5 @@ def _execution(row: tuple[Any, ...]) -> Execution:
         error=error,
         proposed_arguments=json.loads(proposed_arguments) if proposed_arguments is not None else None,
         chosen_by=chosen_by,
+        structured_result=json.loads(structured_result) if structured_result is not None else None,
     )
