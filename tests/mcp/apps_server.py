@@ -38,10 +38,9 @@ function request(method, params) {
   return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
 }
 function notify(method, params) { parent.postMessage({ jsonrpc: "2.0", method, params }, "*"); }
-function show(result) {
-  const text = (result.content || []).map((b) => b.text || "").join(" ");
-  const found = text.match(/at (\\d+)/);
-  if (found) $("count").textContent = found[1];
+function show(result) {  // from the structured result, as ext-apps views render
+  const counter = result.structuredContent;
+  if (counter && typeof counter.count === "number") $("count").textContent = String(counter.count);
 }
 window.addEventListener("message", (event) => {
   const m = event.data;
@@ -68,8 +67,8 @@ $("peek").onclick = () => call("peek", {});
 $("other").onclick = () => call("files__delete_file", { path: "notes.txt" });
 $("tell").onclick = () => request("ui/update-model-context", {
   content: [{ type: "text", text: "The counter view shows " + $("count").textContent + "." }] });
-$("ask").onclick = () => request("ui/message", {
-  role: "user", content: { type: "text", text: "What is the counter at?" } })
+$("ask").onclick = () => request("ui/message", {  // content as the ext-apps SDK's App.sendMessage sends it
+  role: "user", content: [{ type: "text", text: "What is the counter at?" }] })
   .then(() => { $("status").textContent = "message sent"; }, (e) => { $("status").textContent = "message refused: " + e.message; });
 const blocked = [];
 document.addEventListener("securitypolicyviolation", (e) => blocked.push(e.blockedURI));
@@ -101,6 +100,11 @@ def main() -> None:
     from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
     from mcp.server.mcpserver import Context, MCPServer
     from mcp_types import ToolAnnotations
+    from pydantic import BaseModel
+
+    class Counter(BaseModel):
+        count: int
+        note: str
 
     reading = ToolAnnotations(read_only_hint=True)
 
@@ -114,14 +118,14 @@ def main() -> None:
         description="Show the counter with its view.",
         annotations=reading,
     )
-    def show_counter(ctx: Context) -> str:
+    def show_counter(ctx: Context) -> Counter:
         shown = "its view is shown" if client_supports_apps(ctx) else "the client shows no views"
-        return f"The counter is at {count[0]} ({shown})."
+        return Counter(count=count[0], note=shown)
 
     @apps.tool(resource_uri="ui://counter/view.html", visibility=["app"], description="Add one.")
-    def add_one() -> str:
+    def add_one() -> Counter:
         count[0] += 1
-        return f"The counter is at {count[0]}."
+        return Counter(count=count[0], note="added one")
 
     @apps.tool(
         resource_uri="ui://counter/view.html", visibility=["model"], description="Peek at the counter."

@@ -5,6 +5,7 @@ tests/web/test_app_views_in_a_browser.py."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -25,6 +26,7 @@ from edgehost.host.tool_view import tool_json
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.mcp.catalog import app_ui
 from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.mcp.config.edits import builtin_servers_by_name
 from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 from edgehost.settings import Settings
@@ -73,7 +75,7 @@ async def test_a_tool_only_its_view_calls_is_not_offered_to_the_model_but_a_pers
     assert (named["tool"], named["status"]) == ("counter__add_one", "invalid")
     told = model.requests[1].messages[-1].content  # what the model read after naming it
     assert "counter__add_one" in told and "counter__add_one" not in model.requests[0].messages[0].content
-    assert "The counter is at 1." in str(called)  # the first call that reached the server
+    assert called.structured_content == {"count": 1, "note": "added one"}  # the first call that reached it
 
 
 def test_the_deprecated_flat_key_names_the_view_and_malformed_values_are_ignored() -> None:
@@ -95,21 +97,22 @@ async def counter_host(data_dir: Path) -> AsyncIterator[Callable[..., Any]]:
         entry = ServerConfig(
             name="counter", command=sys.executable, args=[str(APPS_SERVER)], env={"COUNTER_CONNECT": connect}
         )
+        paths = Paths.resolve(None, data_dir)
+        files = builtin_servers_by_name(paths)["files"]  # another server, whose tools a view may not call
         host = Host(
-            Paths.resolve(None, data_dir),
+            paths,
             Settings(),
             HostOptions(
                 backend=ScriptedBackend(answers),
-                servers=ServersConfig([entry]),
-                only_servers=["counter"],
+                servers=ServersConfig([entry, files]),
                 approver=approver,
                 agent=AgentConfig(routing="model"),
             ),
         )
         hosts.append(host)
         await host.start()
-        [state] = await host.wait_servers_ready(READY_TIMEOUT_S)
-        assert state.status is ServerStatus.READY, state.error
+        states = await host.wait_servers_ready(READY_TIMEOUT_S)
+        assert all(s.status is ServerStatus.READY for s in states), [(s.name, s.error) for s in states]
         return host
 
     yield start
@@ -151,17 +154,51 @@ async def test_a_views_call_is_approved_and_recorded_and_reaches_only_its_own_to
         await host.call_from_view("counter", "add_one", {}, conversation)
     with pytest.raises(ViewRefused, match=r"not offered to views \(its visibility is \['model'\]\)"):
         await host.call_from_view("counter", "peek", {}, conversation)
-    with pytest.raises(ViewRefused, match="may only call counter's tools, not files__delete_file"):
+    with pytest.raises(
+        ViewRefused, match=r"may only call counter's tools, not files__delete_file \(it is files's\)"
+    ):
         await host.call_from_view("counter", "files__delete_file", {"path": "notes.txt"}, conversation)
     with pytest.raises(ViewRefused, match="not counter__reset"):  # its own tools, by their own names
         await host.call_from_view("counter", "counter__reset", {}, conversation)
     runs = host.history.executions(conversation_id=conversation)
-    assert "The counter is at 1." in str(result)
+    assert result.structured_content == {"count": 1, "note": "added one"}
     assert [(r.tool, r.asked_from) for r in asked] == [("counter__add_one", "the view of counter")] * 2
     assert [(r.tool, r.status, r.chosen_by, r.decided_by) for r in reversed(runs)] == [
         ("counter__add_one", "ok", "view", "user"),
         ("counter__add_one", "denied", "view", "user"),
     ]  # the refused ones never reached the approval or the server
+    assert runs[-1].structured_result == {"count": 1, "note": "added one"}  # what the view renders, kept
+
+
+async def test_a_view_cannot_have_a_switched_off_tool_approved_and_a_withdrawn_call_closes_its_approval(
+    counter_host: Callable[..., Any],
+) -> None:
+    host = await counter_host([])  # approvals wait for an answer, as in the window
+    resolved = []
+    asked = asyncio.Event()
+
+    def seen(event: Any) -> None:
+        if type(event).__name__ == "ApprovalResolved":
+            resolved.append(event)
+        elif type(event).__name__ == "ApprovalRequested":
+            asked.set()
+
+    host.subscribe(seen)
+    conversation = host.new_conversation("Show the counter")
+    host.set_tool_enabled("counter__add_one", False)
+    with pytest.raises(ViewRefused, match="counter__add_one is switched off"):
+        await host.call_from_view("counter", "add_one", {}, conversation)
+    host.set_tool_enabled("counter__add_one", True)
+    waiting = asyncio.ensure_future(host.call_from_view("counter", "add_one", {}, conversation))
+    await asyncio.wait_for(asked.wait(), READY_TIMEOUT_S)
+    [request] = host.approvals.open_requests
+    waiting.cancel()  # the view was closed (web/app.py withdraws its calls)
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert host.approvals.open_requests == []
+    assert [(e.request_id, e.allowed, e.decided_by) for e in resolved] == [(request.id, False, "cancel")]
+    [run] = host.history.executions(conversation_id=conversation)
+    assert (run.tool, run.status, run.chosen_by) == ("counter__add_one", "cancelled", "view")
 
 
 async def test_a_views_latest_context_goes_with_the_next_question_only(
@@ -171,17 +208,20 @@ async def test_a_views_latest_context_goes_with_the_next_question_only(
     conversation = host.new_conversation("Show the counter")
     host.update_view_context(conversation, "counter", VIEW, [{"type": "text", "text": "The view shows 2."}])
     host.update_view_context(conversation, "counter", VIEW, [{"type": "text", "text": "The view shows 3."}])
+    other = "ui://counter/other.html"  # another view: its own latest context, kept beside the first
+    host.update_view_context(conversation, "counter", other, [], {"open": True})
     await host.submit("What does the view show?", conversation)
     await host.submit("And now?", conversation)
     model = host.backend
     assert isinstance(model, ScriptedBackend)
     first, second = (request.messages[-1].content for request in model.requests)
     assert f"[resource {VIEW}" in first and "The view shows 3." in first and "shows 2" not in first
+    assert f"[resource {other}" in first and '{"open": true}' in first
     assert "The view shows" not in second
     shown = host.history.conversation(conversation)
     assert shown is not None
     [question, *_] = [e for e in shown.entries if type(e).__name__ == "Question"]
-    assert [a.uri for a in question.attachments] == [VIEW]  # the user sees what the model was given
+    assert [a.uri for a in question.attachments] == [VIEW, other]  # the user sees what the model was given
 
 
 async def test_a_views_log_message_is_in_edgehosts_log(

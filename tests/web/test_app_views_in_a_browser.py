@@ -162,12 +162,18 @@ async def test_a_views_message_waits_for_consent_its_context_reaches_the_model_a
     assert f"[resource {VIEW}" in asked and "The counter view shows 0." in asked
     assert await page.locator(".msg.user", has_text="What is the counter at?").count() == 1
 
-    # Closing the conversation tells the view first; it answers after logging it.
+    # Closing the conversation tells the view first; it answers after logging it. Its call still
+    # waiting for approval is withdrawn: the approval closes, and the call did not run.
     [shown] = [e for e in served.host.history.executions() if e.tool == "counter__show_counter"]
+    await view.locator("#add").click()
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
     with caplog.at_level(logging.INFO, logger="edgehost.views"):
-        await page.click("#new-chat")
+        await page.evaluate("document.getElementById('new-chat').click()")  # the modal approval covers it
         await page.locator(".view").wait_for(state="detached", timeout=PAGE_S)
+        await page.wait_for_selector("#approval", state="hidden", timeout=PAGE_S)
     assert "view of counter: counter view torn down: the conversation was closed" in caplog.text
+    [withdrawn] = [e for e in served.host.history.executions() if e.tool == "counter__add_one"]
+    assert (withdrawn.status, withdrawn.chosen_by) == ("cancelled", "view")
 
     # The window's "Open the view" link: the call's conversation opens with its view.
     linked = await _open(browser, served.server.url + f"#view={shown.id}")

@@ -6,7 +6,6 @@ Nothing of the web face is imported until the page is served: the window must no
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,7 +24,7 @@ class PageBeside:
         self._bind = ""
         self._host: Any = None
         self._stack: contextlib.AsyncExitStack | None = None
-        self._starting = asyncio.Lock()
+        self._starting: Any = None  # an asyncio.Lock, made on the first link (asyncio waits for the window)
 
     @contextlib.asynccontextmanager
     async def serve(self, host: Any) -> AsyncIterator[PageBeside]:
@@ -43,6 +42,10 @@ class PageBeside:
     async def link(self, fragment: str = "") -> str:
         """The page's address on this machine, with the token and ``#fragment``. Starts serving on
         127.0.0.1 (any free port) when no page is served yet. Raises OSError when it cannot be."""
+        import asyncio
+
+        if self._starting is None:
+            self._starting = asyncio.Lock()
         async with self._starting:
             if self.server is None:
                 if self._stack is None:

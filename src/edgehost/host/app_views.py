@@ -48,7 +48,7 @@ VIEW_MAX_CHARS = 2_000_000  # a view is a page of HTML; more is a server gone wr
 CONTEXT_MAX_CHARS = 8_000  # what a view may put before the model: a small model's context is short
 # An origin a view may declare for its CSP: scheme, host (a leading "*." for subdomains), optional port.
 # Anything else (a space, a quote, a ";") could add a directive of its own to the header: dropped.
-_SOURCE = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:(\d{1,5}|\*))?$")
+_SOURCE = re.compile(r"(https?|wss?)://(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:(\d{1,5}|\*))?")
 
 
 class ViewRefused(ToolCallError):
@@ -128,8 +128,8 @@ def declared_csp(raw: Any) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]
         values = raw.get(key)
         if not isinstance(values, list):
             continue
-        good = tuple(v for v in values if isinstance(v, str) and _SOURCE.match(v))
-        dropped += [str(v) for v in values if not (isinstance(v, str) and _SOURCE.match(v))]
+        good = tuple(v for v in values if isinstance(v, str) and _SOURCE.fullmatch(v))
+        dropped += [str(v) for v in values if not (isinstance(v, str) and _SOURCE.fullmatch(v))]
         if good:
             kept[key] = good
     return kept, tuple(dropped)
@@ -160,6 +160,8 @@ async def call_from_view(
         raise ViewRefused(
             f"the view of {server} may only call {server}'s tools, not {name}{where}", server=server
         )
+    if not own.enabled:  # refused before anyone is asked to approve it
+        raise ViewRefused(f"{own.name} is switched off", server=server)
     if own.visibility is not None and "app" not in own.visibility:
         raise ViewRefused(
             f"{own.name} is not offered to views (its visibility is {list(own.visibility)})", server=server
@@ -179,10 +181,11 @@ async def call_from_view(
 
 
 class ViewContexts:
-    """The latest ``ui/update-model-context`` of each conversation, until its next question takes it."""
+    """The latest ``ui/update-model-context`` of each view (its resource) in each conversation, until
+    the conversation's next question takes them."""
 
     def __init__(self) -> None:
-        self._latest: dict[int, str] = {}
+        self._latest: dict[int, dict[str, str]] = {}
 
     def update(self, conversation_id: int, server: str, uri: str, content: Any, structured: Any) -> None:
         """Keep what the view of ``server`` (its resource ``uri``) wants the model to know; an empty
@@ -191,17 +194,17 @@ class ViewContexts:
         if structured:
             parts.append(json.dumps(structured, ensure_ascii=False, default=str))
         text = "\n".join(p for p in parts if p)[:CONTEXT_MAX_CHARS]
-        if not text:
-            self._latest.pop(conversation_id, None)
-            return
-        self._latest[conversation_id] = attachment_text(uri, text)
+        views = self._latest.setdefault(conversation_id, {})
+        if text:
+            views[uri] = attachment_text(uri, text)
+        else:
+            views.pop(uri, None)
 
     def take(self, conversation_id: int | None) -> list[str]:
-        """The context to send with the next question of ``conversation_id`` (then it is gone)."""
+        """The contexts to send with the next question of ``conversation_id`` (then they are gone)."""
         if conversation_id is None:
             return []
-        latest = self._latest.pop(conversation_id, None)
-        return [latest] if latest is not None else []
+        return list(self._latest.pop(conversation_id, {}).values())
 
 
 def _block_text(block: Any) -> str:

@@ -94,9 +94,10 @@ def page_origin(request: Request, page_port: int) -> str | None:
     parsed = split_host(request.headers.get("host", ""))
     if parsed is None:
         return None
-    name = parsed[0]
+    name, scheme = parsed[0], request.url.scheme
     shown = f"[{name}]" if ":" in name else name
-    return f"{request.url.scheme}://{shown}:{page_port}"
+    default = (scheme == "http" and page_port == 80) or (scheme == "https" and page_port == 443)
+    return f"{scheme}://{shown}" if default else f"{scheme}://{shown}:{page_port}"  # as browsers write it
 
 
 async def sandbox_page(request: Request, page_port: int) -> Response:

@@ -6,6 +6,7 @@ to render (GET /api/views), and what a rendered view asks of its server, as the 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["VIEW_COMMANDS", "run_view_command", "view_listing"]
 
 VIEW_COMMANDS = frozenset({"view_call", "view_read", "view_context", "view_log"})
+
+log = logging.getLogger(__name__)
 
 
 async def view_listing(host: Host, request: Request, sandbox_port: int) -> Response:
@@ -44,15 +47,21 @@ async def run_view_command(host: Host, name: str, fields: Mapping[str, Any]) -> 
     server = fields["server"]
     try:
         if name == "view_call":
-            result = await host.call_from_view(
-                server, fields["name"], fields.get("arguments") or {}, _conversation(fields)
-            )
+            arguments = fields.get("arguments") or {}
+            if not isinstance(arguments, dict):
+                raise CommandError("tools/call: 'arguments' must be an object")
+            result = await host.call_from_view(server, fields["name"], arguments, _conversation(fields))
             return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
         if name == "view_read":
             read = await host.read_from_view(server, fields["uri"])
             return {"result": read.model_dump(mode="json", by_alias=True, exclude_none=True)}
     except ToolCallError as exc:
         raise CommandError(str(exc)) from None
+    except (CommandError, KeyError):
+        raise
+    except Exception as exc:  # a fault of ours: the view gets an answer, the log the whole story
+        log.exception("the view of %s: %s failed", server, name)
+        raise CommandError(f"EdgeHost failed on the view's request: {exc}") from None
     if name == "view_context":
         conversation = _conversation(fields)
         if conversation is None:

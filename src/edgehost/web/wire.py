@@ -57,6 +57,7 @@ COMMANDS: Mapping[str, Mapping[str, type | tuple[type, ...]]] = {
     "view_read": {"server": str, "uri": str},
     "view_context": {"server": str, "uri": str},
     "view_log": {"server": str},
+    "view_closed": {"view": str},  # its calls still waiting (for an approval) are withdrawn
 }
 MAX_COMMAND_BYTES = 1 << 20  # a question with an attachment; more is not a chat message
 

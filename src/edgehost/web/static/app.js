@@ -193,8 +193,9 @@ function apply(kind, e) {
         c.setStatus(e.status, e.duration_ms);
         // A denied call: why it did not run, as the window and the history say it (not the model's instruction).
         c.result(e.denial || (e.error && !e.result_text ? e.error : e.result_text));
-        showView(c.node, { tool: e.tool, arguments: e.arguments, result: e.result_text, status: e.status,
-          conversation_id: e.conversation_id, chosen_by: e.chosen_by });
+        showView(c.node, { tool: e.tool, arguments: e.arguments, result: e.full_result || e.result_text,
+          structured_result: e.structured_result, status: e.status, conversation_id: e.conversation_id,
+          chosen_by: e.chosen_by });
         startAnswer(); // the model reads the result and answers below the card
         // What a model writes about a call that did not run is often made up, and EdgeHost may replace
         // it: it is held back until the turn says what to show (as in the window).
@@ -411,7 +412,8 @@ function scrollDown() {
 }
 
 function clearMessages() {
-  $("messages").textContent = "";
+  // Views being closed stay (hidden) until they answered their teardown (views.js).
+  for (const node of [...$("messages").children]) if (!node.classList.contains("closing")) node.remove();
   state.cards.clear();
   state.answer = null;
   state.question = null;
@@ -427,8 +429,7 @@ function showConversations(shown) {
 async function openConversation(id) {
   showConversations(false);
   state.current = id;
-  await closeViews("the conversation was closed");
-  if (state.current !== id) return; // another was opened meanwhile
+  closeViews("the conversation was closed");
   clearMessages();
   if (id === null) { $("title").textContent = "New conversation"; markCurrent(); return; }
   const view = await api("/api/conversations/" + id);
@@ -573,7 +574,7 @@ $("composer").onsubmit = async (event) => {
     $("input").value = "";
     if (state.current !== reply.conversation_id) {
       state.current = reply.conversation_id;
-      await closeViews("a new conversation was started");
+      closeViews("a new conversation was started");
       clearMessages();
       $("title").textContent = text.split("\n")[0].slice(0, 60);
       markCurrent();

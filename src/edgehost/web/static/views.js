@@ -57,8 +57,10 @@ function openView(cardNode, tool, view, run) {
   frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
   const allow = permissionsAllow(view.permissions);
   if (allow) frame.setAttribute("allow", allow);
-  const origin = location.protocol + "//" + location.hostname + ":" + view.sandbox_port;
-  frame.src = origin + view.sandbox;
+  const sandbox = new URL(view.sandbox, location.href);
+  sandbox.port = String(view.sandbox_port);
+  const origin = sandbox.origin; // as the browser writes it (no ":80")
+  frame.src = sandbox.href;
   frame.style.height = "120px";
   const consent = document.createElement("div");
   consent.className = "view-consent";
@@ -66,6 +68,7 @@ function openView(cardNode, tool, view, run) {
   box.append(bar, frame, consent);
   cardNode.after(box);
   const entry = {
+    id: crypto.getRandomValues(new Uint32Array(2)).join("-"), // its calls are withdrawn with it
     box, frame, origin, view, run, tool, consent, nextId: 1, waiting: new Map(),
     initialized: false, mode: "inline", modes: null, closed: false,
   };
@@ -123,6 +126,7 @@ async function fromView(entry, m) {
         protocolVersion: VIEW_PROTOCOL,
         hostInfo: { name: "EdgeHost", version: "1" },
         hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {},
+          message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} },
           sandbox: { csp: view.csp, permissions: Object.fromEntries(view.permissions.map((k) => [k, {}])) } },
         hostContext: {
           toolInfo: { tool: { name: entry.tool.tool || run.tool, description: entry.tool.description,
@@ -139,8 +143,7 @@ async function fromView(entry, m) {
       entry.initialized = true;
       notifyView(entry, "ui/notifications/tool-input", { arguments: run.arguments || {} });
       if (run.status === "cancelled") notifyView(entry, "ui/notifications/tool-cancelled", { reason: "the call was stopped" });
-      else notifyView(entry, "ui/notifications/tool-result",
-        { content: [{ type: "text", text: run.result || "" }], isError: run.status !== "ok" });
+      else notifyView(entry, "ui/notifications/tool-result", toolResult(run));
       return;
     case "ui/notifications/size-changed":
       if (typeof p.height === "number" && entry.mode === "inline") {
@@ -155,7 +158,7 @@ async function fromView(entry, m) {
       return;
     case "tools/call": {
       const answer = await send("view_call", { server: view.server, name: String(p.name || ""),
-        arguments: p.arguments || {}, conversation_id: run.conversation_id });
+        arguments: p.arguments || {}, conversation_id: run.conversation_id, view: entry.id });
       reply(entry, m.id, answer.result);
       if (state.panel === "history") refreshHistory();
       return;
@@ -179,7 +182,9 @@ async function fromView(entry, m) {
       return;
     }
     case "ui/message": {
-      const text = p.content && p.content.type === "text" ? String(p.content.text || "") : "";
+      // content is a list of blocks (the ext-apps SDK's App.sendMessage), or one block (the spec's example).
+      const blocks = Array.isArray(p.content) ? p.content : [p.content];
+      const text = blocks.filter((b) => b && b.type === "text").map((b) => String(b.text || "")).join("\n");
       if (!text.trim()) throw new Error("Invalid message format: a text message is sent");
       if (!(await askConsent(entry, text))) throw new Error("Message sending denied by the user");
       if (state.turn !== null) throw new Error("Message sending denied: a turn is running");
@@ -227,12 +232,22 @@ function setMode(entry, mode) {
   notifyView(entry, "ui/notifications/host-context-changed", { displayMode: mode });
 }
 
+function toolResult(run) {
+  const result = { content: [{ type: "text", text: run.result || "" }], isError: run.status !== "ok" };
+  if (run.structured_result !== null && run.structured_result !== undefined) result.structuredContent = run.structured_result;
+  return result;
+}
+
 // Before a view goes away (its conversation closed, another opened), it is told, and given a moment to
-// answer (spec: ui/resource-teardown; the host should wait for the answer).
+// answer (spec: ui/resource-teardown; the host should wait for the answer). It waits hidden where it is
+// (an iframe moved in the page would load again), while the next conversation is shown.
 async function closeView(entry, reason) {
   if (entry.closed) return;
   entry.closed = true;
+  entry.box.hidden = true;
+  entry.box.classList.add("closing");
   if (entry.cancelConsent) entry.cancelConsent();
+  send("view_closed", { view: entry.id }).catch(() => {}); // its calls waiting for approval are withdrawn
   if (entry.initialized) {
     await Promise.race([
       requestView(entry, "ui/resource-teardown", { reason }).catch(() => {}),
@@ -244,5 +259,5 @@ async function closeView(entry, reason) {
 }
 
 function closeViews(reason) {
-  return Promise.all([...views].map((entry) => closeView(entry, reason)));
+  for (const entry of views) closeView(entry, reason);
 }
