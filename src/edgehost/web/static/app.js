@@ -24,6 +24,7 @@ const state = {
   approvals: [], // pending requests, in order
   panel: null,
   openRun: null, // the call whose details are open in the history panel
+  viewTimings: [], // each view's time to open, in ms: reading it, and until it said it is initialized
 };
 window.edgehost = state; // for the browser tests (and curious users)
 

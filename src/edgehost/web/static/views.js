@@ -23,6 +23,7 @@ function loadToolViews() {
 // The view of a finished call, below its card: run = {tool, arguments, result, status, conversation_id,
 // chosen_by}. Calls a view made itself do not open the view again under their own card.
 async function showView(cardNode, run) {
+  const started = performance.now();
   if (toolsKnown) await toolsKnown;
   const tool = toolsWithViews.get(run.tool);
   if (!tool || run.chosen_by === "view" || !["ok", "error", "cancelled"].includes(run.status)) return null;
@@ -37,7 +38,9 @@ async function showView(cardNode, run) {
     return null;
   }
   if (!cardNode.isConnected) return null; // the conversation was closed meanwhile
-  return openView(cardNode, tool, view, run);
+  const entry = openView(cardNode, tool, view, run);
+  entry.timing = { started, read: performance.now() };
+  return entry;
 }
 
 function openView(cardNode, tool, view, run) {
@@ -116,10 +119,12 @@ async function fromView(entry, m) {
   const p = m.params || {};
   switch (m.method) {
     case "ui/notifications/sandbox-proxy-ready":
+      if (entry.timing) entry.timing.framed = performance.now();
       post(entry, { jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready",
         params: { html: view.html, csp: view.csp, permissions: Object.fromEntries(view.permissions.map((k) => [k, {}])) } });
       return;
     case "ui/initialize":
+      if (entry.timing) entry.timing.asked = performance.now();
       entry.modes = Array.isArray(p.appCapabilities && p.appCapabilities.availableDisplayModes)
         ? p.appCapabilities.availableDisplayModes : null;
       reply(entry, m.id, {
@@ -141,6 +146,11 @@ async function fromView(entry, m) {
       return;
     case "ui/notifications/initialized":
       entry.initialized = true;
+      if (entry.timing) { // how long views take to open, step by step (bench/app_view.py)
+        const { started, read } = entry.timing;
+        state.viewTimings.push({ read_ms: read - started, open_ms: performance.now() - started,
+          framed_ms: entry.timing.framed - started, asked_ms: entry.timing.asked - started });
+      }
       notifyView(entry, "ui/notifications/tool-input", { arguments: run.arguments || {} });
       if (run.status === "cancelled") notifyView(entry, "ui/notifications/tool-cancelled", { reason: "the call was stopped" });
       else notifyView(entry, "ui/notifications/tool-result", toolResult(run));
