@@ -3,6 +3,7 @@ conversation list (search, rename, delete, regenerate)."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,35 @@ def test_conversations_are_searched_renamed_deleted_and_an_answer_regenerated(
             listed.delete(first)
             assert desktop.host.history.conversation(first) is None
             assert len(listed.titles()) == 1
+
+    run(scenario())
+
+
+def test_sending_a_question_reads_the_conversation_list_once_after_the_send_not_during_it(
+    data_dir: Path, run: Any
+) -> None:
+    """The send's history changes (a new conversation, its title, the turn) show in the list on the
+    loop's next turn, read once: the key press that sends does not also wait for the list (issue 35)."""
+
+    async def scenario() -> None:
+        async with opened_desktop(data_dir, ["Paris."], wait_servers=False) as desktop:
+            window = desktop.window
+            history = desktop.host.history
+            reads: list[str] = []
+            read = history.conversations
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                reads.append("read")
+                return read(*args, **kwargs)
+
+            history.conversations = counted  # type: ignore[method-assign]
+            window.send("Capital of France?")
+            during = len(reads)
+            await asyncio.sleep(0.05)  # a few turns of the loop
+            after = len(reads)
+            await finished(window.turn_task)
+            assert (during, after) == (0, 1)
+            assert window.conversations.titles() == ["Capital of France?"]
 
     run(scenario())
 

@@ -66,6 +66,16 @@ class ConversationList(QWidget):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.refresh)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        # A change of the history (a question sent, a title set) is shown on the loop's next turn, once
+        # for all the changes of this one: the window's Send does not also read the list (issue 35).
+        self._changed_timer = QTimer(self)
+        self._changed_timer.setSingleShot(True)
+        self._changed_timer.setInterval(0)
+        self._changed_timer.timeout.connect(self.refresh)
+
+    def refresh_soon(self) -> None:
+        """``refresh`` on the event loop's next turn, once however often it is asked before then."""
+        self._changed_timer.start()
 
     def titles(self) -> list[str]:
         return [self.items.item(i).text() for i in range(self.items.count())]
@@ -117,6 +127,7 @@ class ConversationList(QWidget):
         host = self._host()
         if host is not None and title.strip():
             host.rename_conversation(conversation_id, title)
+            self.refresh()  # what the user did shows at once
             self.renamed.emit(conversation_id, title.strip())
 
     def ask_delete(self, conversation_id: int, title: str) -> None:
@@ -136,4 +147,5 @@ class ConversationList(QWidget):
         except EdgeHostError as exc:  # a turn is running in it
             self.failed.emit(str(exc))
             return
+        self.refresh()
         self.deleted.emit(conversation_id)

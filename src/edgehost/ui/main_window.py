@@ -232,7 +232,7 @@ class MainWindow(WindowEvents, QMainWindow):
         self.bridge = bridge
         self.approvals = ApprovalWindow(self._resolve_approval, self.settings.approval_timeout_s, self)
         self.composer_actions = ComposerActions(self)
-        bridge.conversations_changed.connect(self.conversations.refresh)
+        bridge.conversations_changed.connect(self.conversations.refresh_soon)
         self.follow(bridge)
         self.routing_switch.show_for(host, self.current_id)
 
@@ -348,7 +348,7 @@ class MainWindow(WindowEvents, QMainWindow):
         self.composer.set_busy(True)
         self.turn_task = task
         task.add_done_callback(self._turn_task_done)
-        self.conversations.refresh()
+        self.conversations.refresh_soon()
         return task
 
     def _turn_task_done(self, task: asyncio.Task[Any]) -> None:
