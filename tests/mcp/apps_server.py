@@ -1,6 +1,6 @@
 """A stdio MCP server with the MCP Apps extension (the SDK's ``Apps``, io.modelcontextprotocol/ui): a
-counter whose ``show_counter`` tool has a view (``ui://counter/view.html``), an ``add_one`` tool only
-that view may call (visibility ["app"]), a ``peek`` tool the model may call but views may not
+counter whose ``show_counter`` tool has a view (``ui://counter/view.html``), ``add_one`` and ``add_slowly``
+tools only that view may call (visibility ["app"]), a ``peek`` tool the model may call but views may not
 (visibility ["model"]), and a plain ``reset`` tool without a view.
 
 The view speaks the MCP Apps protocol over postMessage without any library, as the spec's example
@@ -97,6 +97,7 @@ async function probe(url) {
 
 def main() -> None:
     warnings.simplefilter("ignore")
+    import anyio
     from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
     from mcp.server.mcpserver import Context, MCPServer
     from mcp_types import ToolAnnotations
@@ -126,6 +127,12 @@ def main() -> None:
     def add_one() -> Counter:
         count[0] += 1
         return Counter(count=count[0], note="added one")
+
+    @apps.tool(resource_uri="ui://counter/view.html", visibility=["app"], description="Add one, slowly.")
+    async def add_slowly() -> Counter:
+        await anyio.sleep(0.5)
+        count[0] += 1
+        return Counter(count=count[0], note="added one slowly")
 
     @apps.tool(
         resource_uri="ui://counter/view.html", visibility=["model"], description="Peek at the counter."

@@ -62,7 +62,7 @@ async def test_a_tool_only_its_view_calls_is_not_offered_to_the_model_but_a_pers
         called = await host.call_tool("counter__add_one", {})  # as `edgehost call` does
     finally:
         await host.aclose()
-    assert set(listed) == {"show_counter", "add_one", "peek", "reset"}
+    assert set(listed) == {"show_counter", "add_one", "add_slowly", "peek", "reset"}
     assert (listed["show_counter"].view_uri, listed["show_counter"].visibility) == (VIEW, None)
     assert (listed["add_one"].view_uri, listed["add_one"].visibility) == (VIEW, ("app",))
     assert (listed["reset"].view_uri, listed["reset"].visibility) == (None, None)
@@ -198,7 +198,39 @@ async def test_a_view_cannot_have_a_switched_off_tool_approved_and_a_withdrawn_c
     assert host.approvals.open_requests == []
     assert [(e.request_id, e.allowed, e.decided_by) for e in resolved] == [(request.id, False, "cancel")]
     [run] = host.history.executions(conversation_id=conversation)
-    assert (run.tool, run.status, run.chosen_by) == ("counter__add_one", "cancelled", "view")
+    assert (run.tool, run.status, run.chosen_by, run.decided_by) == (
+        "counter__add_one",
+        "cancelled",
+        "view",
+        "cancel",
+    )
+
+
+async def test_a_call_already_running_when_its_view_goes_runs_to_its_end(
+    counter_host: Callable[..., Any],
+) -> None:
+    async def allow(_request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision(allow=True)
+
+    host = await counter_host([], allow)
+    started, finished = asyncio.Event(), asyncio.Event()
+
+    def seen(event: Any) -> None:
+        if type(event).__name__ == "ToolExecutionStarted":
+            started.set()
+        elif type(event).__name__ == "ToolExecutionFinished":
+            finished.set()
+
+    host.subscribe(seen)
+    conversation = host.new_conversation("Show the counter")
+    calling = asyncio.ensure_future(host.call_from_view("counter", "add_slowly", {}, conversation))
+    await asyncio.wait_for(started.wait(), READY_TIMEOUT_S)
+    calling.cancel()  # the view closed while the server works on it
+    with pytest.raises(asyncio.CancelledError):
+        await calling
+    await asyncio.wait_for(finished.wait(), READY_TIMEOUT_S)
+    [run] = host.history.executions(conversation_id=conversation)
+    assert (run.status, run.structured_result) == ("ok", {"count": 1, "note": "added one slowly"})
 
 
 async def test_a_views_latest_context_goes_with_the_next_question_only(

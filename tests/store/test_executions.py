@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.store import RecordNotFoundError, Store
+from edgehost.store import REDACTED, RecordNotFoundError, Store, redactor
 
 
 def test_a_running_execution_is_listed_as_running_then_finished(store: Store) -> None:
@@ -83,6 +83,30 @@ def test_a_result_over_the_cap_is_cut_on_a_character_boundary_and_flagged(db_pat
         execution = store.get_execution(execution_id)
     assert execution is not None
     assert (execution.result, execution.result_size, execution.result_truncated) == ("ééééé", 14, True)
+
+
+def test_a_structured_result_is_kept_whole_redacted_or_not_at_all(db_path: Path) -> None:
+    """A view renders it (MCP Apps): a structure cut short is no structure, so one over the cap is not
+    kept; a secret in it is redacted as in the text."""
+    with Store.open(db_path, result_cap=60, redact=redactor({"s3cret"})) as store:
+        kept = store.record_execution_started(server="s", tool="s__t", arguments={})
+        store.record_execution_finished(
+            kept, status="ok", result="{}", structured_result={"count": 1, "key": "s3cret"}
+        )
+        large = store.record_execution_started(server="s", tool="s__t", arguments={})
+        store.record_execution_finished(
+            large, status="ok", result="{}", structured_result={"rows": ["x" * 80]}
+        )
+        repeated = store.record_execution(
+            server="s", tool="s__t", arguments={}, status="ok", result="{}", structured_result=[1, 2]
+        )
+        shown = [store.get_execution(i) for i in (kept, large, repeated)]
+    assert [e.structured_result for e in shown if e is not None] == [
+        {"count": 1, "key": REDACTED},
+        None,
+        [1, 2],
+    ]
+    assert shown[0] is not None and shown[0].to_dict()["structured_result"] == {"count": 1, "key": REDACTED}
 
 
 def test_a_caller_that_already_cut_the_result_gives_its_whole_size(store: Store) -> None:

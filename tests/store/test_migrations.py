@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edgehost.store import MIGRATIONS, Migration, Store, StoreError
-from edgehost.store._migrations import applied_migrations
+from edgehost.store._migrations import applied_migrations, apply_migrations
 
 
 def _applied(path: Path) -> list[str]:
@@ -133,3 +133,24 @@ def test_tool_results_written_as_framed_user_turns_become_tool_messages(db_path:
         assert upgraded.search_conversations("END_TOOL_RESULT") == []
         later = upgraded.add_message(conversation, "tool", "12:00", name="time__now", tool_call_id="c7")
         assert upgraded.get_message(later).tool_call_id == "c7"  # type: ignore[union-attr]
+
+
+def test_calls_recorded_before_structured_results_were_kept_read_as_having_none(db_path: Path) -> None:
+    before = tuple(m for m in MIGRATIONS if m.name != "0011_structured_result")
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        apply_migrations(conn, before)
+        conn.execute(
+            "INSERT INTO executions (server, tool, arguments, started, status, result, result_truncated)"
+            " VALUES ('s', 's__t', '{}', 1.0, 'ok', 'done', 0)"
+        )
+    finally:
+        conn.close()
+    with Store.open(db_path) as upgraded:
+        [old] = upgraded.list_executions()
+        later = upgraded.record_execution_started(server="s", tool="s__t", arguments={})
+        upgraded.record_execution_finished(later, status="ok", result="{}", structured_result={"n": 1})
+        shown = upgraded.get_execution(later)
+    assert (old.result, old.structured_result) == ("done", None)
+    assert shown is not None and shown.structured_result == {"n": 1}
+    assert _applied(db_path)[-1] == "0011_structured_result"

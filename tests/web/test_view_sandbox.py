@@ -44,9 +44,11 @@ def test_without_declared_origins_a_view_reaches_nothing_and_declared_ones_widen
 async def test_the_sandbox_answers_only_this_machines_names_and_only_reads(serve: Any) -> None:
     served = await serve(ScriptedBackend([]))
     sandbox = f"http://127.0.0.1:{served.server.sandbox_port}"
-    declared = quote(
-        json.dumps({"connectDomains": ["https://ok.example.com", "https://x.example.com; script-src *"]})
-    )
+    injected = [
+        "https://x.example.com; script-src *",
+        "https://y.example.com\n",
+    ]  # a directive; a header break
+    declared = quote(json.dumps({"connectDomains": ["https://ok.example.com", *injected]}))
     async with httpx2.AsyncClient() as client:
         shown = await client.get(f"{sandbox}/sandbox?csp={declared}")
         rebound = await client.get(
@@ -61,6 +63,7 @@ async def test_the_sandbox_answers_only_this_machines_names_and_only_reads(serve
     assert (
         "connect-src https://ok.example.com;" in policy and "script-src *" not in policy
     )  # injection dropped
+    assert "y.example.com" not in policy
     assert f"frame-ancestors {served.base}" in policy
     assert (rebound.status_code, posted.status_code, elsewhere.status_code, broken.status_code) == (
         421,

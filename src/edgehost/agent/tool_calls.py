@@ -166,6 +166,8 @@ class ToolCalls:
                 f"(Same call as before in this turn; its result again:)\n{previous.text}",
                 not previous.is_error,
                 repeated=True,
+                full_result=previous.text,
+                structured_result=previous.structured,
             )
         decision = await self._approve(current, tool, arguments)
         if not decision.allow:

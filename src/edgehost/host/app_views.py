@@ -177,6 +177,7 @@ async def call_from_view(
         approver=approver,
         conversation_id=conversation_id,
         asked_from=f"the view of {server}",
+        finish_once_started=True,  # a view closed while its call runs: the call ends as it would
     )
 
 

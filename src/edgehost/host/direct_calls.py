@@ -14,7 +14,13 @@ from typing import Any
 
 import mcp_types as types
 
-from edgehost.agent.approval import ApprovalPolicy, Approver
+from edgehost.agent.approval import (
+    APPROVER_CLEANUP_S,
+    ApprovalDecision,
+    ApprovalPolicy,
+    ApprovalRequest,
+    Approver,
+)
 from edgehost.agent.events import ApprovalResolved
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
@@ -47,14 +53,17 @@ async def call_outside_conversation(
     approver: Approver | None = None,
     conversation_id: int | None = None,
     asked_from: str = "",
+    finish_once_started: bool = False,
 ) -> types.CallToolResult:
     """Call ``name`` with ``arguments``; ``decided_by`` says who chose to (the user, "probe", "view").
 
     Without ``approver`` the caller has decided (a person on the command line). With one, a call the
     policy asks about waits for the approver's answer, as a model's call does; ``asked_from`` tells the
-    user who asks. Raises UnknownTool, ToolRefused (a user's deny rule, or the approver's denial) and
-    the manager's ToolCallErrors; a tool error comes back as a result with ``isError`` set. Every
-    outcome is recorded, in ``conversation_id`` when given."""
+    user who asks; with ``finish_once_started`` a call that has begun runs to its end even when the
+    caller is cancelled (only the wait for approval is withdrawn). Raises UnknownTool, ToolRefused (a
+    user's deny rule, or the approver's denial) and the manager's ToolCallErrors; a tool error comes
+    back as a result with ``isError`` set. Every outcome is recorded, in ``conversation_id`` when
+    given."""
     tool = next((t for t in tools if t.name == name), None)
     if tool is None:
         raise UnknownTool(unknown_tool_text(name, [t.name for t in tools]))
@@ -74,21 +83,7 @@ async def call_outside_conversation(
     who: str
     if verdict.action == "ask" and approver is not None and verdict.request is not None:
         request = dataclasses.replace(verdict.request, asked_from=asked_from)
-        try:
-            answer = await approver(request)
-        except asyncio.CancelledError:  # whoever asked is gone (a view closed): the faces close the request
-            emit(ApprovalResolved(request.id, False, "cancel"))
-            emit(
-                ev.ToolExecutionFinished(
-                    **common,
-                    status="cancelled",
-                    result_text="",
-                    duration_ms=0.0,
-                    error="withdrawn before it was approved",
-                )
-            )
-            raise
-        emit(ApprovalResolved(request.id, answer.allow, answer.decided_by))
+        answer = await _asked(approver, request, policy, emit, common)
         if not answer.allow:
             _refused(emit, common, answer.reason or "the user denied the call", answer.decided_by)
         policy.remember(request, answer)
@@ -101,9 +96,56 @@ async def call_outside_conversation(
     else:
         decision, who = "allowed", decided_by
     emit(ev.ToolExecutionStarted(**common, decision=decision, decided_by=who, proposed_arguments=proposed))
-    return await _call_recorded(
+    call = _call_recorded(
         manager, emit, {**common, "decision": decision, "decided_by": who}, arguments, timeout
     )
+    if not finish_once_started:
+        return await call
+    # Whoever asked may go away (a view closed) while it runs: it runs to its end and is recorded.
+    running = asyncio.ensure_future(call)
+    running.add_done_callback(lambda task: task.cancelled() or task.exception())  # retrieved, always
+    return await asyncio.shield(running)
+
+
+async def _asked(
+    approver: Approver,
+    request: ApprovalRequest,
+    policy: ApprovalPolicy,
+    emit: Callable[[Any], None],
+    common: dict[str, Any],
+) -> ApprovalDecision:
+    """The approver's answer to ``request``, announced (ApprovalResolved). When the caller is cancelled
+    first (whoever asked went away), the request is withdrawn and the call recorded as cancelled; an
+    answer given just before still counts for the grants it makes."""
+    asking = asyncio.ensure_future(approver(request))
+    try:
+        answer = await asyncio.shield(asking)
+    except asyncio.CancelledError:
+        if asking.done() and not asking.cancelled() and asking.exception() is None:
+            answer = asking.result()
+            policy.remember(request, answer)
+            decision, who = ("allowed" if answer.allow else "denied"), answer.decided_by
+        else:
+            asking.cancel()
+            # Its request leaves the open ones before the faces are told it is gone.
+            await asyncio.wait({asking}, timeout=APPROVER_CLEANUP_S)
+            answer = ApprovalDecision(allow=False, reason="withdrawn", decided_by="cancel")
+            decision, who = "denied", "cancel"
+        emit(ApprovalResolved(request.id, answer.allow, answer.decided_by))
+        emit(
+            ev.ToolExecutionFinished(
+                **common,
+                status="cancelled",
+                result_text="",
+                duration_ms=0.0,
+                error="withdrawn: whoever asked for it went away before it ran",
+                decision=decision,
+                decided_by=who,
+            )
+        )
+        raise
+    emit(ApprovalResolved(request.id, answer.allow, answer.decided_by))
+    return answer
 
 
 def _refused(emit: Callable[[Any], None], common: dict[str, Any], reason: str | None, by: str) -> None:

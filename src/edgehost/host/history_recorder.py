@@ -232,6 +232,7 @@ class HistoryRecorder:
             error=error,
             duration_ms=event.duration_ms,
             result_size=event.result_size if result is not None else None,
+            structured_result=event.structured_result if result is not None else None,
         )
         self._remember_ended(event.call_id, recorded)
 

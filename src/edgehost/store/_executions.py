@@ -152,6 +152,7 @@ class ExecutionRecords:
         duration_ms: float = 0.0,
         result_size: int | None = None,
         chosen_by: str | None = None,
+        structured_result: Any = None,
     ) -> int:
         """Record a whole call in one step once it has ended: one that never ran (denied, invalid),
         or one a caller records only when finished (the GUI then never sees it running).
@@ -178,6 +179,7 @@ class ExecutionRecords:
             status,
             finished=(duration_ms, result_text, result_size, truncated, self._cut_redacted(error)[0]),
             chosen_by=chosen_by,
+            structured_result=structured_result,
         )
 
     def get_execution(self, execution_id: int) -> Execution | None:
@@ -258,6 +260,7 @@ class ExecutionRecords:
         *,
         proposed_arguments: Any = None,
         chosen_by: str | None = None,
+        structured_result: Any = None,
     ) -> int:
         if decision is not None and decision not in _DECISIONS:
             raise ValueError(f"a decision is one of {', '.join(_DECISIONS)}, got {decision!r}")
@@ -270,8 +273,8 @@ class ExecutionRecords:
             cursor = conn.execute(
                 "INSERT INTO executions (conversation_id, message_id, server, tool, arguments, dialect,"
                 " decision, decided_by, started, duration_ms, status, result_size, result, result_truncated,"
-                " error, pid, proposed_arguments, chosen_by)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " error, pid, proposed_arguments, chosen_by, structured_result)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     message_id,
@@ -291,6 +294,7 @@ class ExecutionRecords:
                     os.getpid(),
                     proposed_json,
                     chosen_by,
+                    self._structured_json(structured_result),
                 ),
             )
             return _rowid(cursor)

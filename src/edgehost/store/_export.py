@@ -32,8 +32,8 @@ CSV_COLUMNS = (
     "result_size",
     "result_truncated",
     "result",
-    "structured_result",
     "error",
+    "structured_result",  # added last: a reader by column position keeps its columns
 )
 
 

@@ -117,8 +117,8 @@ class Execution:
             "result_size": self.result_size,
             "result_truncated": self.result_truncated,
             "result": self.result,
-            "structured_result": self.structured_result,
             "error": self.error,
+            "structured_result": self.structured_result,
         }
 
 

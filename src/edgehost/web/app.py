@@ -142,7 +142,6 @@ class _Face:
         self._sockets = 0
         self.registry = RegistryFace(host)
         self._background: set[asyncio.Task[None]] = set()  # long commands, run beside the socket's reading
-        self._view_calls: dict[str, set[asyncio.Task[None]]] = {}  # a view's id -> its calls under way
 
     # ------------------------------------------------------------------------------- reads
     async def page(self, _request: Request) -> Response:
@@ -254,7 +253,9 @@ class _Face:
         subscriber: Subscriber | None = None
         unsubscribe: Callable[[], None] = lambda: None  # noqa: E731
         sender: asyncio.Task[None] | None = None
-        views: set[str] = set()  # the views this page opened: their calls end with the socket
+        # The calls of the views this page shows, by the view's id: withdrawn when the view closes (or the
+        # page goes). Per socket: another page, or this one reconnected, is not touched.
+        view_calls: dict[str, set[asyncio.Task[None]]] = {}
         try:
             while True:
                 message = await socket.receive()
@@ -287,11 +288,12 @@ class _Face:
                     task = asyncio.create_task(self._run_quietly(socket, command))
                     self._background.add(task)
                     task.add_done_callback(self._background.discard)
-                    if command.name == "view_call":
-                        views.add(self._track_view_call(str(command.fields.get("view") or ""), task))
+                    view = command.fields.get("view")
+                    if command.name == "view_call" and isinstance(view, str) and view:
+                        _track(view_calls, view, task)
                     continue
                 if command.name == "view_closed":
-                    self._withdraw_view_calls(command.fields["view"])
+                    _withdraw(view_calls, command.fields["view"])
                     await self._reply(socket, command, True)
                     continue
                 await self._run(socket, command)
@@ -299,30 +301,12 @@ class _Face:
             pass
         finally:
             unsubscribe()
-            for view in views:
-                self._withdraw_view_calls(view)
+            for view in list(view_calls):
+                _withdraw(view_calls, view)
             if sender is not None:
                 sender.cancel()
                 with contextlib.suppress(BaseException):
                     await sender
-
-    def _track_view_call(self, view: str, task: asyncio.Task[None]) -> str:
-        calls = self._view_calls.setdefault(view, set())
-        calls.add(task)
-
-        def forget(_task: asyncio.Task[None]) -> None:
-            calls.discard(task)
-            if not calls and self._view_calls.get(view) is calls:
-                del self._view_calls[view]
-
-        task.add_done_callback(forget)
-        return view
-
-    def _withdraw_view_calls(self, view: str) -> None:
-        """A view went away: its calls still waiting (for an approval, mostly) are cancelled, and the
-        approval withdrawn (host/direct_calls.py), so it does not run for a view no one sees."""
-        for task in list(self._view_calls.get(view, ())):
-            task.cancel()
 
     async def _run_quietly(self, socket: WebSocket, command: Command) -> None:
         """``_run`` in the background; a page gone by its end gets no reply."""
@@ -401,6 +385,25 @@ class _Face:
     @staticmethod
     async def _reply(socket: WebSocket, command: Command, ok: bool, **extra: Any) -> None:
         await socket.send_text(json.dumps({"reply": command.id, "ok": ok, **extra}))
+
+
+def _track(view_calls: dict[str, set[asyncio.Task[None]]], view: str, task: asyncio.Task[None]) -> None:
+    calls = view_calls.setdefault(view, set())
+    calls.add(task)
+
+    def forget(_task: asyncio.Task[None]) -> None:
+        calls.discard(task)
+        if not calls and view_calls.get(view) is calls:
+            del view_calls[view]
+
+    task.add_done_callback(forget)
+
+
+def _withdraw(view_calls: dict[str, set[asyncio.Task[None]]], view: str) -> None:
+    """A view went away: its calls still waiting for an approval are withdrawn (the approval closes and
+    nothing runs for a view no one sees); one already running ends as it would (host/direct_calls.py)."""
+    for task in list(view_calls.get(view, ())):
+        task.cancel()
 
 
 def _client(socket: WebSocket) -> str:

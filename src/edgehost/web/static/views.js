@@ -114,9 +114,13 @@ window.addEventListener("message", (event) => {
   }
 });
 
+// What a view being closed may still do: answer its teardown (a response), log, tell its size.
+const WHILE_CLOSING = new Set(["notifications/message", "ui/notifications/size-changed", "ping"]);
+
 async function fromView(entry, m) {
   const { view, run } = entry;
   const p = m.params || {};
+  if (entry.closed && !WHILE_CLOSING.has(m.method)) throw new Error("the view is being closed");
   switch (m.method) {
     case "ui/notifications/sandbox-proxy-ready":
       if (entry.timing) entry.timing.framed = performance.now();
@@ -255,6 +259,7 @@ async function closeView(entry, reason) {
   if (entry.closed) return;
   entry.closed = true;
   entry.box.hidden = true;
+  entry.box.classList.remove("fullscreen");
   entry.box.classList.add("closing");
   if (entry.cancelConsent) entry.cancelConsent();
   send("view_closed", { view: entry.id }).catch(() => {}); // its calls waiting for approval are withdrawn
