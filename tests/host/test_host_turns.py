@@ -332,3 +332,17 @@ async def test_a_stop_as_the_turn_begins_with_the_model_loaded_stops_it_before_a
     assert await asyncio.wait_for(turn, WAIT_S) is None
     [ended] = turn_ends(recorder)
     assert isinstance(ended, ev.TurnCompleted) and ended.cancelled and "word" not in ended.text
+
+
+async def test_a_call_id_is_not_used_twice_when_the_runner_is_made_anew(make_host: Any) -> None:
+    """A card (and its "Open the view") is found by its call id: after a settings change rebuilds the
+    runner, the next call in the same conversation must not take the first one's id."""
+    reply = call("board__uptime")
+    host, events = await make_host(ScriptedBackend([reply, "Up.", reply, "Still up."]))
+    conversation = host.new_conversation("Uptime?")
+    await host.submit("Uptime?", conversation)
+    host.update_settings({"max_calls_per_turn": host.settings.max_calls_per_turn + 1})  # a new runner
+    await host.submit("And now?", conversation)
+    ids = [e.call_id for e in events.of(ev.ToolExecutionFinished)]
+    assert len(ids) == 2 and ids[0] != ids[1], ids
+    assert [host.execution_of_call(i) for i in ids] == [e.id for e in reversed(host.history.executions())]
