@@ -6,7 +6,8 @@ Each check prints PASS/FAIL/SKIP with a reason; the exit code is 1 when any chec
 Checks: --help; `serve files --help`; the inference worker's and the ranking process's entries
 (`__worker__ --help`, `__ranker__ --help`); `doctor --json`
 (when the command exists); the built-in files and board servers over real stdio with the MCP SDK's
-Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle;
+Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle; `web`
+serving the page with its shipped scripts;
 a short answer from the default model through the bundled worker (when bundled); a routed question
 ranks the tools with the bundle's int8 embedding model (in the bundle's ranking process); the X11 libraries Qt's xcb plugin needs
 resolve inside the bundle; `--self-test` offscreen (when the GUI and the default model are there).
@@ -147,6 +148,39 @@ def check_install_desktop(exe: Path) -> str:
     return "Exec= is the bundle's executable; uninstall left nothing"
 
 
+def check_web_page(exe: Path) -> str:
+    """`edgehost web` serves the page (its shipped scripts inline) and the views' sandbox origin."""
+    import re
+    import urllib.request
+
+    with tempfile.TemporaryDirectory(prefix="edgehost-smoke-data-") as tmp:
+        proc = subprocess.Popen(
+            [str(exe), "--data-dir", tmp, "web", "--host", "127.0.0.1", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None
+            url = ""
+            for line in proc.stdout:  # "EdgeHost is serving the chat page at http://127.0.0.1:PORT/?token=…"
+                found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
+                if found:
+                    url, token = found.group(1), found.group(2)
+                    break
+            assert url, "no link printed"
+            with urllib.request.urlopen(f"{url}/", timeout=COMMAND_TIMEOUT_S) as response:
+                page = response.read().decode("utf-8")
+            request = urllib.request.Request(f"{url}/health", headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=COMMAND_TIMEOUT_S) as response:
+                health = json.loads(response.read())
+        finally:
+            proc.terminate()
+            proc.wait(timeout=COMMAND_TIMEOUT_S)
+    assert "function showView(" in page and "function connect(" in page, page[:200]
+    return f"the page ({len(page) // 1024} KiB, its scripts inline) and /health ({health['status']})"
+
+
 def check_default_model_answers(exe: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="edgehost-smoke-data-") as tmp:
         report = json.loads(run(exe, "--data-dir", tmp, "doctor", "--json"))
@@ -212,6 +246,7 @@ CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("files server over stdio", check_files_server),
     ("board server over stdio", check_board_server),
     ("install-desktop", check_install_desktop),
+    ("web page", check_web_page),
     ("default model answers", check_default_model_answers),
     ("int8 embedding model", check_embedding_model),
     ("X11 libraries", check_x11_libraries),
