@@ -75,23 +75,27 @@ async def serving(host: Host, bind: str, port: int, token_file: Path) -> AsyncIt
     sandbox_port = sandbox.getsockname()[1]
     try:
         access, created = access_for(bind, bound, token_file)
-    except OSError:
+        config = uvicorn.Config(
+            ByPort(
+                create_app(host, access, sandbox_port=sandbox_port),
+                SandboxApp(MachineNames(bind, sandbox_port), bound),
+                sandbox_port,
+            ),
+            host=bind,
+            port=bound,
+            # uvicorn's own logging set-up (dictConfig) would close every handler of the process: the
+            # log file's, and those of the built-in servers' threads, one of which may be half-made on
+            # its thread at that moment (seen: AttributeError 'lock'). Its loggers go to ours instead.
+            log_config=None,
+            log_level="warning",
+            lifespan="off",
+            ws_max_size=1 << 20,
+            ws_per_message_deflate=False,  # small JSON messages: compressing them costs more than it saves
+        )
+    except BaseException:
         listening.close()
         sandbox.close()
         raise
-    config = uvicorn.Config(
-        ByPort(
-            create_app(host, access, sandbox_port=sandbox_port),
-            SandboxApp(MachineNames(bind, sandbox_port), bound),
-            sandbox_port,
-        ),
-        host=bind,
-        port=bound,
-        log_level="warning",
-        lifespan="off",
-        ws_max_size=1 << 20,
-        ws_per_message_deflate=False,  # small JSON messages: compressing them costs more than it saves
-    )
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[listening, sandbox]), name="edgehost-web")
     try:
