@@ -14,6 +14,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from edgehost.host.app_views import ViewRefused
 from edgehost.mcp.errors import ToolCallError
 from edgehost.web.view_sandbox import SANDBOX_PATH
 from edgehost.web.wire import CommandError
@@ -35,7 +36,8 @@ async def view_listing(host: Host, request: Request, sandbox_port: int) -> Respo
     try:
         view = await host.read_view(name)
     except ToolCallError as exc:
-        return JSONResponse({"error": str(exc)}, status_code=404 if "has no view" in str(exc) else 502)
+        # No usable view (none, or not a view's HTML): 404; the server failed to answer: 502.
+        return JSONResponse({"error": str(exc)}, status_code=404 if isinstance(exc, ViewRefused) else 502)
     declared = json.dumps({k: list(v) for k, v in view.csp.items()}, separators=(",", ":"))
     return JSONResponse(
         {**view.as_dict(), "sandbox": f"{SANDBOX_PATH}?csp={quote(declared)}", "sandbox_port": sandbox_port}
