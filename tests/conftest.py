@@ -15,6 +15,7 @@ from tests import warm_folders
 from tests.fake_hub import FakeHub
 
 from edgehost.mcp.config import ServerConfig, ServersConfig
+from edgehost.slow_machine import wait_scale
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -40,6 +41,15 @@ _MISSING = re.compile(
     r"llama.cpp|llama_cpp|no C compiler|chromium is not installed",
     re.IGNORECASE,
 )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Under EDGEHOST_WAIT_SCALE (a shared or emulated machine) the bound on a whole test grows by the
+    same factor as the tests' own waits (their ``*_S`` bounds go through ``scaled_wait``), unless
+    ``--timeout`` or PYTEST_TIMEOUT names one."""
+    if wait_scale() > 1 and "PYTEST_TIMEOUT" not in os.environ:
+        os.environ["PYTEST_TIMEOUT"] = str(float(config.getini("timeout")) * wait_scale())
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -18,6 +18,7 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.host.executor import specs_of
 from edgehost.mcp.catalog import ServerListing, build_catalog
 from edgehost.mcp.config import ServerConfig
+from edgehost.slow_machine import scaled_wait
 from mcp import types
 
 # As the machine's notes say Chromium must start here: no sandbox as root, no background connections
@@ -34,7 +35,7 @@ CHROMIUM_ARGS = [
 ]
 
 # Starting a Python server process on a loaded 2-core machine can take several seconds.
-CONNECT_TIMEOUT_S = 60
+CONNECT_TIMEOUT_S = round(scaled_wait(60))
 
 
 @asynccontextmanager

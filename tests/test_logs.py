@@ -19,8 +19,9 @@ from edgehost.llm.base import BackendError
 from edgehost.llm.worker_backend import WORKER_LOG_MAX_BYTES, WorkerBackend
 from edgehost.logs import LOG_FILE_NAME, MAX_BYTES, configure_logging, open_child_log, rotate_when_larger
 from edgehost.paths import Paths
+from edgehost.slow_machine import scaled_wait
 
-WORKER_START_S = 60.0  # a Python process starting on a loaded 2-core CI machine
+WORKER_START_S = scaled_wait(60.0)  # a Python process starting on a loaded 2-core CI machine
 
 
 def test_a_warning_from_the_host_reaches_the_log_file_and_stderr(

@@ -18,8 +18,9 @@ from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 60
+WAIT_S = scaled_wait(60)
 # The text the everything server's resource-prompt renders to, as the window puts it in the composer.
 PROMPT_TEXT = (
     "This prompt includes the Text resource with id: 1. Please analyze the following resource:\n\n"

@@ -22,8 +22,9 @@ from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 30
+WAIT_S = scaled_wait(30)
 STEP_S = 0.2  # how long each tool takes: long enough for calls to overlap when they run at once
 
 

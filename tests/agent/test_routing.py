@@ -17,8 +17,9 @@ from edgehost.agent.routing import decide_route, small_talk_examples
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 30.0
+WAIT_S = scaled_wait(30.0)
 
 
 async def test_the_gate_tells_tool_questions_from_chat_on_the_calibration_set(selector) -> None:

@@ -27,8 +27,9 @@ from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import DENIAL_INSTRUCTION, ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 30
+WAIT_S = scaled_wait(30)
 
 
 def notes_server(folder: Path) -> MCPServer:

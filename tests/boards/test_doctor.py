@@ -18,9 +18,10 @@ from edgehost.cli import board_commands
 from edgehost.cli.context import CliContext
 from edgehost.errors import UsageError
 from edgehost.paths import Paths
+from edgehost.slow_machine import scaled_wait
 
 # `edgehost doctor` in a fresh interpreter imports the whole CLI; slow on a loaded 2-core machine.
-CLI_TIMEOUT_S = 120
+CLI_TIMEOUT_S = round(scaled_wait(120))
 
 
 def doctor(data_dir: Path, *argv: str, profile: str | None = None) -> CliContext:

@@ -15,11 +15,12 @@ import pytest
 from fake_sysfs import build, rk3588_board
 
 from edgehost.programs import bundled_dirs
+from edgehost.slow_machine import scaled_wait
 
 BUNDLED_UVX = str(Path(bundled_dirs()[0]) / "uvx")
 
 # `edgehost doctor` in a fresh interpreter imports the whole CLI; slow on a loaded 2-core machine.
-CLI_TIMEOUT_S = 120
+CLI_TIMEOUT_S = round(scaled_wait(120))
 
 SERVERS = {
     "mcpServers": {

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from edgehost.boards.gui_platform import debian_package, missing_libraries
+from edgehost.slow_machine import scaled_wait
 
-APP_TIMEOUT_S = 120
+APP_TIMEOUT_S = round(scaled_wait(120))
 
 
 def build_library_needing_a_gone_one(folder: Path) -> Path:

@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
-COMMAND_TIMEOUT_S = 180.0  # one command with up to two model rounds, on a machine shared with others
+from edgehost.slow_machine import scaled_wait
+
+COMMAND_TIMEOUT_S = scaled_wait(
+    180.0
+)  # one command with up to two model rounds, on a machine shared with others
 POLL_S = 0.2
 EXIT_MARK = "[exited with"
 

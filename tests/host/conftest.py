@@ -17,8 +17,9 @@ from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 30.0
+WAIT_S = scaled_wait(30.0)
 
 
 def call(name: str, **arguments: Any) -> str:

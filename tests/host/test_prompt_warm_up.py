@@ -10,8 +10,9 @@ from edgehost.host.host import Host
 from edgehost.host.options import HostOptions
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 240.0  # the model's load and a prefill of ~800 tokens on a loaded 2-core machine
+WAIT_S = scaled_wait(240.0)  # the model's load and a prefill of ~800 tokens on a loaded 2-core machine
 
 
 async def test_the_first_question_in_a_fresh_data_folder_reads_only_itself(data_dir: Path) -> None:

@@ -15,10 +15,11 @@ from llm_helpers import free_port
 from tests.support import stop_process
 
 from edgehost.llm.worker_backend import WorkerBackend
+from edgehost.slow_machine import scaled_wait
 
 ENGINES = Path(__file__).resolve().parent / "engines"
 # Bound on every wait for the model: generous for a loaded 2-core machine, never hit when healthy.
-MODEL_WAIT_S = 120.0
+MODEL_WAIT_S = scaled_wait(120.0)
 
 
 @pytest.fixture

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from edgehost.slow_machine import scaled_wait
+
 # Loading the model and answering on a loaded 2-core machine; never reached when healthy.
-CLI_TIMEOUT_S = 180
+CLI_TIMEOUT_S = round(scaled_wait(180))
 
 
 def edgehost(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:

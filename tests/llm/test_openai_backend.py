@@ -19,8 +19,9 @@ from edgehost.llm.base import (
 )
 from edgehost.llm.openai_backend import OpenAIBackend
 from edgehost.settings import OpenAISettings
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 120.0
+WAIT_S = scaled_wait(120.0)
 QUESTION = [ChatMessage("user", "What is the capital of France? Answer in one sentence.")]
 WEATHER_TOOL = {
     "type": "function",

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from edgehost.llm.base import ChatMessage, GenerationFinished, GenerationRequest, Perf, TokenText
 from edgehost.llm.worker_backend import WorkerBackend
+from edgehost.slow_machine import scaled_wait
 
-TIMEOUT_S = 180.0
+TIMEOUT_S = scaled_wait(180.0)
 SYSTEM = "You are EdgeHost's assistant on a small board. " + " ".join(
     f"Rule {n}: answer briefly, in plain words, and say when you do not know." for n in range(1, 25)
 )

@@ -22,8 +22,9 @@ from edgehost.llm.base import (
     TokenText,
 )
 from edgehost.llm.worker_backend import WorkerBackend, worker_command
+from edgehost.slow_machine import scaled_wait
 
-WAIT_S = 120.0
+WAIT_S = scaled_wait(120.0)
 QUESTION = [ChatMessage("user", "What is the capital of France? Answer in one sentence.")]
 
 

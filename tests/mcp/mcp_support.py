@@ -22,11 +22,12 @@ from tests.conftest import REPO, peer_path
 from edgehost.mcp.config import ServerConfig, ServersConfig
 from edgehost.mcp.manager import ManagerEvent, ServerManager
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
 HOSTILE = REPO / "tests" / "fixtures" / "servers" / "hostile.py"
 EVERYTHING = ("@modelcontextprotocol", "server-everything", "dist", "index.js")
 # Generous bounds: the machine is shared by many jobs; nothing here waits this long when all is well.
-READY_TIMEOUT_S = 60.0
+READY_TIMEOUT_S = scaled_wait(60.0)
 
 
 def hostile(name: str, *args: str, **options: object) -> ServerConfig:

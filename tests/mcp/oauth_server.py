@@ -32,13 +32,15 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 
+from edgehost.slow_machine import scaled_wait
+
 SCOPE = "mcp"
 # Long enough for a sign-in and a listing; tests that need an expired token make one.
 ACCESS_TOKEN_S = 3600
 # The scripted browser's page loads (authorization page, redirects, the loopback callback).
-BROWSER_TIMEOUT_S = 20.0
+BROWSER_TIMEOUT_S = scaled_wait(20.0)
 # uvicorn closes its connections and the app's lifespan within this.
-SHUTDOWN_S = 10.0
+SHUTDOWN_S = scaled_wait(10.0)
 
 
 @dataclass

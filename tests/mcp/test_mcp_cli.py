@@ -24,11 +24,12 @@ from tests.conftest import peer_path
 
 from edgehost import __version__
 from edgehost.cli.main import main
+from edgehost.slow_machine import scaled_wait
 
 # A CLI run starts Python, connects, lists and closes; bounded well above what it needs.
-CLI_TIMEOUT_S = 120
+CLI_TIMEOUT_S = round(scaled_wait(120))
 # Listings wait 10 s by default; node servers on this shared machine may need longer.
-WAIT_S = 60
+WAIT_S = scaled_wait(60)
 RISKY = Path(__file__).resolve().parent / "risky_server.py"
 
 

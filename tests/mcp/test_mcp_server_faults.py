@@ -15,11 +15,12 @@ from edgehost.mcp.config import ServerConfig
 from edgehost.mcp.errors import ServerUnavailable
 from edgehost.mcp.manager import ServerStatusChanged
 from edgehost.mcp.server_state import ServerStatus
+from edgehost.slow_machine import scaled_wait
 
 PARTIAL = Path(__file__).with_name("partial_server.py")
 # Well under the server's call timeout below: a call that waits for it has hung.
 FAST_S = 5.0
-CALL_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = scaled_wait(30.0)
 
 
 def _text(result) -> str:  # type: ignore[no-untyped-def]

@@ -15,9 +15,11 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 from tests.mcp.oauth_server import InMemoryAuthorizationServer, protected_server
 
+from edgehost.slow_machine import scaled_wait
+
 BROWSER = Path(__file__).resolve().parent / "scripted_browser.py"
 # A process start, a sign-in over loopback and the browser script's visit.
-CLI_TIMEOUT_S = 60.0
+CLI_TIMEOUT_S = scaled_wait(60.0)
 
 
 def _command(data_dir: Path, config: Path, *args: str) -> list[str]:

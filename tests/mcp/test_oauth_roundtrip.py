@@ -45,9 +45,10 @@ from edgehost.mcp.config import ServerConfig, ServersConfig, Transport
 from edgehost.mcp.server_state import ServerStatus
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
 # A start, a sign-in and a listing over loopback take well under a second; this bounds each wait.
-WAIT_S = 20.0
+WAIT_S = scaled_wait(20.0)
 
 
 def _server(protected: ProtectedServer, transport: Transport = "http") -> ServerConfig:

@@ -19,9 +19,10 @@ from mcp_support import HOSTILE, hostile, running
 from edgehost import child_processes
 from edgehost.child_processes import BACKGROUND_NICE_STEP, start_in_background
 from edgehost.mcp.config import ServerConfig
+from edgehost.slow_machine import scaled_wait
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice is per thread on Linux")
-WAIT_S = 10.0
+WAIT_S = scaled_wait(10.0)
 
 
 def _stat(pid: int) -> tuple[int, int, int, int]:

@@ -19,10 +19,11 @@ from tests.fixtures.sysfs.fake_sysfs import FakeBoard, build
 
 from edgehost.llm.default_model import default_model_path
 from edgehost.models.catalog import load_catalog
+from edgehost.slow_machine import scaled_wait
 
 REPO = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF"
 FILE = "smollm2-135m-instruct-q4_1.gguf"
-TIMEOUT_S = 120
+TIMEOUT_S = round(scaled_wait(120))
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from edgehost.host.options import HostOptions
 from edgehost.llm.base import BackendError
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
-LOAD_TIMEOUT_S = 120.0
+LOAD_TIMEOUT_S = scaled_wait(120.0)
 
 
 @pytest.fixture

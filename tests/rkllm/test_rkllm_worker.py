@@ -11,9 +11,10 @@ import pytest
 
 from edgehost.llm.base import BackendCrashed, ChatMessage, GenerationFinished, GenerationRequest, TokenText
 from edgehost.llm.worker_backend import WorkerBackend
+from edgehost.slow_machine import scaled_wait
 
 # Starting a worker imports edgehost and loads the stub; generous for a loaded 2-core machine.
-TURN_TIMEOUT_S = 60.0
+TURN_TIMEOUT_S = scaled_wait(60.0)
 
 
 async def reply(backend: WorkerBackend, text: str) -> tuple[str, GenerationFinished]:

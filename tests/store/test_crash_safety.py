@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.store import Store, StoreError
 
 # Every wait on the child is bounded by this; a loaded 2-core CI machine starts Python in ~1 s.
-CHILD_WAIT_S = 60.0
+CHILD_WAIT_S = scaled_wait(60.0)
 CHECKPOINTS_BEFORE_KILL = 3
 
 # One turn as the host writes it: the user message, a finished tool call, one still running, and

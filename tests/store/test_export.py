@@ -9,9 +9,10 @@ import threading
 
 import pytest
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.store import CSV_COLUMNS, Store
 
-WAIT_S = 30.0  # bound on every wait for the other thread
+WAIT_S = scaled_wait(30.0)  # bound on every wait for the other thread
 
 
 def _record_some(store: Store) -> list[int]:

@@ -22,6 +22,7 @@ from edgehost.mcp.manager import ServerManager
 from edgehost.paths import Paths
 from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 from edgehost.ui._gc import GuiThreadCollector
 from edgehost.ui.app import Desktop
 from edgehost.ui.theme import apply_theme
@@ -29,9 +30,9 @@ from edgehost.ui.theme import apply_theme
 T = TypeVar("T")
 Run = Callable[[Awaitable[T]], T]
 
-SERVERS_READY_S = 60.0  # two Python servers start on a loaded 2-core CI machine
-STEP_S = 30.0  # any single UI step (a scripted turn, a dialog answer)
-TEST_S = 150.0  # a whole test: servers start, a few turns, shutdown
+SERVERS_READY_S = scaled_wait(60.0)  # two Python servers start on a loaded 2-core CI machine
+STEP_S = scaled_wait(30.0)  # any single UI step (a scripted turn, a dialog answer)
+TEST_S = scaled_wait(150.0)  # a whole test: servers start, a few turns, shutdown
 
 
 @pytest.fixture

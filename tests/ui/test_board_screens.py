@@ -21,6 +21,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QDialog
 from tests.ui.board_screen_check import LONG_MODEL, MARKER
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.ui._screen import DECORATIONS, fits_screen
 from edgehost.ui._widgets import Part, fit_parts
 from edgehost.ui.composer import PLACEHOLDERS
@@ -43,7 +44,9 @@ WINDOWS = {
     "tool-picker",
     "quick-ask",
 }
-CHECK_S = 180.0  # one process: the app, its two built-in servers and fourteen windows (~4 s unloaded)
+CHECK_S = scaled_wait(
+    180.0
+)  # one process: the app, its two built-in servers and fourteen windows (~4 s unloaded)
 
 
 @pytest.fixture(scope="module", params=SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])

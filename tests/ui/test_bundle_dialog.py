@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QLineEdit, QMessageBox
 from tests.bundles.mcpb_support import FIXTURES, NODE, other_architecture_bundle, packed
 from tests.ui.conftest import opened_desktop, wait_until
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.ui.servers_panel import ServersPanel
 
-START_S = 60.0
+START_S = scaled_wait(60.0)
 
 
 def dropped(path: Path) -> tuple[QDropEvent, QMimeData]:

@@ -8,9 +8,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QApplication
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.ui.app import event_loop
 
-EXIT_WAIT_S = 30.0  # a Python child starting on a loaded 2-core machine
+EXIT_WAIT_S = scaled_wait(30.0)  # a Python child starting on a loaded 2-core machine
 
 
 def test_a_child_process_started_on_the_apps_loop_is_reaped_with_its_exit_code(qapp: QApplication) -> None:

@@ -24,10 +24,11 @@ from tests.registry_standin import (
 from tests.support import board_image_path
 from tests.ui.conftest import opened_desktop, wait_until
 
+from edgehost.slow_machine import scaled_wait
 from edgehost.ui.registry_dialog import RegistryDialog
 from edgehost.ui.servers_panel import ServersPanel
 
-FIRST_START_S = 120.0
+FIRST_START_S = scaled_wait(120.0)
 NOT_ON_THE_BOARD = {
     "node",
     "nodejs",

@@ -10,8 +10,9 @@ import pytest
 
 from edgehost.llm.base import BackendError
 from edgehost.llm.default_model import default_model_path
+from edgehost.slow_machine import scaled_wait
 
-SELF_TEST_S = 600  # model load and a forced call on a loaded CI machine
+SELF_TEST_S = round(scaled_wait(600))  # model load and a forced call on a loaded CI machine
 
 
 @pytest.mark.slow

@@ -24,10 +24,11 @@ from edgehost.llm.base import Backend
 from edgehost.paths import Paths
 from edgehost.servers.in_process import builtin_in_process
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 from edgehost.web.serve import WebServer, serving
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_START_S = 60.0  # a first start on a loaded 2-core machine
+CHROMIUM_START_S = scaled_wait(60.0)  # a first start on a loaded 2-core machine
 
 
 @dataclass

@@ -16,10 +16,11 @@ from tests.web.test_http import _next
 from edgehost.host import events as ev
 from edgehost.llm.default_model import default_model_path
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
 pytestmark = pytest.mark.slow
-PAGE_S = 30_000  # ms, Playwright's unit
-LOAD_S = 180_000  # loading the downloaded model on a loaded 2-core machine
+PAGE_S = round(scaled_wait(30_000))  # ms, Playwright's unit
+LOAD_S = round(scaled_wait(180_000))  # loading the downloaded model on a loaded 2-core machine
 
 # A catalog entry without a pinned size or sha256: the hub's own are checked, so the embedded model can
 # stand in for its file (as in tests/ui/test_models_panel.py).

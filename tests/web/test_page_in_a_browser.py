@@ -24,10 +24,11 @@ from edgehost.host import events as ev
 from edgehost.llm.base import GenerationEvent, GenerationRequest
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.settings import Settings
+from edgehost.slow_machine import scaled_wait
 
 pytestmark = pytest.mark.slow
-PAGE_S = 30_000  # ms, Playwright's unit
-TURN_S = 180_000  # a turn of the real model on a loaded 2-core machine
+PAGE_S = round(scaled_wait(30_000))  # ms, Playwright's unit
+TURN_S = round(scaled_wait(180_000))  # a turn of the real model on a loaded 2-core machine
 LAST_ANSWER_DRAWN = """() => {
   const answer = [...document.querySelectorAll('.msg.assistant')].pop();
   return answer !== undefined && !answer.hidden && answer.innerText.trim().length > 0;

@@ -18,10 +18,11 @@ from tests.registry_standin import FILESYSTEM, TIME, TIME_VERSION, StandInRegist
 
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.peers]
-PAGE_S = 30_000  # ms, Playwright's unit
-FIRST_START_S = 120.0
+PAGE_S = round(scaled_wait(30_000))  # ms, Playwright's unit
+FIRST_START_S = scaled_wait(120.0)
 GREET_ADA = '[TOOL_CALL]{"name": "hello-node__greet", "arguments": {"name": "Ada"}}[END_TOOL_CALL]'
 
 

@@ -12,10 +12,11 @@ from tests.web.test_http import _next
 
 from edgehost.host import events as ev
 from edgehost.llm.scripted import ScriptedBackend
+from edgehost.slow_machine import scaled_wait
 
 pytestmark = pytest.mark.slow
-PAGE_S = 30_000  # ms, Playwright's unit
-LOAD_S = 180_000  # loading the model again on a loaded 2-core machine
+PAGE_S = round(scaled_wait(30_000))  # ms, Playwright's unit
+LOAD_S = round(scaled_wait(180_000))  # loading the model again on a loaded 2-core machine
 
 
 async def test_settings_saved_on_the_page_reach_the_settings_file_and_the_model_is_loaded_again_with_them(

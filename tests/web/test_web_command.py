@@ -12,7 +12,9 @@ from pathlib import Path
 
 import httpx2
 
-START_S = 120  # the built-in servers and the model start before the page is served
+from edgehost.slow_machine import scaled_wait
+
+START_S = round(scaled_wait(120))  # the built-in servers and the model start before the page is served
 
 
 def _web(data_dir: Path, *args: str) -> subprocess.Popen[str]:
