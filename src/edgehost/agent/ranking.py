@@ -141,7 +141,9 @@ class SimilarityIndex(Protocol):
 
     def anticipate(self, query: str) -> None: ...
 
-    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]: ...
+    def similarities(
+        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
+    ) -> list[float]: ...
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]: ...
 
@@ -150,7 +152,7 @@ class SimilarityIndex(Protocol):
 
 class EmbeddingRanker:
     """Cosine similarity of sentence embeddings, the mean over two views of each tool (semantic_text,
-    described_text)."""
+    described_text), with the question read as tool ranking reads it (agent/query_adapter.py)."""
 
     def __init__(self, index: SimilarityIndex) -> None:
         self.index = index
@@ -166,7 +168,7 @@ class EmbeddingRanker:
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         if not tools:
             return []
-        both = self.index.similarities(query, self._texts(tools))
+        both = self.index.similarities(query, self._texts(tools), adapted=True)
         return [
             (named + described) / 2
             for named, described in zip(both[: len(tools)], both[len(tools) :], strict=True)

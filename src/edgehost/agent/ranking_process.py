@@ -11,7 +11,7 @@ answer per request, in order:
 
     {"op": "prepare", "texts": [...]}                    -> {"ok": true}
     {"op": "anticipate", "query": Q}                     -> {"ok": true}
-    {"op": "similarities", "query": Q, "texts": [...], "keep": bool}   -> {"scores": [...]}
+    {"op": "similarities", "query": Q, "texts": [...], "keep": bool, "adapted": bool} -> {"scores": [...]}
     {"op": "projections", "query": Q, "directions": [[...], ...]} -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
@@ -224,10 +224,18 @@ class RankingProcess:
     def anticipate(self, query: str) -> None:
         self._request({"op": "anticipate", "query": query})
 
-    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
+    def similarities(
+        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
+    ) -> list[float]:
         if not texts:
             return []
-        message = {"op": "similarities", "query": query, "texts": list(texts), "keep": keep}
+        message = {
+            "op": "similarities",
+            "query": query,
+            "texts": list(texts),
+            "keep": keep,
+            "adapted": adapted,
+        }
         scores = self._request(message).get("scores")
         if not isinstance(scores, list) or len(scores) != len(texts):
             raise self._fail("the ranking process answered without one score per text")
@@ -369,7 +377,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     index.anticipate(message["query"])
                     writer.send({"ok": True})
                 elif message.get("op") == "similarities":
-                    scores = index.similarities(message["query"], message["texts"], message.get("keep", True))
+                    scores = index.similarities(
+                        message["query"],
+                        message["texts"],
+                        message.get("keep", True),
+                        message.get("adapted", False),
+                    )
                     writer.send({"scores": scores})
                 elif message.get("op") == "projections":
                     writer.send({"scores": index.projections(message["query"], message["directions"])})

@@ -30,6 +30,7 @@ from edgehost.agent._embedding import (
     RknnEmbedder,
     int8_source,
 )
+from edgehost.agent.query_adapter import query_adapter
 
 __all__ = ["VectorIndex", "open_index"]
 
@@ -56,13 +57,19 @@ class VectorIndex:
         """Embed the texts not seen yet (ahead of the first question that needs them)."""
         self._text_vectors(texts)
 
-    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
+    def similarities(
+        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
+    ) -> list[float]:
         """Cosine similarity of ``query`` to each of ``texts``, in order. ``keep=False`` for texts seen
-        once (a question's words): their vectors are not kept, in memory or on disk."""
+        once (a question's words): their vectors are not kept, in memory or on disk. ``adapted``: the
+        question as tool ranking reads it (agent/query_adapter.py), when a map fits this embedder."""
         if not texts:
             return []
         vectors = self._text_vectors(texts) if keep else self.embedder.embed(list(texts))
-        return [float(s) for s in vectors @ self._query_vector(query)]
+        question = self._query_vector(query)
+        if adapted and (adapter := query_adapter(self.name, question.shape[0])) is not None:
+            question = adapter.adapt(question)
+        return [float(s) for s in vectors @ question]
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
         """The dot product of ``query``'s unit vector with each of ``directions`` (a linear probe's

@@ -1,0 +1,177 @@
+"""Fit tool ranking's query adapter (agent/query_adapter.py) on the calibration questions only.
+
+Writes resources/routing/query_adapter.npz: a d x d matrix ``W`` such that tool ranking reads a
+question's unit vector ``q`` as ``normalise(q + W q)``. ``W`` minimises, over the calibration tool
+questions, the softmax loss of the right tool among all the tools its set offers, on the ranker's
+whole score (the embedding's part read with ``W``, the lexical part and the cues as they are), plus
+an L2 penalty on ``W``. The penalty is chosen by 5-fold cross-validation (recall@1 of the folds
+left out); the held-out half of tests/fixtures/everyday_questions/ is never read.
+
+Training questions: the calibration half of the everyday set (a follow-up read after its previous
+question, as the router reads it) and the earlier sets (tests/fixtures/tool_queries/,
+tests/fixtures/agent_questions/), each ranked over the tools of its own set.
+
+  RESULT query_adapter_cv_recall_at_1       the everyday calibration half, each question ranked by a
+                                             map fitted without its fold
+  RESULT query_adapter_cv_recall_at_1_all_sets   the same over every calibration set (what is maximised)
+  RESULT query_adapter_recall_at_1_without  the same questions without any map
+
+Takes about two minutes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.question_sets import Question, QuestionSet, calibration, evaluation, everyday  # noqa: E402
+
+from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
+from edgehost.agent.query_adapter import ADAPTER_FILE  # noqa: E402
+from edgehost.agent.ranking import (  # noqa: E402
+    LEXICAL_WEIGHT,
+    LexicalRanker,
+    cue_bonus,
+    described_text,
+    semantic_text,
+)
+
+OUTPUT = REPO / "resources" / "routing" / ADAPTER_FILE
+EMBEDDERS = ("minilm-cpu", "minilm-cpu-int8", "minilm-npu")  # one vector space (agent/question_probe.py)
+L2_CHOICES = (0.03, 0.1, 0.3)
+FOLDS = 5
+STEPS = 300
+LEARNING_RATE = 0.05
+SHARPNESS = 20.0  # the softmax's inverse temperature: scores are cosines, a few tenths apart
+
+
+@dataclass
+class Block:
+    """The tool questions of one set, over that set's tools."""
+
+    questions: np.ndarray  # n x d unit vectors
+    tools: np.ndarray  # m x d: the mean of each tool's two views' unit vectors
+    rest: np.ndarray  # n x m: the lexical part and the cues of each question's score
+    right: np.ndarray  # n x m: 1 where the tool answers the question
+    own: np.ndarray  # n: the question is of the everyday calibration half
+
+    def take(self, rows: np.ndarray) -> Block:
+        return Block(self.questions[rows], self.tools, self.rest[rows], self.right[rows], self.own[rows])
+
+
+def text_of(question: Question) -> str:
+    return f"{question.previous} {question.text}" if question.previous else question.text
+
+
+def block(model: MiniLMEmbedder, questions: QuestionSet, own: bool) -> Block:
+    tools = questions.tools
+    views = model.embed([semantic_text(t) for t in tools]) + model.embed([described_text(t) for t in tools])
+    texts = [text_of(q) for q in questions.tool_questions]
+    lexical = LexicalRanker()
+    rest = np.array(
+        [
+            [
+                LEXICAL_WEIGHT * w + c
+                for w, c in zip(lexical.words(t, tools), cue_bonus(t, tools), strict=True)
+            ]
+            for t in texts
+        ]
+    )
+    right = np.array([[tool.name in q.tools for tool in tools] for q in questions.tool_questions], float)
+    return Block(
+        model.embed(texts).astype(np.float64),
+        views.astype(np.float64) / 2,
+        rest,
+        right,
+        np.full(len(texts), own),
+    )
+
+
+def scores(matrix: np.ndarray, part: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    moved = part.questions + part.questions @ matrix.T
+    norms = np.linalg.norm(moved, axis=1, keepdims=True)
+    unit = moved / norms
+    return unit @ part.tools.T + part.rest, unit, norms
+
+
+def fit(blocks: list[Block], l2: float) -> np.ndarray:
+    d = blocks[0].questions.shape[1]
+    matrix = np.zeros((d, d))
+    count = sum(len(b.questions) for b in blocks)
+    for _ in range(STEPS):
+        gradient = np.zeros_like(matrix)
+        for part in blocks:
+            total, unit, norms = scores(matrix, part)
+            logits = SHARPNESS * total
+            p = np.exp(logits - logits.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            on_right = p * part.right
+            d_logits = SHARPNESS * (p - on_right / on_right.sum(axis=1, keepdims=True))
+            d_unit = d_logits @ part.tools
+            d_moved = (d_unit - unit * (unit * d_unit).sum(axis=1, keepdims=True)) / norms
+            gradient += d_moved.T @ part.questions
+        matrix -= LEARNING_RATE * (gradient / count + l2 * matrix)
+    return matrix
+
+
+def hits(matrix: np.ndarray, part: Block) -> np.ndarray:
+    total, _unit, _norms = scores(matrix, part)
+    return part.right[np.arange(len(total)), total.argmax(axis=1)] > 0
+
+
+def main() -> int:
+    model = MiniLMEmbedder.load()
+    blocks = [
+        block(model, everyday("calibration"), own=True),
+        block(model, calibration(), own=False),
+        block(model, evaluation(), own=False),
+    ]
+    d = blocks[0].questions.shape[1]
+    rng = np.random.default_rng(33)
+    folds = [np.array_split(rng.permutation(len(b.questions)), FOLDS) for b in blocks]
+    without = np.concatenate([hits(np.zeros((d, d)), b) for b in blocks])
+    own = np.concatenate([b.own for b in blocks])
+    found: tuple[float, float, np.ndarray] | None = None
+    for l2 in L2_CHOICES:
+        right = [np.zeros(len(b.questions), bool) for b in blocks]
+        for k in range(FOLDS):
+            rows = [f[k] for f in folds]
+            kept = [np.setdiff1d(np.arange(len(b.questions)), r) for b, r in zip(blocks, rows, strict=True)]
+            matrix = fit([b.take(keep) for b, keep in zip(blocks, kept, strict=True)], l2)
+            for b, r, out in zip(blocks, rows, right, strict=True):
+                out[r] = hits(matrix, b.take(r))
+        cv = np.concatenate(right)
+        print(
+            f"l2 {l2:g}: cv recall@1 {cv[own].mean():.3f} (everyday), {cv.mean():.3f} (all sets)",
+            file=sys.stderr,
+        )
+        if found is None or cv.mean() > found[0] + 1e-9:
+            found = (float(cv.mean()), l2, cv)
+    assert found is not None
+    accuracy, l2, cv = found
+    print(f"chosen: l2 {l2:g}")
+    print(f"RESULT query_adapter_cv_recall_at_1 {cv[own].mean():.3f}")
+    print(f"RESULT query_adapter_cv_recall_at_1_all_sets {accuracy:.3f}")
+    print(f"RESULT query_adapter_recall_at_1_without {without[own].mean():.3f}")
+    print(f"RESULT query_adapter_recall_at_1_without_all_sets {without.mean():.3f}")
+    matrix = fit(blocks, l2)
+    np.savez_compressed(
+        OUTPUT,
+        matrix=matrix.astype(np.float16),
+        embedders=np.array(EMBEDDERS),
+        l2=np.array(l2),
+        trained_on=np.array(len(own)),
+        cv_recall_at_1=np.array(round(float(cv[own].mean()), 3)),
+    )
+    print(f"wrote {OUTPUT.relative_to(REPO)} ({len(own)} questions, l2 {l2:g})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
