@@ -172,12 +172,17 @@ def render_tools_section(tools: Sequence[ToolSpec], dialect: str, *, template: s
     return text.strip()
 
 
-def tools_section_frame(dialect: str, *, template: str | None = None) -> str:
-    """The tools section without its tool lines (the example shows the generic call): what the
-    section costs besides the tools themselves. Raises ValueError for an unknown dialect."""
+def tools_section_frame(
+    dialect: str, *, template: str | None = None, examples: Sequence[ToolSpec] = ()
+) -> str:
+    """The tools section without its tool lines: what the section costs besides the tools themselves.
+    Its example is the longest call of ``examples`` (the tools a section may be chosen from: the
+    section shows one of them), so that the frame bounds every section made of them; the generic call
+    without. Raises ValueError for an unknown dialect."""
     generic = dialect_example(dialect, "TOOL_NAME", {"ARGUMENT": "VALUE"})
+    calls = [dialect_example(dialect, t.name, example_arguments(t)) for t in examples]
     text = Template(template if template is not None else load_template("tools.md")).safe_substitute(
-        call_format=generic, example=generic, tool_list=""
+        call_format=generic, example=max(calls, key=len, default=generic), tool_list=""
     )
     return text.strip()
 

@@ -179,7 +179,7 @@ def select_tools(
     """
     enabled = [t for t in tools if t.enabled]
     costs = [count_tokens(render_tool_entry(t)) for t in enabled]
-    frame = count_tokens(tools_section_frame(dialect))
+    frame = count_tokens(tools_section_frame(dialect, examples=enabled))
     return _choose(
         query,
         enabled,
@@ -403,7 +403,7 @@ class ToolSelector:
             return self._token_counts[text]
 
         costs = [await cost(render_tool_entry(tool)) for tool in enabled]
-        frame = await cost(tools_section_frame(dialect))
+        frame = await cost(tools_section_frame(dialect, examples=enabled))
         choose = functools.partial(
             _choose,
             query,
