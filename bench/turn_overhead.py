@@ -200,10 +200,10 @@ async def run(data_dir: Path) -> None:
         if index_of_turns is not None:
             similarities = index_of_turns.similarities
 
-            def timed_similarities(*args: Any) -> Any:
+            def timed_similarities(*args: Any, **kwargs: Any) -> Any:
                 began = time.perf_counter()
                 try:
-                    return similarities(*args)
+                    return similarities(*args, **kwargs)
                 finally:
                     embedded_s.append(time.perf_counter() - began)
 

@@ -119,9 +119,15 @@ def everyday(split: str) -> QuestionSet:
         raise ValueError(f"split is one of {SPLITS}, got {split!r}")
     reference = tuple(s for s in everyday_servers() if s not in BUILT_IN)
     tools = anyio.run(built_in_tools) + reference_tools(reference, SERVED_FOLDERS)
+    listed = everyday_document()["questions"]
+    # The split was made by question, not by conversation: a calibration follow-up whose previous
+    # question is held out, or shares its previous question with a held-out follow-up, would put
+    # held-out text into what is tuned on. Such follow-ups belong to neither half.
+    held_out = {q["question"] for q in listed if q["split"] == "heldout"}
+    held_out |= {q["previous"] for q in listed if q["split"] == "heldout" and q.get("previous")}
     questions = [
         Question(q["question"], tuple(q["tools"]), q.get("previous"), q.get("style", ""))
-        for q in everyday_document()["questions"]
-        if q["split"] == split
+        for q in listed
+        if q["split"] == split and not (split == "calibration" and q.get("previous") in held_out)
     ]
     return QuestionSet(tools, questions)

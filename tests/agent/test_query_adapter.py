@@ -26,31 +26,54 @@ def everyday_calibration() -> QuestionSet:
     return everyday("calibration")
 
 
-def recall_at_1(index: VectorIndex, questions: QuestionSet, adapted: bool, monkeypatch) -> float:
-    ranker = BlendedRanker(EmbeddingRanker(index))
-    if not adapted:
-        monkeypatch.setattr("edgehost.agent.vector_index.query_adapter", lambda _name, _dimensions: None)
+class Unfitted:
+    """The same MiniLM under a name the map was not fitted for: it reads questions as they are."""
+
+    name = "minilm-unfitted"
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+
+    def embed(self, texts):
+        return self.inner.embed(texts)
+
+
+class FlagSpy:
+    """A real index, recording the ``adapted`` flag of each similarities call."""
+
+    def __init__(self, inner: VectorIndex) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.flags: list[bool] = []
+
+    def similarities(self, query, texts, keep=True, adapted=False):
+        self.flags.append(adapted)
+        return self.inner.similarities(query, texts, keep, adapted)
+
+    def projections(self, query, directions):
+        return self.inner.projections(query, directions)
+
+
+def recall_at_1(semantic: EmbeddingRanker, questions: QuestionSet) -> float:
+    ranker = BlendedRanker(semantic)
     hits = 0
     for question in questions.tool_questions:
         text = f"{question.previous} {question.text}" if question.previous else question.text
         scores = ranker.scores(text, questions.tools)
         hits += questions.tools[int(np.argmax(scores))].name in question.tools
-    monkeypatch.undo()
     return hits / len(questions.tool_questions)
 
 
-def test_the_shipped_map_ranks_the_calibration_questions_tools_first(
-    minilm, everyday_calibration, monkeypatch
-) -> None:
+def test_the_shipped_map_ranks_the_calibration_questions_tools_first(minilm, everyday_calibration) -> None:
     # What the map was fitted for; bench/selection_recall.py reports the held-out half (0.62 -> 0.73).
     index = VectorIndex(minilm)
-    without = recall_at_1(index, everyday_calibration, adapted=False, monkeypatch=monkeypatch)
-    with_map = recall_at_1(index, everyday_calibration, adapted=True, monkeypatch=monkeypatch)
-    assert without < 0.75  # measured 0.67
+    without = recall_at_1(EmbeddingRanker(index, adapted=False), everyday_calibration)
+    with_map = recall_at_1(EmbeddingRanker(index), everyday_calibration)
+    assert with_map > without  # measured 0.67 without
     assert with_map >= 0.95  # measured 1.0
 
 
-def test_only_tool_ranking_reads_the_adapted_question(minilm) -> None:
+def test_only_tool_ranking_reads_the_adapted_question(minilm, everyday_calibration) -> None:
     index = VectorIndex(minilm)
     texts = ["create entities: Create multiple new entities in the knowledge graph", "thanks a lot!"]
     question = "Commit this to memory: my bike lock code is 4512."
@@ -58,19 +81,20 @@ def test_only_tool_ranking_reads_the_adapted_question(minilm) -> None:
     assert plain == pytest.approx(
         [float(v) for v in minilm.embed(texts) @ minilm.embed([question])[0]], abs=1e-5
     )
-    adapted = index.similarities(question, texts, adapted=True)
-    assert adapted != pytest.approx(plain, abs=1e-3)
+    assert index.similarities(question, texts, adapted=True) != pytest.approx(plain, abs=1e-3)
     assert index.similarities(question, texts) == plain  # the kept vector is the question's own
+
+    spy = FlagSpy(index)
+    semantic = EmbeddingRanker(spy)  # type: ignore[arg-type]
+    semantic.scores(question, everyday_calibration.tools)
+    assert spy.flags == [True]
+    semantic.best_similarity(question, ["thanks a lot!"])  # the small-talk gate
+    semantic.asks_for_a_task(question)  # the question probe (projections)
+    assert spy.flags == [True, False]
 
 
 def test_an_embedder_the_map_was_not_fitted_for_reads_questions_as_they_are(minilm) -> None:
-    class Other:
-        name = "another-model"
-
-        def embed(self, texts):
-            return minilm.embed(texts)
-
-    index = VectorIndex(Other())
+    index = VectorIndex(Unfitted(minilm))
     texts = ["read graph: Read the entire knowledge graph"]
     assert index.similarities("dump your whole memory", texts, adapted=True) == index.similarities(
         "dump your whole memory", texts
@@ -90,6 +114,22 @@ def test_a_damaged_or_missing_map_leaves_ranking_as_it_was(tmp_path, monkeypatch
     query_adapter.shipped_adapter.cache_clear()
     try:
         assert query_adapter.query_adapter("minilm-cpu", 384) is None
+    finally:
+        query_adapter.shipped_adapter.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "matrix", [np.zeros((8, 4)), np.full((8, 8), np.nan)], ids=["not-square", "not-finite"]
+)
+def test_a_malformed_map_is_not_used(tmp_path, monkeypatch, matrix) -> None:
+    (tmp_path / "routing").mkdir()
+    np.savez(
+        tmp_path / "routing" / query_adapter.ADAPTER_FILE, matrix=matrix, embedders=np.array(["minilm-cpu"])
+    )
+    monkeypatch.setattr(query_adapter, "shipped_dir", lambda _name: tmp_path)
+    query_adapter.shipped_adapter.cache_clear()
+    try:
+        assert query_adapter.shipped_adapter() is None
     finally:
         query_adapter.shipped_adapter.cache_clear()
 

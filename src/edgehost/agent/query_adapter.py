@@ -9,8 +9,7 @@ A linear map, learned from the calibration questions only (bench/fit_query_adapt
 calibration half of tests/fixtures/everyday_questions/ and the earlier sets), adds to the question's
 unit vector a correction ``W @ q`` and normalises the sum. ``W`` is fitted so that the right tool of
 each calibration question ranks first among the tools it was asked over (a softmax over the ranker's
-whole score, lexical part and cues included), with an L2 penalty that keeps the correction small,
-chosen by cross-validation. The tools' vectors are not touched, so a tool no one fitted for is
+whole score, lexical part and cues included), with an L2 penalty chosen by cross-validation. The tools' vectors are not touched, so a tool no one fitted for is
 placed as before; only the way questions are read changes. The held-out half is never read; it is
 what bench/selection_recall.py reports, and bench/external_tool_check.py shows what the map does to
 functions of public questions it never saw.
@@ -24,7 +23,6 @@ are, and so does every embedder when the file is missing or unreadable.
 from __future__ import annotations
 
 import logging
-import zipfile
 from dataclasses import dataclass
 from functools import cache
 
@@ -54,12 +52,12 @@ class QueryAdapter:
 def shipped_adapter() -> QueryAdapter | None:
     """The map in resources/routing/; None when it is missing, unreadable, not square or not finite
     (questions are then ranked as they are)."""
-    path = shipped_dir("resources") / "routing" / ADAPTER_FILE
     try:
+        path = shipped_dir("resources") / "routing" / ADAPTER_FILE
         with np.load(path, allow_pickle=False) as data:
             matrix = np.asarray(data["matrix"], dtype=np.float32)
-            embedders = tuple(str(name) for name in data["embedders"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            embedders = tuple(str(name) for name in np.atleast_1d(data["embedders"]))
+    except Exception as exc:  # noqa: BLE001 - a damaged file (a bad zip, a bad deflate stream, odd arrays) is no map
         log.warning("tool ranking reads questions without the query adapter: %s", exc)
         return None
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or not np.isfinite(matrix).all():

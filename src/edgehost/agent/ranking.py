@@ -154,9 +154,12 @@ class EmbeddingRanker:
     """Cosine similarity of sentence embeddings, the mean over two views of each tool (semantic_text,
     described_text), with the question read as tool ranking reads it (agent/query_adapter.py)."""
 
-    def __init__(self, index: SimilarityIndex) -> None:
+    def __init__(self, index: SimilarityIndex, adapted: bool = True) -> None:
+        """``adapted=False`` reads questions as they are (bench/fit_question_probe.py chooses the gate's
+        floors on those scores: the adapted ones of calibration questions are the map's own fit)."""
         self.index = index
         self.name = f"embedding:{index.name}"
+        self.adapted = adapted
 
     @staticmethod
     def _texts(tools: Sequence[ToolSpec]) -> list[str]:
@@ -168,7 +171,7 @@ class EmbeddingRanker:
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         if not tools:
             return []
-        both = self.index.similarities(query, self._texts(tools), adapted=True)
+        both = self.index.similarities(query, self._texts(tools), adapted=self.adapted)
         return [
             (named + described) / 2
             for named, described in zip(both[: len(tools)], both[len(tools) :], strict=True)
