@@ -43,12 +43,18 @@ class CountingEmbedder:
 
 
 @pytest.fixture(scope="module")
-def selector() -> ToolSelector:
-    """The real ranker (all-MiniLM-L6-v2 in numpy, blended with BM25), as the host routes with it."""
+def minilm() -> MiniLMEmbedder:
+    """all-MiniLM-L6-v2 in numpy, from the installed package."""
     try:
-        return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(MiniLMEmbedder.load()))))
+        return MiniLMEmbedder.load()
     except EmbeddingUnavailable as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def selector(minilm: MiniLMEmbedder) -> ToolSelector:
+    """The real ranker (all-MiniLM-L6-v2 in numpy, blended with BM25), as the host routes with it."""
+    return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(minilm))))
 
 
 @pytest.fixture(scope="module")

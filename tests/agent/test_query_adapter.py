@@ -8,17 +8,9 @@ import pytest
 from tests.question_sets import QuestionSet, everyday
 
 from edgehost.agent import query_adapter
-from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
+from edgehost.agent._embedding import MiniLMEmbedder
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker
 from edgehost.agent.vector_index import VectorIndex
-
-
-@pytest.fixture(scope="module")
-def minilm() -> MiniLMEmbedder:
-    try:
-        return MiniLMEmbedder.load()
-    except EmbeddingUnavailable as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 from tests.agent.conftest import CountingEmbedder
 
 from edgehost.agent._bm25 import Bm25Index, terms
-from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder, RknnEmbedder
+from edgehost.agent._embedding import EmbeddingUnavailable, RknnEmbedder
 from edgehost.agent._query_cues import argument_fit, question_cues
 from edgehost.agent.prompting import estimate_tokens, render_tool_entry, render_tools_section
 from edgehost.agent.ranking import (
@@ -42,14 +42,6 @@ def tools(reference_tools: dict[str, ToolSpec]) -> list[ToolSpec]:
 @pytest.fixture(scope="module")
 def queries() -> list[dict]:
     return json.loads((FIXTURES / "tool_queries" / "queries.json").read_text(encoding="utf-8"))["queries"]
-
-
-@pytest.fixture(scope="module")
-def minilm() -> MiniLMEmbedder:
-    try:
-        return MiniLMEmbedder.load()
-    except EmbeddingUnavailable as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")
