@@ -123,6 +123,16 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
     reset = tools["git__git_reset"]
     assert destructive_call_asked("reset the staged changes", reset)
     assert not destructive_call_asked("reset the staged changes", replace(reset, known_arguments={}))
+    # A question of how, whether or what if asks for words, though it names the change and all it needs.
+    for question in (
+        "How can I reset the staged changes?",
+        "so how would I unstage everything",
+        "Should I reset the staged changes before I switch branches?",
+        "What happens if I reset the staged changes?",
+    ):
+        assert not destructive_call_asked(question, reset), question
+    assert not destructive_call_asked("How do I delete old.log?", delete)
+    assert destructive_call_asked("Can you delete old.log?", delete)
 
 
 @contextlib.asynccontextmanager

@@ -27,7 +27,14 @@ from edgehost.agent.grounded_arguments import clock_times, named_timezones, path
 from edgehost.agent.known_arguments import FILE_NAME, is_folder_argument
 from edgehost.agent.tools import ToolSpec
 
-__all__ = ["argument_fit", "asks_for_change", "expanded_terms", "lacks_required_values", "question_cues"]
+__all__ = [
+    "argument_fit",
+    "asks_for_change",
+    "asks_how_or_whether",
+    "expanded_terms",
+    "lacks_required_values",
+    "question_cues",
+]
 
 # The verbs of tool names, and the words people use for them.
 _ACTIONS: Mapping[str, str] = {
@@ -47,6 +54,14 @@ _ACTIONS: Mapping[str, str] = {
 _RECALLED = {"remember": ("search", "read"), "note": ("search", "read"), "know": ("search", "read")}
 _QUESTION = re.compile(
     r"^\s*(?:what|who|whom|which|when|where|why|how|do|does|did|is|are|can|could)\b|\?\s*$", re.I
+)
+# The openings of a question that asks for an explanation or advice about a change, not for the change.
+_HOW_OR_WHETHER = re.compile(
+    r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*"
+    r"(?:how\s+(?:do|does|can|could|should|would|to|is|are)\b|what\s+(?:happens|would\s+happen|if)\b"
+    r"|why\b|should\s+(?:i|we|you)\b|is\s+it\s+(?:safe|wise|ok|okay|dangerous|bad|a\s+good|a\s+bad)\b"
+    r"|when\s+should\b)",
+    re.I,
 )
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
@@ -88,6 +103,13 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
 def expanded_terms(query: str) -> list[str]:
     """The query's BM25 terms followed by the tool verbs its words stand for."""
     return terms(query) + [a for _word, actions in _actions(query) for a in sorted(actions)]
+
+
+def asks_how_or_whether(query: str) -> bool:
+    """Whether the question asks how a thing is done, whether it is wise, or what would happen ("How
+    do I undo my last commit?", "Should I delete old logs?", "What happens if I reset?"): it asks for
+    an explanation, even where it names a change."""
+    return _HOW_OR_WHETHER.search(query) is not None
 
 
 def asks_for_change(query: str) -> bool:

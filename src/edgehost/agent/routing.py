@@ -23,8 +23,10 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   risk, agent/approval.py: annotations and name) is a candidate only when the question asks for a
   change and holds a value of each typed argument the tool requires (a file name for a path, an
   address for a URL) that EdgeHost does not know itself: "Give me three tips for writing clean code"
-  once became ``delete_file {"path": "code"}``, proposed for approval. Without such a candidate
-  the question calls no tool; the model answers it in words.
+  once became ``delete_file {"path": "code"}``, proposed for approval. A question that asks how
+  something is done, whether it is wise or what would happen ("How do I undo my last git commit?",
+  "Should I delete old logs?") asks for words, not for the change: it never leads to one. Without
+  such a candidate the question calls no tool; the model answers it in words.
 
 - Attached content. A question sent with content (an attached resource, or a text that carries its
   own: an MCP prompt's "Please analyze the following resource:" and the resource after it; see
@@ -48,7 +50,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from edgehost.agent._query_cues import asks_for_change, lacks_required_values, question_cues
+from edgehost.agent._query_cues import (
+    asks_for_change,
+    asks_how_or_whether,
+    lacks_required_values,
+    question_cues,
+)
 from edgehost.agent.approval import tool_risk
 from edgehost.agent.question_probe import TASK_THRESHOLD, shipped_probe
 from edgehost.agent.tools import ToolSpec
@@ -310,4 +317,8 @@ def destructive_call_asked(question: str, tool: ToolSpec) -> bool:
     the tool requires and EdgeHost does not know (module docstring)."""
     if tool_risk(tool)[0] != "destructive":
         return True
-    return asks_for_change(question) and not lacks_required_values(question_cues(question), tool)
+    return (
+        asks_for_change(question)
+        and not asks_how_or_whether(question)
+        and not lacks_required_values(question_cues(question), tool)
+    )
