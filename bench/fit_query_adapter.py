@@ -31,9 +31,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.question_sets import Question, QuestionSet, calibration, evaluation, everyday  # noqa: E402
+from tests.question_sets import QuestionSet, calibration, evaluation, everyday  # noqa: E402
 
-from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
+from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
 from edgehost.agent.query_adapter import ADAPTER_FILE  # noqa: E402
 from edgehost.agent.ranking import (  # noqa: E402
     LEXICAL_WEIGHT,
@@ -44,7 +44,6 @@ from edgehost.agent.ranking import (  # noqa: E402
 )
 
 OUTPUT = REPO / "resources" / "routing" / ADAPTER_FILE
-EMBEDDERS = ("minilm-cpu", "minilm-cpu-int8", "minilm-npu")  # one vector space (agent/question_probe.py)
 L2_CHOICES = (0.01, 0.03, 0.1, 0.3)
 FOLDS = 5
 STEPS = 300
@@ -66,14 +65,10 @@ class Block:
         return Block(self.questions[rows], self.tools, self.rest[rows], self.right[rows], self.own[rows])
 
 
-def text_of(question: Question) -> str:
-    return f"{question.previous} {question.text}" if question.previous else question.text
-
-
 def block(model: MiniLMEmbedder, questions: QuestionSet, own: bool) -> Block:
     tools = questions.tools
     views = model.embed([semantic_text(t) for t in tools]) + model.embed([described_text(t) for t in tools])
-    texts = [text_of(q) for q in questions.tool_questions]
+    texts = [q.as_routed for q in questions.tool_questions]
     lexical = LexicalRanker()
     rest = np.array(
         [
@@ -165,7 +160,7 @@ def main() -> int:
     np.savez_compressed(
         OUTPUT,
         matrix=matrix.astype(np.float16),
-        embedders=np.array(EMBEDDERS),
+        embedders=np.array(MINILM_EMBEDDERS),
         l2=np.array(l2),
         trained_on=np.array(len(own)),
         cv_recall_at_1=np.array(round(float(cv[own].mean()), 3)),

@@ -34,9 +34,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.question_sets import Question, QuestionSet, calibration, evaluation, everyday  # noqa: E402
+from tests.question_sets import QuestionSet, calibration, evaluation, everyday  # noqa: E402
 
-from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
+from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
 from edgehost.agent.routing import small_talk_examples  # noqa: E402
@@ -50,10 +50,6 @@ L2_CHOICES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 FOLDS = 5
 STEPS = 4000
 LEARNING_RATE = 2.0
-
-
-def text_of(question: Question) -> str:
-    return f"{question.previous} {question.text}" if question.previous else question.text
 
 
 def fit(vectors: np.ndarray, labels: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
@@ -93,7 +89,7 @@ def main() -> int:
         for question in questions.questions:
             if question.text in NO_FIT:
                 continue
-            text = text_of(question)
+            text = question.as_routed
             chat = ranker.semantic.best_similarity(text, small_talk_examples())
             rows.append((text, bool(question.tools), max(ranker.scores(text, questions.tools)), chat))
     rows += [(text, False, float("nan"), 1.0) for text in small_talk_examples()]
@@ -144,7 +140,7 @@ def main() -> int:
             "The routing gate's question probe (src/edgehost/agent/question_probe.py), written by"
             " bench/fit_question_probe.py from the calibration questions only."
         ),
-        "embedders": ["minilm-cpu", "minilm-cpu-int8", "minilm-npu"],
+        "embedders": list(MINILM_EMBEDDERS),
         "dimensions": int(vectors.shape[1]),
         "trained_on": len(rows),
         "l2": l2,

@@ -93,8 +93,7 @@ def recall(ranker: object, questions: QuestionSet, k: int, server: str | None = 
     asked = [q for q in questions.tool_questions if server is None or q.server == server]
     hits = 0
     for question in asked:
-        text = f"{question.previous} {question.text}" if question.previous else question.text
-        scores = ranker.scores(text, questions.tools)  # type: ignore[attr-defined]
+        scores = ranker.scores(question.as_routed, questions.tools)  # type: ignore[attr-defined]
         order = np.argsort(-np.asarray(scores), kind="stable")[:k]
         hits += any(questions.tools[i].name in question.tools for i in order)
     return hits / max(len(asked), 1)

@@ -44,6 +44,11 @@ class Question:
         """The server of its first tool; "chat" for plain chat."""
         return self.tools[0].split("__", 1)[0] if self.tools else "chat"
 
+    @property
+    def as_routed(self) -> str:
+        """The text the router reads: a follow-up after its previous question."""
+        return f"{self.previous} {self.text}" if self.previous else self.text
+
 
 @dataclass(frozen=True)
 class QuestionSet:

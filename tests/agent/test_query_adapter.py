@@ -50,8 +50,7 @@ def recall_at_1(semantic: EmbeddingRanker, questions: QuestionSet) -> float:
     ranker = BlendedRanker(semantic)
     hits = 0
     for question in questions.tool_questions:
-        text = f"{question.previous} {question.text}" if question.previous else question.text
-        scores = ranker.scores(text, questions.tools)
+        scores = ranker.scores(question.as_routed, questions.tools)
         hits += questions.tools[int(np.argmax(scores))].name in question.tools
     return hits / len(questions.tool_questions)
 

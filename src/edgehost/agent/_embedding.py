@@ -39,6 +39,7 @@ from edgehost.errors import EmbeddingUnavailable
 from edgehost.paths import shipped_dir
 
 __all__ = [
+    "MINILM_EMBEDDERS",
     "Embedder",
     "EmbeddingUnavailable",
     "MiniLMEmbedder",
@@ -329,6 +330,11 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 def _blas_pool() -> ThreadpoolController:
     """The process's BLAS libraries, found once: finding them reads /proc/self/maps (~1 ms a query)."""
     return ThreadpoolController()
+
+
+# The names of the embedders that run all-MiniLM-L6-v2 (fp32 and int8 on the CPU, the NPU's): one vector
+# space, so a probe or a map fitted on one fits them all.
+MINILM_EMBEDDERS = ("minilm-cpu", "minilm-cpu-int8", "minilm-npu")
 
 
 class MiniLMEmbedder:
