@@ -9,8 +9,9 @@ left out); the held-out half of tests/fixtures/everyday_questions/ is never read
 
 Training questions: the calibration half of the everyday set (a follow-up read after its previous
 question, as the router reads it; tests/question_sets.py leaves out the two follow-ups whose
-conversation crosses into the held-out half) and the earlier sets (tests/fixtures/tool_queries/,
-tests/fixtures/agent_questions/), each ranked over the tools of its own set.
+conversation crosses into the held-out half), the earlier sets (tests/fixtures/tool_queries/,
+tests/fixtures/agent_questions/) and the 175 tool questions of tests/fixtures/tool_queries/
+calibration_more.json, each ranked over the tools of its own set.
 
   RESULT query_adapter_cv_recall_at_1       the everyday calibration half, each question ranked by a
                                              map fitted without its fold
@@ -31,7 +32,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.question_sets import QuestionSet, calibration, evaluation, everyday  # noqa: E402
+from tests.question_sets import QuestionSet, calibration, calibration_more, evaluation, everyday  # noqa: E402
 
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
 from edgehost.agent.query_adapter import ADAPTER_FILE  # noqa: E402
@@ -127,6 +128,7 @@ def main() -> int:
         block(model, everyday("calibration"), own=True),
         block(model, calibration(), own=False),
         block(model, evaluation(), own=False),
+        block(model, calibration_more(), own=False),
     ]
     d = blocks[0].questions.shape[1]
     rng = np.random.default_rng(33)

@@ -9,6 +9,10 @@
   (everyday questions over the reference servers' tools, and plain chat), on which the ranker's
   weights and the routing gate were first chosen, and tests/fixtures/agent_questions/questions.json
   (issue 9's 49 questions).
+- more calibration (issue 33): tests/fixtures/tool_queries/calibration_more.json, 266 questions over the
+  everyday set's servers (175 for tools, 91 plain chat, 53 of those about the tools' subjects), written
+  from the tool lists by a writer who saw neither half of the everyday set nor any ranker's score.
+  Calibration material only: ``calibration_more()``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 import anyio
 from tests.support import python_server_client, tool_specs
 
+from edgehost.agent.routing import is_follow_up
 from edgehost.agent.tools import ToolSpec
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,8 +51,9 @@ class Question:
 
     @property
     def as_routed(self) -> str:
-        """The text the router reads: a follow-up after its previous question."""
-        return f"{self.previous} {self.text}" if self.previous else self.text
+        """The text the router reads: a short follow-up that brings a new value after its previous
+        question; any other question, "thanks!" after a tool's answer too, alone (agent/routing.py)."""
+        return f"{self.previous} {self.text}" if self.previous and is_follow_up(self.text) else self.text
 
 
 @dataclass(frozen=True)
@@ -117,13 +123,28 @@ def everyday_servers() -> tuple[str, ...]:
     return (*BUILT_IN, "everything", "filesystem", "memory", "time", "git")
 
 
+def everyday_tools() -> list[ToolSpec]:
+    """The tools of every server of the everyday set, the git and filesystem servers serving one
+    folder each as the host would see them."""
+    reference = tuple(s for s in everyday_servers() if s not in BUILT_IN)
+    return anyio.run(built_in_tools) + reference_tools(reference, SERVED_FOLDERS)
+
+
+def calibration_more() -> QuestionSet:
+    """More calibration questions over the everyday set's tools: tuned on, never reported as held out."""
+    listed = _load(FIXTURES / "tool_queries" / "calibration_more.json")["questions"]
+    questions = [
+        Question(q["question"], tuple(q["tools"]), q.get("previous"), q.get("style", "")) for q in listed
+    ]
+    return QuestionSet(everyday_tools(), questions)
+
+
 def everyday(split: str) -> QuestionSet:
     """The everyday questions of one half (``calibration`` or ``heldout``) over every server of the
     set, the git and filesystem servers serving one folder each as the host would see them."""
     if split not in SPLITS:
         raise ValueError(f"split is one of {SPLITS}, got {split!r}")
-    reference = tuple(s for s in everyday_servers() if s not in BUILT_IN)
-    tools = anyio.run(built_in_tools) + reference_tools(reference, SERVED_FOLDERS)
+    tools = everyday_tools()
     listed = everyday_document()["questions"]
     # The split was made by question, not by conversation: a calibration follow-up whose previous
     # question is held out, or shares its previous question with a held-out follow-up, would put

@@ -29,8 +29,10 @@ async def test_the_gate_tells_tool_questions_from_chat_on_the_calibration_set(se
     chat_right = [
         not d.needs_tool for d, q in zip(decisions, questions.questions, strict=True) if not q.tools
     ]
-    assert sum(tool_right) / len(tool_right) >= 0.95  # measured 1.0 (0.98 before the question probe)
-    assert sum(chat_right) / len(chat_right) >= 0.84  # measured 1.0 (0.88)
+    # Measured 57 of 61 and 25 of 25 with the probe fitted on calibration_more.json too (stop 46). The
+    # probe before it called 61 of 61 here, and sent half of the held-out chat to a tool.
+    assert sum(tool_right) / len(tool_right) >= 0.93
+    assert sum(chat_right) / len(chat_right) >= 0.84
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ async def test_the_gate_keeps_its_figures_on_the_everyday_calibration_half(
     right = [d.needs_tool == bool(q.tools) for d, q in zip(decisions, questions.questions, strict=True)]
     chat = [r for r, q in zip(right, questions.questions, strict=True) if not q.tools]
     tools = [r for r, q in zip(right, questions.questions, strict=True) if q.tools]
-    assert sum(chat) / len(chat) >= 0.65  # measured 0.70
+    assert sum(chat) / len(chat) >= 0.65  # measured 0.82 (0.70 with the probe of stop 42)
     assert sum(tools) / len(tools) >= 0.93  # measured 0.96
 
 

@@ -6,8 +6,8 @@ entities in the knowledge graph"; "dump your whole memory" likewise. What connec
 people ask an assistant to remember, recall or forget, which all-MiniLM-L6-v2 never learned.
 
 A linear map, learned from the calibration questions only (bench/fit_query_adapter.py: the
-calibration half of tests/fixtures/everyday_questions/ and the earlier sets), adds to the question's
-unit vector a correction ``W @ q`` and normalises the sum. ``W`` is fitted so that the right tool of
+calibration half of tests/fixtures/everyday_questions/, the earlier sets and calibration_more.json),
+adds to the question's unit vector a correction ``W @ q`` and normalises the sum. ``W`` is fitted so that the right tool of
 each calibration question ranks first among the tools it was asked over (a softmax over the ranker's
 whole score, lexical part and cues included), with an L2 penalty chosen by cross-validation. The tools' vectors are not touched, so a tool no one fitted for is
 placed as before; only the way questions are read changes. The held-out half is never read; it is
