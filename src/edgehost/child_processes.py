@@ -48,8 +48,13 @@ _executor_lock = threading.Lock()
 
 def lower_this_thread() -> None:
     """The calling thread's nice value goes BACKGROUND_NICE_STEP up, for good (Linux; a no-op
-    elsewhere). Run first in the spawning thread, so every child starts below the GUI, and in the thread
-    of a built-in server that runs in our process (mcp/_thread_transport.py)."""
+    elsewhere). Run first in the spawning thread, so every child starts below the GUI.
+
+    Not for a thread that runs Python in our process (a built-in server's, mcp/_thread_transport.py):
+    it shares the GIL with the GUI thread, and below the GUI it would hold the GIL while the kernel ran
+    the model worker and starting servers before it, the window waiting meanwhile. Under a busy
+    process beside the app, the window's worst stall was 21.2 ms (median of 8 turns) with such
+    threads at the GUI's priority against 25.5 ms below it (bench/ui_stall.py, stop 46)."""
     if not sys.platform.startswith("linux"):
         return  # elsewhere nice is per process: children are reniced after the start instead
     thread = threading.get_native_id()

@@ -35,8 +35,6 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
 
-from edgehost.child_processes import lower_this_thread
-
 __all__ = ["BUILD_LOCK", "SHUTDOWN_GRACE_S", "ServerBuilder", "ThreadTransport"]
 
 log = logging.getLogger(__name__)
@@ -132,9 +130,9 @@ class _ServerThread:
         self.thread = threading.Thread(target=self._run, name=f"mcp-server {name}", daemon=True)
 
     def _run(self) -> None:
-        # Below the GUI thread, as a server's process would be: the kernel lets the window's thread
-        # go first when both are ready to run (the GIL they share is handed over each switch interval).
-        lower_this_thread()
+        # At the GUI thread's priority, not below it as a server's process is: the two share the GIL,
+        # and a thread below the GUI that holds it while the kernel runs other processes (the model
+        # worker, servers starting) keeps the window waiting for the GIL (see child_processes.py).
         handler = _ThreadLog(self.thread, self._log_line) if self._log_line is not None else None
         if handler is not None:
             logging.getLogger().addHandler(handler)

@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from edgehost.awaiting import WaitTimedOut, wait_done
-from edgehost.child_processes import lower_this_thread
 from edgehost.mcp._thread_transport import BUILD_LOCK
 
 if TYPE_CHECKING:
@@ -46,8 +45,9 @@ class BuiltAhead:
         self._ready: dict[str, tuple[ServerConfig, Any]] = {}
 
     async def build(self, configs: Sequence[ServerConfig], timeout: float = BUILD_AHEAD_S) -> None:  # noqa: ASYNC109 - bounded
-        """Build the servers of ``configs`` that run in this process, on a thread below the window's
-        priority, waiting at most ``timeout`` s; those built by then are kept for their first start."""
+        """Build the servers of ``configs`` that run in this process, on a thread at the window's
+        priority (a thread below it would hold the GIL while descheduled: see child_processes.py),
+        waiting at most ``timeout`` s; those built by then are kept for their first start."""
         builders = [(config, build) for config in configs if (build := self._in_process(config)) is not None]
         if not builders:
             return
@@ -61,7 +61,6 @@ class BuiltAhead:
         given_up = threading.Event()
 
         def run() -> None:
-            lower_this_thread()
             result: dict[str, tuple[ServerConfig, Any]] = {}
             for config, build in builders:
                 if given_up.is_set():  # each server's own thread builds it now: not twice at once
