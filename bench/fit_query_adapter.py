@@ -7,11 +7,12 @@ whole score (the embedding's part read with ``W``, the lexical part and the cues
 an L2 penalty on ``W``. The penalty is chosen by 5-fold cross-validation (recall@1 of the folds
 left out); the held-out half of tests/fixtures/everyday_questions/ is never read.
 
-Training questions: the calibration half of the everyday set (a follow-up read after its previous
-question, as the router reads it; tests/question_sets.py leaves out the two follow-ups whose
-conversation crosses into the held-out half), the earlier sets (tests/fixtures/tool_queries/,
-tests/fixtures/agent_questions/) and the 175 tool questions of tests/fixtures/tool_queries/
-calibration_more.json, each ranked over the tools of its own set.
+Training questions: the calibration half of the everyday set (a short follow-up that brings a new
+value read after its previous question, as the router reads it, ``Question.as_routed``; one the
+router reads alone, "now delete it", names no tool and is left out; tests/question_sets.py leaves out
+the two follow-ups whose conversation crosses into the held-out half), the earlier sets
+(tests/fixtures/tool_queries/, tests/fixtures/agent_questions/) and the tool questions of
+tests/fixtures/tool_queries/calibration_more.json, each ranked over the tools of its own set.
 
   RESULT query_adapter_cv_recall_at_1       the everyday calibration half, each question ranked by a
                                              map fitted without its fold
@@ -69,7 +70,9 @@ class Block:
 def block(model: MiniLMEmbedder, questions: QuestionSet, own: bool) -> Block:
     tools = questions.tools
     views = model.embed([semantic_text(t) for t in tools]) + model.embed([described_text(t) for t in tools])
-    texts = [q.as_routed for q in questions.tool_questions]
+    # A follow-up the router reads alone ("now delete it") names no tool by itself: no map could rank it.
+    asked = [q for q in questions.tool_questions if q.previous is None or q.as_routed != q.text]
+    texts = [q.as_routed for q in asked]
     lexical = LexicalRanker()
     rest = np.array(
         [
@@ -80,7 +83,7 @@ def block(model: MiniLMEmbedder, questions: QuestionSet, own: bool) -> Block:
             for t in texts
         ]
     )
-    right = np.array([[tool.name in q.tools for tool in tools] for q in questions.tool_questions], float)
+    right = np.array([[tool.name in q.tools for tool in tools] for q in asked], float)
     return Block(
         model.embed(texts).astype(np.float64),
         views.astype(np.float64) / 2,

@@ -9,10 +9,11 @@ and the rest are chosen by 5-fold cross-validation on the calibration questions;
 the held-out half of tests/fixtures/everyday_questions/ is never read. bench/selection_recall.py
 then reports the gate on both halves.
 
-Training questions: the calibration half of the everyday set (a follow-up read after its previous
-question, as the router reads it), the earlier sets (tests/fixtures/tool_queries/,
-tests/fixtures/agent_questions/), tests/fixtures/tool_queries/calibration_more.json, and the
-small-talk examples (resources/routing/small_talk.txt).
+Training questions: the calibration half of the everyday set (a short follow-up that brings a new
+value read after its previous question, as the router reads it, ``Question.as_routed``), the earlier
+sets (tests/fixtures/tool_queries/, tests/fixtures/agent_questions/),
+tests/fixtures/tool_queries/calibration_more.json, and the small-talk examples
+(resources/routing/small_talk.txt), scored over the everyday set's tools.
 A task that no tool of the set fits is left out (NO_FIT), so that the probe learns the kind of
 question and the ranker's score decides whether a tool fits.
 
@@ -78,6 +79,17 @@ def _gate(
     return (task >= threshold) & (best >= floor) & (best - weight * small_talk >= route)
 
 
+def _stricter_or_better(setting: tuple[float, ...], found: tuple[float, ...]) -> bool:
+    """The more accurate setting; of two alike, the stricter (a higher route threshold, then floor, then
+    probability threshold): where the calibration questions cannot tell, a needless call costs the user
+    more than a missed one ("thanks!" must not call a tool)."""
+
+    def key(s: tuple[float, ...]) -> tuple[float, ...]:
+        return (round(s[0], 9), s[5], s[3], s[2])
+
+    return key(setting) > key(found)
+
+
 def main() -> int:
     model = MiniLMEmbedder.load()
     # The best tool scores as they were before the query adapter: its scores of calibration questions are
@@ -93,12 +105,18 @@ def main() -> int:
             text = question.as_routed
             chat = ranker.semantic.best_similarity(text, small_talk_examples())
             rows.append((text, bool(question.tools), max(ranker.scores(text, questions.tools)), chat))
-    rows += [(text, False, float("nan"), 1.0) for text in small_talk_examples()]
+    # The small-talk examples are chat over any tools: scored over the everyday set's tools, each with
+    # its similarity to the other examples (to itself it is 1), so the gate's thresholds answer for them.
+    examples = small_talk_examples()
+    for i, text in enumerate(examples):
+        others = examples[:i] + examples[i + 1 :]
+        chat = ranker.semantic.best_similarity(text, others)
+        rows.append((text, False, max(ranker.scores(text, own.tools)), chat))
     vectors = model.embed([row[0] for row in rows]).astype(np.float64)
     labels = np.array([row[1] for row in rows], dtype=np.float64)
     best = np.array([row[2] for row in rows])
     small_talk = np.array([row[3] for row in rows])
-    scored = ~np.isnan(best)  # the questions of the sets, over their tools: what the gate is scored on
+    scored = ~np.isnan(best)  # every row: what the gate is scored on
     mine = np.arange(len(rows)) < sum(1 for q in own.questions if q.text not in NO_FIT)  # the everyday half
 
     order = np.random.default_rng(33).permutation(len(rows))
@@ -119,11 +137,9 @@ def main() -> int:
                     for route in np.arange(-0.4, 0.3, 0.02):
                         gate = _gate(predicted, best, small_talk, threshold, floor, weight, route)
                         accuracy = float(((gate == (labels == 1)) & scored).sum() / scored.sum())
-                        # Ties go to the later, stricter setting (a higher threshold, floor or route):
-                        # where the calibration questions cannot tell, a needless call costs the user
-                        # more than a missed one ("thanks!" must not call a tool).
-                        if found is None or accuracy >= found[0] - 1e-9:
-                            found = (accuracy, l2, float(threshold), float(floor), weight, float(route))
+                        setting = (accuracy, l2, float(threshold), float(floor), weight, float(route))
+                        if found is None or _stricter_or_better(setting, found):
+                            found = setting
     assert found is not None
     accuracy, l2, threshold, floor, weight, route = found
     gate = _gate(predictions[l2], best, small_talk, threshold, floor, weight, route)

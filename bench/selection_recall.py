@@ -89,7 +89,8 @@ class BaselineBlend:
 
 def recall(ranker: object, questions: QuestionSet, k: int, server: str | None = None) -> float:
     """Share of the tool questions (of ``server``'s tools only, if given) with a right tool in the top k;
-    a follow-up is ranked with its previous question in front of it, as the router reads it."""
+    a short follow-up that brings a new value is ranked with its previous question in front of it, as
+    the router reads it first (``Question.as_routed``)."""
     asked = [q for q in questions.tool_questions if server is None or q.server == server]
     hits = 0
     for question in asked:

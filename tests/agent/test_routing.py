@@ -29,7 +29,7 @@ async def test_the_gate_tells_tool_questions_from_chat_on_the_calibration_set(se
     chat_right = [
         not d.needs_tool for d, q in zip(decisions, questions.questions, strict=True) if not q.tools
     ]
-    # Measured 57 of 61 and 25 of 25 with the probe fitted on calibration_more.json too (stop 46). The
+    # Measured 58 of 61 and 25 of 25 with the probe fitted on calibration_more.json too (stop 46). The
     # probe before it called 61 of 61 here, and sent half of the held-out chat to a tool.
     assert sum(tool_right) / len(tool_right) >= 0.93
     assert sum(chat_right) / len(chat_right) >= 0.84

@@ -90,6 +90,8 @@ async def test_the_servers_thread_runs_at_the_host_threads_priority_as_they_shar
     # and the host's thread would wait for it (mcp/_thread_transport.py).
     servers = _Blocking()
     ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if ours >= 19:
+        pytest.skip("this process runs at the lowest priority: a lowered thread could not show it")
     async with running(_entry(), features=ClientFeatures(in_process=servers.build)) as manager:
         theirs = int(_text(await manager.call_tool("t__nice", {})))
     assert theirs == ours
