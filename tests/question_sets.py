@@ -21,6 +21,7 @@ import json
 import re
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import anyio
@@ -128,8 +129,13 @@ def everyday_servers() -> tuple[str, ...]:
 def everyday_tools() -> list[ToolSpec]:
     """The tools of every server of the everyday set, the git and filesystem servers serving one
     folder each as the host would see them."""
+    return list(_everyday_tools())
+
+
+@cache
+def _everyday_tools() -> tuple[ToolSpec, ...]:  # the built-in servers are started once, not per set
     reference = tuple(s for s in everyday_servers() if s not in BUILT_IN)
-    return anyio.run(built_in_tools) + reference_tools(reference, SERVED_FOLDERS)
+    return (*anyio.run(built_in_tools), *reference_tools(reference, SERVED_FOLDERS))
 
 
 def _words(text: str) -> frozenset[str]:
