@@ -117,16 +117,30 @@ def load_questions(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def choose(
-    by_category: dict[str, list[dict[str, Any]]], sizes: dict[str, int], only: str | None
+    by_category: dict[str, list[dict[str, Any]]],
+    sizes: dict[str, int],
+    only: str | None,
+    split: str = "heldout",
 ) -> list[dict[str, Any]]:
-    """A seeded sample of each category (or every question matching ``only``), categories interleaved."""
+    """A seeded sample of each category (or every question matching ``only``), categories interleaved.
+
+    ``heldout`` is the sample the figures are quoted on. ``calibration`` is a second seeded sample drawn
+    only from the questions outside the held-out one (at the default sizes), for looking at failures and
+    tuning without touching the held-out questions."""
     chosen: list[list[dict[str, Any]]] = []
     for category, rows in by_category.items():
         if only:
             picked = [r for r in rows if only.lower() in r["id"].lower() or only.lower() in r["text"].lower()]
         else:
-            rng = random.Random(f"{SEED}:{category}")
-            picked = [rows[i] for i in sorted(rng.sample(range(len(rows)), min(sizes[category], len(rows))))]
+            size = sizes[category] if split == "heldout" else DEFAULT_SAMPLE[category]
+            indices = sorted(
+                random.Random(f"{SEED}:{category}").sample(range(len(rows)), min(size, len(rows)))
+            )
+            if split == "calibration":
+                rest = sorted(set(range(len(rows))) - set(indices))
+                rng = random.Random(f"{SEED}:{category}:calibration")
+                indices = sorted(rng.sample(rest, min(sizes[category], len(rest))))
+            picked = [rows[i] for i in indices]
         chosen.append(picked)
     interleaved = []
     for position in range(max((len(c) for c in chosen), default=0)):
@@ -440,10 +454,16 @@ def main() -> int:
     parser.add_argument(
         "--only", metavar="TEXT", help="every question whose id or text contains TEXT, no sampling"
     )
+    parser.add_argument(
+        "--split",
+        choices=("heldout", "calibration"),
+        default="heldout",
+        help="heldout: the sample the figures are quoted on; calibration: questions outside it, to tune on",
+    )
     args = parser.parse_args()
     by_category = load_questions(wheel())
     sizes = {category: getattr(args, category) for category in CATEGORIES}
-    questions = choose(by_category, sizes, args.only)[: args.limit]
+    questions = choose(by_category, sizes, args.only, args.split)[: args.limit]
     if not questions:
         sys.exit("no question chosen")
     results, seconds = asyncio.run(ask_all(questions))

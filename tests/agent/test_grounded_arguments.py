@@ -57,7 +57,8 @@ def test_time_zones_come_from_the_cities_the_question_names(reference_tools: dic
 
 def test_numbers_are_the_questions_and_an_enum_is_kept(reference_tools: dict[str, ToolSpec]) -> None:
     add = dict(reference_tools["everything__get-sum"].input_schema)
-    assert enums(grounded_schema(add, "What is 250 plus 175?")) == {"a": [250, 175], "b": [250, 175]}
+    # As many numbers as arguments, none written beside an argument's words: in the order written.
+    assert enums(grounded_schema(add, "What is 250 plus 175?")) == {"a": [250], "b": [175]}
     annotated = dict(reference_tools["everything__get-annotated-message"].input_schema)
     assert grounded_schema(annotated, "show an error")["properties"]["messageType"]["enum"] == [
         "error",
@@ -165,9 +166,33 @@ def test_a_number_written_beside_an_arguments_words_goes_to_that_argument_alone(
     assert grounded["area"]["enum"] == [1800]
     assert grounded["bedrooms"]["enum"] == [3]
     assert grounded["floors"]["enum"] == [2]  # named by its own word
-    # Beside no argument's words, the numbers stay offered to each, in the question's order.
+    # Beside no argument's words, as many numbers as required arguments go to them in the order written;
+    # the optional one, with no number left, is left out.
     unnamed = grounded_schema(schema, "one with 3 and 1800")["properties"]
-    assert unnamed["area"]["enum"] == [3, 1800] and unnamed["bedrooms"]["enum"] == [3, 1800]
+    assert unnamed["area"]["enum"] == [3] and unnamed["bedrooms"]["enum"] == [1800]
+    assert "floors" not in unnamed
+    # More numbers than arguments: each keeps them all, in the question's order.
+    many = grounded_schema(schema, "one with 3, 1800 or 2")["properties"]
+    assert many["area"]["enum"] == [3, 1800, 2] and many["bedrooms"]["enum"] == [3, 1800, 2]
+
+
+def test_numbers_are_read_as_people_write_them() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "distance": {"type": "integer", "description": "Distance travelled in miles"},
+            "dice": {"type": "integer", "description": "How many dice are rolled"},
+            "annual_return": {"type": "number", "description": "The annual return rate"},
+            "flows": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["distance", "dice", "annual_return", "flows"],
+    }
+    question = "A CO2-free car travels 12,000 miles; roll two dice; 7% a year; flows [200,300,400]"
+    grounded = grounded_schema(schema, question)["properties"]
+    assert grounded["distance"]["enum"] == [12000]  # not 12 and 0, nor the 2 of CO2
+    assert grounded["dice"]["enum"] == [2]
+    assert grounded["annual_return"]["enum"] == [0.07]  # a rate takes 7% as a fraction
+    assert grounded["flows"]["enum"] == [[200, 300, 400]]  # the list whole, its numbers no one else's
 
 
 def test_a_signed_number_keeps_its_sign_when_placed() -> None:

@@ -22,16 +22,23 @@ A value with an enum or const keeps it; a value with no candidate keeps its sche
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
+
+from jsonschema import validators
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.known_arguments import WRITTEN_PATH, offered_values
 
 __all__ = [
+    "CLAUSE_WORDS",
+    "EDGE_WORDS",
+    "clauses",
     "clock_times",
     "grounded_schema",
     "named_timezones",
@@ -39,22 +46,75 @@ __all__ = [
     "path_from_question",
     "path_values",
     "question_spans",
+    "validates",
+    "written_lists",
+    "written_numbers",
 ]
 
 MAX_SPAN_WORDS = 4
 # The words beside a number that say what it counts ("3 bedrooms", "a budget of 500 dollars").
-NEAR_BEFORE, NEAR_AFTER = 2, 3
+NEAR_BEFORE, NEAR_AFTER = 3, 3
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
 # fmt: off
-_EDGE_WORDS = frozenset({
+EDGE_WORDS = frozenset({
     "a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at",
     "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what",
     "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it",
     "its", "i", "you", "was", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list",
     "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat",
-    "remember", "forget", "note", "convert", "called", "named",
+    "remember", "forget", "note", "convert", "called", "named", "by", "near", "about", "between",
+    "under", "over", "after", "before", "during", "within", "using", "via", "than", "per", "up",
+    "across", "around", "through", "since", "until", "like", "as", "if", "then", "so", "but", "get",
+    "calculate", "compute", "search", "look", "fetch", "book", "predict", "generate", "determine",
+    "check", "need", "want", "can", "could", "would", "should", "will", "let", "know", "help", "also",
+    "just", "were", "some", "any", "there", "here", "we", "us",
+})
+# Words a value holding a name, a place or a kind does not have inside it: "Chicago that were made",
+# "Violin from Stradivarius". A free text may (FITTING_VALUES of agent/selection.py ranks these last).
+CLAUSE_WORDS = frozenset({
+    "that", "which", "who", "whose", "were", "was", "is", "are", "am", "been", "will", "would", "could",
+    "should", "by", "from", "into", "near", "between", "during", "than", "since", "until", "after",
+    "before", "in", "at", "for", "to", "with", "and", "or", "but", "if", "when", "where", "while",
+    "using", "via", "on", "about", "over", "under", "per", "as",
 })
 # fmt: on
+# Where a value cannot run on: a comma, a full stop, a colon or semicolon, a question or exclamation
+# mark, brackets ("Hotel Paradise, Las Vegas" is two values).
+_CLAUSE_BREAK = re.compile(r"[,.;:?!()\[\]]")
+_FRACTION_WORDS = frozenset({"rate", "ratio", "fraction", "decimal", "probability"})
+_PHRASE_BREAKS = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "when",
+        "where",
+        "while",
+        "if",
+        "that",
+        "which",
+        "who",
+        "because",
+        "then",
+    }
+)
+# fmt: off
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+# fmt: on
+# A number as written: thousands separated ("12,000", not inside a list "[200,300]"), a decimal, a
+# percentage, or a number word ("two dice"; "one" is left out: "which one", "one of").
+_WRITTEN_NUMBER = re.compile(
+    r"(?<![\w,\[.])(-?\d{1,3}(?:,\d{3})+)(?![\d,])(\.\d+)?(%)?|(?<![\w.])(-?\d+(?:\.\d+)?)(%)?|\b("
+    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
+_BRACKETED = re.compile(r"\[[\d\s,.\-\[\]]*\]")
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -80,14 +140,69 @@ def question_spans(text: str) -> list[str]:
     """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
     MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
     spans: list[str] = _quoted(text)
-    words = _WORD.findall(text)
-    for length in range(1, MAX_SPAN_WORDS + 1):
-        for start in range(len(words) - length + 1):
-            run = words[start : start + length]
-            if run[0].lower() in _EDGE_WORDS or run[-1].lower() in _EDGE_WORDS:
-                continue
-            spans.append(" ".join(run))
+    for clause in clauses(text):
+        for length in range(1, MAX_SPAN_WORDS + 1):
+            for start in range(len(clause) - length + 1):
+                run = clause[start : start + length]
+                if run[0].lower() in EDGE_WORDS or run[-1].lower() in EDGE_WORDS:
+                    continue
+                spans.append(" ".join(run))
     return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
+
+
+def clauses(text: str) -> list[list[str]]:
+    """The words of ``text`` in runs that no comma, full stop or other break (_CLAUSE_BREAK) cuts."""
+    clauses: list[list[str]] = [[]]
+    end = 0
+    for match in _WORD.finditer(text):
+        if clauses[-1] and _CLAUSE_BREAK.search(text[end : match.start()]):
+            clauses.append([])
+        clauses[-1].append(match.group(0))
+        end = match.end()
+    return [clause for clause in clauses if clause]
+
+
+def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | float, int, int]]:
+    """The numbers ``text`` writes, with where each stands (value, start, end): "12,000" is 12000, "two"
+    2; a percentage is its value and its fraction ("7%" gives 7 and 0.07); without ``decimals`` a
+    number with a fraction is left out. Numbers inside a bracketed list are not counted alone."""
+    found: list[tuple[int | float, int, int]] = []
+    # A number inside a bracketed list belongs to the list (written_lists), not to a value of its own.
+    listed = [m.span() for m in _BRACKETED.finditer(text)]
+    for match in _WRITTEN_NUMBER.finditer(text):
+        if any(start <= match.start() < end for start, end in listed):
+            continue
+        grouped, fraction, grouped_percent, plain, percent, word = match.groups()
+        if word:
+            values: list[int | float] = [_NUMBER_WORDS[word.lower()]]
+        else:
+            written = grouped.replace(",", "") + (fraction or "") if grouped else plain
+            value = float(written) if "." in written else int(written)
+            if isinstance(value, float) and not decimals:
+                continue
+            values = [value]
+            if (grouped_percent or percent) and decimals:
+                values.append(round(value / 100, 10))
+        found.extend((value, match.start(), match.end()) for value in values)
+    return found
+
+
+def validates(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is valid against ``schema`` (JSON Schema of the draft it declares)."""
+    return bool(validators.validator_for(schema)(schema).is_valid(value))
+
+
+def written_lists(text: str) -> list[list[Any]]:
+    """The lists of numbers ``text`` writes in brackets ("[200, 300, 400]", "[[10, 20], [30, 40]]")."""
+    lists = []
+    for match in _BRACKETED.finditer(text):
+        try:
+            value = json.loads(match.group(0))
+        except ValueError:
+            continue
+        if isinstance(value, list) and value:
+            lists.append(value)
+    return lists
 
 
 def grounded_schema(
@@ -149,8 +264,14 @@ def _ground(
             for key, value in properties.items()
             if key in needed or not (isinstance(value, Mapping) and _only_default(value))
         }
-        return {**schema, "properties": _placed_numbers(schema["properties"], properties, text)}
+        return {**schema, "properties": _placed_numbers(schema["properties"], properties, text, needed)}
     if kind == "array" and isinstance(schema.get("items"), Mapping):
+        if schema["items"].get("type") in ("integer", "number", "array"):
+            # A list the question writes in brackets is offered whole: item by item, the 135M model
+            # stopped after two of "[200,300,400,500]".
+            lists = [value for value in written_lists(text) if validates(value, schema)]
+            if lists:
+                return {**schema, "enum": lists}
         return {
             **schema,
             "items": _ground(dict(schema["items"]), text, required=True, name=name, named=named),
@@ -162,8 +283,8 @@ def _ground(
         kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
         return kept | {"enum": values}
     if kind in ("integer", "number"):
-        written = [n for n in dict.fromkeys(_NUMBER.findall(text)) if kind == "number" or "." not in n]
-        within = (_within(float(n) if "." in n else int(n), schema) for n in written)
+        written = written_numbers(text, decimals=kind == "number")
+        within = (_within(value, schema) for value, _start, _end in written)
         numbers = list(dict.fromkeys(n for n in within if n is not None))
         if not numbers and required:
             return schema
@@ -171,12 +292,21 @@ def _ground(
     return schema
 
 
-def _placed_numbers(described: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+def _placed_numbers(
+    described: Mapping[str, Any], properties: dict[str, Any], text: str, needed: set[str]
+) -> dict[str, Any]:
     """``properties`` with each number the question writes beside words of one numeric argument's name
     or description ("3 bedrooms" for ``bedrooms``, "1800 square feet" for ``area``, described in square
     feet) as that argument's only value, and no other's: offered every number in the question's order,
-    the 135M model gave a house 1800 bedrooms and 3 square feet. The best pairs are placed first; an
-    argument no number is written beside keeps the numbers left."""
+    the 135M model gave a house 1800 bedrooms and 3 square feet. A word counts less the more of the
+    arguments have it, and not at all when all have it ("gas" in each of quantity1, temperature1,
+    quantity2, temperature2 tells none of them); the best pairs are placed first.
+
+    The required arguments are placed before the optional ones, by their words and then, when as many
+    numbers are left as arguments, in the order the question writes them, to the arguments in the
+    schema's order ("2 moles at 300 K and 3 moles at 400 K"). Then the optional ones the same way. An
+    argument still without a place keeps the numbers left; an optional one with none left is left out.
+    A number that is the only one an argument may take is that argument's."""
     numeric = [
         key
         for key, value in properties.items()
@@ -186,45 +316,130 @@ def _placed_numbers(described: Mapping[str, Any], properties: dict[str, Any], te
     ]
     if not numeric:
         return properties
-    pairs = []
-    for key in numeric:
-        schema = described.get(key)
-        description = str(schema.get("description") or "") if isinstance(schema, Mapping) else ""
-        words = set(terms(key)) | set(terms(description))
-        for written, beside in _numbers_with_their_words(text):
-            value = _within(float(written) if "." in written else int(written), properties[key])
-            if value is not None and value in properties[key]["enum"] and words & beside:
-                pairs.append((len(words & beside), key, written, value))
-    placed: dict[str, Any] = {}
-    taken: set[str] = set()
-    for _shared, key, written, value in sorted(pairs, key=lambda pair: -pair[0]):
-        if key not in placed and written not in taken:
-            placed[key], taken = value, taken | {written}
-    taken_values = set(placed.values())
-    return {
-        key: {**value, "enum": [placed[key]]}
-        if key in placed
-        else {**value, "enum": [v for v in value["enum"] if v not in taken_values] or value["enum"]}
-        if key in numeric
-        else value
+    written = _numbers_with_their_words(text)
+    single = {
+        value["enum"][0]
         for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") in ("integer", "number")
+        and key not in numeric
+        and len(value.get("enum") or ()) == 1
+    }
+    placement = _Placement(described, properties, written, {s for v, s, _ in written if v in single})
+    for group in ([k for k in numeric if k in needed], [k for k in numeric if k not in needed]):
+        placement.by_words(group)
+        placement.in_order(group)
+    placed = placement.placed
+    taken_values = {value for values in placed.values() for value in values}
+    offered = {
+        key: placed[key] if key in placed else [v for v in properties[key]["enum"] if v not in taken_values]
+        for key in numeric
+    }
+    return {
+        key: {**value, "enum": offered[key] or value["enum"]} if key in numeric else value
+        for key, value in properties.items()
+        if key in needed or key not in offered or offered[key]
     }
 
 
-def _numbers_with_their_words(text: str) -> list[tuple[str, set[str]]]:
-    """Each number of ``text`` as written (a sign kept: "-2"), with the terms of the words just before
-    and after it, up to the numbers next to it."""
-    words = [w for w in _WORD.finditer(text) if not _NUMBER.fullmatch(w.group(0))]
-    numbers = list(_NUMBER.finditer(text))
+class _Placement:
+    """The numbers of a question as they are given to numeric arguments (_placed_numbers)."""
+
+    def __init__(
+        self,
+        described: Mapping[str, Any],
+        properties: Mapping[str, Any],
+        written: list[tuple[int | float, int, set[str]]],
+        taken: set[int],
+    ) -> None:
+        self.described, self.properties, self.written = described, properties, written
+        self.placed: dict[str, list[Any]] = {}
+        self.taken = set(taken)  # where the numbers given stand in the question
+
+    def _values_at(self, key: str, position: int) -> list[Any]:
+        fitted = (
+            _within(value, self.properties[key]) for value, start, _ in self.written if start == position
+        )
+        return [value for value in fitted if value is not None and value in self.properties[key]["enum"]]
+
+    def _give(self, key: str, position: int) -> None:
+        values = self._values_at(key, position)
+        if values:
+            self.placed[key] = _as_rate(values, key, self.described.get(key))
+            self.taken.add(position)
+
+    def by_words(self, group: list[str]) -> None:
+        words = {key: _described_terms(key, self.described.get(key)) for key in group}
+        counts = Counter(term for key in group for term in words[key])
+        pairs = []
+        for key in group:
+            for _value, start, beside in self.written:
+                # A word every argument of the group has tells none of them apart.
+                shared = {t for t in words[key] & beside if len(group) == 1 or counts[t] < len(group)}
+                if shared and self._values_at(key, start):
+                    pairs.append((sum(1 / counts[term] for term in shared), key, start))
+        for _weight, key, start in sorted(set(pairs), key=lambda pair: (-pair[0], pair[2])):
+            if key not in self.placed and start not in self.taken:
+                self._give(key, start)
+
+    def in_order(self, group: list[str]) -> None:
+        left = [key for key in group if key not in self.placed]
+        positions = sorted({start for _value, start, _beside in self.written} - self.taken)
+        if left and len(left) == len(positions):
+            for key, position in zip(left, positions, strict=True):
+                self._give(key, position)
+
+
+def _as_rate(values: list[Any], key: str, schema: Any) -> list[Any]:
+    """Of the values a number written at one place may have (a percentage: 7 and 0.07), the one an
+    argument takes: the fraction for a rate, a ratio or a probability ("annual_return: the annual return
+    rate", 7% as 0.07), else the number as written."""
+    if len(values) < 2:
+        return values
+    fraction = bool(_described_terms(key, schema) & _FRACTION_WORDS)
+    return [values[-1] if fraction else values[0]]
+
+
+def _described_terms(key: str, schema: Any) -> set[str]:
+    description = str(schema.get("description") or "") if isinstance(schema, Mapping) else ""
+    return set(terms(key)) | set(terms(description))
+
+
+def _numbers_with_their_words(text: str) -> list[tuple[int | float, int, set[str]]]:
+    """Each number of ``text`` (written_numbers), where it starts, and the terms of the words just
+    before and after it, up to the numbers next to it."""
+    numbers = written_numbers(text)
+    spans = sorted({(start, end) for _value, start, end in numbers})
+    words = [w for w in _WORD.finditer(text) if not any(start <= w.start() < end for start, end in spans)]
     found = []
-    for index, number in enumerate(numbers):
-        start = numbers[index - 1].end() if index else 0
-        end = numbers[index + 1].start() if index + 1 < len(numbers) else len(text)
-        before = [w.group(0) for w in words if start <= w.start() and w.end() <= number.start()]
-        after = [w.group(0) for w in words if number.end() <= w.start() and w.end() <= end]
+    for value, start, end in numbers:
+        index = spans.index((start, end))
+        after_previous = spans[index - 1][1] if index else 0
+        before_next = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+        before = _phrase(
+            [w for w in words if after_previous <= w.start() and w.end() <= start], text, start, before=True
+        )
+        after = _phrase(
+            [w for w in words if end <= w.start() and w.end() <= before_next], text, end, before=False
+        )
         near = [*before[-NEAR_BEFORE:], *after[:NEAR_AFTER]]
-        found.append((number.group(0), set(terms(" ".join(near)))))
+        found.append((value, start, set(terms(" ".join(near)))))
     return found
+
+
+def _phrase(words: list[re.Match[str]], text: str, edge: int, *, before: bool) -> list[str]:
+    """Of the ``words`` on one side of a number that starts or ends at ``edge``, those of its own
+    phrase: up to a break, a comma or other _CLAUSE_BREAK, or a word of _PHRASE_BREAKS (in "a rate of
+    10% and initial investment of $2000", 10 is not the investment; in "the final temperature when 2
+    moles", 2 is not a temperature)."""
+    kept: list[str] = []
+    for word in reversed(words) if before else words:
+        gap = text[word.end() : edge] if before else text[edge : word.start()]
+        if word.group(0).lower() in _PHRASE_BREAKS or _CLAUSE_BREAK.search(gap):
+            break
+        kept.append(word.group(0))
+        edge = word.start() if before else word.end()
+    return kept[::-1] if before else kept
 
 
 def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -331,7 +546,7 @@ def path_values(text: str) -> list[str]:
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""
         names_a_folder = after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named")
-        if names_a_folder and word.lower() not in _EDGE_WORDS | _FOLDER_WORDS:
+        if names_a_folder and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
             found.append(word)
     return list(dict.fromkeys(found))
 

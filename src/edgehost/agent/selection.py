@@ -43,6 +43,7 @@ from edgehost.agent.routing import (
     small_talk_examples,
 )
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
@@ -59,11 +60,12 @@ DEFAULT_BUDGET_FRACTION = DEFAULT_TOOL_BUDGET_FRACTION  # settings.py holds the 
 # (and with it the KV cache) only when it beats the set's best by the margin and is itself a confident
 # match: on the calibration questions (tests/fixtures/tool_queries/) 70 % of the real matches score
 # above 0.22 (the median 0.38), small talk ("thanks!", "and in Paris?") at most 0.2.
-# A free text argument of a call the host chooses is offered at most this many of the question's words,
-# those nearest by meaning to what the argument is (ToolSelector.with_fitting_values).
-FITTING_VALUES = 3
+# A text argument of a call the host chooses is offered the run of the question's words that fits it best
+# (agent/value_fit.py: by meaning, adjusted by the run's place in the question, each run to one argument)
 # ... when the nearest is this near: "tigers" to "species: the species of the animal" is 0.41, "Paris" to
-# "location: the city" 0.43; the words of a free text (a note's content, a search query) stay under 0.25.
+# "location: the city" 0.43; the words of a free text (a note's content, a search query) stay under 0.25,
+# and keep every run. An optional argument whose best run scores under it is left out.
+FITTING_VALUES = 1
 FIT_MIN_SIMILARITY = 0.3
 DEFAULT_RESELECT_MARGIN = 0.1
 DEFAULT_RESELECT_MIN_SCORE = 0.22
@@ -193,30 +195,39 @@ def select_tools(
     )
 
 
-def _nearest_values(ranker: ToolRanker, arguments: Mapping[str, Mapping[str, Any]]) -> dict[str, list[Any]]:
-    """For each argument, its enum cut to the FITTING_VALUES nearest by meaning to its name and
-    description, when the nearest is at least FIT_MIN_SIMILARITY; else the whole enum, in order
-    (ToolSelector.with_fitting_values). Words of the argument's own name or description ("commit" for a
-    commit message, "search" for a search query) and file names are no fitting value: they name the
-    slot or a path. Without the embedding model, every enum whole."""
+def _nearest_values(
+    ranker: ToolRanker, arguments: Mapping[str, Mapping[str, Any]], question: str, required: frozenset[str]
+) -> dict[str, list[Any] | None]:
+    """For each argument, its enum cut to the FITTING_VALUES that fit it best (agent/value_fit.py), when
+    the nearest by meaning is at least FIT_MIN_SIMILARITY; else the whole enum, in order
+    (ToolSelector.with_fitting_values). None for an optional argument no value fits: it is left out.
+    File names are no fitting value: they are a path's. Without the embedding model, every enum whole."""
     semantic = _semantic(ranker)
-    nearest = {}
+    nearest: dict[str, list[Any] | None] = {}
+    similarities: dict[str, dict[str, float]] = {}
+    slots: dict[str, Slot] = {}
     for key, schema in arguments.items():
         values = list(schema["enum"])
         nearest[key] = values
         if not isinstance(semantic, EmbeddingRanker) or not all(isinstance(v, str) for v in values):
             continue
         description = str(schema.get("description") or schema.get("title") or "")
-        slot = set(terms(f"{key} {description}"))
-        candidates = [v for v in values if not slot & set(terms(v)) and not FILE_NAME.search(v)]
+        slot = Slot.of(key, description)
+        candidates = [
+            v for v in values if not FILE_NAME.search(v) and fit_adjustment(question, v, slot) is not None
+        ]
         if not candidates:
             continue
         what = f"{' '.join(terms(key))}: {description}"
         scores = semantic.index.similarities(what, candidates, keep=False)
         if max(scores) < FIT_MIN_SIMILARITY:
             continue  # nothing clearly of its kind (a free text: a message, a query, a note)
-        order = sorted(range(len(candidates)), key=lambda i: -scores[i])
-        nearest[key] = [candidates[i] for i in order[:FITTING_VALUES]]
+        similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
+    for key, ranked in assign_values(question, similarities, slots).items():
+        if key not in required and ranked[0][1] < FIT_MIN_SIMILARITY:
+            nearest[key] = None
+        else:
+            nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
     return nearest
 
 
@@ -353,7 +364,8 @@ class ToolSelector:
     async def with_fitting_values(self, tool: ToolSpec, question: str) -> ToolSpec:
         """``tool`` with its free text values limited to the question's words (grounded_schema) and,
         where the words nearest by meaning to what an argument is clearly fit it ("species: the species
-        of the animal" and "tigers", not "100"), to the FITTING_VALUES nearest, best first. Arguments
+        of the animal" and "tigers", not "100"), to the FITTING_VALUES that fit best, each run of words
+        to one argument (agent/value_fit.py); an optional argument nothing fits is left out. Arguments
         with choices of their own keep them; without the embedding model, the words alone. For the
         calls the host chooses under a grammar (decision 11)."""
         schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
@@ -371,11 +383,17 @@ class ToolSelector:
             and len(value.get("enum") or ()) > FITTING_VALUES
         }
         if many:
-            nearest = await self._ranked(_nearest_values, many)
+            required = frozenset(schema.get("required") or ())
+            nearest = await self._ranked(_nearest_values, many, question, required)
             properties = {
                 **properties,
-                **{key: {**many[key], "enum": values} for key, values in nearest.items()},
+                **{
+                    key: {**many[key], "enum": values}
+                    for key, values in nearest.items()
+                    if values is not None
+                },
             }
+            properties = {key: value for key, value in properties.items() if nearest.get(key, ()) is not None}
         return dataclasses.replace(tool, input_schema={**schema, "properties": properties})
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:

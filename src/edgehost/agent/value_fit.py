@@ -1,0 +1,220 @@
+"""Which of the question's words each text argument of a call the host chose takes (decision 11).
+
+grounded_schema offers every run of the question's words as a text argument's value, and
+ToolSelector.with_fitting_values ranks them by meaning against the argument ("species: the species of
+the animal"). Meaning alone, from a sentence-embedding model, is a weak judge of a run of words: it
+likes the argument's own words ("player" for a player's name), a part of a name ("League" of "Premier
+League") and runs that cross a clause ("Chicago that were made"). So each run's similarity is
+adjusted by what its place in the question shows, and the arguments share the question out: one run
+of words is the value of one argument at most ("Manchester United" is the team, not also the
+league).
+
+- a run holding a word that names the argument ("player", "news"; written in lower case, so not part
+  of a name: "Premier League" stays), or made only of its words, is not a value of it;
+- a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art") gains
+  NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los") loses CUT_NAME_PENALTY;
+- a run with a clause word inside ("in", "that", "from": grounded_arguments.CLAUSE_WORDS), or a name
+  with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
+- a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
+  number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
+- for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
+  more; for one that wants an identifier ("snp_id"), a word of letters and digits does.
+
+The arguments then take the values whose adjusted scores add up highest, no two sharing a word:
+"Louvre Museum" is the museum's name and "Paris" its location, though "Louvre Museum" alone is
+nearer to "location" than "Paris" is.
+
+Pure functions over the question's words and the similarities; agent/selection.py supplies those.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from edgehost.agent._bm25 import terms
+from edgehost.agent.grounded_arguments import CLAUSE_WORDS, EDGE_WORDS, clauses
+
+__all__ = ["Slot", "assign_values", "fit_adjustment"]
+
+NAME_BONUS = 0.2
+CUT_NAME_PENALTY = 0.15
+CLAUSE_PENALTY = 0.1
+CUE_BONUS = 0.15
+CUE_WORDS_BEFORE = 2
+# The sharing out weighs each argument's best few values, for up to this many arguments at once.
+SHARED_CHOICES = 4
+MAX_SHARED_ARGUMENTS = 6
+# Lower-case words a name may hold between its capitalised ones ("Museum of Modern Art").
+_NAME_JOINERS = frozenset({"of", "the", "de", "la", "del", "von", "van"})
+_WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
+_QUOTED_EXAMPLE = re.compile(r"'[^']*'|\"[^\"]*\"")
+_IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
+# Two words are one when they start alike this far ("prediction", "predicted").
+STEM_PREFIX = 5
+NAME_SLOT_BONUS = 0.2
+
+
+@dataclass(frozen=True)
+class Slot:
+    """What an argument's name and description say of the values it takes: their index terms (without
+    the examples the description quotes: "e.g., 'fraud'" is a value, not a word of the slot), its
+    name's alone, and whether it wants a name ("artist_name") or an identifier ("snp_id")."""
+
+    terms: frozenset[str]
+    name_terms: frozenset[str]
+
+    @classmethod
+    def of(cls, key: str, description: str) -> Slot:
+        plain = _QUOTED_EXAMPLE.sub(" ", description)
+        return cls(frozenset(terms(f"{key} {plain}")), frozenset(terms(key)))
+
+    @property
+    def wants_name(self) -> bool:
+        return bool(self.name_terms & {"name", "title"})
+
+    @property
+    def wants_identifier(self) -> bool:
+        return bool(self.name_terms & {"id", "code", "number"})
+
+    def names_itself(self, word: str) -> bool:
+        """Whether ``word``, in lower case, is a word of the slot ("player" for player_name,
+        "predictions" for one described as "the species that the rate will be predicted for")."""
+        if word[:1].isupper():
+            return False
+        return any(
+            term == own or (len(term) >= STEM_PREFIX and own[:STEM_PREFIX] == term[:STEM_PREFIX])
+            for term in terms(word)
+            for own in self.terms
+        )
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and word.lower() not in EDGE_WORDS
+
+
+def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> list[tuple[int, int]]:
+    """The maximal runs of capitalised words of ``words`` as (start, end) word indices, with joiners
+    inside ("Museum of Modern Art") but not at either edge, and no break inside ("Museum of Modern Art,
+    New York" is two: a word whose index is in ``breaks`` starts a new clause)."""
+    runs: list[tuple[int, int]] = []
+    index = 0
+    while index < len(words):
+        if not _capitalised(words[index]):
+            index += 1
+            continue
+        end = index + 1
+        while end < len(words) and end not in breaks:
+            if _capitalised(words[end]):
+                end += 1
+            elif (
+                words[end].lower() in _NAME_JOINERS
+                and end + 1 < len(words)
+                and end + 1 not in breaks
+                and _capitalised(words[end + 1])
+            ):
+                end += 2
+            else:
+                break
+        runs.append((index, end))
+        index = end
+    return runs
+
+
+def _words(question: str) -> tuple[list[str], frozenset[int]]:
+    """The words of ``question`` and the indices of those that start a clause."""
+    words: list[str] = []
+    breaks: set[int] = set()
+    for clause in clauses(question):
+        breaks.add(len(words))
+        words.extend(clause)
+    return words, frozenset(breaks)
+
+
+def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
+    """Where ``span`` first stands among ``words``, as (start, end) word indices."""
+    wanted = _WORD.findall(span)
+    for start in range(len(words) - len(wanted) + 1):
+        if list(words[start : start + len(wanted)]) == wanted:
+            return start, start + len(wanted)
+    return None
+
+
+def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
+    """What the place of ``span`` in ``question`` adds to its similarity to an argument (``slot``:
+    module docstring); None when it names the argument rather than giving a value of it."""
+    words, breaks = _words(question)
+    span_words = _WORD.findall(span)
+    if not span_words or any(slot.names_itself(w) for w in span_words):
+        return None
+    if set(terms(span)) <= slot.terms:
+        return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
+    place = _place(words, span)
+    if place is None:
+        return 0.0  # a quoted phrase that spans punctuation, or a described example
+    start, end = place
+    adjustment = 0.0
+    for run_start, run_end in _name_runs(words, breaks):
+        if (run_start, run_end) == (start, end):
+            adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
+        elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
+            adjustment -= CUT_NAME_PENALTY
+        elif start <= run_start and run_end <= end:
+            adjustment -= CLAUSE_PENALTY  # a name with other words around it: "years using Darwin"
+    if any(w.lower() in CLAUSE_WORDS for w in words[start + 1 : end - 1]):
+        adjustment -= CLAUSE_PENALTY
+    if slot.wants_identifier and len(span_words) == 1 and _IDENTIFIER.match(span):
+        adjustment += NAME_SLOT_BONUS  # "rs6034464" for snp_id
+    beside = [*words[max(0, start - CUE_WORDS_BEFORE) : start], *words[end : end + 1]]
+    if any((w.islower() or w.isupper()) and set(terms(w)) & slot.name_terms for w in beside):
+        adjustment += CUE_BONUS
+    return adjustment
+
+
+def assign_values(
+    question: str,
+    similarities: Mapping[str, Mapping[str, float]],
+    slots: Mapping[str, Slot],
+) -> dict[str, list[tuple[str, float]]]:
+    """For each argument (``similarities``: its candidates' similarity to it; ``slots``: what its name
+    and description say), its candidates with their adjusted score, best first,
+    the one it takes in the question's best sharing-out first (_shared_out). Arguments with no
+    candidate left out."""
+    scored: dict[str, list[tuple[str, float]]] = {}
+    for key, values in similarities.items():
+        adjusted = []
+        for value, similarity in values.items():
+            adjustment = fit_adjustment(question, value, slots[key])
+            if adjustment is not None:
+                adjusted.append((value, similarity + adjustment))
+        if adjusted:
+            scored[key] = sorted(adjusted, key=lambda pair: -pair[1])
+    chosen = _shared_out(_words(question)[0], scored)
+    return {
+        key: [chosen[key], *(pair for pair in values if pair != chosen[key])] if key in chosen else values
+        for key, values in scored.items()
+    }
+
+
+def _shared_out(
+    words: Sequence[str], scored: Mapping[str, list[tuple[str, float]]]
+) -> dict[str, tuple[str, float]]:
+    """One value for each argument, from its SHARED_CHOICES best, such that no two share a word of the
+    question and the scores add up highest; an argument left nothing keeps its best."""
+    keys = list(scored)
+    choices = [scored[key][:SHARED_CHOICES] for key in keys]
+    places = {value: _place(words, value) for options in choices for value, _score in options}
+    best: tuple[float, tuple[tuple[str, float], ...]] | None = None
+    combinations = itertools.product(*choices) if len(keys) <= MAX_SHARED_ARGUMENTS else ()
+    for combination in combinations:
+        spans = [place for value, _score in combination if (place := places[value]) is not None]
+        if any(a[0] < b[1] and b[0] < a[1] for a, b in itertools.combinations(spans, 2)):
+            continue
+        total = sum(score for _value, score in combination)
+        if best is None or total > best[0]:
+            best = (total, combination)
+    if best is None:
+        return {key: scored[key][0] for key in keys}
+    return dict(zip(keys, best[1], strict=True))

@@ -1,0 +1,57 @@
+"""Which run of the question's words each text argument takes (agent/value_fit.py): pure functions over
+given similarities, so each rule is seen alone."""
+
+from __future__ import annotations
+
+from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment
+
+
+def test_a_run_holding_the_arguments_own_lower_case_word_is_no_value_of_it() -> None:
+    slot = Slot.of("player_name", "The name of the player")
+    question = "Find the world rank of a Tennis player, Serena Williams."
+    assert fit_adjustment(question, "Tennis player", slot) is None
+    assert fit_adjustment(question, "player", slot) is None
+    # Capitalised, the slot's word is part of a name: "Premier League" is a league.
+    assert (
+        fit_adjustment("the schedule in Premier League", "Premier League", Slot.of("league", "")) is not None
+    )
+
+
+def test_a_whole_name_gains_and_a_cut_name_or_a_clause_loses() -> None:
+    slot = Slot.of("location", "The city")
+    question = "Find sculptures near Chicago that were made in Los Angeles"
+    whole = fit_adjustment(question, "Los Angeles", slot)
+    cut = fit_adjustment(question, "Angeles", slot)
+    clause = fit_adjustment(question, "Chicago that were made", slot)
+    assert whole is not None and cut is not None and clause is not None
+    assert whole > 0 > cut and clause < 0
+
+
+def test_a_name_the_argument_asks_for_and_an_identifier_beside_its_word_gain_more() -> None:
+    question = "the lyrics of Bohemian Rhapsody by Queen"
+    artist = fit_adjustment(question, "Queen", Slot.of("artist_name", "The artist"))
+    plain = fit_adjustment(question, "Queen", Slot.of("performer", "Who performed it"))
+    assert artist is not None and plain is not None and artist > plain
+    snp = Slot.of("snp_id", "The ID of the mutation")
+    beside = fit_adjustment("mutation with ID rs6034464", "rs6034464", snp)
+    alone = fit_adjustment("mutation rs6034464", "rs6034464", snp)
+    assert beside is not None and alone is not None and beside > alone > 0
+
+
+def test_a_quoted_example_of_the_description_is_a_value_not_a_word_of_the_slot() -> None:
+    slot = Slot.of("subject", "The subject matter of the case, e.g., 'fraud'")
+    assert fit_adjustment("a law case about fraud", "fraud", slot) is not None
+
+
+def test_the_arguments_share_the_question_out_for_the_best_sum() -> None:
+    # By meaning alone "Louvre Museum" is nearer to the location than "Paris" is; each run goes to one
+    # argument, and the sum is best with the museum's name and the city apart.
+    question = "Find out the open hours for the Louvre Museum in Paris."
+    similarities = {
+        "name": {"Louvre Museum": 0.45, "Paris": 0.2, "hours": 0.3},
+        "location": {"Louvre Museum": 0.5, "Paris": 0.45, "hours": 0.1},
+    }
+    slots = {"name": Slot.of("name", "The name of the museum"), "location": Slot.of("location", "Where")}
+    assigned = assign_values(question, similarities, slots)
+    assert assigned["name"][0][0] == "Louvre Museum"
+    assert assigned["location"][0][0] == "Paris"
