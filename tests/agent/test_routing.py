@@ -5,6 +5,7 @@ the figures measured when the constants were chosen (bench/selection_recall.py),
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -199,5 +200,36 @@ def test_a_broken_probe_file_leaves_the_gate_on_its_small_talk_rule(tmp_path, mo
     try:
         assert question_probe.shipped_probe() is None
         assert passes(0.5, 0.1, task=0.9) == passes(0.5, 0.1)  # routed as without a probe
+    finally:
+        question_probe.shipped_probe.cache_clear()
+
+
+def test_a_tool_that_fits_clearly_is_called_whatever_the_probe_reads(tmp_path, monkeypatch) -> None:
+    # "Who invented the theory of relativity?" reads like chat; beside a tool that looks up inventions
+    # it is that tool's (BFCL's questions, issue 33): a best score at the probe's clear fit calls it.
+    from edgehost.agent import question_probe
+    from edgehost.agent.routing import passes
+
+    document = {
+        "embedders": ["minilm-cpu"],
+        "dimensions": 1,
+        "weights": [0.1],
+        "bias": 0,
+        "min_tool_score": 0.2,
+        "small_talk_weight": 0.5,
+        "route_threshold": 0.0,
+    }
+    (tmp_path / "routing").mkdir()
+    probe_file = tmp_path / "routing" / question_probe.PROBE_FILE
+    monkeypatch.setattr(question_probe, "shipped_dir", lambda _name: tmp_path)
+    try:
+        probe_file.write_text(json.dumps(document))
+        question_probe.shipped_probe.cache_clear()
+        assert not passes(0.7, 0.1, task=0.1)  # no clear fit written: the probe's reading holds
+        probe_file.write_text(json.dumps({**document, "clear_fit": 0.6}))
+        question_probe.shipped_probe.cache_clear()
+        assert passes(0.7, 0.1, task=0.1)
+        assert not passes(0.5, 0.1, task=0.1)  # under it, chat stays chat
+        assert passes(0.5, 0.1, task=0.9)
     finally:
         question_probe.shipped_probe.cache_clear()

@@ -48,6 +48,9 @@ class TaskProbe:
     # ... and passes the small-talk rule (agent/routing.py's route_score) with these constants.
     small_talk_weight: float
     route_threshold: float
+    # A tool that scores this much fits the question whatever the probe reads in it: "Who invented the
+    # theory of relativity?" reads like chat, and a tool made to look up inventions answers it.
+    clear_fit: float = math.inf
 
     def probability(self, projection: float) -> float:
         """The probability of a task for a question whose unit vector projects to ``projection``."""
@@ -74,6 +77,7 @@ def shipped_probe() -> TaskProbe | None:
             float(document["min_tool_score"]),
             float(document["small_talk_weight"]),
             float(document["route_threshold"]),
+            float(document.get("clear_fit", math.inf)),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("the routing gate's question probe is not used: %s", exc)
@@ -84,6 +88,7 @@ def shipped_probe() -> TaskProbe | None:
         probe.min_tool_score,
         probe.small_talk_weight,
         probe.route_threshold,
+        min(probe.clear_fit, 1e9),
     )
     if len(probe.weights) != int(document.get("dimensions", -1)) or not all(map(math.isfinite, numbers)):
         log.warning("the routing gate's question probe is not used: its weights do not fit its dimensions")
