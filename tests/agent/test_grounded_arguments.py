@@ -222,3 +222,37 @@ def test_a_nullable_argument_keeps_its_own_choices_and_a_required_one_stays_answ
     assert grounded["since"] == schema["properties"]["since"]  # required, nothing of its kind: free
     told = grounded_schema(schema, "what changed since yesterday")["properties"]
     assert told["since"]["enum"] == ["yesterday"]
+
+
+def test_a_date_is_offered_in_the_format_its_argument_describes() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "start_date": {"type": "string", "description": "The first night, in the format MM-DD-YYYY."},
+            "until": {"type": "string", "format": "date"},
+        },
+        "required": ["start_date", "until"],
+    }
+    question = "Book from May 12, 2022 until the 3rd of June 2022, please"
+    grounded = grounded_schema(schema, question)["properties"]
+    assert grounded["start_date"]["enum"] == ["05-12-2022", "06-03-2022"]
+    assert grounded["until"]["enum"] == ["2022-05-12", "2022-06-03"]  # ISO 8601 when none is named
+    # No year written: no date to offer, the question's words as before.
+    assert "May" in grounded_schema(schema, "Book from May 12")["properties"]["until"]["enum"]
+
+
+def test_a_list_argument_is_offered_the_series_the_question_writes_whole() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "ingredients": {"type": "array", "items": {"type": "string"}},
+            "meal": {"type": "string"},
+        },
+        "required": ["ingredients"],
+    }
+    grounded = grounded_schema(schema, "A lunch recipe that uses chicken and mushrooms.")["properties"]
+    assert grounded["ingredients"]["enum"] == [["chicken", "mushrooms"]]
+    grounded = grounded_schema(schema, "Something with rice, beans or lentils")["properties"]
+    assert grounded["ingredients"]["enum"] == [["rice", "beans", "lentils"]]
+    # No series written: items are the question's words, one by one.
+    assert "enum" not in grounded_schema(schema, "A recipe with chicken")["properties"]["ingredients"]

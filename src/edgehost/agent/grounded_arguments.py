@@ -47,7 +47,10 @@ __all__ = [
     "path_values",
     "question_spans",
     "validates",
+    "date_format",
+    "written_dates",
     "written_lists",
+    "written_series",
     "written_numbers",
 ]
 
@@ -214,7 +217,7 @@ def grounded_schema(
     knows the tool's server serves) is offered what known_arguments.offered_values says: the paths
     the question writes whole, a folder it names inside the served one, then that folder."""
     named = frozenset(re.findall(r"[a-z]+", tool.lower()))
-    grounded = _ground(dict(schema), text, required=True, named=named)
+    grounded = _listed(_ground(dict(schema), text, required=True, named=named), schema, text)
     properties = grounded.get("properties")
     if not known or not isinstance(properties, Mapping):
         return grounded
@@ -225,6 +228,89 @@ def grounded_schema(
         if isinstance(properties.get(name), Mapping)
     }
     return {**grounded, "properties": {**properties, **offered}}
+
+
+def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """``grounded`` with each of its own list-of-text arguments (not a path's, not inside an object of
+    a list) offered the series the question writes whole: "uses chicken and mushrooms" gives
+    ["chicken", "mushrooms"] (item by item, the 135M model stopped after one)."""
+    properties, own = grounded.get("properties"), schema.get("properties")
+    series = written_series(text)
+    if not series or not isinstance(properties, Mapping) or not isinstance(own, Mapping):
+        return grounded
+    listed = {
+        key: {**value, "enum": series}
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "array"
+        and isinstance(own.get(key), Mapping)
+        and isinstance(own[key].get("items"), Mapping)
+        and own[key]["items"].get("type") == "string"
+        and not {"enum", "const"} & set(own[key]["items"])
+        and not _PATH_NAMES.search(key)
+    }
+    return {**grounded, "properties": {**properties, **listed}} if listed else grounded
+
+
+def written_series(text: str) -> list[list[str]]:
+    """The series of values ``text`` writes, joined by "and" or "or" and commas ("chicken and
+    mushrooms", "red, green or blue", "interest rates and unemployment rates"): each item a run of up
+    to MAX_SPAN_WORDS words that no filler word starts or ends, as long as the last item (the words
+    before it may be the question's: "uses chicken and mushrooms")."""
+    series = []
+    for clause in _series_clauses(text):
+        lowered = [w.lower() for w in clause]
+        for joint, word in enumerate(lowered):
+            if word not in ("and", "or"):
+                continue
+            last = _run(clause, joint + 1, step=1)
+            items = [last] if last else []
+            end = joint
+            while items:
+                item = _run(clause, end - 1, step=-1, longest=len(last))
+                if not item:
+                    break
+                items.insert(0, item)
+                end -= len(item)
+                if end < 1 or clause[end - 1] != ",":
+                    break
+                end -= 1
+            if len(items) >= 2:
+                series.append([" ".join(item) for item in items])
+    return [list(s) for s in dict.fromkeys(tuple(s) for s in series)]
+
+
+def _series_clauses(text: str) -> list[list[str]]:
+    """The words of ``text`` with its commas as words of their own, in runs no other break cuts."""
+    runs: list[list[str]] = [[]]
+    for token in re.finditer(rf"{_WORD.pattern}|[,.;:?!()\[\]]", text):
+        if token.group(0) == ",":
+            runs[-1].append(",")
+        elif _CLAUSE_BREAK.fullmatch(token.group(0)):
+            runs.append([])
+        else:
+            runs[-1].append(token.group(0))
+    return [run for run in runs if run]
+
+
+def _run(words: list[str], start: int, *, step: int, longest: int = MAX_SPAN_WORDS) -> list[str]:
+    """The run of value words from ``start`` going ``step`` (1: on, -1: back), at most ``longest``
+    words (a name may be longer), none of them a comma, "and" or "or", its first and last word no
+    filler word."""
+    run: list[str] = []
+    index = start
+    while 0 <= index < len(words) and len(run) < MAX_SPAN_WORDS:
+        word = words[index]
+        if word == "," or word.lower() in ("and", "or") or (not run and word.lower() in EDGE_WORDS):
+            break
+        # Past ``longest`` words only a name goes on ("New York City and Los Angeles").
+        if len(run) >= longest and not (word[:1].isupper() and all(w[:1].isupper() for w in run)):
+            break
+        run.append(word)
+        index += step
+    while run and run[-1].lower() in EDGE_WORDS | CLAUSE_WORDS:
+        run.pop()
+    return run[::-1] if step < 0 else run
 
 
 def _ground(
@@ -497,6 +583,10 @@ def _text_values(
         return _timezones(text, described)
     if "HH:MM" in description:
         return clock_times(text) or described
+    if schema.get("format") == "date" or "date" in terms(name) or _DATE_FORMAT.search(description):
+        dates = written_dates(text, date_format(description))
+        if dates:
+            return dates
     if _PATH_NAMES.search(name):
         paths = path_values(text)
         if paths:
@@ -591,3 +681,52 @@ def clock_times(text: str) -> list[str]:
         if value < 24:
             times.append(f"{value:02d}:{minute or '00'}")
     return list(dict.fromkeys(times))
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+# A date as people write it: "January 1, 2021", "10th December 2022", "2022-12-10", "12/10/2022" (US order).
+_WRITTEN_DATES = [
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(r"\b(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),
+]
+# The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
+_DATE_FORMAT = re.compile(r"\b(?:Y{3,4}|MM|DD)(?P<sep>[-/.])(?:Y{3,4}|MM|DD)(?P=sep)(?:Y{3,4}|MM|DD)\b")
+
+
+def date_format(description: str) -> str:
+    """The date format ``description`` names ("MM-DD-YYYY"; "MM-DD-YYY" read so too), else ISO 8601's
+    "YYYY-MM-DD"."""
+    match = _DATE_FORMAT.search(description)
+    return re.sub("Y{3,4}", "YYYY", match.group(0)) if match else "YYYY-MM-DD"
+
+
+def written_dates(text: str, layout: str = "YYYY-MM-DD") -> list[str]:
+    """The dates ``text`` writes with their year, in ``layout`` (YYYY, MM and DD in any order, one
+    separator): "starting from 10th December 2022" gives "2022-12-10"."""
+    found = []
+    for pattern in _WRITTEN_DATES:
+        for match in pattern.finditer(text):
+            month = match.group("month")
+            number = _MONTHS.get(month.lower().rstrip("."), 0) if not month.isdigit() else int(month)
+            day, year = int(match.group("day")), match.group("year")
+            if 1 <= number <= 12 and 1 <= day <= 31:
+                found.append((match.start(), _laid_out(layout, year, number, day)))
+    return list(dict.fromkeys(date for _start, date in sorted(found)))
+
+
+def _laid_out(layout: str, year: str, month: int, day: int) -> str:
+    return layout.replace("YYYY", year).replace("MM", f"{month:02d}").replace("DD", f"{day:02d}")
