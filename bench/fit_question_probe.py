@@ -20,8 +20,9 @@ question and the ranker's score decides whether a tool fits.
 The gate's thresholds are chosen on two halves of equal weight: those questions, and BFCL's questions
 from outside the sample bench/external_tool_check.py reports on (its calibration split, 120 of each
 category; each scored over its own functions), on which the probe is not trained. From them comes the
-clear fit too: a best score at which a tool is called whatever the probe reads ("Who invented the
-theory of relativity?" beside a tool that looks up inventions).
+clear fit too: a best score at which a tool is called though the probe reads the question as chat,
+unless it reads it so with near certainty ("Who invented the theory of relativity?" beside a tool
+that looks up inventions, but not "What is gzip?" beside a tool that gzips).
 
   RESULT question_probe_cv_accuracy       the gate's accuracy on the everyday calibration half, each
                                            question predicted by a probe fitted without its fold
@@ -60,6 +61,8 @@ OUTPUT = REPO / "resources" / "routing" / PROBE_FILE
 NO_FIT = frozenset({"Convert 100 Fahrenheit to Celsius"})
 L2_CHOICES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 CLEAR_FIT_CHOICES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, np.inf)
+# ... for a question the probe reads as a task with at least this probability (0: any question).
+CLEAR_TASK_CHOICES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 # BFCL questions of each category (simple, multiple, irrelevance) from outside the reported sample.
 EXTERNAL_PER_CATEGORY = 120
 # ... which weigh this much in the measure the thresholds maximise; ours the rest.
@@ -128,7 +131,7 @@ def _stricter_or_better(setting: tuple[float, ...], found: tuple[float, ...]) ->
     more than a missed one ("thanks!" must not call a tool)."""
 
     def key(s: tuple[float, ...]) -> tuple[float, ...]:
-        return (round(s[0], 9), s[5], s[3], s[2], s[6])
+        return (round(s[0], 9), s[5], s[3], s[2], s[6], s[7])
 
     return key(setting) > key(found)
 
@@ -171,9 +174,10 @@ def main() -> int:
 
     order = np.random.default_rng(33).permutation(len(rows))
     folds = np.array_split(order, FOLDS)
-    # measure, l2, threshold, min score, small-talk weight, route threshold, clear fit
-    found: tuple[float, float, float, float, float, float, float] | None = None
+    # measure, l2, threshold, min score, small-talk weight, route threshold, clear fit, its task threshold
+    found: tuple[float, ...] | None = None
     predictions: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    clears = [(c, t) for c in CLEAR_FIT_CHOICES for t in CLEAR_TASK_CHOICES if np.isfinite(c) or t == 0.0]
     for l2 in L2_CHOICES:
         predicted = np.zeros(len(rows))
         for fold in folds:
@@ -183,6 +187,9 @@ def main() -> int:
         weights, bias = fit(vectors, labels, l2)
         external_predicted = 1 / (1 + np.exp(-(external_vectors @ weights + bias)))
         predictions[l2] = predicted, external_predicted
+        # Every clear fit (a score, and the least task probability it needs) at once: one row each.
+        bypass = np.array([(best >= c) & (predicted >= t) for c, t in clears])
+        external_bypass = np.array([(external_best >= c) & (external_predicted >= t) for c, t in clears])
         for threshold in np.arange(0.2, 0.81, 0.05):
             for floor in np.arange(0.0, 0.4, 0.02):
                 for weight in (0.0, 0.3, 0.5, 0.7, 1.0):
@@ -197,30 +204,43 @@ def main() -> int:
                             weight,
                             route,
                         )
-                        for clear in CLEAR_FIT_CHOICES:
-                            ours = float(((gate | (best >= clear)) == (labels == 1)).mean())
-                            theirs = float(((asked | (external_best >= clear)) == external_labels).mean())
+                        ours = ((gate | bypass) == (labels == 1)).mean(axis=1)
+                        theirs = ((asked | external_bypass) == external_labels).mean(axis=1)
+                        measures = (1 - EXTERNAL_WEIGHT) * ours + EXTERNAL_WEIGHT * theirs
+                        for index in np.flatnonzero(measures >= measures.max() - 1e-9):
+                            clear, clear_task = clears[index]
                             setting = (
-                                (1 - EXTERNAL_WEIGHT) * ours + EXTERNAL_WEIGHT * theirs,
+                                float(measures[index]),
                                 l2,
                                 float(threshold),
                                 float(floor),
                                 weight,
                                 float(route),
                                 float(clear),
+                                float(clear_task),
                             )
                             if found is None or _stricter_or_better(setting, found):
                                 found = setting
     assert found is not None
-    measure, l2, threshold, floor, weight, route, clear = found
-    gate = _gate(predictions[l2][0], best, small_talk, threshold, floor, weight, route, clear)
-    right = gate == (labels == 1)
-    asked = _gate(
-        predictions[l2][1], external_best, external_small_talk, threshold, floor, weight, route, clear
+    measure, l2, threshold, floor, weight, route, clear, clear_task = found
+    ours_bypass = (best >= clear) & (predictions[l2][0] >= clear_task)
+    theirs_bypass = (external_best >= clear) & (predictions[l2][1] >= clear_task)
+    right = (_gate(predictions[l2][0], best, small_talk, threshold, floor, weight, route) | ours_bypass) == (
+        labels == 1
+    )
+    asked = (
+        _gate(predictions[l2][1], external_best, external_small_talk, threshold, floor, weight, route)
+        | theirs_bypass
+    )
+    # The shipped probe's bias moves ``threshold`` to 0.5: the clear fit's task threshold moves with it.
+    shift = float(np.log(threshold / (1 - threshold)))
+    shipped_task = (
+        0.0 if clear_task <= 0 else 1 / (1 + np.exp(-(np.log(clear_task / (1 - clear_task)) - shift)))
     )
     print(
         f"chosen: l2 {l2:g}, probability threshold {threshold:.2f}, least best-tool score {floor:.2f},"
         f" small-talk weight {weight:.1f}, route threshold {route:.2f}, clear fit {clear:.2f}"
+        f" at a task probability of {clear_task:.2f} ({shipped_task:.3f} as shipped)"
     )
     print(f"RESULT question_probe_cv_measure {measure:.3f}")
     print(f"RESULT question_probe_cv_accuracy_all_sets {right.mean():.3f}")
@@ -231,7 +251,7 @@ def main() -> int:
     print(f"RESULT question_probe_cv_tools {right[mine & (labels == 1)].mean():.3f}")
 
     weights, bias = fit(vectors, labels, l2)
-    shifted = bias - float(np.log(threshold / (1 - threshold)))  # threshold -> 0.5
+    shifted = bias - shift  # threshold -> 0.5
     document = {
         "about": (
             "The routing gate's question probe (src/edgehost/agent/question_probe.py), written by"
@@ -245,7 +265,11 @@ def main() -> int:
         "min_tool_score": round(floor, 2),
         "small_talk_weight": weight,
         "route_threshold": round(route, 2),
-        **({"clear_fit": round(clear, 2)} if np.isfinite(clear) else {}),
+        **(
+            {"clear_fit": round(clear, 2), "clear_fit_task": round(shipped_task, 4)}
+            if np.isfinite(clear)
+            else {}
+        ),
         "bias": round(shifted, 5),
         "weights": [round(float(w), 5) for w in weights],
     }

@@ -48,9 +48,11 @@ class TaskProbe:
     # ... and passes the small-talk rule (agent/routing.py's route_score) with these constants.
     small_talk_weight: float
     route_threshold: float
-    # A tool that scores this much fits the question whatever the probe reads in it: "Who invented the
-    # theory of relativity?" reads like chat, and a tool made to look up inventions answers it.
+    # A tool that scores this much fits the question though the probe reads it as chat, if with at
+    # least clear_fit_task of a task: "Who invented the theory of relativity?" reads like chat, and a
+    # tool made to look up inventions answers it; "What is gzip?" is chat beside a tool that gzips.
     clear_fit: float = math.inf
+    clear_fit_task: float = 0.0
 
     def probability(self, projection: float) -> float:
         """The probability of a task for a question whose unit vector projects to ``projection``."""
@@ -78,6 +80,7 @@ def shipped_probe() -> TaskProbe | None:
             float(document["small_talk_weight"]),
             float(document["route_threshold"]),
             float(document.get("clear_fit", math.inf)),
+            float(document.get("clear_fit_task", 0.0)),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("the routing gate's question probe is not used: %s", exc)
@@ -89,6 +92,7 @@ def shipped_probe() -> TaskProbe | None:
         probe.small_talk_weight,
         probe.route_threshold,
         min(probe.clear_fit, 1e9),
+        probe.clear_fit_task,
     )
     if len(probe.weights) != int(document.get("dimensions", -1)) or not all(map(math.isfinite, numbers)):
         log.warning("the routing gate's question probe is not used: its weights do not fit its dimensions")

@@ -188,13 +188,13 @@ def route_score(best: float, small_talk: float | None) -> float:
 
 def passes(best: float, small_talk: float | None, task: float | None = None) -> bool:
     """The gate: with the question probe's ``task`` probability (agent/question_probe.py), a task
-    whose best tool fits, or any question a tool fits clearly; else the small-talk rule; else, without
-    embeddings, BM25's threshold."""
+    whose best tool fits, or a question a tool fits clearly that the probe does not read as chat with
+    near certainty; else the small-talk rule; else, without embeddings, BM25's threshold."""
     probe = shipped_probe() if task is not None else None
     if task is not None and probe is not None:
         chat = best - probe.small_talk_weight * small_talk if small_talk is not None else best
         asked = task >= TASK_THRESHOLD and best >= probe.min_tool_score and chat >= probe.route_threshold
-        return asked or best >= probe.clear_fit
+        return asked or (best >= probe.clear_fit and task >= probe.clear_fit_task)
     if small_talk is None:
         return best >= LEXICAL_ROUTE_THRESHOLD
     return best >= MIN_TOOL_SCORE and route_score(best, small_talk) >= ROUTE_THRESHOLD
