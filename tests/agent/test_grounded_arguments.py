@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
-from edgehost.agent.grounded_arguments import grounded_schema, path_from_question, path_values, question_spans
+from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
+from edgehost.agent.question_values import path_values, question_spans
 from edgehost.agent.tools import ToolSpec
 
 PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."

@@ -23,8 +23,8 @@ from functools import cache, lru_cache
 from typing import Any
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent.grounded_arguments import clock_times, named_timezones, path_values
 from edgehost.agent.known_arguments import FILE_NAME, is_folder_argument
+from edgehost.agent.question_values import clock_times, named_timezones, path_values
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [

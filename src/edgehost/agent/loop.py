@@ -18,7 +18,7 @@ from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
 from edgehost.agent.approval import ApprovalPolicy, Approver
 from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
-from edgehost.agent.grounded_arguments import path_from_question, path_values
+from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import (
     NOT_RUN,
     Grounding,
@@ -36,6 +36,7 @@ from edgehost.agent.prompting import (
     prompt_messages,
     tool_result_message,
 )
+from edgehost.agent.question_values import path_values
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector

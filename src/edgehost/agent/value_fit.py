@@ -13,7 +13,7 @@ league).
   of a name: "Premier League" stays), or made only of its words, is not a value of it;
 - a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art") gains
   NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los") loses CUT_NAME_PENALTY;
-- a run with a clause word inside ("in", "that", "from": grounded_arguments.CLAUSE_WORDS), or a name
+- a run with a clause word inside ("in", "that", "from": question_values.CLAUSE_WORDS), or a name
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent.grounded_arguments import CLAUSE_WORDS, EDGE_WORDS, clauses
+from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, WORD, clauses
 
 __all__ = ["Slot", "assign_values", "fit_adjustment"]
 
@@ -49,7 +49,6 @@ SHARED_CHOICES = 4
 MAX_SHARED_ARGUMENTS = 6
 # Lower-case words a name may hold between its capitalised ones ("Museum of Modern Art").
 _NAME_JOINERS = frozenset({"of", "the", "de", "la", "del", "von", "van"})
-_WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 _QUOTED_EXAMPLE = re.compile(r"'[^']*'|\"[^\"]*\"")
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 # Two words are one when they start alike this far ("prediction", "predicted").
@@ -135,7 +134,7 @@ def _words(question: str) -> tuple[list[str], frozenset[int]]:
 
 def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
     """Where ``span`` first stands among ``words``, as (start, end) word indices."""
-    wanted = _WORD.findall(span)
+    wanted = WORD.findall(span)
     for start in range(len(words) - len(wanted) + 1):
         if list(words[start : start + len(wanted)]) == wanted:
             return start, start + len(wanted)
@@ -146,7 +145,7 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     """What the place of ``span`` in ``question`` adds to its similarity to an argument (``slot``:
     module docstring); None when it names the argument rather than giving a value of it."""
     words, breaks = _words(question)
-    span_words = _WORD.findall(span)
+    span_words = WORD.findall(span)
     if not span_words or any(slot.names_itself(w) for w in span_words):
         return None
     if set(terms(span)) <= slot.terms:

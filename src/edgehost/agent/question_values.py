@@ -1,0 +1,358 @@
+"""The values a question writes, read as people write them (issue 33): the runs of its words a text
+value may be, and the numbers, lists, series, dates, clock times, time zones and paths in it.
+
+- runs of words: quoted phrases whole, then every run of one to MAX_SPAN_WORDS words inside a clause
+  (no comma, full stop or bracket inside) that does not begin or end with a filler or command word
+  (EDGE_WORDS);
+- numbers: "12,000" is 12000, "two" is 2, "7%" is 7 and 0.07; a bracketed list ("[200, 300]") is a
+  list, and its numbers are not counted alone;
+- series: "chicken and mushrooms", "red, green or blue";
+- dates with their year ("January 1, 2021", "10th December 2022", "2022-12-10"), in a named format;
+- clock times ("3pm" is 15:00), the IANA zones of the cities named ("Tokyo" is Asia/Tokyo), paths and
+  file names, and the folder a question names ("the recipes folder").
+
+Pure functions; agent/grounded_arguments.py offers these values to a call's arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Any
+
+from edgehost.agent.known_arguments import WRITTEN_PATH
+
+__all__ = [
+    "CLAUSE_BREAK",
+    "CLAUSE_WORDS",
+    "DATE_FORMAT",
+    "EDGE_WORDS",
+    "MAX_SPAN_WORDS",
+    "WORD",
+    "clauses",
+    "clock_times",
+    "date_format",
+    "named_timezones",
+    "path_values",
+    "question_spans",
+    "quoted_phrases",
+    "written_dates",
+    "written_lists",
+    "written_numbers",
+    "written_series",
+]
+
+MAX_SPAN_WORDS = 4
+
+
+# Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
+# fmt: off
+EDGE_WORDS = frozenset({
+    "a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at",
+    "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what",
+    "whats", "what's", "which", "who", "how", "when", "where", "show", "tell", "give", "find", "it",
+    "its", "i", "you", "was", "do", "does", "did", "have", "has", "much", "many", "save", "add", "list",
+    "read", "delete", "remove", "rename", "create", "make", "write", "send", "echo", "repeat",
+    "remember", "forget", "note", "convert", "called", "named", "by", "near", "about", "between",
+    "under", "over", "after", "before", "during", "within", "using", "via", "than", "per", "up",
+    "across", "around", "through", "since", "until", "like", "as", "if", "then", "so", "but", "get",
+    "calculate", "compute", "search", "look", "fetch", "book", "predict", "generate", "determine",
+    "check", "need", "want", "can", "could", "would", "should", "will", "let", "know", "help", "also",
+    "just", "were", "some", "any", "there", "here", "we", "us",
+})
+
+
+# Words a value holding a name, a place or a kind does not have inside it: "Chicago that were made",
+# "Violin from Stradivarius". A free text may (FITTING_VALUES of agent/selection.py ranks these last).
+CLAUSE_WORDS = frozenset({
+    "that", "which", "who", "whose", "were", "was", "is", "are", "am", "been", "will", "would", "could",
+    "should", "by", "from", "into", "near", "between", "during", "than", "since", "until", "after",
+    "before", "in", "at", "for", "to", "with", "and", "or", "but", "if", "when", "where", "while",
+    "using", "via", "on", "about", "over", "under", "per", "as",
+})
+
+
+# fmt: on
+# Where a value cannot run on: a comma, a full stop, a colon or semicolon, a question or exclamation
+# mark, brackets ("Hotel Paradise, Las Vegas" is two values).
+CLAUSE_BREAK = re.compile(r"[,.;:?!()\[\]]")
+
+
+# fmt: off
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+
+# fmt: on
+# A number as written: thousands separated ("12,000", not inside a list "[200,300]"), a decimal, a
+# percentage, or a number word ("two dice"; "one" is left out: "which one", "one of").
+_WRITTEN_NUMBER = re.compile(
+    r"(?<![\w,\[.])(-?\d{1,3}(?:,\d{3})+)(?![\d,])(\.\d+)?(%)?|(?<![\w.])(-?\d+(?:\.\d+)?)(%)?|\b("
+    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+_BRACKETED = re.compile(r"\[[\d\s,.\-\[\]]*\]")
+
+
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
+
+
+WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
+
+
+_FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$")
+
+
+_FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+
+
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
+
+
+def quoted_phrases(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+
+
+def question_spans(text: str) -> list[str]:
+    """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
+    MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
+    spans: list[str] = quoted_phrases(text)
+    for clause in clauses(text):
+        for length in range(1, MAX_SPAN_WORDS + 1):
+            for start in range(len(clause) - length + 1):
+                run = clause[start : start + length]
+                if run[0].lower() in EDGE_WORDS or run[-1].lower() in EDGE_WORDS:
+                    continue
+                spans.append(" ".join(run))
+    return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
+
+
+def clauses(text: str) -> list[list[str]]:
+    """The words of ``text`` in runs that no comma, full stop or other break (CLAUSE_BREAK) cuts."""
+    clauses: list[list[str]] = [[]]
+    end = 0
+    for match in WORD.finditer(text):
+        if clauses[-1] and CLAUSE_BREAK.search(text[end : match.start()]):
+            clauses.append([])
+        clauses[-1].append(match.group(0))
+        end = match.end()
+    return [clause for clause in clauses if clause]
+
+
+def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | float, int, int]]:
+    """The numbers ``text`` writes, with where each stands (value, start, end): "12,000" is 12000, "two"
+    2; a percentage is its value and its fraction ("7%" gives 7 and 0.07); without ``decimals`` a
+    number with a fraction is left out. Numbers inside a bracketed list are not counted alone."""
+    found: list[tuple[int | float, int, int]] = []
+    # A number inside a bracketed list belongs to the list (written_lists), not to a value of its own.
+    listed = [m.span() for m in _BRACKETED.finditer(text)]
+    for match in _WRITTEN_NUMBER.finditer(text):
+        if any(start <= match.start() < end for start, end in listed):
+            continue
+        grouped, fraction, grouped_percent, plain, percent, word = match.groups()
+        if word:
+            values: list[int | float] = [_NUMBER_WORDS[word.lower()]]
+        else:
+            written = grouped.replace(",", "") + (fraction or "") if grouped else plain
+            value = float(written) if "." in written else int(written)
+            if isinstance(value, float) and not decimals:
+                continue
+            values = [value]
+            if (grouped_percent or percent) and decimals:
+                values.append(round(value / 100, 10))
+        found.extend((value, match.start(), match.end()) for value in values)
+    return found
+
+
+def written_lists(text: str) -> list[list[Any]]:
+    """The lists of numbers ``text`` writes in brackets ("[200, 300, 400]", "[[10, 20], [30, 40]]")."""
+    lists = []
+    for match in _BRACKETED.finditer(text):
+        try:
+            value = json.loads(match.group(0))
+        except ValueError:
+            continue
+        if isinstance(value, list) and value:
+            lists.append(value)
+    return lists
+
+
+def written_series(text: str) -> list[list[str]]:
+    """The series of values ``text`` writes, joined by "and" or "or" and commas ("chicken and
+    mushrooms", "red, green or blue", "interest rates and unemployment rates"): each item a run of up
+    to MAX_SPAN_WORDS words that no filler word starts or ends, as long as the last item (the words
+    before it may be the question's: "uses chicken and mushrooms")."""
+    series = []
+    for clause in _series_clauses(text):
+        lowered = [w.lower() for w in clause]
+        for joint, word in enumerate(lowered):
+            if word not in ("and", "or"):
+                continue
+            last = _run(clause, joint + 1, step=1)
+            items = [last] if last else []
+            end = joint
+            while items:
+                item = _run(clause, end - 1, step=-1, longest=len(last))
+                if not item:
+                    break
+                items.insert(0, item)
+                end -= len(item)
+                if end < 1 or clause[end - 1] != ",":
+                    break
+                end -= 1
+            if len(items) >= 2:
+                series.append([" ".join(item) for item in items])
+    return [list(s) for s in dict.fromkeys(tuple(s) for s in series)]
+
+
+def _series_clauses(text: str) -> list[list[str]]:
+    """The words of ``text`` with its commas as words of their own, in runs no other break cuts."""
+    runs: list[list[str]] = [[]]
+    for token in re.finditer(rf"{WORD.pattern}|[,.;:?!()\[\]]", text):
+        if token.group(0) == ",":
+            runs[-1].append(",")
+        elif CLAUSE_BREAK.fullmatch(token.group(0)):
+            runs.append([])
+        else:
+            runs[-1].append(token.group(0))
+    return [run for run in runs if run]
+
+
+def _run(words: list[str], start: int, *, step: int, longest: int = MAX_SPAN_WORDS) -> list[str]:
+    """The run of value words from ``start`` going ``step`` (1: on, -1: back), at most ``longest``
+    words (a name may be longer), none of them a comma, "and" or "or", its first and last word no
+    filler word."""
+    run: list[str] = []
+    index = start
+    while 0 <= index < len(words) and len(run) < MAX_SPAN_WORDS:
+        word = words[index]
+        if word == "," or word.lower() in ("and", "or") or (not run and word.lower() in EDGE_WORDS):
+            break
+        # Past ``longest`` words only a name goes on ("New York City and Los Angeles").
+        if len(run) >= longest and not (word[:1].isupper() and all(w[:1].isupper() for w in run)):
+            break
+        run.append(word)
+        index += step
+    while run and run[-1].lower() in EDGE_WORDS | CLAUSE_WORDS:
+        run.pop()
+    return run[::-1] if step < 0 else run
+
+
+def path_values(text: str) -> list[str]:
+    """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), and the
+    folder it names ("the recipes folder", "called photos")."""
+    words = WORD.findall(text)
+    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)]
+    found += [w for w in words if _FILE_LIKE.match(w) and not any(p.endswith("/" + w) for p in found)]
+    for index, word in enumerate(words):
+        before = words[index - 1] if index else ""
+        after = words[index + 1] if index + 1 < len(words) else ""
+        names_a_folder = after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named")
+        if names_a_folder and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+@cache
+def _zones_by_city() -> dict[str, str]:
+    from zoneinfo import available_timezones
+
+    zones: dict[str, str] = {}
+    for zone in sorted(available_timezones()):
+        if "/" in zone and zone.split("/")[0] in {
+            "Africa",
+            "America",
+            "Asia",
+            "Atlantic",
+            "Australia",
+            "Europe",
+            "Pacific",
+            "Indian",
+        }:
+            zones.setdefault(zone.rsplit("/", 1)[-1].replace("_", " ").lower(), zone)
+    return zones
+
+
+def named_timezones(text: str) -> list[str]:
+    """The IANA zones of the cities the question names ("Tokyo" gives "Asia/Tokyo")."""
+    zones = _zones_by_city()
+    return list(dict.fromkeys(zones[span.lower()] for span in question_spans(text) if span.lower() in zones))
+
+
+def clock_times(text: str) -> list[str]:
+    """The clock times the question writes, as HH:MM ("3pm" gives "15:00")."""
+    times = []
+    for hour, minute, half in _CLOCK.findall(text):
+        if not minute and not half:
+            continue  # a bare number is not a time
+        value = int(hour) % 12 + (12 if half.lower() == "pm" else 0) if half else int(hour)
+        if value < 24:
+            times.append(f"{value:02d}:{minute or '00'}")
+    return list(dict.fromkeys(times))
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+
+
+_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+
+
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+
+
+_YEAR = r"(?P<year>\d{4})"
+
+
+# A date as people write it: "January 1, 2021", "10th December 2022", "2022-12-10", "12/10/2022" (US order).
+_WRITTEN_DATES = [
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(r"\b(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),
+]
+
+
+# The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
+DATE_FORMAT = re.compile(r"\b(?:Y{3,4}|MM|DD)(?P<sep>[-/.])(?:Y{3,4}|MM|DD)(?P=sep)(?:Y{3,4}|MM|DD)\b")
+
+
+def date_format(description: str) -> str:
+    """The date format ``description`` names ("MM-DD-YYYY"; "MM-DD-YYY" read so too), else ISO 8601's
+    "YYYY-MM-DD"."""
+    match = DATE_FORMAT.search(description)
+    return re.sub("Y{3,4}", "YYYY", match.group(0)) if match else "YYYY-MM-DD"
+
+
+def written_dates(text: str, layout: str = "YYYY-MM-DD") -> list[str]:
+    """The dates ``text`` writes with their year, in ``layout`` (YYYY, MM and DD in any order, one
+    separator): "starting from 10th December 2022" gives "2022-12-10"."""
+    found = []
+    for pattern in _WRITTEN_DATES:
+        for match in pattern.finditer(text):
+            month = match.group("month")
+            number = _MONTHS.get(month.lower().rstrip("."), 0) if not month.isdigit() else int(month)
+            day, year = int(match.group("day")), match.group("year")
+            if 1 <= number <= 12 and 1 <= day <= 31:
+                found.append((match.start(), _laid_out(layout, year, number, day)))
+    return list(dict.fromkeys(date for _start, date in sorted(found)))
+
+
+def _laid_out(layout: str, year: str, month: int, day: int) -> str:
+    return layout.replace("YYYY", year).replace("MM", f"{month:02d}").replace("DD", f"{day:02d}")
