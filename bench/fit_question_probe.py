@@ -91,10 +91,9 @@ def _gate(
     floor: float,
     weight: float,
     route: float,
-    clear: float = np.inf,
 ) -> np.ndarray:
-    """routing.passes with the probe, for every question at once."""
-    return ((task >= threshold) & (best >= floor) & (best - weight * small_talk >= route)) | (best >= clear)
+    """routing.passes with the probe, for every question at once, before its clear fit."""
+    return (task >= threshold) & (best >= floor) & (best - weight * small_talk >= route)
 
 
 def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float]]:

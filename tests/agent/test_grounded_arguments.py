@@ -257,3 +257,26 @@ def test_a_list_argument_is_offered_the_series_the_question_writes_whole() -> No
     assert grounded["ingredients"]["enum"] == [["rice", "beans", "lentils"]]
     # No series written: items are the question's words, one by one.
     assert "enum" not in grounded_schema(schema, "A recipe with chicken")["properties"]["ingredients"]
+
+
+def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading() -> None:
+    from edgehost.agent.question_values import written_dates, written_numbers, written_series
+
+    assert [v for v, _s, _e in written_numbers("a tip on twenty-five dollars")] == [25]
+    assert [v for v, _s, _e in written_numbers("add the numbers in [1 2]")] == [1, 2]  # not a JSON list
+    assert written_numbers("is " + "7" * 5000 + " prime?") == []  # no count, and no error
+    assert written_series("salt, pepper, and garlic") == [["salt", "pepper", "garlic"]]
+    assert written_dates("Feb 30, 2021 or March 3, 2024", "dd/mm/yyyy".upper()) == ["03/03/2024"]
+    percent = {
+        "type": "object",
+        "properties": {"rate": {"type": "number", "description": "The rate, in percent (5 for 5%)"}},
+        "required": ["rate"],
+    }
+    assert grounded_schema(percent, "at 7% a year")["properties"]["rate"]["enum"] == [7]
+    # A list whose items refer to a part of the schema it was cut from is not validated, not an error.
+    referring = {
+        "type": "object",
+        "properties": {"m": {"type": "array", "items": {"type": "array", "items": {"$ref": "#/$defs/P"}}}},
+        "$defs": {"P": {"type": "number"}},
+    }
+    assert "properties" in grounded_schema(referring, "det [[1,2],[3,4]]")

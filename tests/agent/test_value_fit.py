@@ -55,3 +55,26 @@ def test_the_arguments_share_the_question_out_for_the_best_sum() -> None:
     assigned = assign_values(question, similarities, slots)
     assert assigned["name"][0][0] == "Louvre Museum"
     assert assigned["location"][0][0] == "Paris"
+
+
+def test_the_questions_first_word_starts_no_name_and_any_script_is_a_value() -> None:
+    slot = Slot.of("song_title", "The title of the song")
+    question = "Play Bohemian Rhapsody by Queen"
+    whole, with_verb = (
+        fit_adjustment(question, span, slot) for span in ("Bohemian Rhapsody", "Play Bohemian Rhapsody")
+    )
+    assert whole is not None and with_verb is not None and whole > with_verb
+    assert fit_adjustment("weather in Москва", "Москва", Slot.of("city", "The city")) is not None
+
+
+def test_one_value_read_from_the_question_goes_to_one_argument() -> None:
+    # Dates are offered in the argument's layout ("2024-01-01"), not as the question's words: two
+    # arguments both nearest to it still share it out.
+    question = "Book from January 1, 2024 to February 1, 2024"
+    similarities = {
+        "start_date": {"2024-01-01": 0.6, "2024-02-01": 0.5},
+        "end_date": {"2024-01-01": 0.6, "2024-02-01": 0.55},
+    }
+    slots = {key: Slot.of(key, "") for key in similarities}
+    assigned = assign_values(question, similarities, slots)
+    assert assigned["start_date"][0][0] != assigned["end_date"][0][0]

@@ -64,6 +64,7 @@ __all__ = [
 # The words beside a number that say what it counts ("3 bedrooms", "a budget of 500 dollars").
 NEAR_BEFORE, NEAR_AFTER = 3, 3
 _FRACTION_WORDS = frozenset({"rate", "ratio", "fraction", "decimal", "probability"})
+_PERCENT_TERMS = frozenset({"percent", "percentage", "rate"})
 _PHRASE_BREAKS = frozenset(
     {
         "and",
@@ -80,7 +81,6 @@ _PHRASE_BREAKS = frozenset(
         "then",
     }
 )
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 
@@ -93,8 +93,13 @@ def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
 
 
 def validates(value: Any, schema: Mapping[str, Any]) -> bool:
-    """Whether ``value`` is valid against ``schema`` (JSON Schema of the draft it declares)."""
-    return bool(validators.validator_for(schema)(schema).is_valid(value))
+    """Whether ``value`` is valid against ``schema`` (JSON Schema of the draft it declares); False when
+    the schema cannot say (a reference to a part of the tool's schema it was cut from, a malformed
+    keyword)."""
+    try:
+        return bool(validators.validator_for(schema)(schema).is_valid(value))
+    except Exception:  # noqa: BLE001 - jsonschema and referencing raise assorted errors on such schemas
+        return False
 
 
 def grounded_schema(
@@ -128,15 +133,16 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
     if not series or not isinstance(properties, Mapping) or not isinstance(own, Mapping):
         return grounded
     listed = {
-        key: {**value, "enum": series}
+        key: {**value, "enum": fitting}
         for key, value in properties.items()
         if isinstance(value, Mapping)
         and value.get("type") == "array"
         and isinstance(own.get(key), Mapping)
         and isinstance(own[key].get("items"), Mapping)
         and own[key]["items"].get("type") == "string"
-        and not {"enum", "const"} & set(own[key]["items"])
+        and not {"enum", "const"} & (set(own[key]["items"]) | set(own[key]))
         and not _PATH_NAMES.search(key)
+        and (fitting := [items for items in series if validates(items, own[key])])
     }
     return {**grounded, "properties": {**properties, **listed}} if listed else grounded
 
@@ -157,8 +163,11 @@ def _ground(
             return schema  # its own choices, or null
         grounded = _ground(nullable, text, required=required, name=name, named=named)
         if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
+            # A value read rather than copied (a date in its layout, a clock time, a zone, a path) is
+            # one the question gives too.
+            copied = set(question_spans(text)) - set(path_values(text))
             fitting = quoted_phrases(text) + _related_examples(nullable, text)
-            grounded["enum"] = [value for value in grounded["enum"] if value in fitting]
+            grounded["enum"] = [v for v in grounded["enum"] if v in fitting or v not in copied]
             if required and not grounded["enum"]:
                 return schema  # one must be given, and the question holds none: left free
         return grounded
@@ -307,10 +316,11 @@ class _Placement:
 def _as_rate(values: list[Any], key: str, schema: Any) -> list[Any]:
     """Of the values a number written at one place may have (a percentage: 7 and 0.07), the one an
     argument takes: the fraction for a rate, a ratio or a probability ("annual_return: the annual return
-    rate", 7% as 0.07), else the number as written."""
+    rate", 7% as 0.07) unless it is described in percent, else the number as written."""
     if len(values) < 2:
         return values
-    fraction = bool(_described_terms(key, schema) & _FRACTION_WORDS)
+    described = _described_terms(key, schema)
+    fraction = bool(described & _FRACTION_WORDS) and not described & {"percent", "percentage"}
     return [values[-1] if fraction else values[0]]
 
 
@@ -321,7 +331,7 @@ def _described_terms(key: str, schema: Any) -> set[str]:
 
 def _numbers_with_their_words(text: str) -> list[tuple[int | float, int, set[str]]]:
     """Each number of ``text`` (written_numbers), where it starts, and the terms of the words just
-    before and after it, up to the numbers next to it."""
+    before and after it, up to the numbers next to it; a percentage's also "percent" and "rate"."""
     numbers = written_numbers(text)
     spans = sorted({(start, end) for _value, start, end in numbers})
     words = [w for w in WORD.finditer(text) if not any(start <= w.start() < end for start, end in spans)]
@@ -337,7 +347,9 @@ def _numbers_with_their_words(text: str) -> list[tuple[int | float, int, set[str
             [w for w in words if end <= w.start() and w.end() <= before_next], text, end, before=False
         )
         near = [*before[-NEAR_BEFORE:], *after[:NEAR_AFTER]]
-        found.append((value, start, set(terms(" ".join(near)))))
+        # A percentage says what it is by its sign: a rate ("At 5% for 10 years").
+        percent = _PERCENT_TERMS if text[end - 1 : end] == "%" else set()
+        found.append((value, start, set(terms(" ".join(near))) | percent))
     return found
 
 

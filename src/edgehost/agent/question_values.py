@@ -16,6 +16,7 @@ Pure functions; agent/grounded_arguments.py offers these values to a call's argu
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from functools import cache
@@ -91,12 +92,16 @@ _NUMBER_WORDS = {
 # fmt: on
 # A number as written: thousands separated ("12,000", not inside a list "[200,300]"), a decimal, a
 # percentage, or a number word ("two dice"; "one" is left out: "which one", "one of").
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_UNITS = "one|two|three|four|five|six|seven|eight|nine"
 _WRITTEN_NUMBER = re.compile(
-    r"(?<![\w,\[.])(-?\d{1,3}(?:,\d{3})+)(?![\d,])(\.\d+)?(%)?|(?<![\w.])(-?\d+(?:\.\d+)?)(%)?|\b("
-    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
-    + r")\b",
+    r"(?<![\w,\[.])(-?\d{1,3}(?:,\d{3})+)(?![\d,])(\.\d+)?(%)?|(?<![\w.])(-?\d+(?:\.\d+)?)(%)?"
+    rf"|\b({_TENS})[- ]({_UNITS})\b|\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
+MAX_ABBREVIATION = 3  # letters of a word a full stop abbreviates ("St.", "Dr.", "Mrs.")
+# Longer than this, a run of digits is no count an argument takes (and int() refuses past 4300 digits).
+MAX_NUMBER_CHARACTERS = 30
 
 
 _BRACKETED = re.compile(r"\[[\d\s,.\-\[\]]*\]")
@@ -140,11 +145,18 @@ def clauses(text: str) -> list[list[str]]:
     clauses: list[list[str]] = [[]]
     end = 0
     for match in WORD.finditer(text):
-        if clauses[-1] and CLAUSE_BREAK.search(text[end : match.start()]):
+        gap = text[end : match.start()]
+        if clauses[-1] and CLAUSE_BREAK.search(gap) and not _abbreviated(clauses[-1][-1], gap):
             clauses.append([])
         clauses[-1].append(match.group(0))
         end = match.end()
     return [clause for clause in clauses if clause]
+
+
+def _abbreviated(word: str, gap: str) -> bool:
+    """Whether the full stop after ``word`` ends an abbreviation ("St. Louis", "Dr. Smith"), not a
+    sentence: a short capitalised word, the stop its only break."""
+    return gap.strip() == "." and len(word) <= MAX_ABBREVIATION and word[:1].isupper() and word.isalpha()
 
 
 def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | float, int, int]]:
@@ -153,15 +165,21 @@ def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | flo
     number with a fraction is left out. Numbers inside a bracketed list are not counted alone."""
     found: list[tuple[int | float, int, int]] = []
     # A number inside a bracketed list belongs to the list (written_lists), not to a value of its own.
-    listed = [m.span() for m in _BRACKETED.finditer(text)]
+    listed = [span for span, _value in _bracketed_lists(text)]
     for match in _WRITTEN_NUMBER.finditer(text):
         if any(start <= match.start() < end for start, end in listed):
             continue
-        grouped, fraction, grouped_percent, plain, percent, word = match.groups()
-        if word:
-            values: list[int | float] = [_NUMBER_WORDS[word.lower()]]
+        grouped, fraction, grouped_percent, plain, percent, tens, units, word = match.groups()
+        if tens:
+            values: list[int | float] = [
+                _NUMBER_WORDS[tens.lower()] + _UNITS.split("|").index(units.lower()) + 1
+            ]
+        elif word:
+            values = [_NUMBER_WORDS[word.lower()]]
         else:
             written = grouped.replace(",", "") + (fraction or "") if grouped else plain
+            if len(written) > MAX_NUMBER_CHARACTERS:
+                continue
             value = float(written) if "." in written else int(written)
             if isinstance(value, float) and not decimals:
                 continue
@@ -174,6 +192,11 @@ def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | flo
 
 def written_lists(text: str) -> list[list[Any]]:
     """The lists of numbers ``text`` writes in brackets ("[200, 300, 400]", "[[10, 20], [30, 40]]")."""
+    return [value for _span, value in _bracketed_lists(text)]
+
+
+def _bracketed_lists(text: str) -> list[tuple[tuple[int, int], list[Any]]]:
+    """Each bracketed run of ``text`` that reads as a JSON list, with where it stands."""
     lists = []
     for match in _BRACKETED.finditer(text):
         try:
@@ -181,7 +204,7 @@ def written_lists(text: str) -> list[list[Any]]:
         except ValueError:
             continue
         if isinstance(value, list) and value:
-            lists.append(value)
+            lists.append((match.span(), value))
     return lists
 
 
@@ -196,9 +219,12 @@ def written_series(text: str) -> list[list[str]]:
         for joint, word in enumerate(lowered):
             if word not in ("and", "or"):
                 continue
-            last = _run(clause, joint + 1, step=1)
+            start = joint + 1
+            while start < min(len(clause), joint + 3) and clause[start].lower() in EDGE_WORDS:
+                start += 1  # "chicken and some mushrooms"
+            last = _run(clause, start, step=1)
             items = [last] if last else []
-            end = joint
+            end = joint - 1 if joint and clause[joint - 1] == "," else joint  # "salt, pepper, and garlic"
             while items:
                 item = _run(clause, end - 1, step=-1, longest=len(last))
                 if not item:
@@ -330,14 +356,19 @@ _WRITTEN_DATES = [
 
 
 # The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
-DATE_FORMAT = re.compile(r"\b(?:Y{3,4}|MM|DD)(?P<sep>[-/.])(?:Y{3,4}|MM|DD)(?P=sep)(?:Y{3,4}|MM|DD)\b")
+DATE_FORMAT = re.compile(
+    r"\b(?:Y{2,4}|MM|DD)(?P<sep>[-/.])(?:Y{2,4}|MM|DD)(?P=sep)(?:Y{2,4}|MM|DD)\b", re.IGNORECASE
+)
 
 
 def date_format(description: str) -> str:
     """The date format ``description`` names ("MM-DD-YYYY"; "MM-DD-YYY" read so too), else ISO 8601's
     "YYYY-MM-DD"."""
     match = DATE_FORMAT.search(description)
-    return re.sub("Y{3,4}", "YYYY", match.group(0)) if match else "YYYY-MM-DD"
+    if not match:
+        return "YYYY-MM-DD"
+    layout = match.group(0).upper()
+    return re.sub("Y{3,4}", "YYYY", layout)
 
 
 def written_dates(text: str, layout: str = "YYYY-MM-DD") -> list[str]:
@@ -349,10 +380,15 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD") -> list[str]:
             month = match.group("month")
             number = _MONTHS.get(month.lower().rstrip("."), 0) if not month.isdigit() else int(month)
             day, year = int(match.group("day")), match.group("year")
-            if 1 <= number <= 12 and 1 <= day <= 31:
-                found.append((match.start(), _laid_out(layout, year, number, day)))
+            try:
+                datetime.date(int(year), number, day)
+            except ValueError:
+                continue  # "Feb 30, 2021"
+            found.append((match.start(), _laid_out(layout, year, number, day)))
     return list(dict.fromkeys(date for _start, date in sorted(found)))
 
 
 def _laid_out(layout: str, year: str, month: int, day: int) -> str:
+    if "YYYY" not in layout:
+        layout, year = layout.replace("YY", "YYYY"), year[-2:]  # a two-digit year: "MM/DD/YY"
     return layout.replace("YYYY", year).replace("MM", f"{month:02d}").replace("DD", f"{day:02d}")

@@ -33,6 +33,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, WORD, clauses
@@ -49,7 +50,7 @@ SHARED_CHOICES = 4
 MAX_SHARED_ARGUMENTS = 6
 # Lower-case words a name may hold between its capitalised ones ("Museum of Modern Art").
 _NAME_JOINERS = frozenset({"of", "the", "de", "la", "del", "von", "van"})
-_QUOTED_EXAMPLE = re.compile(r"'[^']*'|\"[^\"]*\"")
+_QUOTED_EXAMPLE = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")  # not "owner's ... organization's"
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 # Two words are one when they start alike this far ("prediction", "predicted").
 STEM_PREFIX = 5
@@ -94,12 +95,13 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper() and word.lower() not in EDGE_WORDS
 
 
-def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> list[tuple[int, int]]:
+def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int, int], ...]:
     """The maximal runs of capitalised words of ``words`` as (start, end) word indices, with joiners
     inside ("Museum of Modern Art") but not at either edge, and no break inside ("Museum of Modern Art,
-    New York" is two: a word whose index is in ``breaks`` starts a new clause)."""
+    New York" is two: a word whose index is in ``breaks`` starts a new clause). The question's first
+    word is capitalised as a sentence's: it starts no name ("Play Bohemian Rhapsody")."""
     runs: list[tuple[int, int]] = []
-    index = 0
+    index = 1
     while index < len(words):
         if not _capitalised(words[index]):
             index += 1
@@ -119,17 +121,18 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> list[tuple[int, 
                 break
         runs.append((index, end))
         index = end
-    return runs
+    return tuple(runs)
 
 
-def _words(question: str) -> tuple[list[str], frozenset[int]]:
-    """The words of ``question`` and the indices of those that start a clause."""
+@lru_cache(maxsize=16)
+def _layout(question: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """The words of ``question`` and its names (_name_runs), read once for all its runs and arguments."""
     words: list[str] = []
     breaks: set[int] = set()
     for clause in clauses(question):
         breaks.add(len(words))
         words.extend(clause)
-    return words, frozenset(breaks)
+    return tuple(words), _name_runs(words, frozenset(breaks))
 
 
 def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
@@ -144,18 +147,18 @@ def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
 def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     """What the place of ``span`` in ``question`` adds to its similarity to an argument (``slot``:
     module docstring); None when it names the argument rather than giving a value of it."""
-    words, breaks = _words(question)
+    words, names = _layout(question)
     span_words = WORD.findall(span)
     if not span_words or any(slot.names_itself(w) for w in span_words):
         return None
-    if set(terms(span)) <= slot.terms:
+    if terms(span) and set(terms(span)) <= slot.terms:
         return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
     place = _place(words, span)
     if place is None:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
     start, end = place
     adjustment = 0.0
-    for run_start, run_end in _name_runs(words, breaks):
+    for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
             adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
         elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
@@ -190,7 +193,7 @@ def assign_values(
                 adjusted.append((value, similarity + adjustment))
         if adjusted:
             scored[key] = sorted(adjusted, key=lambda pair: -pair[1])
-    chosen = _shared_out(_words(question)[0], scored)
+    chosen = _shared_out(_layout(question)[0], scored)
     return {
         key: [chosen[key], *(pair for pair in values if pair != chosen[key])] if key in chosen else values
         for key, values in scored.items()
@@ -201,7 +204,8 @@ def _shared_out(
     words: Sequence[str], scored: Mapping[str, list[tuple[str, float]]]
 ) -> dict[str, tuple[str, float]]:
     """One value for each argument, from its SHARED_CHOICES best, such that no two share a word of the
-    question and the scores add up highest; an argument left nothing keeps its best."""
+    question or are the same value, and the scores add up highest. When no such choice exists, or for
+    more than MAX_SHARED_ARGUMENTS arguments, each keeps its own best."""
     keys = list(scored)
     choices = [scored[key][:SHARED_CHOICES] for key in keys]
     places = {value: _place(words, value) for options in choices for value, _score in options}
@@ -211,6 +215,8 @@ def _shared_out(
         spans = [place for value, _score in combination if (place := places[value]) is not None]
         if any(a[0] < b[1] and b[0] < a[1] for a, b in itertools.combinations(spans, 2)):
             continue
+        if len({value for value, _score in combination}) < len(combination):
+            continue  # one value read rather than copied ("2024-01-01" from "January 1, 2024") twice
         total = sum(score for _value, score in combination)
         if best is None or total > best[0]:
             best = (total, combination)
