@@ -38,7 +38,8 @@ Default sample: 40 simple, 25 multiple, 40 irrelevance (seed 7): about 10 minute
 question, ~2 s of it serving its functions: the server's restart, the tools' embeddings, the prompt's
 prefill). The model samples, so a figure moves by a few points from run to run. ``--limit N`` for a quick
 try (categories interleaved), ``--only TEXT`` for the questions of the whole set whose id or text contains
-TEXT.
+TEXT. ``--split calibration`` asks a second seeded sample of the same sizes, drawn only from the
+questions outside the reported one: read failures there, tune there, and quote the default sample.
 
 Data: the bfcl-eval wheel from PyPI (Apache-2.0, github.com/ShishirPatil/gorilla), read as a zip and
 never installed (its dependencies are heavy); cached in build/bench/bfcl/, downloaded with pip when missing.
