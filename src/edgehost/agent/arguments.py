@@ -27,6 +27,7 @@ __all__ = [
     "arguments_object",
     "check_arguments",
     "coerce_arguments",
+    "is_valid",
     "load_json_lenient",
     "prepare_validators",
     "strip_code_fence",
@@ -126,6 +127,19 @@ def validate_arguments(arguments: Mapping[str, Any], input_schema: Mapping[str, 
         validator.iter_errors(dict(arguments)), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
     return [_error_message(error) for error in errors]
+
+
+def is_valid(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is valid against ``schema`` (the cached validator validate_arguments uses);
+    False when the schema is invalid or cannot say (a reference to a part of a tool's schema it was
+    cut from)."""
+    validator = _validator(_schema_key(schema))
+    if isinstance(validator, str):
+        return False
+    try:
+        return bool(validator.is_valid(value))
+    except Exception:  # noqa: BLE001 - jsonschema and referencing raise assorted errors on such schemas
+        return False
 
 
 async def prepare_validators(input_schemas: Iterable[Mapping[str, Any]]) -> None:

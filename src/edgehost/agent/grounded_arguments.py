@@ -34,9 +34,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import validators
-
 from edgehost.agent._bm25 import terms
+from edgehost.agent.arguments import is_valid
 from edgehost.agent.known_arguments import offered_values
 from edgehost.agent.question_values import (
     CLAUSE_BREAK,
@@ -58,13 +57,13 @@ __all__ = [
     "grounded_schema",
     "number_bound",
     "path_from_question",
-    "validates",
 ]
 
 # The words beside a number that say what it counts ("3 bedrooms", "a budget of 500 dollars").
 NEAR_BEFORE, NEAR_AFTER = 3, 3
 _FRACTION_WORDS = frozenset({"rate", "ratio", "fraction", "decimal", "probability"})
-_PERCENT_TERMS = frozenset({"percent", "percentage", "rate"})
+_PERCENT_WORDS = frozenset({"percent", "percentage"})
+_PERCENT_TERMS = _PERCENT_WORDS | {"rate"}  # what a number written with % says of itself
 _PHRASE_BREAKS = frozenset(
     {
         "and",
@@ -90,16 +89,6 @@ def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
     words = {w.lower() for w in WORD.findall(text)}
     described = _DESCRIBED.findall(str(schema.get("description") or ""))
     return [d for d in described if words & {w.lower() for w in WORD.findall(d)}]
-
-
-def validates(value: Any, schema: Mapping[str, Any]) -> bool:
-    """Whether ``value`` is valid against ``schema`` (JSON Schema of the draft it declares); False when
-    the schema cannot say (a reference to a part of the tool's schema it was cut from, a malformed
-    keyword)."""
-    try:
-        return bool(validators.validator_for(schema)(schema).is_valid(value))
-    except Exception:  # noqa: BLE001 - jsonschema and referencing raise assorted errors on such schemas
-        return False
 
 
 def grounded_schema(
@@ -142,7 +131,7 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
         and own[key]["items"].get("type") == "string"
         and not {"enum", "const"} & (set(own[key]["items"]) | set(own[key]))
         and not _PATH_NAMES.search(key)
-        and (fitting := [items for items in series if validates(items, own[key])])
+        and (fitting := [items for items in series if is_valid(items, own[key])])
     }
     return {**grounded, "properties": {**properties, **listed}} if listed else grounded
 
@@ -192,7 +181,7 @@ def _ground(
         if schema["items"].get("type") in ("integer", "number", "array"):
             # A list the question writes in brackets is offered whole: item by item, the 135M model
             # stopped after two of "[200,300,400,500]".
-            lists = [value for value in written_lists(text) if validates(value, schema)]
+            lists = [value for value in written_lists(text) if is_valid(value, schema)]
             if lists:
                 return {**schema, "enum": lists}
         return {
@@ -320,7 +309,7 @@ def _as_rate(values: list[Any], key: str, schema: Any) -> list[Any]:
     if len(values) < 2:
         return values
     described = _described_terms(key, schema)
-    fraction = bool(described & _FRACTION_WORDS) and not described & {"percent", "percentage"}
+    fraction = bool(described & _FRACTION_WORDS) and not described & _PERCENT_WORDS
     return [values[-1] if fraction else values[0]]
 
 
