@@ -56,12 +56,15 @@ def test_time_zones_come_from_the_cities_the_question_names(reference_tools: dic
     assert "UTC" in enums(grounded_schema(now, "What time is it?"))["timezone"]
 
 
-def test_numbers_are_the_questions_and_an_enum_is_kept(reference_tools: dict[str, ToolSpec]) -> None:
+def test_numbers_are_the_questions_and_an_enum_is_cut_to_the_choices_named(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
     add = dict(reference_tools["everything__get-sum"].input_schema)
     # As many numbers as arguments, none written beside an argument's words: in the order written.
     assert enums(grounded_schema(add, "What is 250 plus 175?")) == {"a": [250], "b": [175]}
     annotated = dict(reference_tools["everything__get-annotated-message"].input_schema)
-    assert grounded_schema(annotated, "show an error")["properties"]["messageType"]["enum"] == [
+    assert grounded_schema(annotated, "show an error")["properties"]["messageType"]["enum"] == ["error"]
+    assert grounded_schema(annotated, "show an annotated message")["properties"]["messageType"]["enum"] == [
         "error",
         "success",
         "debug",
@@ -280,3 +283,35 @@ def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading
         "$defs": {"P": {"type": "number"}},
     }
     assert "properties" in grounded_schema(referring, "det [[1,2],[3,4]]")
+
+
+def test_a_choice_the_question_names_is_the_only_one_offered() -> None:
+    hours = {
+        "type": "object",
+        "properties": {"day": {"type": "string", "enum": ["Monday", "Saturday", "Sunday"]}},
+        "required": ["day"],
+    }
+    assert enums(grounded_schema(hours, "Is the museum open on saturday?")) == {"day": ["Saturday"]}
+    assert enums(grounded_schema(hours, "Is the museum open at the weekend?")) == {
+        "day": ["Monday", "Saturday", "Sunday"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("the most recent sculpture by James Plensa with a detailed description", {"detail": [True]}),
+        ("the most recent sculpture by James Plensa, no details", {"detail": [False]}),
+        ("Who invented the telephone and in which year?", {"want_year": [True]}),
+        ("the most recent sculpture by James Plensa", {}),
+    ],
+)
+def test_a_flag_is_set_by_the_words_of_its_name_and_unset_after_a_negation(
+    question: str, said: dict[str, list[bool]]
+) -> None:
+    flags = {
+        "type": "object",
+        "properties": {"detail": {"type": "boolean"}, "want_year": {"type": "boolean"}},
+    }
+    offered = {key: value for key, value in enums(grounded_schema(flags, question)).items() if value}
+    assert offered == said

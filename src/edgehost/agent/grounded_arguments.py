@@ -14,6 +14,9 @@ grammar (agent/grammar.py) holds the model to one of them:
   else, for an optional path, only its default;
 - IANA time zones (described as such): the zone whose city the question names (``Tokyo`` gives
   ``Asia/Tokyo``), else the zones the description quotes;
+- currencies (an argument named or described as one): the ISO codes of those the question names
+  ("Japanese Yen" gives JPY, agent/currencies.py); a pair of them (from and to, base and target)
+  each takes its own: the amount's or the one after "from" is the source (_paired_currencies);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
   question writes with their year, in that layout;
@@ -21,9 +24,14 @@ grammar (agent/grammar.py) holds the model to one of them:
   minimum and maximum ("11 links" for a count of at most 10 offers 10: the nearest the tool can do),
   each placed with the argument whose words stand beside it (_placed_numbers);
 - lists: a list of numbers the question writes in brackets, whole; a list of text, the series it
-  writes ("chicken and mushrooms").
+  writes ("chicken and mushrooms");
+- choices (an enum of text): the ones the question names, where it names any ("on Saturday" of the
+  days of the week); else all of them;
+- flags (a boolean): true where the question says the words of the flag's name ("with detailed
+  description" for ``detail``, "in which year" for ``want_year``), false where it says them after
+  "no", "not" or "without"; else free.
 
-A value with an enum or const keeps it; a value with no candidate keeps its schema. Pure functions.
+A const keeps it; a value with no candidate keeps its schema. Pure functions.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.arguments import is_valid
+from edgehost.agent.currencies import currency_roles, named_currencies, wants_currency
 from edgehost.agent.known_arguments import offered_values
 from edgehost.agent.question_values import (
     CLAUSE_BREAK,
@@ -82,6 +91,16 @@ _PHRASE_BREAKS = frozenset(
 )
 _DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
+# The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
+_FLAG_VERBS = frozenset(
+    {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
+)
+_NEGATIONS = frozenset({"no", "not", "without", "don", "dont", "never", "exclude", "excluding"})
+_NEGATION_REACH = 2  # words before a flag's word that may negate it ("not a detailed one" is not)
+STEM_PREFIX = 5  # two words are one when they start alike this far ("detailed", "details")
+# What the name of one of a pair of currency arguments says of its role.
+_SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
+_TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
 
 
 def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
@@ -140,7 +159,9 @@ def _ground(
     schema: dict[str, Any], text: str, *, required: bool, name: str = "", named: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
     kind = schema.get("type")
-    if "enum" in schema or "const" in schema:
+    if "enum" in schema:
+        return _named_choices(schema, text)
+    if "const" in schema:
         return schema
     nullable = _nullable_of(schema)
     if nullable is not None:
@@ -176,6 +197,7 @@ def _ground(
             for key, value in properties.items()
             if key in needed or not (isinstance(value, Mapping) and _only_default(value))
         }
+        properties = _paired_currencies(schema["properties"], properties, text)
         return {**schema, "properties": _placed_numbers(schema["properties"], properties, text, needed)}
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         if schema["items"].get("type") in ("integer", "number", "array"):
@@ -194,6 +216,9 @@ def _ground(
             return schema  # the question holds no value: the model must still give one
         kept = {key: value for key, value in schema.items() if key not in ("format", "pattern", "minLength")}
         return kept | {"enum": values}
+    if kind == "boolean" and name:
+        said = _said_flag(name, text)
+        return schema if said is None else {**schema, "enum": [said]}
     if kind in ("integer", "number"):
         written = written_numbers(text, decimals=kind == "number")
         within = (_within(value, schema) for value, _start, _end in written)
@@ -397,6 +422,79 @@ def number_bound(schema: Mapping[str, Any], closed: str, open_: str) -> tuple[fl
     return None
 
 
+def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of currency arguments each offered its one currency, when the question
+    names two (agent/currencies.currency_roles): the one whose name says source (from, base) the
+    currency converted, the other the one it becomes; where the names say neither, in their order."""
+    pair = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "string"
+        and len(value.get("enum") or ()) >= 2
+        and isinstance(own.get(key), Mapping)
+        and "enum" not in own[key]
+        and wants_currency(key, str(own[key].get("description") or ""))
+    ]
+    roles = currency_roles(text) if len(pair) == 2 else None
+    if roles is None:
+        return properties
+    first, second = pair
+    if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
+        first, second = second, first
+    source, target = roles
+    return {
+        **properties,
+        first: {**properties[first], "enum": [source]},
+        second: {**properties[second], "enum": [target]},
+    }
+
+
+def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """``schema`` with its enum cut to the choices ``text`` names as whole words, in the enum's order,
+    where it names any text choice; else as it is."""
+    choices = schema["enum"]
+    if not isinstance(choices, list):
+        return schema
+    lowered = f" {' '.join(WORD.findall(text)).lower()} "
+    named = [
+        choice
+        for choice in choices
+        if isinstance(choice, str)
+        and (words := WORD.findall(choice))
+        and f" {' '.join(words).lower()} " in lowered
+    ]
+    return {**schema, "enum": named} if named else schema
+
+
+def _said_flag(name: str, text: str) -> bool | None:
+    """True when ``text`` says every word of the flag ``name`` but its verb ("want", "include"), False
+    when one follows "no", "not" or "without", None when it does not say them."""
+    wanted = [term for term in terms(name) if term not in _FLAG_VERBS]
+    words = [w.lower() for w in WORD.findall(text)]
+    said = None
+    for term in wanted:
+        places = [i for i, w in enumerate(words) if _same_word(term, w)]
+        if not places:
+            return None
+        negated = all(set(words[max(0, i - _NEGATION_REACH) : i]) & _NEGATIONS for i in places)
+        said = False if negated else (True if said is None else said)
+    return said
+
+
+def _same_word(term: str, word: str) -> bool:
+    """``word`` of a question is ``term`` of a name, folded ("detailed" for detail)."""
+    folded = terms(word)
+    return bool(folded) and (
+        folded[0] == term or (len(term) >= STEM_PREFIX and folded[0][:STEM_PREFIX] == term[:STEM_PREFIX])
+    )
+
+
+def _key_words(key: str) -> set[str]:
+    """The words of an argument's name, stop words kept ("to_currency": to, currency)."""
+    return {word.lower() for word in re.findall(r"[a-z]+|[A-Z][a-z]*", key)}
+
+
 def _only_default(schema: Mapping[str, Any]) -> bool:
     offered = schema.get("enum")
     return offered == [] or ("default" in schema and offered == [schema["default"]])
@@ -412,6 +510,10 @@ def _text_values(
         return _timezones(text, described)
     if "HH:MM" in description:
         return clock_times(text) or described
+    if wants_currency(name, description):
+        codes = [mention.code for mention in named_currencies(text)]
+        if codes:
+            return codes
     if schema.get("format") == "date" or "date" in terms(name) or DATE_FORMAT.search(description):
         dates = written_dates(text, date_format(description))
         if dates:

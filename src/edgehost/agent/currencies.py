@@ -1,0 +1,121 @@
+"""The currencies a question names, as the ISO 4217 codes a tool's arguments ask for (issue 33).
+
+"How much will 20000 Japanese Yen be in United States Dollar?" names JPY and USD; a converter's
+``base_currency`` wants "JPY", not "Japanese Yen". The names come from CLDR's English data
+(resources/values/currencies.json, written by packaging/make_currencies.py): display names ("US
+Dollar"), the forms for many ("euros", "British pounds"), a territory with its unit ("United States
+dollar"), the unit alone where one currency owns its sign ("pounds": £) after an amount or "from",
+"to", "into" or "in", English symbols ("$", "CA$")
+and the codes themselves ("EUR").
+
+For a pair of currency arguments (from and to, base and target), ``currency_roles`` tells which named
+currency is converted and which it becomes: the one after "from" or after the amount ("500 US
+dollars") is the source, the one after "to", "into" or "in" the target, else the question's order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from edgehost.paths import shipped_dir
+
+__all__ = ["Mention", "currency_roles", "named_currencies", "wants_currency"]
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[A-Za-z]+|\d[\d,.]*|[^\sA-Za-z\d]+")
+_NUMBER = re.compile(r"\d[\d,.]*")
+_LONGEST_NAME = 6  # words ("cocos (keeling) islands dollar" is the longest worth reading)
+_SOURCE_CUES = frozenset({"from"})
+_TARGET_CUES = frozenset({"to", "into", "in"})
+
+
+@dataclass(frozen=True)
+class Currencies:
+    codes: frozenset[str]
+    names: dict[tuple[str, ...], str]  # lower-case words of a name -> code
+    units: dict[str, str]  # a unit alone ("pounds"): a currency only after a number or a cue word
+    symbols: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Mention:
+    code: str
+    start: int  # word indices in the question (_WORD's tokens)
+    end: int
+    after_number: bool  # "500 US dollars", "$20" counts too (the number follows the sign)
+    cue: str | None  # "source" after "from", "target" after "to", "into" or "in"
+
+
+@cache
+def _currencies() -> Currencies:
+    """The shipped table; empty (no currency is named) when the file is missing or unreadable."""
+    try:
+        data = json.loads((shipped_dir("resources") / "values" / "currencies.json").read_text("utf-8"))
+        names = {tuple(_WORD.findall(name)): code for name, code in data["names"].items()}
+        return Currencies(frozenset(data["codes"]), names, dict(data["units"]), dict(data["symbols"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        log.warning("currency names are not read from questions: %s", exc)
+        return Currencies(frozenset(), {}, {}, {})
+
+
+def wants_currency(name: str, description: str) -> bool:
+    """Whether a text argument takes a currency ("from_currency", "the base currency code")."""
+    return "currency" in f"{name} {description}".lower().replace("_", " ")
+
+
+def named_currencies(text: str) -> list[Mention]:
+    """The currencies ``text`` names, in its order, each once (the longest name at each place)."""
+    table = _currencies()
+    words = _WORD.findall(text)
+    lowered = [w.lower() for w in words]
+    found: list[Mention] = []
+    index = 0
+    while index < len(words):
+        code, end = _mention_at(table, words, lowered, index)
+        if code is None:
+            index += 1
+            continue
+        before = lowered[index - 1] if index else ""
+        after_number = bool(_NUMBER.fullmatch(before)) or (
+            end < len(words) and words[index] in table.symbols and bool(_NUMBER.fullmatch(words[end]))
+        )
+        cue = "source" if before in _SOURCE_CUES else "target" if before in _TARGET_CUES else None
+        found.append(Mention(code, index, end, after_number, cue))
+        index = end
+    seen: set[str] = set()
+    return [m for m in found if not (m.code in seen or seen.add(m.code))]  # type: ignore[func-returns-value]
+
+
+def _mention_at(
+    table: Currencies, words: list[str], lowered: list[str], index: int
+) -> tuple[str | None, int]:
+    for length in range(min(_LONGEST_NAME, len(words) - index), 0, -1):
+        code = table.names.get(tuple(lowered[index : index + length]))
+        if code is not None:
+            return code, index + length
+    word, before = words[index], lowered[index - 1] if index else ""
+    if lowered[index] in table.units and (_NUMBER.fullmatch(before) or before in _SOURCE_CUES | _TARGET_CUES):
+        return table.units[lowered[index]], index + 1  # "30 pounds", "to rupees"; not "I won"
+    if word in table.codes:  # "EUR", written in capitals
+        return word, index + 1
+    if word in table.symbols:
+        return table.symbols[word], index + 1
+    return None, index
+
+
+def currency_roles(text: str) -> tuple[str, str] | None:
+    """(the currency converted, the one it becomes) when ``text`` names at least two; else None."""
+    mentions = named_currencies(text)
+    if len(mentions) < 2:
+        return None
+    source = next((m for m in mentions if m.cue == "source"), None)
+    source = source or next((m for m in mentions if m.after_number and m.cue != "target"), None)
+    source = source or next((m for m in mentions if m.cue != "target"), mentions[0])
+    target = next((m for m in mentions if m is not source and m.cue == "target"), None)
+    target = target or next(m for m in mentions if m is not source)
+    return source.code, target.code
