@@ -315,3 +315,25 @@ def test_a_flag_is_set_by_the_words_of_its_name_and_unset_after_a_negation(
     }
     offered = {key: value for key, value in enums(grounded_schema(flags, question)).items() if value}
     assert offered == said
+
+
+def test_an_optional_argument_whose_value_the_question_states_must_be_given() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "cash_flows": {"type": "array", "items": {"type": "integer"}},
+            "initial_investment": {"type": "integer", "description": "The initial investment."},
+            "detail": {"type": "boolean"},
+            "day": {"type": "string", "enum": ["Monday", "Saturday"]},
+            "date": {"type": "string", "description": "The date, YYYY-MM-DD."},
+            "years": {"type": "integer", "description": "How many years."},
+            "note": {"type": "string"},
+        },
+        "required": ["cash_flows"],
+    }
+    question = "NPV of [200,300] with an initial investment of 2000 on Saturday, January 1, 2022, in detail"
+    grounded = grounded_schema(schema, question)
+    assert grounded["required"] == ["cash_flows", "initial_investment", "detail", "day", "date"]
+    assert enums(grounded)["date"] == ["2022-01-01"]
+    # Stated nowhere: still optional (a number not beside its words, free text).
+    assert grounded_schema(schema, "NPV of [200,300] over 5")["required"] == ["cash_flows"]

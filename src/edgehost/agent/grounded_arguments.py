@@ -198,7 +198,17 @@ def _ground(
             if key in needed or not (isinstance(value, Mapping) and _only_default(value))
         }
         properties = _paired_currencies(schema["properties"], properties, text)
-        return {**schema, "properties": _placed_numbers(schema["properties"], properties, text, needed)}
+        properties = _placed_numbers(schema["properties"], properties, text, needed)
+        # An optional argument whose value the question states outright is passed: left to the model,
+        # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
+        # initial investment of 2000".
+        stated = [
+            key
+            for key, value in properties.items()
+            if key not in needed and _stated(key, schema["properties"][key], value, text)
+        ]
+        grounded = {**schema, "properties": properties}
+        return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         if schema["items"].get("type") in ("integer", "number", "array"):
             # A list the question writes in brackets is offered whole: item by item, the 135M model
@@ -448,6 +458,29 @@ def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text:
         first: {**properties[first], "enum": [source]},
         second: {**properties[second], "enum": [target]},
     }
+
+
+def _stated(key: str, own: Any, grounded: Any, text: str) -> bool:
+    """Whether the question states the value of an optional argument outright: a flag it says, a
+    choice it names, a number beside the argument's words ("an initial investment of 2000"), a
+    currency or a date it writes."""
+    if not isinstance(own, Mapping) or not isinstance(grounded, Mapping) or not grounded.get("enum"):
+        return False
+    if own.get("type") == "boolean" or len(grounded["enum"]) < len(own.get("enum") or ()):
+        return True
+    if own.get("type") in ("integer", "number") and len(grounded["enum"]) == 1:
+        words = _described_terms(key, own)
+        return any(
+            _within(value, own) in grounded["enum"] and words & beside
+            for value, _start, beside in _numbers_with_their_words(text)
+        )
+    if own.get("type") != "string" or "enum" in own:
+        return False
+    description = str(own.get("description") or "")
+    if wants_currency(key, description):
+        return bool(named_currencies(text))
+    dates = written_dates(text, date_format(description))
+    return bool(dates) and set(grounded["enum"]) <= set(dates)
 
 
 def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
