@@ -237,3 +237,26 @@ def test_a_tool_that_fits_clearly_is_called_unless_the_question_is_surely_chat(t
         assert not passes(0.7, 0.1, task=0.01)
     finally:
         question_probe.shipped_probe.cache_clear()
+
+
+def test_a_tool_needing_more_numbers_than_the_question_writes_is_no_candidate() -> None:
+    interest = ToolSpec(
+        "calc__compound_interest",
+        "calc",
+        "Calculate compound interest.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                name: {"type": "number"} for name in ("principal", "rate", "periods_per_year", "years")
+            },
+            "required": ["principal", "rate", "periods_per_year", "years"],
+        },
+    )
+    echo = ToolSpec("calc__echo", "calc", "Echo a message.")
+    scores = [0.6, 0.59]
+    short = decide_route([interest, echo], scores, None, question="Calculate the prime factors of 100.")
+    assert [t.name for t in short.candidates] == ["calc__echo"]
+    alone = decide_route([interest], scores[:1], None, question="Calculate the prime factors of 100.")
+    assert not alone.needs_tool and "needs numbers the question does not give" in alone.reason
+    question = "Interest on 1,000 at 5% compounded twelve times a year for 3 years?"
+    assert decide_route([interest], scores[:1], None, question=question).needs_tool

@@ -24,7 +24,7 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.known_arguments import FILE_NAME, is_folder_argument
-from edgehost.agent.question_values import clock_times, named_timezones, path_values
+from edgehost.agent.question_values import clock_times, named_timezones, path_values, written_numbers
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "asks_how_or_whether",
     "expanded_terms",
     "lacks_required_values",
+    "numbers_missing",
     "question_cues",
 ]
 
@@ -174,6 +175,26 @@ def lacks_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
     (a path, a URL, a time zone ...) that EdgeHost does not know itself."""
     _counts, required = _argument_kinds(tool)
     return any(not cues[kind] for kind in required)
+
+
+def numbers_missing(query: str, tool: ToolSpec) -> int:
+    """How many more numbers ``tool`` requires (its required number arguments without choices of their
+    own, that EdgeHost does not know) than ``query`` writes ("Calculate the prime factors of 100"
+    gives one of the four a compound-interest tool needs)."""
+    return max(0, _required_numbers(tool) - len({start for _v, start, _e in written_numbers(query)}))
+
+
+@lru_cache(maxsize=4096)
+def _required_numbers(tool: ToolSpec) -> int:
+    return sum(
+        1
+        for name, schema in tool.properties.items()
+        if name in tool.required
+        and name not in tool.known_arguments
+        and isinstance(schema, Mapping)
+        and schema.get("type") in ("integer", "number")
+        and not {"enum", "const", "default"} & set(schema)
+    )
 
 
 def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:
