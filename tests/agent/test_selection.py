@@ -346,3 +346,23 @@ async def test_a_free_text_argument_and_an_arguments_own_choices_are_not_cut(sel
     fitted = (await selector.with_fitting_values(tool, question)).input_schema["properties"]
     assert "dentist appointment" in fitted["query"]["enum"]  # nothing stands out as a query: all kept
     assert fitted["unit"]["enum"] == ["kelvin", "celsius", "fahrenheit", "rankine", "reaumur"]
+
+
+async def test_the_descriptions_unquoted_example_is_a_value_and_the_tools_own_name_is_not(selector) -> None:
+    shop = ToolSpec(
+        "shops__walmart_products",
+        "shops",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "location": {
+                    "type": "string",
+                    "description": "City and state where the Walmart store is located, e.g. Denver, CO",
+                }
+            },
+            "required": ["location"],
+        },
+    )
+    question = "Get me the gluten-free foods at the Walmart near Denver."
+    fitted = (await selector.with_fitting_values(shop, question)).input_schema["properties"]
+    assert fitted["location"]["enum"] == ["Denver"]

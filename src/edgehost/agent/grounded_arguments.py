@@ -64,8 +64,10 @@ from edgehost.agent.question_values import (
 
 __all__ = [
     "grounded_schema",
+    "names_the_tool",
     "number_bound",
     "path_from_question",
+    "tool_words",
 ]
 
 # The words beside a number that say what it counts ("3 bedrooms", "a budget of 500 dollars").
@@ -103,6 +105,17 @@ _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
 
 
+def tool_words(tool: str) -> frozenset[str]:
+    """The words of a tool's name ("bfcl__whole_foods_find_top_brands": whole, foods, find ...)."""
+    return frozenset(re.findall(r"[a-z]+", tool.lower()))
+
+
+def names_the_tool(span: str, named: frozenset[str]) -> bool:
+    """Whether ``span`` is only words of the tool's name (``named``, tool_words): "Whole Foods" for
+    whole_foods.find_top_brands names the tool, not the product."""
+    return {w.lower() for w in WORD.findall(span)} <= named
+
+
 def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
     """The examples the property's description quotes that share a word with ``text``."""
     words = {w.lower() for w in WORD.findall(text)}
@@ -118,7 +131,7 @@ def grounded_schema(
     the question names the tool with it, not the value. A ``known`` argument (the folder EdgeHost
     knows the tool's server serves) is offered what known_arguments.offered_values says: the paths
     the question writes whole, a folder it names inside the served one, then that folder."""
-    named = frozenset(re.findall(r"[a-z]+", tool.lower()))
+    named = tool_words(tool)
     grounded = _listed(_ground(dict(schema), text, required=True, named=named), schema, text)
     properties = grounded.get("properties")
     if not known or not isinstance(properties, Mapping):
@@ -562,7 +575,7 @@ def _text_values(
     # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.
     given = [d for d in default if d.strip()]
     spans = question_spans(text)
-    naming = [span for span in spans if {w.lower() for w in WORD.findall(span)} <= named]
+    naming = [span for span in spans if names_the_tool(span, named)]
     values = [span for span in spans if span not in naming]
     # A word of the tool's own name is a value only where one must be given: an optional argument
     # filled with it narrows the call to nothing (search_files with pattern "files").

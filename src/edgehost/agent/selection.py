@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
 from edgehost.agent.ranking import (
@@ -196,12 +196,18 @@ def select_tools(
 
 
 def _nearest_values(
-    ranker: ToolRanker, arguments: Mapping[str, Mapping[str, Any]], question: str, required: frozenset[str]
+    ranker: ToolRanker,
+    arguments: Mapping[str, Mapping[str, Any]],
+    question: str,
+    required: frozenset[str],
+    tool: str = "",
 ) -> dict[str, list[Any] | None]:
     """For each argument, its enum cut to the FITTING_VALUES that fit it best (agent/value_fit.py), when
     the nearest by meaning is at least FIT_MIN_SIMILARITY; else the whole enum, in order
     (ToolSelector.with_fitting_values). None for an optional argument no value fits: it is left out.
-    File names are no fitting value: they are a path's. Without the embedding model, every enum whole."""
+    File names are no fitting value: they are a path's; nor are words of the ``tool``'s own name where
+    the question gives others ("Whole Foods" is no product of whole_foods.find_top_brands). Without the
+    embedding model, every enum whole."""
     semantic = _semantic(ranker)
     nearest: dict[str, list[Any] | None] = {}
     similarities: dict[str, dict[str, float]] = {}
@@ -216,11 +222,13 @@ def _nearest_values(
         candidates = [
             v for v in values if not FILE_NAME.search(v) and fit_adjustment(question, v, slot) is not None
         ]
+        named = tool_words(tool)
+        candidates = [v for v in candidates if not names_the_tool(v, named)] or candidates
         if not candidates:
             continue
         what = f"{' '.join(terms(key))}: {description}"
         scores = semantic.index.similarities(what, candidates, keep=False)
-        if max(scores) < FIT_MIN_SIMILARITY:
+        if max(scores) < FIT_MIN_SIMILARITY and not slot.wants_place:
             continue  # nothing clearly of its kind (a free text: a message, a query, a note)
         similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
     for key, ranked in assign_values(question, similarities, slots).items():
@@ -384,7 +392,7 @@ class ToolSelector:
         }
         if many:
             required = frozenset(schema.get("required") or ())
-            nearest = await self._ranked(_nearest_values, many, question, required)
+            nearest = await self._ranked(_nearest_values, many, question, required, tool.name)
             properties = {
                 **properties,
                 **{

@@ -18,7 +18,9 @@ league).
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
 - for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
-  more; for one that wants an identifier ("snp_id"), a word of letters and digits does.
+  more; for one that wants an identifier ("snp_id"), a word of letters and digits does; for one that
+  wants a place ("location", "city"), a whole name just after "in", "near", "at", "from" or "to" does
+  ("at the Marriott hotel in New York": New York is where the hotel is).
 
 The arguments then take the values whose adjusted scores add up highest, no two sharing a word:
 "Louvre Museum" is the museum's name and "Paris" its location, though "Louvre Museum" alone is
@@ -51,16 +53,24 @@ MAX_SHARED_ARGUMENTS = 6
 # Lower-case words a name may hold between its capitalised ones ("Museum of Modern Art").
 _NAME_JOINERS = frozenset({"of", "the", "de", "la", "del", "von", "van"})
 _QUOTED_EXAMPLE = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")  # not "owner's ... organization's"
+# An example the description gives unquoted, to the end of its sentence: "e.g. Denver, CO".
+_EXAMPLE_TAIL = re.compile(
+    r"\b(?:e\.\s?g\.?|for example|for instance|such as)[:,]?\s[^;)]*?(?=[;)]|\.\s|\.?$)", re.I
+)
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 # Two words are one when they start alike this far ("prediction", "predicted").
 STEM_PREFIX = 5
 NAME_SLOT_BONUS = 0.2
+# The words of an argument's name that ask for a place, and the words that put a name in one.
+_PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
+_PLACE_WORDS = frozenset({"in", "near", "at", "from", "to", "around"})
 
 
 @dataclass(frozen=True)
 class Slot:
     """What an argument's name and description say of the values it takes: their index terms (without
-    the examples the description quotes: "e.g., 'fraud'" is a value, not a word of the slot), its
+    the examples the description gives: "e.g., 'fraud'", "e.g. Denver, CO" are values, not words of
+    the slot), its
     name's alone, and whether it wants a name ("artist_name") or an identifier ("snp_id")."""
 
     terms: frozenset[str]
@@ -68,12 +78,16 @@ class Slot:
 
     @classmethod
     def of(cls, key: str, description: str) -> Slot:
-        plain = _QUOTED_EXAMPLE.sub(" ", description)
+        plain = _EXAMPLE_TAIL.sub(" ", _QUOTED_EXAMPLE.sub(" ", description))
         return cls(frozenset(terms(f"{key} {plain}")), frozenset(terms(key)))
 
     @property
     def wants_name(self) -> bool:
         return bool(self.name_terms & {"name", "title"})
+
+    @property
+    def wants_place(self) -> bool:
+        return bool(self.name_terms & _PLACE_SLOTS)
 
     @property
     def wants_identifier(self) -> bool:
@@ -160,7 +174,8 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     adjustment = 0.0
     for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
-            adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
+            placed = slot.wants_place and start > 0 and words[start - 1].lower() in _PLACE_WORDS
+            adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name or placed else 0.0)
         elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
             adjustment -= CUT_NAME_PENALTY
         elif start <= run_start and run_end <= end:
