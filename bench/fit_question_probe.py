@@ -49,6 +49,7 @@ sys.path.insert(0, str(REPO))
 from tests.question_sets import QuestionSet, calibration, calibration_more, evaluation, everyday  # noqa: E402
 
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
+from edgehost.agent._query_cues import numbers_missing  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
 from edgehost.agent.routing import small_talk_examples  # noqa: E402
@@ -96,10 +97,18 @@ def _gate(
     return (task >= threshold) & (best >= floor) & (best - weight * small_talk >= route)
 
 
-def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float]]:
+def scored(ranker: BlendedRanker, text: str, tools: list[ToolSpec]) -> tuple[float, bool]:
+    """The best tool score of ``text`` over ``tools``, and whether that tool needs more numbers than the
+    question writes (routing drops it after the gate: _query_cues.numbers_missing)."""
+    scores = ranker.scores(text, tools)
+    best = max(range(len(tools)), key=lambda i: scores[i])
+    return scores[best], numbers_missing(text, tools[best]) > 0
+
+
+def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float, bool]]:
     """BFCL's questions outside the sample bench/external_tool_check.py reports on (its calibration
-    split): (text, a function fits, best score over its functions, small-talk similarity), at most
-    EXTERNAL_PER_CATEGORY of each category."""
+    split): (text, a function fits, best score over its functions, small-talk similarity, whether the
+    best function needs numbers the question lacks), at most EXTERNAL_PER_CATEGORY of each category."""
     sys.path.insert(0, str(REPO / "bench"))
     import _function_server
     import external_tool_check
@@ -120,7 +129,8 @@ def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float]]
         ranker.prepare(tools)
         text = question["text"]
         chat = ranker.semantic.best_similarity(text, small_talk_examples())
-        rows.append((text, question["category"] != "irrelevance", max(ranker.scores(text, tools)), chat))
+        best, short = scored(ranker, text, tools)
+        rows.append((text, question["category"] != "irrelevance", best, chat, short))
     return rows
 
 
@@ -142,25 +152,28 @@ def main() -> int:
     ranker = BlendedRanker(EmbeddingRanker(VectorIndex(model), adapted=False))
     own = everyday("calibration")
     sets: list[QuestionSet] = [own, calibration(), evaluation(), calibration_more()]
-    rows: list[tuple[str, bool, float, float]] = []  # text, task, best tool score, small-talk similarity
+    # text, task, best tool score, small-talk similarity, the best tool needs numbers the text lacks
+    rows: list[tuple[str, bool, float, float, bool]] = []
     for questions in sets:
         for question in questions.questions:
             if question.text in NO_FIT:
                 continue
             text = question.as_routed
             chat = ranker.semantic.best_similarity(text, small_talk_examples())
-            rows.append((text, bool(question.tools), max(ranker.scores(text, questions.tools)), chat))
+            best, short = scored(ranker, text, list(questions.tools))
+            rows.append((text, bool(question.tools), best, chat, short))
     # The small-talk examples are chat over any tools: scored over the everyday set's tools, each with
     # its similarity to the other examples (to itself it is 1), so the gate's thresholds answer for them.
     examples = small_talk_examples()
     for i, text in enumerate(examples):
         others = examples[:i] + examples[i + 1 :]
         chat = ranker.semantic.best_similarity(text, others)
-        rows.append((text, False, max(ranker.scores(text, own.tools)), chat))
+        rows.append((text, False, max(ranker.scores(text, own.tools)), chat, False))
     vectors = model.embed([row[0] for row in rows]).astype(np.float64)
     labels = np.array([row[1] for row in rows], dtype=np.float64)
     best = np.array([row[2] for row in rows])
     small_talk = np.array([row[3] for row in rows])
+    short = np.array([row[4] for row in rows])
     mine = np.arange(len(rows)) < sum(1 for q in own.questions if q.text not in NO_FIT)  # the everyday half
 
     # BFCL's calibration questions choose the gate's thresholds beside ours, each half of the measure;
@@ -170,6 +183,7 @@ def main() -> int:
     external_labels = np.array([row[1] for row in external])
     external_best = np.array([row[2] for row in external])
     external_small_talk = np.array([row[3] for row in external])
+    external_short = np.array([row[4] for row in external])
 
     order = np.random.default_rng(33).permutation(len(rows))
     folds = np.array_split(order, FOLDS)
@@ -203,8 +217,10 @@ def main() -> int:
                             weight,
                             route,
                         )
-                        ours = ((gate | bypass) == (labels == 1)).mean(axis=1)
-                        theirs = ((asked | external_bypass) == external_labels).mean(axis=1)
+                        ours = (((gate | bypass) & ~short) == (labels == 1)).mean(axis=1)
+                        theirs = (((asked | external_bypass) & ~external_short) == external_labels).mean(
+                            axis=1
+                        )
                         measures = (1 - EXTERNAL_WEIGHT) * ours + EXTERNAL_WEIGHT * theirs
                         for index in np.flatnonzero(measures >= measures.max() - 1e-9):
                             clear, clear_task = clears[index]
@@ -224,13 +240,13 @@ def main() -> int:
     measure, l2, threshold, floor, weight, route, clear, clear_task = found
     ours_bypass = (best >= clear) & (predictions[l2][0] >= clear_task)
     theirs_bypass = (external_best >= clear) & (predictions[l2][1] >= clear_task)
-    right = (_gate(predictions[l2][0], best, small_talk, threshold, floor, weight, route) | ours_bypass) == (
-        labels == 1
-    )
+    right = (
+        (_gate(predictions[l2][0], best, small_talk, threshold, floor, weight, route) | ours_bypass) & ~short
+    ) == (labels == 1)
     asked = (
         _gate(predictions[l2][1], external_best, external_small_talk, threshold, floor, weight, route)
         | theirs_bypass
-    )
+    ) & ~external_short
     # The shipped probe's bias moves ``threshold`` to 0.5: the clear fit's task threshold moves with it.
     shift = float(np.log(threshold / (1 - threshold)))
     shipped_task = (
