@@ -78,14 +78,3 @@ def test_one_value_read_from_the_question_goes_to_one_argument() -> None:
     slots = {key: Slot.of(key, "") for key in similarities}
     assigned = assign_values(question, similarities, slots)
     assert assigned["start_date"][0][0] != assigned["end_date"][0][0]
-
-
-def test_a_name_just_after_in_or_near_gains_for_an_argument_that_wants_a_place() -> None:
-    question = "Book a room at the Marriott hotel in New York"
-    location, guest = Slot.of("location", "Where the hotel is"), Slot.of("guest", "Who stays")
-    placed, unplaced = (
-        fit_adjustment(question, "New York", location),
-        fit_adjustment(question, "Marriott", location),
-    )
-    assert placed is not None and unplaced is not None and placed > unplaced > 0
-    assert fit_adjustment(question, "New York", guest) == fit_adjustment(question, "Marriott", guest)

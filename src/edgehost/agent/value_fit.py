@@ -18,9 +18,9 @@ league).
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
 - for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
-  more; for one that wants an identifier ("snp_id"), a word of letters and digits does; for one that
-  wants a place ("location", "city"), a whole name just after "in", "near", "at", "from" or "to" does
-  ("at the Marriott hotel in New York": New York is where the hotel is).
+  more; for one that wants an identifier ("snp_id"), a word of letters and digits does. One that wants
+  a place ("location", "city") is always fitted (agent/selection.py): a city is far from most
+  descriptions by meaning, and a whole name stands out by its place.
 
 The arguments then take the values whose adjusted scores add up highest, no two sharing a word:
 "Louvre Museum" is the museum's name and "Paris" its location, though "Louvre Museum" alone is
@@ -61,9 +61,8 @@ _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 # Two words are one when they start alike this far ("prediction", "predicted").
 STEM_PREFIX = 5
 NAME_SLOT_BONUS = 0.2
-# The words of an argument's name that ask for a place, and the words that put a name in one.
+# The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
-_PLACE_WORDS = frozenset({"in", "near", "at", "from", "to", "around"})
 
 
 @dataclass(frozen=True)
@@ -174,8 +173,7 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     adjustment = 0.0
     for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
-            placed = slot.wants_place and start > 0 and words[start - 1].lower() in _PLACE_WORDS
-            adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name or placed else 0.0)
+            adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
         elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
             adjustment -= CUT_NAME_PENALTY
         elif start <= run_start and run_end <= end:
