@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["Bm25Index", "terms"]
+__all__ = ["Bm25Index", "alike", "terms"]
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -29,6 +29,17 @@ def _stem(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+# Two terms are one word when they start alike this far ("prediction", "predicted"; "detailed",
+# "details").
+STEM_PREFIX = 5
+
+
+def alike(term: str, other: str) -> bool:
+    """Whether two index terms (``terms``) are one word: equal, or alike in their first STEM_PREFIX
+    letters."""
+    return term == other or (len(term) >= STEM_PREFIX and term[:STEM_PREFIX] == other[:STEM_PREFIX])
 
 
 def terms(text: str) -> list[str]:

@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from edgehost.agent._bm25 import terms
+from edgehost.agent._bm25 import alike, terms
 from edgehost.agent.arguments import is_valid
 from edgehost.agent.currencies import currency_roles, named_currencies, wants_currency
 from edgehost.agent.known_arguments import offered_values
@@ -99,7 +99,6 @@ _FLAG_VERBS = frozenset(
 )
 _NEGATIONS = frozenset({"no", "not", "without", "don", "dont", "never", "exclude", "excluding"})
 _NEGATION_REACH = 2  # words before a flag's word that may negate it ("not a detailed one" is not)
-STEM_PREFIX = 5  # two words are one when they start alike this far ("detailed", "details")
 # What the name of one of a pair of currency arguments says of its role.
 _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
@@ -520,20 +519,12 @@ def _said_flag(name: str, text: str) -> bool | None:
     words = [w.lower() for w in WORD.findall(text)]
     said = None
     for term in wanted:
-        places = [i for i, w in enumerate(words) if _same_word(term, w)]
+        places = [i for i, w in enumerate(words) if any(alike(term, t) for t in terms(w))]
         if not places:
             return None
         negated = all(set(words[max(0, i - _NEGATION_REACH) : i]) & _NEGATIONS for i in places)
         said = False if negated else (True if said is None else said)
     return said
-
-
-def _same_word(term: str, word: str) -> bool:
-    """``word`` of a question is ``term`` of a name, folded ("detailed" for detail)."""
-    folded = terms(word)
-    return bool(folded) and (
-        folded[0] == term or (len(term) >= STEM_PREFIX and folded[0][:STEM_PREFIX] == term[:STEM_PREFIX])
-    )
 
 
 def _key_words(key: str) -> set[str]:

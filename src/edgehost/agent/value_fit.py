@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from edgehost.agent._bm25 import terms
+from edgehost.agent._bm25 import alike, terms
 from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, WORD, clauses
 
 __all__ = ["Slot", "assign_values", "fit_adjustment"]
@@ -58,8 +58,6 @@ _EXAMPLE_TAIL = re.compile(
     r"\b(?:e\.\s?g\.?|for example|for instance|such as)[:,]?\s[^;)]*?(?=[;)]|\.\s|\.?$)", re.I
 )
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
-# Two words are one when they start alike this far ("prediction", "predicted").
-STEM_PREFIX = 5
 NAME_SLOT_BONUS = 0.2
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
@@ -97,11 +95,7 @@ class Slot:
         "predictions" for one described as "the species that the rate will be predicted for")."""
         if word[:1].isupper():
             return False
-        return any(
-            term == own or (len(term) >= STEM_PREFIX and own[:STEM_PREFIX] == term[:STEM_PREFIX])
-            for term in terms(word)
-            for own in self.terms
-        )
+        return any(alike(term, own) for term in terms(word) for own in self.terms)
 
 
 def _capitalised(word: str) -> bool:
