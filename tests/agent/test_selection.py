@@ -366,3 +366,26 @@ async def test_the_descriptions_unquoted_example_is_a_value_and_the_tools_own_na
     question = "Get me the gluten-free foods at the Walmart near Denver."
     fitted = (await selector.with_fitting_values(shop, question)).input_schema["properties"]
     assert fitted["location"]["enum"] == ["Denver"]
+
+
+async def test_a_name_or_a_place_is_fitted_though_nothing_is_near_it_by_meaning(
+    selector, reference_tools
+) -> None:
+    branch = reference_tools["git__git_create_branch"]
+    fitted = (await selector.with_fitting_values(branch, "create a branch called feature-login")).input_schema
+    assert fitted["properties"]["branch_name"]["enum"] == ["feature-login"]
+    sculptures = ToolSpec(
+        "art__sculpture_search",
+        "art",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "The city where the sculptures are located."},
+                "time_frame": {"type": "string", "description": "When the sculptures were made."},
+            },
+            "required": ["location", "time_frame"],
+        },
+    )
+    question = "Find me sculptures near Chicago that were made in the 19th century."
+    fitted = (await selector.with_fitting_values(sculptures, question)).input_schema
+    assert fitted["properties"]["location"]["enum"] == ["Chicago"]

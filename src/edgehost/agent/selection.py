@@ -228,7 +228,7 @@ def _nearest_values(
             continue
         what = f"{' '.join(terms(key))}: {description}"
         scores = semantic.index.similarities(what, candidates, keep=False)
-        if max(scores) < FIT_MIN_SIMILARITY and not slot.wants_place:
+        if max(scores) < FIT_MIN_SIMILARITY and not (slot.wants_place or slot.wants_name):
             continue  # nothing clearly of its kind (a free text: a message, a query, a note)
         similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
     for key, ranked in assign_values(question, similarities, slots).items():

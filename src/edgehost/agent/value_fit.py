@@ -19,8 +19,8 @@ league).
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
 - for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
   more; for one that wants an identifier ("snp_id"), a word of letters and digits does. One that wants
-  a place ("location", "city") is always fitted (agent/selection.py): a city is far from most
-  descriptions by meaning, and a whole name stands out by its place.
+  a name or a place ("branch_name", "location") is always fitted (agent/selection.py): "Chicago" and
+  "feature-login" are far from most descriptions by meaning, and stand out by their place.
 
 The arguments then take the values whose adjusted scores add up highest, no two sharing a word:
 "Louvre Museum" is the museum's name and "Paris" its location, though "Louvre Museum" alone is
