@@ -374,6 +374,7 @@ async def test_a_name_or_a_place_is_fitted_though_nothing_is_near_it_by_meaning(
     branch = reference_tools["git__git_create_branch"]
     fitted = (await selector.with_fitting_values(branch, "create a branch called feature-login")).input_schema
     assert fitted["properties"]["branch_name"]["enum"] == ["feature-login"]
+    assert "base_branch" not in fitted["properties"]  # its one value is the new branch's
     sculptures = ToolSpec(
         "art__sculpture_search",
         "art",

@@ -239,6 +239,20 @@ def _nearest_values(
     return nearest
 
 
+def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``properties`` without an optional text argument offered only the value a required one takes:
+    "create a branch called feature-login" gives feature-login as the new branch, not also as the
+    branch it starts from."""
+    required = set(schema.get("required") or ())
+
+    def only(value: Any) -> Any:
+        offered = value.get("enum") if isinstance(value, Mapping) and value.get("type") == "string" else None
+        return offered[0] if isinstance(offered, list) and len(offered) == 1 else None
+
+    taken = {only(properties[key]) for key in required if key in properties} - {None}
+    return {key: value for key, value in properties.items() if key in required or only(value) not in taken}
+
+
 def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
     ranker.prepare(tools)
 
@@ -402,7 +416,7 @@ class ToolSelector:
                 },
             }
             properties = {key: value for key, value in properties.items() if nearest.get(key, ()) is not None}
-        return dataclasses.replace(tool, input_schema={**schema, "properties": properties})
+        return dataclasses.replace(tool, input_schema={**schema, "properties": _one_use(properties, schema)})
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
