@@ -337,3 +337,22 @@ def test_an_optional_argument_whose_value_the_question_states_must_be_given() ->
     assert enums(grounded)["date"] == ["2022-01-01"]
     # Stated nowhere: still optional (a number not beside its words, free text).
     assert grounded_schema(schema, "NPV of [200,300] over 5")["required"] == ["cash_flows"]
+
+
+def test_the_choices_a_description_offers_in_prose_are_the_values(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    branch = dict(reference_tools["git__git_branch"].input_schema)
+    assert enums(grounded_schema(branch, "What branch am I on?"))["branch_type"] == ["local", "remote", "all"]
+    assert enums(grounded_schema(branch, "list the remote branches"))["branch_type"] == ["remote"]
+    # Examples are no choices: the zones the question names are.
+    now = dict(reference_tools["time__get_current_time"].input_schema)
+    assert enums(grounded_schema(now, "What time is it in Tokyo?"))["timezone"] == ["Asia/Tokyo"]
+
+
+def test_a_number_beside_words_two_arguments_share_states_neither(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    read = dict(reference_tools["filesystem__read_text_file"].input_schema)
+    assert grounded_schema(read, "Show me the last two lines of old.log")["required"] == ["path", "tail"]
+    assert grounded_schema(read, "Show me two lines of old.log")["required"] == ["path"]

@@ -49,6 +49,7 @@ from edgehost.agent.known_arguments import offered_values
 from edgehost.agent.question_values import (
     CLAUSE_BREAK,
     DATE_FORMAT,
+    EXAMPLE_CLAUSE,
     WORD,
     clock_times,
     date_format,
@@ -217,7 +218,7 @@ def _ground(
         stated = [
             key
             for key, value in properties.items()
-            if key not in needed and _stated(key, schema["properties"][key], value, text)
+            if key not in needed and _stated(key, schema["properties"], value, text)
         ]
         grounded = {**schema, "properties": properties}
         return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
@@ -472,16 +473,23 @@ def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text:
     }
 
 
-def _stated(key: str, own: Any, grounded: Any, text: str) -> bool:
-    """Whether the question states the value of an optional argument outright: a flag it says, a
-    choice it names, a number beside the argument's words ("an initial investment of 2000"), a
-    currency or a date it writes."""
+def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
+    """Whether the question states the value of the optional argument ``key`` (of the object whose
+    properties are ``described``) outright: a flag it says, a choice it names, a number beside words
+    of this argument and of no other numeric one ("an initial investment of 2000"; "the last two
+    lines" is a tail's, not also a head's "first N lines"), a currency or a date it writes."""
+    own = described.get(key)
     if not isinstance(own, Mapping) or not isinstance(grounded, Mapping) or not grounded.get("enum"):
         return False
     if own.get("type") == "boolean" or len(grounded["enum"]) < len(own.get("enum") or ()):
         return True
     if own.get("type") in ("integer", "number") and len(grounded["enum"]) == 1:
-        words = _described_terms(key, own)
+        words = _described_terms(key, own) - {
+            term
+            for other, schema in described.items()
+            if other != key and isinstance(schema, Mapping) and schema.get("type") in ("integer", "number")
+            for term in _described_terms(other, schema)
+        }
         return any(
             _within(value, own) in grounded["enum"] and words & beside
             for value, _start, beside in _numbers_with_their_words(text)
@@ -501,15 +509,20 @@ def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
     choices = schema["enum"]
     if not isinstance(choices, list):
         return schema
-    lowered = f" {' '.join(WORD.findall(text)).lower()} "
-    named = [
-        choice
-        for choice in choices
-        if isinstance(choice, str)
-        and (words := WORD.findall(choice))
-        and f" {' '.join(words).lower()} " in lowered
-    ]
+    named = [choice for choice in choices if isinstance(choice, str) and _names(text, choice)]
     return {**schema, "enum": named} if named else schema
+
+
+def _names(text: str, choice: str) -> bool:
+    """Whether ``text`` names ``choice`` as whole words, in any case."""
+    words = WORD.findall(choice)
+    return bool(words) and f" {' '.join(words).lower()} " in f" {' '.join(WORD.findall(text)).lower()} "
+
+
+def _described_choices(description: str) -> list[str]:
+    """The values a description quotes outside its examples: the choices it offers in prose ("local
+    branches ('local'), remote branches ('remote') or all branches ('all')"), not "e.g. 'UTC'"."""
+    return list(dict.fromkeys(_DESCRIBED.findall(EXAMPLE_CLAUSE.sub(" ", description))))
 
 
 def _said_flag(name: str, text: str) -> bool | None:
@@ -561,6 +574,9 @@ def _text_values(
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
             return default
+    choices = _described_choices(description)
+    if len(choices) >= 2:
+        return [c for c in choices if _names(text, c)] or choices
     related = _related_examples(schema, text)
     # An empty default means "not given": offered as a value, it lets a small model write a call that
     # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.

@@ -29,6 +29,7 @@ __all__ = [
     "CLAUSE_WORDS",
     "DATE_FORMAT",
     "EDGE_WORDS",
+    "EXAMPLE_CLAUSE",
     "MAX_SPAN_WORDS",
     "WORD",
     "clauses",
@@ -49,6 +50,10 @@ MAX_SPAN_WORDS = 4
 
 # Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
 # fmt: off
+# Where a description gives examples, to the end of its sentence: "e.g. Denver, CO", "(e.g., 'UTC')".
+EXAMPLE_CLAUSE = re.compile(
+    r"\b(?:e\.\s?g\.?|for example|for instance|such as)[:,]?\s[^;)]*?(?=[;)]|\.\s|\.?$)", re.I
+)
 EDGE_WORDS = frozenset({
     "a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at",
     "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what",

@@ -240,14 +240,18 @@ def _nearest_values(
 
 
 def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``properties`` without an optional text argument offered only the value a required one takes:
-    "create a branch called feature-login" gives feature-login as the new branch, not also as the
-    branch it starts from."""
+    """``properties`` without an optional argument offered only the value a required one of its type
+    takes: "create a branch called feature-login" gives feature-login as the new branch, not also as
+    the branch it starts from; "the last two lines" gives 2 to the tail, not also to the head."""
     required = set(schema.get("required") or ())
 
     def only(value: Any) -> Any:
-        offered = value.get("enum") if isinstance(value, Mapping) and value.get("type") == "string" else None
-        return offered[0] if isinstance(offered, list) and len(offered) == 1 else None
+        offered = value.get("enum") if isinstance(value, Mapping) else None
+        if not isinstance(offered, list) or len(offered) != 1 or isinstance(offered[0], bool):
+            return None
+        return (
+            (value.get("type"), offered[0]) if value.get("type") in ("string", "number", "integer") else None
+        )
 
     taken = {only(properties[key]) for key in required if key in properties} - {None}
     return {key: value for key, value in properties.items() if key in required or only(value) not in taken}

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from edgehost.agent._bm25 import alike, terms
-from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, WORD, clauses
+from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, EXAMPLE_CLAUSE, WORD, clauses
 
 __all__ = ["Slot", "assign_values", "fit_adjustment"]
 
@@ -75,7 +75,7 @@ class Slot:
 
     @classmethod
     def of(cls, key: str, description: str) -> Slot:
-        plain = _EXAMPLE_TAIL.sub(" ", _QUOTED_EXAMPLE.sub(" ", description))
+        plain = EXAMPLE_CLAUSE.sub(" ", _QUOTED_EXAMPLE.sub(" ", description))
         return cls(frozenset(terms(f"{key} {plain}")), frozenset(terms(key)))
 
     @property
