@@ -356,3 +356,15 @@ def test_a_number_beside_words_two_arguments_share_states_neither(
     read = dict(reference_tools["filesystem__read_text_file"].input_schema)
     assert grounded_schema(read, "Show me the last two lines of old.log")["required"] == ["path", "tail"]
     assert grounded_schema(read, "Show me two lines of old.log")["required"] == ["path"]
+
+
+def test_the_folder_a_tool_is_named_after_is_the_one_it_serves_not_a_path_in_it() -> None:
+    listing = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "default": "", "description": PATH}},
+    }
+    question = "Can you show the file sizes for everything in the files folder, please?"
+    assert "path" not in grounded_schema(listing, question, "files__list_directory")["properties"]
+    assert enums(grounded_schema(listing, "what is in the recipes folder", "files__list_directory")) == {
+        "path": ["recipes", ""]
+    }

@@ -569,7 +569,8 @@ def _text_values(
         if dates:
             return dates
     if _PATH_NAMES.search(name):
-        paths = path_values(text)
+        # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
+        paths = [path for path in path_values(text) if not names_the_tool(path, named)]
         if paths:
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
