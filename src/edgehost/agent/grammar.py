@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgehost.agent._dialects import dialect
-from edgehost.agent.grounded_arguments import grounded_schema, number_bound
+from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.number_placement import number_bound
 from edgehost.errors import EdgeHostError
 
 __all__ = [
