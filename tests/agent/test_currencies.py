@@ -99,3 +99,18 @@ def test_the_shipped_table_is_cldrs_and_a_missing_one_names_no_currency(
         assert codes("convert 10 EUR to GBP") == []
     finally:
         currencies._currencies.cache_clear()
+
+
+def test_signs_with_letters_are_read_whole_and_a_code_alone_must_stand_beside_an_amount_or_a_cue() -> None:
+    assert currency_roles("Convert CA$100 to euros") == ("CAD", "EUR")
+    assert currency_roles("How much is A$20 in US dollars") == ("AUD", "USD")
+    assert codes("USD to EUR rate") == ["USD", "EUR"]
+    assert codes("Show ALL hotels in Tirana") == []  # Albania's lek is ALL, and so is "all"
+
+
+def test_only_an_argument_that_takes_a_currency_is_offered_codes() -> None:
+    schema = converter("from_currency", "to_currency")
+    schema["properties"]["amount"] = {"type": "string", "description": "Amount of currency to convert."}
+    offered = enums(grounded_schema(schema, "Convert 100 USD to EUR"))
+    assert offered["from_currency"] == ["USD"] and offered["to_currency"] == ["EUR"]
+    assert "100" in offered["amount"]  # the question's words, not codes alone

@@ -368,3 +368,45 @@ def test_the_folder_a_tool_is_named_after_is_the_one_it_serves_not_a_path_in_it(
     assert enums(grounded_schema(listing, "what is in the recipes folder", "files__list_directory")) == {
         "path": ["recipes", ""]
     }
+
+
+def test_apostrophes_contractions_and_common_words_name_no_choice() -> None:
+    issues = {
+        "type": "object",
+        "properties": {
+            "state": {"type": "string", "description": "The issue's state: 'open', 'closed' or 'all'"}
+        },
+        "required": ["state"],
+    }
+    assert enums(grounded_schema(issues, "List the open issues"))["state"] == ["open"]
+    shirt = {
+        "type": "object",
+        "properties": {
+            "size": {"type": "string", "enum": ["S", "M", "L"]},
+            "language": {"type": "string", "enum": ["en", "it", "de"]},
+        },
+        "required": ["size"],
+    }
+    grounded = grounded_schema(shirt, "I'm after a large shirt, it's for Tom's party; translate it")
+    assert enums(grounded) == {"size": ["S", "M", "L"], "language": ["en", "it", "de"]}
+    assert grounded["required"] == ["size"]
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("don't include hidden files", False),
+        ("Don't include any hidden files", False),
+        ("include hidden files too", True),
+        ("Publish the post", None),  # "publish" is not "public"
+    ],
+)
+def test_a_flag_is_unset_by_a_contracted_negation_and_not_set_by_a_word_that_only_begins_alike(
+    question: str, said: bool | None
+) -> None:
+    flags = {
+        "type": "object",
+        "properties": {"include_hidden": {"type": "boolean"}, "is_public": {"type": "boolean"}},
+    }
+    offered = {key: value[0] for key, value in enums(grounded_schema(flags, question)).items() if value}
+    assert offered == ({} if said is None else {"include_hidden": said})

@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 _WORD = re.compile(r"[A-Za-z]+|\d[\d,.]*|[^\sA-Za-z\d]+")
 _NUMBER = re.compile(r"\d[\d,.]*")
 _LONGEST_NAME = 6  # words ("cocos (keeling) islands dollar" is the longest worth reading)
+_ASKS_FOR_CODE = re.compile(r"\bcurrency\s+(?:code|symbol)|ISO\s*4217", re.IGNORECASE)
 _SOURCE_CUES = frozenset({"from"})
 _TARGET_CUES = frozenset({"to", "into", "in"})
 
@@ -64,14 +65,16 @@ def _currencies() -> Currencies:
 
 
 def wants_currency(name: str, description: str) -> bool:
-    """Whether a text argument takes a currency ("from_currency", "the base currency code")."""
-    return "currency" in f"{name} {description}".lower().replace("_", " ")
+    """Whether a text argument takes a currency: its name says so ("from_currency", "baseCurrency") or
+    its description asks for a currency's code ("Currency code.", "ISO 4217"); not an amount or a
+    locale whose description only mentions currency."""
+    return "currency" in name.lower() or _ASKS_FOR_CODE.search(description) is not None
 
 
 def named_currencies(text: str) -> list[Mention]:
     """The currencies ``text`` names, in its order, each once (the longest name at each place)."""
     table = _currencies()
-    words = _WORD.findall(text)
+    words = _WORD.findall(_symbols_as_codes(table, text))
     lowered = [w.lower() for w in words]
     found: list[Mention] = []
     index = 0
@@ -82,13 +85,22 @@ def named_currencies(text: str) -> list[Mention]:
             continue
         before = lowered[index - 1] if index else ""
         after_number = bool(_NUMBER.fullmatch(before)) or (
-            end < len(words) and words[index] in table.symbols and bool(_NUMBER.fullmatch(words[end]))
+            end < len(words) and words[index] in table.codes and bool(_NUMBER.fullmatch(words[end]))
         )
         cue = "source" if before in _SOURCE_CUES else "target" if before in _TARGET_CUES else None
         found.append(Mention(code, index, end, after_number, cue))
         index = end
     seen: set[str] = set()
     return [m for m in found if not (m.code in seen or seen.add(m.code))]  # type: ignore[func-returns-value]
+
+
+def _symbols_as_codes(table: Currencies, text: str) -> str:
+    """``text`` with each symbol of the table written as its code, longest first ("CA$100" as
+    "CAD 100", "€" as "EUR"), so that signs made of letters and a sign are read whole."""
+    if not table.symbols:
+        return text
+    signs = "|".join(re.escape(sign) for sign in sorted(table.symbols, key=len, reverse=True))
+    return re.sub(rf"(?<![A-Za-z])(?:{signs})", lambda m: f" {table.symbols[m.group(0)]} ", text)
 
 
 def _mention_at(
@@ -101,10 +113,12 @@ def _mention_at(
     word, before = words[index], lowered[index - 1] if index else ""
     if lowered[index] in table.units and (_NUMBER.fullmatch(before) or before in _SOURCE_CUES | _TARGET_CUES):
         return table.units[lowered[index]], index + 1  # "30 pounds", "to rupees"; not "I won"
-    if word in table.codes:  # "EUR", written in capitals
+    after = lowered[index + 1] if index + 1 < len(words) else ""
+    beside = _NUMBER.fullmatch(before) or _NUMBER.fullmatch(after) or before in _SOURCE_CUES | _TARGET_CUES
+    # "EUR" in capitals, beside an amount or a cue ("100 USD", "USD 100", "to EUR", "USD to EUR"): a
+    # code alone may be a word ("Show ALL hotels").
+    if word in table.codes and (beside or after in _TARGET_CUES or after == "/" or before == "/"):
         return word, index + 1
-    if word in table.symbols:
-        return table.symbols[word], index + 1
     return None, index
 
 

@@ -40,7 +40,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from edgehost.agent._bm25 import alike, terms
+from edgehost.agent._bm25 import terms
 from edgehost.agent.arguments import is_valid
 from edgehost.agent.currencies import currency_roles, named_currencies, wants_currency
 from edgehost.agent.known_arguments import offered_values
@@ -73,14 +73,17 @@ __all__ = [
     "tool_words",
 ]
 
-_DESCRIBED = re.compile(r"'([^'\s][^']{0,60})'")  # 'America/New_York' in "(e.g. 'America/New_York')"
+# 'America/New_York' in "(e.g. 'America/New_York')"; not the apostrophes of "the issue's state".
+_DESCRIBED = re.compile(r"(?<!\w)'([^'\s][^']{0,60})'(?!\w)")
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
     {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
 )
 _NEGATIONS = frozenset({"no", "not", "without", "don", "dont", "never", "exclude", "excluding"})
-_NEGATION_REACH = 2  # words before a flag's word that may negate it ("not a detailed one" is not)
+# Words before a flag's word that may negate it: "don't include any images" ("don", "t", "include",
+# "any" before "images").
+_NEGATION_REACH = 4
 # What the name of one of a pair of currency arguments says of its role.
 _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
@@ -308,16 +311,19 @@ def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
     """``schema`` with its enum cut to the choices ``text`` names as whole words, in the enum's order,
     where it names any text choice; else as it is."""
     choices = schema["enum"]
-    if not isinstance(choices, list):
+    if not isinstance(choices, list) or not all(isinstance(choice, str) for choice in choices):
         return schema
-    named = [choice for choice in choices if isinstance(choice, str) and _names(text, choice)]
+    named = [choice for choice in choices if _names(text, choice)]
     return {**schema, "enum": named} if named else schema
 
 
 def _names(text: str, choice: str) -> bool:
-    """Whether ``text`` names ``choice`` as whole words, in any case."""
-    words = WORD.findall(choice)
-    return bool(words) and f" {' '.join(words).lower()} " in f" {' '.join(WORD.findall(text)).lower()} "
+    """Whether ``text`` names ``choice`` as whole words, in any case: not inside a contraction ("it's"
+    names no "s") and not a word every sentence has ("it", "in": no language, no unit)."""
+    if not choice.strip() or not terms(choice):
+        return False
+    pattern = r"(?<![\w'’])" + r"\W+".join(map(re.escape, WORD.findall(choice))) + r"(?![\w'’])"
+    return bool(WORD.findall(choice)) and re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _described_choices(description: str) -> list[str]:
@@ -333,12 +339,20 @@ def _said_flag(name: str, text: str) -> bool | None:
     words = [w.lower() for w in WORD.findall(text)]
     said = None
     for term in wanted:
-        places = [i for i, w in enumerate(words) if any(alike(term, t) for t in terms(w))]
+        places = [i for i, w in enumerate(words) if any(_same_flag_word(term, t) for t in terms(w))]
         if not places:
             return None
         negated = all(set(words[max(0, i - _NEGATION_REACH) : i]) & _NEGATIONS for i in places)
         said = False if negated else (True if said is None else said)
     return said
+
+
+def _same_flag_word(term: str, word: str) -> bool:
+    """A word of a flag's name said in the question: the same, or one the start of the other
+    ("detail", "detailed"); not two words that only begin alike ("public", "publish")."""
+    return term == word or (
+        min(len(term), len(word)) >= 4 and (term.startswith(word) or word.startswith(term))
+    )
 
 
 def _key_words(key: str) -> set[str]:

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import inspect
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
+from edgehost.agent.question_values import written_numbers
 from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
@@ -239,19 +241,22 @@ def _nearest_values(
     return nearest
 
 
-def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question: str) -> dict[str, Any]:
     """``properties`` without an optional argument offered only the value a required one of its type
-    takes: "create a branch called feature-login" gives feature-login as the new branch, not also as
-    the branch it starts from; "the last two lines" gives 2 to the tail, not also to the head."""
+    takes, where the question writes it once: "create a branch called feature-login" gives
+    feature-login as the new branch, not also as the branch it starts from; "the last two lines" gives
+    2 to the tail, not also to the head; but "3 to the power of 3" keeps both threes."""
     required = set(schema.get("required") or ())
+    written = Counter(value for value, _start, _end in written_numbers(question))
 
     def only(value: Any) -> Any:
         offered = value.get("enum") if isinstance(value, Mapping) else None
         if not isinstance(offered, list) or len(offered) != 1 or isinstance(offered[0], bool):
             return None
-        return (
-            (value.get("type"), offered[0]) if value.get("type") in ("string", "number", "integer") else None
-        )
+        kind = value.get("type")
+        if kind not in ("string", "number", "integer") or (kind != "string" and written[offered[0]] > 1):
+            return None
+        return kind, offered[0]
 
     taken = {only(properties[key]) for key in required if key in properties} - {None}
     return {key: value for key, value in properties.items() if key in required or only(value) not in taken}
@@ -420,7 +425,9 @@ class ToolSelector:
                 },
             }
             properties = {key: value for key, value in properties.items() if nearest.get(key, ()) is not None}
-        return dataclasses.replace(tool, input_schema={**schema, "properties": _one_use(properties, schema)})
+        return dataclasses.replace(
+            tool, input_schema={**schema, "properties": _one_use(properties, schema, question)}
+        )
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank
