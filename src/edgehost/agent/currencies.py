@@ -19,7 +19,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from edgehost.paths import shipped_dir
 
@@ -35,12 +35,13 @@ _SOURCE_CUES = frozenset({"from"})
 _TARGET_CUES = frozenset({"to", "into", "in"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one table per load: hashed by identity, so readings cache per table
 class Currencies:
     codes: frozenset[str]
     names: dict[tuple[str, ...], str]  # lower-case words of a name -> code
     units: dict[str, str]  # a unit alone ("pounds"): a currency only after a number or a cue word
     symbols: dict[str, str]
+    signs: re.Pattern[str] | None  # the symbols, longest first (_symbols_as_codes)
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,13 @@ def _currencies() -> Currencies:
     try:
         data = json.loads((shipped_dir("resources") / "values" / "currencies.json").read_text("utf-8"))
         names = {tuple(_WORD.findall(name)): code for name, code in data["names"].items()}
-        return Currencies(frozenset(data["codes"]), names, dict(data["units"]), dict(data["symbols"]))
+        symbols = dict(data["symbols"])
+        signs = "|".join(re.escape(sign) for sign in sorted(symbols, key=len, reverse=True))
+        pattern = re.compile(rf"(?<![A-Za-z])(?:{signs})") if signs else None
+        return Currencies(frozenset(data["codes"]), names, dict(data["units"]), symbols, pattern)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("currency names are not read from questions: %s", exc)
-        return Currencies(frozenset(), {}, {}, {})
+        return Currencies(frozenset(), {}, {}, {}, None)
 
 
 def wants_currency(name: str, description: str) -> bool:
@@ -71,9 +75,14 @@ def wants_currency(name: str, description: str) -> bool:
     return "currency" in name.lower() or _ASKS_FOR_CODE.search(description) is not None
 
 
-def named_currencies(text: str) -> list[Mention]:
-    """The currencies ``text`` names, in its order, each once (the longest name at each place)."""
-    table = _currencies()
+def named_currencies(text: str) -> tuple[Mention, ...]:
+    """The currencies ``text`` names, in its order, each once (the longest name at each place); read
+    once per question for all the arguments that ask."""
+    return _named_in(_currencies(), text)
+
+
+@lru_cache(maxsize=16)
+def _named_in(table: Currencies, text: str) -> tuple[Mention, ...]:
     words = _WORD.findall(_symbols_as_codes(table, text))
     lowered = [w.lower() for w in words]
     found: list[Mention] = []
@@ -90,17 +99,16 @@ def named_currencies(text: str) -> list[Mention]:
         cue = "source" if before in _SOURCE_CUES else "target" if before in _TARGET_CUES else None
         found.append(Mention(code, index, end, after_number, cue))
         index = end
-    seen: set[str] = set()
-    return [m for m in found if not (m.code in seen or seen.add(m.code))]  # type: ignore[func-returns-value]
+    first = {m.code: m for m in reversed(found)}
+    return tuple(m for m in found if first[m.code] is m)
 
 
 def _symbols_as_codes(table: Currencies, text: str) -> str:
     """``text`` with each symbol of the table written as its code, longest first ("CA$100" as
     "CAD 100", "€" as "EUR"), so that signs made of letters and a sign are read whole."""
-    if not table.symbols:
+    if table.signs is None:
         return text
-    signs = "|".join(re.escape(sign) for sign in sorted(table.symbols, key=len, reverse=True))
-    return re.sub(rf"(?<![A-Za-z])(?:{signs})", lambda m: f" {table.symbols[m.group(0)]} ", text)
+    return table.signs.sub(lambda m: f" {table.symbols[m.group(0)]} ", text)
 
 
 def _mention_at(

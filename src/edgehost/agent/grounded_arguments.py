@@ -162,50 +162,9 @@ def _ground(
         return schema
     nullable = _nullable_of(schema)
     if nullable is not None:
-        # "a string or null" (pydantic's Optional[str], the git server's timestamps) is left out unless
-        # the question gives a value of its kind: one it quotes, or one that shares a word with the
-        # examples its description quotes ("since yesterday" for '2 weeks ago', 'yesterday'). Left
-        # free, the 135M model wrote "2015:07:01Tue18:30:00Z"; offered the question's words, "Can".
-        if "enum" in nullable or "const" in nullable:
-            return schema  # its own choices, or null
-        grounded = _ground(nullable, text, required=required, name=name, named=named)
-        if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
-            # A value read rather than copied (a date in its layout, a clock time, a zone, a path) is
-            # one the question gives too.
-            copied = set(question_spans(text)) - set(path_values(text))
-            fitting = quoted_phrases(text) + _related_examples(nullable, text)
-            grounded["enum"] = [v for v in grounded["enum"] if v in fitting or v not in copied]
-            if required and not grounded["enum"]:
-                return schema  # one must be given, and the question holds none: left free
-        return grounded
+        return _ground_nullable(schema, nullable, text, required=required, name=name, named=named)
     if kind == "object" and isinstance(schema.get("properties"), Mapping):
-        needed = set(schema.get("required") or [])
-        properties = {
-            key: _ground(dict(value), text, required=key in needed, name=key, named=named)
-            if isinstance(value, Mapping)
-            else value
-            for key, value in schema["properties"].items()
-        }
-        # An optional argument the question gives no value for, or only its default, says nothing the
-        # server would not assume: left out, it cannot be a small model's whole call (search_files
-        # with path "", or with a pattern the model made up).
-        properties = {
-            key: value
-            for key, value in properties.items()
-            if key in needed or not (isinstance(value, Mapping) and _only_default(value))
-        }
-        properties = _paired_currencies(schema["properties"], properties, text)
-        properties = placed_numbers(schema["properties"], properties, text, needed)
-        # An optional argument whose value the question states outright is passed: left to the model,
-        # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
-        # initial investment of 2000".
-        stated = [
-            key
-            for key, value in properties.items()
-            if key not in needed and _stated(key, schema["properties"], value, text)
-        ]
-        grounded = {**schema, "properties": properties}
-        return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
+        return _ground_object(schema, text, named)
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         if schema["items"].get("type") in ("integer", "number", "array"):
             # A list the question writes in brackets is offered whole: item by item, the 135M model
@@ -234,6 +193,66 @@ def _ground(
             return schema
         return {**schema, "enum": numbers}
     return schema
+
+
+def _ground_nullable(
+    schema: dict[str, Any],
+    nullable: dict[str, Any],
+    text: str,
+    *,
+    required: bool,
+    name: str,
+    named: frozenset[str],
+) -> dict[str, Any]:
+    """A value that may be null (``nullable``, of ``schema``): "a string or null" (pydantic's
+    Optional[str], the git server's timestamps) is left out unless the question gives a value of its
+    kind: one it quotes, or one that shares a word with the examples its description quotes ("since
+    yesterday" for '2 weeks ago', 'yesterday'). Left free, the 135M model wrote
+    "2015:07:01Tue18:30:00Z"; offered the question's words, "Can"."""
+    if "enum" in nullable or "const" in nullable:
+        return schema  # its own choices, or null
+    grounded = _ground(nullable, text, required=required, name=name, named=named)
+    if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
+        # A value read rather than copied (a date in its layout, a clock time, a zone, a path) is
+        # one the question gives too.
+        copied = set(question_spans(text)) - set(path_values(text))
+        fitting = quoted_phrases(text) + _related_examples(nullable, text)
+        grounded["enum"] = [v for v in grounded["enum"] if v in fitting or v not in copied]
+        if required and not grounded["enum"]:
+            return schema  # one must be given, and the question holds none: left free
+    return grounded
+
+
+def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> dict[str, Any]:
+    """Each property grounded; then what the properties decide together: optional ones with nothing
+    to say left out, a currency pair, the numbers placed, the values the question states required."""
+    needed = set(schema.get("required") or [])
+    properties = {
+        key: _ground(dict(value), text, required=key in needed, name=key, named=named)
+        if isinstance(value, Mapping)
+        else value
+        for key, value in schema["properties"].items()
+    }
+    # An optional argument the question gives no value for, or only its default, says nothing the
+    # server would not assume: left out, it cannot be a small model's whole call (search_files
+    # with path "", or with a pattern the model made up).
+    properties = {
+        key: value
+        for key, value in properties.items()
+        if key in needed or not (isinstance(value, Mapping) and _only_default(value))
+    }
+    properties = _paired_currencies(schema["properties"], properties, text)
+    properties = placed_numbers(schema["properties"], properties, text, needed)
+    # An optional argument whose value the question states outright is passed: left to the model,
+    # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
+    # initial investment of 2000".
+    stated = [
+        key
+        for key, value in properties.items()
+        if key not in needed and _stated(key, schema["properties"], value, text)
+    ]
+    grounded = {**schema, "properties": properties}
+    return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
 
 
 def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -320,10 +339,11 @@ def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
 def _names(text: str, choice: str) -> bool:
     """Whether ``text`` names ``choice`` as whole words, in any case: not inside a contraction ("it's"
     names no "s") and not a word every sentence has ("it", "in": no language, no unit)."""
-    if not choice.strip() or not terms(choice):
+    words = WORD.findall(choice)
+    if not words or not terms(choice):
         return False
-    pattern = r"(?<![\w'’])" + r"\W+".join(map(re.escape, WORD.findall(choice))) + r"(?![\w'’])"
-    return bool(WORD.findall(choice)) and re.search(pattern, text, re.IGNORECASE) is not None
+    pattern = r"(?<![\w'’])" + r"\W+".join(map(re.escape, words)) + r"(?![\w'’])"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _described_choices(description: str) -> list[str]:

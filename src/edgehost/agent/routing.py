@@ -30,7 +30,7 @@ For a model too small to decide, the host decides from the ranker's scores (agen
 - Never a call the question cannot fill. A tool that requires more numbers than the question writes
   is no candidate: "Calculate the prime factors of 100" is not a compound-interest calculation with
   100 for its principal, its rate, its periods and its years. On 360 of BFCL's calibration questions
-  this left 13 more of the 42 no-fit questions the gate let through alone, for 4 of 216 tool
+  this left 14 more of the 42 no-fit questions the gate let through alone, for 4 of the 240 tool
   questions lost ("the next month" for a count of months).
 
 - Attached content. A question sent with content (an attached resource, or a text that carries its

@@ -214,6 +214,7 @@ def _nearest_values(
     nearest: dict[str, list[Any] | None] = {}
     similarities: dict[str, dict[str, float]] = {}
     slots: dict[str, Slot] = {}
+    named = tool_words(tool)
     for key, schema in arguments.items():
         values = list(schema["enum"])
         nearest[key] = values
@@ -224,7 +225,6 @@ def _nearest_values(
         candidates = [
             v for v in values if not FILE_NAME.search(v) and fit_adjustment(question, v, slot) is not None
         ]
-        named = tool_words(tool)
         candidates = [v for v in candidates if not names_the_tool(v, named)] or candidates
         if not candidates:
             continue
