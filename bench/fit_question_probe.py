@@ -48,6 +48,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.question_sets import QuestionSet, calibration, calibration_more, evaluation, everyday  # noqa: E402
 
+from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
 from edgehost.agent._query_cues import numbers_missing  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
@@ -147,9 +148,10 @@ def _stricter_or_better(setting: tuple[float, ...], found: tuple[float, ...]) ->
 
 def main() -> int:
     model = MiniLMEmbedder.load()
-    # The best tool scores as they were before the query adapter: its scores of calibration questions are
+    # The best tool scores as they are without the query adapter: its scores of calibration questions are
     # its own fit (bench/fit_query_adapter.py), which would make the floors chosen here in-sample.
-    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(model), adapted=False))
+    index = VectorIndex(model, tool_model=E5Embedder.load())
+    ranker = BlendedRanker(EmbeddingRanker(index, adapted=False))
     own = everyday("calibration")
     sets: list[QuestionSet] = [own, calibration(), evaluation(), calibration_more()]
     # text, task, best tool score, small-talk similarity, the best tool needs numbers the text lacks

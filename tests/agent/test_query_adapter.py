@@ -1,5 +1,5 @@
 """The query adapter (agent/query_adapter.py): how tool ranking reads a question, with the real MiniLM and
-the shipped map, fitted by bench/fit_query_adapter.py on the calibration questions only."""
+e5 and the shipped map, fitted by bench/fit_query_adapter.py on the calibration questions only."""
 
 from __future__ import annotations
 
@@ -11,6 +11,14 @@ from edgehost.agent import query_adapter
 from edgehost.agent._embedding import MiniLMEmbedder
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker
 from edgehost.agent.vector_index import VectorIndex
+
+# The fields of a map file beside its matrix (bench/fit_query_adapter.py writes them).
+FIELDS = {
+    "embedders": np.array(["minilm-cpu"]),
+    "tool_model": np.array("e5-small-q4"),
+    "e5_weight": np.array(2.0),
+    "e5_centre": np.full(4, 0.1),  # e5 half of the 8 dimensions the tests map
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +38,21 @@ class Unfitted:
         return self.inner.embed(texts)
 
 
-class FlagSpy:
-    """A real index, recording the ``adapted`` flag of each similarities call."""
+class CallSpy:
+    """A real index, recording which reading each call asks for."""
 
     def __init__(self, inner: VectorIndex) -> None:
         self.inner = inner
         self.name = inner.name
-        self.flags: list[bool] = []
+        self.calls: list[str] = []
 
-    def similarities(self, query, texts, keep=True, adapted=False):
-        self.flags.append(adapted)
-        return self.inner.similarities(query, texts, keep, adapted)
+    def similarities(self, query, texts, keep=True):
+        self.calls.append("plain")
+        return self.inner.similarities(query, texts, keep)
+
+    def tool_similarities(self, query, texts, adapted=True):
+        self.calls.append("tools, adapted" if adapted else "tools")
+        return self.inner.tool_similarities(query, texts, adapted)
 
     def projections(self, query, directions):
         return self.inner.projections(query, directions)
@@ -55,41 +67,73 @@ def recall_at_1(semantic: EmbeddingRanker, questions: QuestionSet) -> float:
     return hits / len(questions.tool_questions)
 
 
-def test_the_shipped_map_ranks_the_calibration_questions_tools_first(minilm, everyday_calibration) -> None:
-    # What the map was fitted for; bench/selection_recall.py reports the held-out half (0.62 -> 0.73).
-    index = VectorIndex(minilm)
-    without = recall_at_1(EmbeddingRanker(index, adapted=False), everyday_calibration)
-    with_map = recall_at_1(EmbeddingRanker(index), everyday_calibration)
-    assert with_map > without  # measured 0.67 without
-    assert with_map >= 0.95  # measured 1.0
+def test_the_shipped_map_ranks_the_calibration_questions_tools_first(
+    ranking_index, everyday_calibration
+) -> None:
+    # What the map was fitted for; bench/selection_recall.py reports the held-out half.
+    without = recall_at_1(EmbeddingRanker(ranking_index, adapted=False), everyday_calibration)
+    with_map = recall_at_1(EmbeddingRanker(ranking_index), everyday_calibration)
+    assert with_map > without  # measured 0.70 without
+    assert with_map >= 0.95  # measured 0.986
 
 
-def test_only_tool_ranking_reads_the_adapted_question(minilm, everyday_calibration) -> None:
-    index = VectorIndex(minilm)
+def test_only_tool_ranking_reads_both_models_and_the_map(
+    minilm, e5, ranking_index, everyday_calibration
+) -> None:
     texts = ["create entities: Create multiple new entities in the knowledge graph", "thanks a lot!"]
     question = "Commit this to memory: my bike lock code is 4512."
-    plain = index.similarities(question, texts)
+    plain = ranking_index.similarities(question, texts)
     assert plain == pytest.approx(
         [float(v) for v in minilm.embed(texts) @ minilm.embed([question])[0]], abs=1e-5
     )
-    assert index.similarities(question, texts, adapted=True) != pytest.approx(plain, abs=1e-3)
-    assert index.similarities(question, texts) == plain  # the kept vector is the question's own
+    adapter = query_adapter.shipped_adapter()
+    assert adapter is not None
+    joint = (minilm.embed([question])[0], e5.embed_queries([question])[0])
+    assert ranking_index.tool_similarities(question, texts, adapted=False) == pytest.approx(
+        adapter.scores(joint, (minilm.embed(texts), e5.embed(texts)), adapted=False), abs=1e-4
+    )
+    assert ranking_index.tool_similarities(question, texts) != pytest.approx(
+        ranking_index.tool_similarities(question, texts, adapted=False), abs=1e-3
+    )
+    assert ranking_index.similarities(question, texts) == plain  # the kept vector is the question's own
 
-    spy = FlagSpy(index)
+    spy = CallSpy(ranking_index)
     semantic = EmbeddingRanker(spy)  # type: ignore[arg-type]
     semantic.scores(question, everyday_calibration.tools)
-    assert spy.flags == [True]
+    assert spy.calls == ["tools, adapted"]
     semantic.best_similarity(question, ["thanks a lot!"])  # the small-talk gate
     semantic.asks_for_a_task(question)  # the question probe (projections)
-    assert spy.flags == [True, False]
+    assert spy.calls == ["tools, adapted", "plain"]
 
 
-def test_an_embedder_the_map_was_not_fitted_for_reads_questions_as_they_are(minilm) -> None:
-    index = VectorIndex(Unfitted(minilm))
+def test_e5_scores_stay_near_minilm_scale(minilm, ranking_index, everyday_calibration) -> None:
+    # The routing gate's floors and the selection margins are cosines of MiniLM's scale: e5's centre keeps
+    # the joint score's level there (agent/query_adapter.py).
+    texts = [f"{t.name}: {t.description}" for t in everyday_calibration.tools]
+    alone = VectorIndex(minilm)
+    gaps = [
+        np.mean(ranking_index.tool_similarities(q.text, texts, adapted=False))
+        - np.mean(alone.similarities(q.text, texts))
+        for q in everyday_calibration.tool_questions[:20]
+    ]
+    assert abs(float(np.mean(gaps))) < 0.1  # measured 0.01
+
+
+def test_an_embedder_the_map_was_not_fitted_for_reads_questions_as_they_are(minilm, e5) -> None:
+    index = VectorIndex(Unfitted(minilm), tool_model=e5)
     texts = ["read graph: Read the entire knowledge graph"]
-    assert index.similarities("dump your whole memory", texts, adapted=True) == index.similarities(
+    assert index.tool_similarities("dump your whole memory", texts) == index.similarities(
         "dump your whole memory", texts
     )
+
+
+def test_an_index_without_e5_ranks_tools_by_minilm_alone(minilm) -> None:
+    index = VectorIndex(minilm)
+    texts = ["read graph: Read the entire knowledge graph", "get current time: the time in a timezone"]
+    for adapted in (True, False):
+        assert index.tool_similarities("dump your whole memory", texts, adapted) == index.similarities(
+            "dump your whole memory", texts
+        )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +148,7 @@ def test_a_damaged_or_missing_map_leaves_ranking_as_it_was(tmp_path, monkeypatch
     monkeypatch.setattr(query_adapter, "shipped_dir", lambda _name: tmp_path)
     query_adapter.shipped_adapter.cache_clear()
     try:
-        assert query_adapter.query_adapter("minilm-cpu", 384) is None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 768) is None
     finally:
         query_adapter.shipped_adapter.cache_clear()
 
@@ -114,9 +158,7 @@ def test_a_damaged_or_missing_map_leaves_ranking_as_it_was(tmp_path, monkeypatch
 )
 def test_a_malformed_map_is_not_used(tmp_path, monkeypatch, matrix) -> None:
     (tmp_path / "routing").mkdir()
-    np.savez(
-        tmp_path / "routing" / query_adapter.ADAPTER_FILE, matrix=matrix, embedders=np.array(["minilm-cpu"])
-    )
+    np.savez(tmp_path / "routing" / query_adapter.ADAPTER_FILE, matrix=matrix, **FIELDS)
     monkeypatch.setattr(query_adapter, "shipped_dir", lambda _name: tmp_path)
     query_adapter.shipped_adapter.cache_clear()
     try:
@@ -127,16 +169,13 @@ def test_a_malformed_map_is_not_used(tmp_path, monkeypatch, matrix) -> None:
 
 def test_a_map_of_other_dimensions_is_not_used(tmp_path, monkeypatch) -> None:
     (tmp_path / "routing").mkdir()
-    np.savez(
-        tmp_path / "routing" / query_adapter.ADAPTER_FILE,
-        matrix=np.zeros((8, 8), np.float16),
-        embedders=np.array(["minilm-cpu"]),
-    )
+    np.savez(tmp_path / "routing" / query_adapter.ADAPTER_FILE, matrix=np.zeros((8, 8), np.float16), **FIELDS)
     monkeypatch.setattr(query_adapter, "shipped_dir", lambda _name: tmp_path)
     query_adapter.shipped_adapter.cache_clear()
     try:
         assert query_adapter.shipped_adapter() is not None
-        assert query_adapter.query_adapter("minilm-cpu", 384) is None
-        assert query_adapter.query_adapter("minilm-cpu", 8) is not None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 768) is None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 8) is not None
+        assert query_adapter.query_adapter("minilm-cpu", "another-model", 8) is None
     finally:
         query_adapter.shipped_adapter.cache_clear()

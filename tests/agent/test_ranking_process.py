@@ -56,10 +56,11 @@ def test_the_process_ranks_exactly_as_the_same_model_in_this_process(process, to
         assert process.similarities(question, texts) == pytest.approx(
             here.similarities(question, texts), abs=1e-6
         )
-        # The question as tool ranking reads it (agent/query_adapter.py) crosses the pipe too.
-        adapted = process.similarities(question, texts, adapted=True)
-        assert adapted == pytest.approx(here.similarities(question, texts, adapted=True), abs=1e-6)
-        assert adapted != pytest.approx(here.similarities(question, texts), abs=1e-3)
+        # Tool ranking's reading (both models, the query adapter: agent/query_adapter.py) crosses the pipe too.
+        for adapted in (True, False):
+            scores = process.tool_similarities(question, texts, adapted)
+            assert scores == pytest.approx(here.tool_similarities(question, texts, adapted), abs=1e-5)
+            assert scores != pytest.approx(here.similarities(question, texts), abs=1e-3)
     assert process.similarities("anything", []) == []
     directions = [[1.0] + [0.0] * 383, [0.5] * 384]  # a question probe's weights
     assert process.projections(QUESTIONS[0], directions) == pytest.approx(

@@ -45,8 +45,8 @@ def queries() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def blended(minilm) -> BlendedRanker:
-    return BlendedRanker(EmbeddingRanker(VectorIndex(minilm)))
+def blended(ranking_index) -> BlendedRanker:
+    return BlendedRanker(EmbeddingRanker(ranking_index))
 
 
 def recall_at_5(ranker: ToolRanker, tools: list[ToolSpec], queries: list[dict]) -> float:

@@ -14,15 +14,27 @@ placed as before; only the way questions are read changes. The held-out half is 
 what bench/selection_recall.py reports, and bench/external_tool_check.py shows what the map does to
 functions of public questions it never saw.
 
-Only tool ranking reads adapted vectors: the small-talk gate, the question probe and the fitting of
-argument values read the question as it is. The weights ship in resources/routing/query_adapter.npz
-with the embedders whose vector space they were fitted in; any other embedder reads questions as they
-are, and so does every embedder when the file is missing or unreadable.
+Tool ranking reads two embedding models (agent/_e5_embedding.py): a question's MiniLM vector and
+its e5 vector, side by side, are one vector, and so are a tool's; the map moves the joint question
+vector. A tool's score is its MiniLM cosine plus ``e5_weight`` times the dot product of the question's
+e5 vector with the tool's less ``e5_centre``, the mean e5 vector of the calibration tools. e5's
+vectors share a large common part (any question and any tool are near 0.8 apart), which says nothing
+about which tool fits; without it the sum stays near MiniLM's scale, on which the routing gate's
+floors and the margins of agent/routing.py and agent/selection.py are set, and the map, which may
+move weight between the two halves of the joint vector, cannot raise every score at once. The
+weight, like the map's penalty, is chosen by cross-validation.
+
+Only tool ranking reads the two models and the map: the small-talk gate, the question probe and the
+fitting of argument values read the question's MiniLM vector as it is. The weights ship in
+resources/routing/query_adapter.npz with the embedders whose vector space they were fitted in; any
+other embedder, or an index without e5, ranks by MiniLM's cosines alone, and so does every embedder
+when the file is missing or unreadable.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -34,12 +46,16 @@ __all__ = ["ADAPTER_FILE", "QueryAdapter", "query_adapter", "shipped_adapter"]
 
 ADAPTER_FILE = "query_adapter.npz"
 log = logging.getLogger(__name__)
+_ROOT2 = math.sqrt(2.0)
 
 
 @dataclass(frozen=True, eq=False)
 class QueryAdapter:
-    embedders: tuple[str, ...]  # the embedders whose vector space it was fitted in (their names)
-    matrix: np.ndarray  # d x d: the correction added to a question's unit vector
+    embedders: tuple[str, ...]  # the MiniLM embedders whose vector space it was fitted in (their names)
+    tool_model: str  # the second model's name (agent/_e5_embedding.E5_NAME)
+    e5_weight: float
+    e5_centre: np.ndarray  # the mean e5 vector of the calibration tools
+    matrix: np.ndarray  # d x d over the joint vector: the correction added to a question's
 
     def adapt(self, vector: np.ndarray) -> np.ndarray:
         """``vector`` (a question's unit vector) with its correction, as a unit vector again."""
@@ -47,29 +63,61 @@ class QueryAdapter:
         norm = float(np.linalg.norm(moved))
         return (moved / norm).astype(np.float32) if norm > 1e-12 else vector
 
+    def scores(
+        self,
+        question: tuple[np.ndarray, np.ndarray],
+        texts: tuple[np.ndarray, np.ndarray],
+        adapted: bool = True,
+    ) -> np.ndarray:
+        """The tool scores of ``texts`` (their MiniLM and e5 unit vectors, one row per text) for the
+        ``question`` (its two unit vectors), read through the map when ``adapted`` (module docstring)."""
+        joint = np.concatenate(question) / _ROOT2
+        if adapted:
+            joint = self.adapt(joint)
+        split = question[0].shape[0]
+        first, second = texts
+        centred = second - self.e5_centre
+        return _ROOT2 * (first @ joint[:split] + self.e5_weight * (centred @ joint[split:]))
+
 
 @cache
 def shipped_adapter() -> QueryAdapter | None:
     """The map in resources/routing/; None when it is missing, unreadable, not square or not finite
-    (questions are then ranked as they are)."""
+    (tools are then ranked by MiniLM alone)."""
     try:
         path = shipped_dir("resources") / "routing" / ADAPTER_FILE
         with np.load(path, allow_pickle=False) as data:
             matrix = np.asarray(data["matrix"], dtype=np.float32)
             embedders = tuple(str(name) for name in np.atleast_1d(data["embedders"]))
+            tool_model = str(data["tool_model"])
+            weight = float(data["e5_weight"])
+            centre = np.asarray(data["e5_centre"], dtype=np.float32)
     except Exception as exc:  # noqa: BLE001 - a damaged file (a bad zip, a bad deflate stream, odd arrays) is no map
         log.warning("tool ranking reads questions without the query adapter: %s", exc)
         return None
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or not np.isfinite(matrix).all():
+    if (
+        matrix.ndim != 2
+        or matrix.shape[0] != matrix.shape[1]
+        or not np.isfinite(matrix).all()
+        or not math.isfinite(weight)
+        or centre.ndim != 1
+        or centre.shape[0] >= matrix.shape[0]
+        or not np.isfinite(centre).all()
+    ):
         log.warning("tool ranking reads questions without the query adapter: its matrix is malformed")
         return None
-    return QueryAdapter(embedders, matrix)
+    return QueryAdapter(embedders, tool_model, weight, centre, matrix)
 
 
-def query_adapter(embedder_name: str, dimensions: int) -> QueryAdapter | None:
-    """The shipped map, if it was fitted for the embedder named ``embedder_name`` and its vectors of
-    ``dimensions``; None otherwise."""
+def query_adapter(embedder_name: str, tool_model: str, dimensions: int) -> QueryAdapter | None:
+    """The shipped map, if it was fitted for the MiniLM embedder named ``embedder_name`` beside the
+    ``tool_model`` and their joint vectors of ``dimensions``; None otherwise."""
     adapter = shipped_adapter()
-    if adapter is None or embedder_name not in adapter.embedders or adapter.matrix.shape[0] != dimensions:
+    if (
+        adapter is None
+        or embedder_name not in adapter.embedders
+        or tool_model != adapter.tool_model
+        or adapter.matrix.shape[0] != dimensions
+    ):
         return None
     return adapter

@@ -141,9 +141,9 @@ class SimilarityIndex(Protocol):
 
     def anticipate(self, query: str) -> None: ...
 
-    def similarities(
-        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
-    ) -> list[float]: ...
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]: ...
+
+    def tool_similarities(self, query: str, texts: Sequence[str], adapted: bool = True) -> list[float]: ...
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]: ...
 
@@ -151,8 +151,9 @@ class SimilarityIndex(Protocol):
 
 
 class EmbeddingRanker:
-    """Cosine similarity of sentence embeddings, the mean over two views of each tool (semantic_text,
-    described_text), with the question read as tool ranking reads it (agent/query_adapter.py)."""
+    """Sentence-embedding similarity, the mean over two views of each tool (semantic_text,
+    described_text), by both models with the question read through the query adapter
+    (agent/query_adapter.py)."""
 
     def __init__(self, index: SimilarityIndex, adapted: bool = True) -> None:
         """``adapted=False`` reads questions as they are (bench/fit_question_probe.py chooses the gate's
@@ -171,7 +172,7 @@ class EmbeddingRanker:
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
         if not tools:
             return []
-        both = self.index.similarities(query, self._texts(tools), adapted=self.adapted)
+        both = self.index.tool_similarities(query, self._texts(tools), adapted=self.adapted)
         return [
             (named + described) / 2
             for named, described in zip(both[: len(tools)], both[len(tools) :], strict=True)

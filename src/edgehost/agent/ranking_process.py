@@ -11,7 +11,8 @@ answer per request, in order:
 
     {"op": "prepare", "texts": [...]}                    -> {"ok": true}
     {"op": "anticipate", "query": Q}                     -> {"ok": true}
-    {"op": "similarities", "query": Q, "texts": [...], "keep": bool, "adapted": bool} -> {"scores": [...]}
+    {"op": "similarities", "query": Q, "texts": [...], "keep": bool} -> {"scores": [...]}
+    {"op": "tool_similarities", "query": Q, "texts": [...], "adapted": bool} -> {"scores": [...]}
     {"op": "projections", "query": Q, "directions": [[...], ...]} -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
@@ -224,20 +225,18 @@ class RankingProcess:
     def anticipate(self, query: str) -> None:
         self._request({"op": "anticipate", "query": query})
 
-    def similarities(
-        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
-    ) -> list[float]:
-        if not texts:
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
+        return self._scores({"op": "similarities", "query": query, "texts": list(texts), "keep": keep})
+
+    def tool_similarities(self, query: str, texts: Sequence[str], adapted: bool = True) -> list[float]:
+        message = {"op": "tool_similarities", "query": query, "texts": list(texts), "adapted": adapted}
+        return self._scores(message)
+
+    def _scores(self, message: dict[str, Any]) -> list[float]:
+        if not message["texts"]:
             return []
-        message = {
-            "op": "similarities",
-            "query": query,
-            "texts": list(texts),
-            "keep": keep,
-            "adapted": adapted,
-        }
         scores = self._request(message).get("scores")
-        if not isinstance(scores, list) or len(scores) != len(texts):
+        if not isinstance(scores, list) or len(scores) != len(message["texts"]):
             raise self._fail("the ranking process answered without one score per text")
         return [float(s) for s in scores]
 
@@ -377,11 +376,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     index.anticipate(message["query"])
                     writer.send({"ok": True})
                 elif message.get("op") == "similarities":
-                    scores = index.similarities(
-                        message["query"],
-                        message["texts"],
-                        message.get("keep", True),
-                        message.get("adapted", False),
+                    scores = index.similarities(message["query"], message["texts"], message.get("keep", True))
+                    writer.send({"scores": scores})
+                elif message.get("op") == "tool_similarities":
+                    scores = index.tool_similarities(
+                        message["query"], message["texts"], message.get("adapted", True)
                     )
                     writer.send({"scores": scores})
                 elif message.get("op") == "projections":

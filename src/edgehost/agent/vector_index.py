@@ -1,8 +1,10 @@
 """Sentence-embedding similarity of texts to a question: the numpy side of tool ranking.
 
-A ``VectorIndex`` embeds texts with one embedder (agent/_embedding.py: the CPU model, or the NPU's),
+A ``VectorIndex`` embeds texts with one embedder (agent/_embedding.py: MiniLM on the CPU, or the NPU's),
 keeps their unit vectors by the hash of the text, in memory and in a file (so a restart embeds nothing
-it saw before), and answers ``similarities(question, texts)`` with cosine similarities. The last few
+it saw before), and answers ``similarities(question, texts)`` with cosine similarities. Tools are
+scored with ``tool_similarities``, which reads e5 beside MiniLM when the index has it (``tool_model``,
+agent/_e5_embedding.py) and the question through the query adapter (agent/query_adapter.py). The last few
 questions' vectors are kept: routing and selection of one turn embed the question once, and a question
 embedded while it was typed (``anticipate``) is not embedded again when it is asked.
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from edgehost.agent._e5_embedding import E5Embedder
 from edgehost.agent._embedding import (
     Embedder,
     EmbeddingUnavailable,
@@ -42,72 +45,96 @@ log = logging.getLogger(__name__)
 
 
 class VectorIndex:
-    """Unit vectors of texts by ``embedder``, cached (see the module docstring)."""
+    """Unit vectors of texts by ``embedder`` (and ``tool_model``, for tools), cached (see the module
+    docstring)."""
 
-    def __init__(self, embedder: Embedder, cache_file: Path | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, cache_file: Path | None = None, tool_model: E5Embedder | None = None
+    ) -> None:
         self.embedder = embedder
+        self.tool_model = tool_model
         self.name = embedder.name
         self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
         self._cache_file = cache_file
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._keys: dict[str, str] = {}  # text -> its cache key
-        self._stacked: dict[tuple[str, ...], np.ndarray] = {}  # texts -> their vectors, one row each
+        self._queries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (embedder, question)
+        self._keys: dict[tuple[str, str], str] = {}  # (embedder, text) -> its cache key
+        self._stacked: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}  # the rows of texts, by embedder
 
     def prepare(self, texts: Sequence[str]) -> None:
-        """Embed the texts not seen yet (ahead of the first question that needs them)."""
-        self._text_vectors(texts)
+        """Embed the texts not seen yet (ahead of the first question that needs them): tool texts, by
+        both models when the index has two."""
+        self._text_vectors(texts, self.embedder)
+        if self.tool_model is not None:
+            self._text_vectors(texts, self.tool_model)
 
-    def similarities(
-        self, query: str, texts: Sequence[str], keep: bool = True, adapted: bool = False
-    ) -> list[float]:
-        """Cosine similarity of ``query`` to each of ``texts``, in order. ``keep=False`` for texts seen
-        once (a question's words): their vectors are not kept, in memory or on disk. ``adapted``: the
-        question as tool ranking reads it (agent/query_adapter.py), when a map fits this embedder."""
+    def similarities(self, query: str, texts: Sequence[str], keep: bool = True) -> list[float]:
+        """Cosine similarity of ``query`` to each of ``texts`` by the first embedder, in order.
+        ``keep=False`` for texts seen once (a question's words): their vectors are not kept, in memory
+        or on disk."""
         if not texts:
             return []
-        vectors = self._text_vectors(texts) if keep else self.embedder.embed(list(texts))
-        question = self._query_vector(query)
-        if adapted and (adapter := query_adapter(self.name, question.shape[0])) is not None:
-            question = adapter.adapt(question)
-        return [float(s) for s in vectors @ question]
+        vectors = self._text_vectors(texts, self.embedder) if keep else self.embedder.embed(list(texts))
+        return [float(s) for s in vectors @ self._query_vector(query, self.embedder)]
+
+    def tool_similarities(self, query: str, texts: Sequence[str], adapted: bool = True) -> list[float]:
+        """How well each of ``texts`` (tools' texts) answers ``query``: both models' cosines, the
+        question read through the query adapter when ``adapted`` (agent/query_adapter.py). Without e5
+        or a map fitted for these models, the first embedder's cosines."""
+        if not texts:
+            return []
+        first = self._text_vectors(texts, self.embedder)
+        question = self._query_vector(query, self.embedder)
+        if self.tool_model is not None:
+            second = self._query_vector(query, self.tool_model)
+            dimensions = question.shape[0] + second.shape[0]
+            adapter = query_adapter(self.name, self.tool_model.name, dimensions)
+            if adapter is not None:
+                tools = (first, self._text_vectors(texts, self.tool_model))
+                return [float(s) for s in adapter.scores((question, second), tools, adapted)]
+        return [float(s) for s in first @ question]
 
     def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
         """The dot product of ``query``'s unit vector with each of ``directions`` (a linear probe's
         weights, agent/question_probe.py), in order."""
         if not directions:
             return []
-        return [float(s) for s in np.asarray(directions, dtype=np.float32) @ self._query_vector(query)]
+        vector = self._query_vector(query, self.embedder)
+        return [float(s) for s in np.asarray(directions, dtype=np.float32) @ vector]
 
     def anticipate(self, query: str) -> None:
         """Embed ``query`` now (the question as it is being typed), for a later ``similarities``."""
-        self._query_vector(query)
+        self._query_vector(query, self.embedder)
+        if self.tool_model is not None:
+            self._query_vector(query, self.tool_model)
 
     def close(self) -> None:
         close = getattr(self.embedder, "close", None)
         if close is not None:
             close()
 
-    def _query_vector(self, query: str) -> np.ndarray:
-        vector = self._queries.get(query)
+    def _query_vector(self, query: str, embedder: Embedder) -> np.ndarray:
+        key = (embedder.name, query)
+        vector = self._queries.get(key)
         if vector is None:
-            vector = self._queries[query] = self.embedder.embed([query])[0]
+            embed = getattr(embedder, "embed_queries", embedder.embed)
+            vector = self._queries[key] = embed([query])[0]
             if len(self._queries) > QUERIES_KEPT:
                 self._queries.popitem(last=False)
         else:
-            self._queries.move_to_end(query)
+            self._queries.move_to_end(key)
         return vector
 
-    def _text_vectors(self, texts: Sequence[str]) -> np.ndarray:
-        whole = tuple(texts)
+    def _text_vectors(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
+        whole = (embedder.name, tuple(texts))
         stacked = self._stacked.get(whole)
         if stacked is None:
             if len(self._stacked) >= STACKED_KEPT:
                 self._stacked.clear()
-            stacked = self._stacked[whole] = self._vectors(texts)
+            stacked = self._stacked[whole] = self._vectors(texts, embedder)
         return stacked
 
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [self._key(text) for text in texts]
+    def _vectors(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
+        keys = [self._key(text, embedder) for text in texts]
         missing = sorted(
             {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
             key=lambda kt: len(kt[1]),
@@ -115,17 +142,18 @@ class VectorIndex:
         for start in range(0, len(missing), EMBEDDING_BATCH):
             chunk = missing[start : start + EMBEDDING_BATCH]
             for (key, _text), vector in zip(
-                chunk, self.embedder.embed([text for _key, text in chunk]), strict=True
+                chunk, embedder.embed([text for _key, text in chunk]), strict=True
             ):
                 self._cache[key] = vector
         if missing and self._cache_file is not None:
             _write_vectors(self._cache_file, self._cache)
         return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
-    def _key(self, text: str) -> str:
-        key = self._keys.get(text)
+    def _key(self, text: str, embedder: Embedder) -> str:
+        key = self._keys.get((embedder.name, text))
         if key is None:
-            key = self._keys[text] = hashlib.sha1(f"{self.embedder.name}\n{text}".encode()).hexdigest()
+            digest = hashlib.sha1(f"{embedder.name}\n{text}".encode()).hexdigest()
+            key = self._keys[embedder.name, text] = digest
         return key
 
 
@@ -133,20 +161,26 @@ def open_index(
     *, npu_model: Path | None = None, npu_core_mask: str = "core2", cache_dir: Path | None = None
 ) -> tuple[VectorIndex | None, tuple[str, ...]]:
     """The index on the best embedder this machine runs: the NPU's when ``npu_model`` is given and works,
-    else the CPU's, and why a better one was skipped. With ``cache_dir`` the vectors are kept there (a
-    file per embedding model) and the CPU model is the int8 one (_embedding.int8_source).
+    else the CPU's, with e5 beside it for tools (agent/_e5_embedding.py), and why a better one was
+    skipped. With ``cache_dir`` the vectors are kept there (a file per embedding model) and the CPU
+    model is the int8 one (_embedding.int8_source).
 
-    Loading the CPU model takes 0.1-1 s. None (and every reason) when no embedder runs here.
+    Loading the CPU models takes 0.1-1 s. None (and every reason) when no embedder runs here.
     """
+    reasons: list[str] = []
+    tool_model: E5Embedder | None = None
+    try:
+        tool_model = E5Embedder.load()
+    except EmbeddingUnavailable as exc:
+        reasons.append(f"tools are ranked without e5: {exc}")
 
     def cached(embedder: Embedder) -> VectorIndex:
         where = cache_dir / f"tool-vectors-{embedder.name}.npz" if cache_dir is not None else None
-        return VectorIndex(embedder, cache_file=where)
+        return VectorIndex(embedder, cache_file=where, tool_model=tool_model)
 
-    reasons: list[str] = []
     if npu_model is not None:
         try:
-            return cached(RknnEmbedder.open(npu_model, core_mask=npu_core_mask)), ()
+            return cached(RknnEmbedder.open(npu_model, core_mask=npu_core_mask)), tuple(reasons)
         except EmbeddingUnavailable as exc:
             reasons.append(f"NPU ranker {exc}")
     try:
