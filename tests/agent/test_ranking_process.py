@@ -79,6 +79,7 @@ def test_tool_vectors_embedded_by_one_process_are_read_by_the_next(tools, tmp_pa
     first.prepare([t.description for t in tools])
     first.close()
     assert (cache / "tool-vectors-minilm-cpu-int8.npz").is_file()
+    assert (cache / "tool-vectors-e5-small-q4.npz").is_file()  # tool ranking's second model
     second, _ = RankingProcess.start(cache_dir=cache)
     assert second is not None
     try:

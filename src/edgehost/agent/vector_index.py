@@ -49,13 +49,25 @@ class VectorIndex:
     docstring)."""
 
     def __init__(
-        self, embedder: Embedder, cache_file: Path | None = None, tool_model: E5Embedder | None = None
+        self,
+        embedder: Embedder,
+        cache_file: Path | None = None,
+        tool_model: E5Embedder | None = None,
+        tool_model_cache_file: Path | None = None,
     ) -> None:
+        """``cache_file``, ``tool_model_cache_file``: where each model's vectors are kept."""
         self.embedder = embedder
         self.tool_model = tool_model
         self.name = embedder.name
-        self._cache: dict[str, np.ndarray] = _read_vectors(cache_file) if cache_file else {}
-        self._cache_file = cache_file
+        # Each model's vectors by their key, and the file they are kept in.
+        self._caches: dict[str, tuple[dict[str, np.ndarray], Path | None]] = {
+            embedder.name: (_read_vectors(cache_file) if cache_file else {}, cache_file)
+        }
+        if tool_model is not None:
+            self._caches[tool_model.name] = (
+                _read_vectors(tool_model_cache_file) if tool_model_cache_file else {},
+                tool_model_cache_file,
+            )
         self._queries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (embedder, question)
         self._keys: dict[tuple[str, str], str] = {}  # (embedder, text) -> its cache key
         self._stacked: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}  # the rows of texts, by embedder
@@ -135,8 +147,9 @@ class VectorIndex:
 
     def _vectors(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
         keys = [self._key(text, embedder) for text in texts]
+        cache, cache_file = self._caches[embedder.name]
         missing = sorted(
-            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}.items(),
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in cache}.items(),
             key=lambda kt: len(kt[1]),
         )
         for start in range(0, len(missing), EMBEDDING_BATCH):
@@ -144,10 +157,10 @@ class VectorIndex:
             for (key, _text), vector in zip(
                 chunk, embedder.embed([text for _key, text in chunk]), strict=True
             ):
-                self._cache[key] = vector
-        if missing and self._cache_file is not None:
-            _write_vectors(self._cache_file, self._cache)
-        return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+                cache[key] = vector
+        if missing and cache_file is not None:
+            _write_vectors(cache_file, cache)
+        return np.stack([cache[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
     def _key(self, text: str, embedder: Embedder) -> str:
         key = self._keys.get((embedder.name, text))
@@ -174,9 +187,13 @@ def open_index(
     except EmbeddingUnavailable as exc:
         reasons.append(f"tools are ranked without e5: {exc}")
 
+    def where(embedder: Embedder | None) -> Path | None:
+        if cache_dir is None or embedder is None:
+            return None
+        return cache_dir / f"tool-vectors-{embedder.name}.npz"
+
     def cached(embedder: Embedder) -> VectorIndex:
-        where = cache_dir / f"tool-vectors-{embedder.name}.npz" if cache_dir is not None else None
-        return VectorIndex(embedder, cache_file=where, tool_model=tool_model)
+        return VectorIndex(embedder, where(embedder), tool_model, where(tool_model))
 
     if npu_model is not None:
         try:
