@@ -1,6 +1,7 @@
 """Fit the routing gate's question probe (agent/question_probe.py) on the calibration questions only.
 
-Writes resources/routing/task_probe.json: a logistic regression on a question's MiniLM unit vector
+Writes resources/routing/task_probe.json: a logistic regression on a question's MiniLM and e5 unit
+vectors side by side
 (task = the question has tools, chat = it has none), its bias moved so that the chosen probability
 threshold is 0.5, the least best-tool score a task must reach to call a tool, and the small-talk rule
 it must pass as well (best tool score less a weight times the similarity to the small-talk examples,
@@ -146,12 +147,18 @@ def _stricter_or_better(setting: tuple[float, ...], found: tuple[float, ...]) ->
     return key(setting) > key(found)
 
 
+def joint_vectors(index: VectorIndex, texts: list[str]) -> np.ndarray:
+    """The probe's input: each text's MiniLM and e5 unit vectors side by side (agent/question_probe.py)."""
+    assert index.tool_model is not None
+    return np.hstack([index.embedder.embed(texts), index.tool_model.embed_queries(texts)]).astype(np.float64)
+
+
 def main() -> int:
     model = MiniLMEmbedder.load()
     # The best tool scores as they are without the query adapter: its scores of calibration questions are
     # its own fit (bench/fit_query_adapter.py), which would make the floors chosen here in-sample.
-    index = VectorIndex(model, tool_model=E5Embedder.load())
-    ranker = BlendedRanker(EmbeddingRanker(index, adapted=False))
+    embeddings = VectorIndex(model, tool_model=E5Embedder.load())
+    ranker = BlendedRanker(EmbeddingRanker(embeddings, adapted=False))
     own = everyday("calibration")
     sets: list[QuestionSet] = [own, calibration(), evaluation(), calibration_more()]
     # text, task, best tool score, small-talk similarity, the best tool needs numbers the text lacks
@@ -171,7 +178,7 @@ def main() -> int:
         others = examples[:i] + examples[i + 1 :]
         chat = ranker.semantic.best_similarity(text, others)
         rows.append((text, False, max(ranker.scores(text, own.tools)), chat, False))
-    vectors = model.embed([row[0] for row in rows]).astype(np.float64)
+    vectors = joint_vectors(embeddings, [row[0] for row in rows])
     labels = np.array([row[1] for row in rows], dtype=np.float64)
     best = np.array([row[2] for row in rows])
     small_talk = np.array([row[3] for row in rows])
@@ -181,7 +188,7 @@ def main() -> int:
     # BFCL's calibration questions choose the gate's thresholds beside ours, each half of the measure;
     # the probe is not trained on them (their plain questions are tasks there, chat here).
     external = external_rows(ranker)
-    external_vectors = model.embed([row[0] for row in external]).astype(np.float64)
+    external_vectors = joint_vectors(embeddings, [row[0] for row in external])
     external_labels = np.array([row[1] for row in external])
     external_best = np.array([row[2] for row in external])
     external_small_talk = np.array([row[3] for row in external])
@@ -275,6 +282,7 @@ def main() -> int:
             " bench/fit_question_probe.py from the calibration questions only."
         ),
         "embedders": list(MINILM_EMBEDDERS),
+        "tool_model": embeddings.tool_model_name,
         "dimensions": int(vectors.shape[1]),
         "trained_on": len(rows),
         "l2": l2,

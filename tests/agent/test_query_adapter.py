@@ -44,6 +44,7 @@ class CallSpy:
     def __init__(self, inner: VectorIndex) -> None:
         self.inner = inner
         self.name = inner.name
+        self.tool_model_name = inner.tool_model_name
         self.calls: list[str] = []
 
     def similarities(self, query, texts, keep=True):
@@ -54,8 +55,8 @@ class CallSpy:
         self.calls.append("tools, adapted" if adapted else "tools")
         return self.inner.tool_similarities(query, texts, adapted)
 
-    def projections(self, query, directions):
-        return self.inner.projections(query, directions)
+    def projections(self, query, directions, joint=False):
+        return self.inner.projections(query, directions, joint)
 
 
 def recall_at_1(semantic: EmbeddingRanker, questions: QuestionSet) -> float:

@@ -137,6 +137,11 @@ class SimilarityIndex(Protocol):
 
     name: str
 
+    @property
+    def tool_model_name(self) -> str:
+        """The second model tool ranking reads (agent/_e5_embedding.py); "" when there is none."""
+        ...
+
     def prepare(self, texts: Sequence[str]) -> None: ...
 
     def anticipate(self, query: str) -> None: ...
@@ -145,7 +150,9 @@ class SimilarityIndex(Protocol):
 
     def tool_similarities(self, query: str, texts: Sequence[str], adapted: bool = True) -> list[float]: ...
 
-    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]: ...
+    def projections(
+        self, query: str, directions: Sequence[Sequence[float]], joint: bool = False
+    ) -> list[float]: ...
 
     def close(self) -> None: ...
 
@@ -186,10 +193,10 @@ class EmbeddingRanker:
         """How likely ``query`` asks for something done or looked up rather than for a chat
         (agent/question_probe.py), 0 to 1; None when no probe fits this embedding model."""
         probe = task_probe(self.index.name)
-        if probe is None:
+        if probe is None or probe.tool_model not in ("", self.index.tool_model_name):
             return None
         try:
-            [projection] = self.index.projections(query, [probe.weights])
+            [projection] = self.index.projections(query, [probe.weights], joint=bool(probe.tool_model))
         except ValueError:  # weights of another length than this model's vectors: no probe
             return None
         return probe.probability(projection)

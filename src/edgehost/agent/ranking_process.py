@@ -5,7 +5,8 @@ about 150 MB, and loading them held the GIL in pieces long enough to stall frame
 the window, started like the model worker (edgehost.child_processes: off the event loop, below the
 GUI's priority). Only this module's client half is imported by the host; it needs no numpy.
 
-Messages are edgehost.llm._framing frames. The process speaks first: ``{"ready": NAME, "reasons": [...]}``
+Messages are edgehost.llm._framing frames. The process speaks first:
+``{"ready": NAME, "tool_model": NAME_OR_EMPTY, "reasons": [...]}``
 once its embedder is loaded, or ``{"unavailable": [...]}`` (and exits) when none runs here. Then, one
 answer per request, in order:
 
@@ -13,7 +14,7 @@ answer per request, in order:
     {"op": "anticipate", "query": Q}                     -> {"ok": true}
     {"op": "similarities", "query": Q, "texts": [...], "keep": bool} -> {"scores": [...]}
     {"op": "tool_similarities", "query": Q, "texts": [...], "adapted": bool} -> {"scores": [...]}
-    {"op": "projections", "query": Q, "directions": [[...], ...]} -> {"scores": [...]}
+    {"op": "projections", "query": Q, "directions": [[...], ...], "joint": bool} -> {"scores": [...]}
     {"op": "close"} or the pipe closing                  -> the process exits
 
 A request that fails is answered ``{"error": "..."}``.
@@ -175,8 +176,10 @@ class RankingProcess:
         name: str,
         relaunch: Callable[[], tuple[_Connection | None, dict[str, Any] | tuple[str, ...]]],
         rest_s: float,
+        tool_model_name: str = "",
     ) -> None:
         self.name = name
+        self.tool_model_name = tool_model_name
         self._connection: _Connection | None = connection
         self._relaunch = relaunch
         self._rest_s = rest_s
@@ -209,7 +212,7 @@ class RankingProcess:
             return None, tuple(
                 str(r) for r in hello.get("unavailable", ["the ranking process sent no greeting"])
             )
-        process = cls(connection, str(hello["ready"]), launch, rest_s)
+        process = cls(connection, str(hello["ready"]), launch, rest_s, str(hello.get("tool_model", "")))
         process._rest_later()
         return process, tuple(str(r) for r in hello.get("reasons", ()))
 
@@ -240,10 +243,17 @@ class RankingProcess:
             raise self._fail("the ranking process answered without one score per text")
         return [float(s) for s in scores]
 
-    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
+    def projections(
+        self, query: str, directions: Sequence[Sequence[float]], joint: bool = False
+    ) -> list[float]:
         if not directions:
             return []
-        message = {"op": "projections", "query": query, "directions": [list(d) for d in directions]}
+        message = {
+            "op": "projections",
+            "query": query,
+            "directions": [list(d) for d in directions],
+            "joint": joint,
+        }
         scores = self._request(message).get("scores")
         if not isinstance(scores, list) or len(scores) != len(directions):
             raise self._fail("the ranking process answered without one score per direction")
@@ -364,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         writer.send({"unavailable": list(reasons)})
         return 0
     _give_back_freed_memory()
-    writer.send({"ready": index.name, "reasons": list(reasons)})
+    writer.send({"ready": index.name, "tool_model": index.tool_model_name, "reasons": list(reasons)})
     with os.fdopen(read_fd, "rb") as reader:
         while (message := read_message(reader)) is not None and message.get("op") != "close":
             try:
@@ -384,7 +394,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
                     writer.send({"scores": scores})
                 elif message.get("op") == "projections":
-                    writer.send({"scores": index.projections(message["query"], message["directions"])})
+                    scores = index.projections(
+                        message["query"], message["directions"], message.get("joint", False)
+                    )
+                    writer.send({"scores": scores})
                 else:
                     writer.send({"error": f"unknown request {message.get('op')!r}"})
             except Exception as exc:  # noqa: BLE001 - told to the host, which ranks by words instead

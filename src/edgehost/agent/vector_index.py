@@ -105,12 +105,24 @@ class VectorIndex:
                 return [float(s) for s in adapter.scores((question, second), tools, adapted)]
         return [float(s) for s in first @ question]
 
-    def projections(self, query: str, directions: Sequence[Sequence[float]]) -> list[float]:
+    @property
+    def tool_model_name(self) -> str:
+        """The second model's name; "" when the index has none."""
+        return self.tool_model.name if self.tool_model is not None else ""
+
+    def projections(
+        self, query: str, directions: Sequence[Sequence[float]], joint: bool = False
+    ) -> list[float]:
         """The dot product of ``query``'s unit vector with each of ``directions`` (a linear probe's
-        weights, agent/question_probe.py), in order."""
+        weights, agent/question_probe.py), in order. ``joint``: of its MiniLM and e5 unit vectors side by
+        side (the index must have e5)."""
         if not directions:
             return []
         vector = self._query_vector(query, self.embedder)
+        if joint:
+            if self.tool_model is None:
+                raise ValueError("a joint projection needs the index's second model")
+            vector = np.concatenate([vector, self._query_vector(query, self.tool_model)])
         return [float(s) for s in np.asarray(directions, dtype=np.float32) @ vector]
 
     def anticipate(self, query: str) -> None:
