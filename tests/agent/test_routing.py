@@ -55,8 +55,9 @@ async def test_the_gate_keeps_its_figures_on_the_everyday_calibration_half(
     right = [d.needs_tool == bool(q.tools) for d, q in zip(decisions, questions.questions, strict=True)]
     chat = [r for r, q in zip(right, questions.questions, strict=True) if not q.tools]
     tools = [r for r, q in zip(right, questions.questions, strict=True) if q.tools]
-    assert sum(chat) / len(chat) >= 0.65  # measured 0.94 (0.82 at stop 46, 0.70 with the probe of stop 42)
-    assert sum(tools) / len(tools) >= 0.9  # measured 0.94 (0.96 at stop 46)
+    # Measured with e5 beside MiniLM in the ranker and the probe (stop 49): chat 0.94, tools 0.97.
+    assert sum(chat) / len(chat) >= 0.65  # 0.94 at stop 48 (0.82 at stop 46, 0.70 with the probe of stop 42)
+    assert sum(tools) / len(tools) >= 0.9  # 0.94 at stop 48 (0.96 at stop 46)
 
 
 def test_a_question_that_asks_for_a_task_reads_so_to_the_probe(ranking_index) -> None:

@@ -37,8 +37,9 @@ from edgehost.agent.query_adapter import query_adapter
 
 __all__ = ["VectorIndex", "open_index"]
 
-STACKED_KEPT = 8  # text lists' matrices kept whole (a turn asks again for the same tools and examples)
-QUERIES_KEPT = 8  # the last questions' vectors: one typed ahead (anticipate), a follow-up's combined text
+# Kept by model (MiniLM and e5 each have their own):
+STACKED_KEPT = 16  # text lists' matrices kept whole (a turn asks again for the same tools and examples)
+QUERIES_KEPT = 16  # the last questions' vectors: one typed ahead (anticipate), a follow-up's combined text
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
 
 log = logging.getLogger(__name__)
