@@ -103,6 +103,22 @@ def timed_backend_class() -> type:
     return TimedScriptedBackend
 
 
+EMBEDDING_REQUESTS = ("similarities", "tool_similarities", "projections")
+
+
+def timed(request: Any, spent: list[float]) -> Any:
+    """``request`` adding the seconds each call takes to ``spent``."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return request(*args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - began)
+
+    return call
+
+
 async def run(data_dir: Path) -> None:
     from edgehost.agent.approval import auto_approver
     from edgehost.host import events as ev
@@ -198,16 +214,10 @@ async def run(data_dir: Path) -> None:
         embedded_s: list[float] = []
         index_of_turns = getattr(getattr(await selector.ranker(), "semantic", None), "index", None)
         if index_of_turns is not None:
-            similarities = index_of_turns.similarities
-
-            def timed_similarities(*args: Any, **kwargs: Any) -> Any:
-                began = time.perf_counter()
-                try:
-                    return similarities(*args, **kwargs)
-                finally:
-                    embedded_s.append(time.perf_counter() - began)
-
-            index_of_turns.similarities = timed_similarities
+            # Any of these may embed the question (MiniLM, and e5 for tools and the probe).
+            untimed = {name: getattr(index_of_turns, name) for name in EMBEDDING_REQUESTS}
+            for name, request in untimed.items():
+                setattr(index_of_turns, name, timed(request, embedded_s))
         without_embedding = []
         overhead, walls, without_selection = [], [], []
         for index in range(TURNS):
@@ -263,7 +273,8 @@ async def run(data_dir: Path) -> None:
             f"RESULT turn_overhead_excluding_embedding_ms {statistics.median(without_embedding) * 1000:.2f}"
         )
         if index_of_turns is not None:
-            index_of_turns.similarities = similarities
+            for name, request in untimed.items():
+                setattr(index_of_turns, name, request)
         print(f"tool ranker: {type(await selector.ranker()).__name__} {selector.ranker_reasons}")
 
         # What host routing (decision 11) adds to a turn: route() over the same 50 tools, vectors warm,

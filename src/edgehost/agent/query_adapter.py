@@ -24,8 +24,9 @@ floors and the margins of agent/routing.py and agent/selection.py are set, and t
 move weight between the two halves of the joint vector, cannot raise every score at once. The
 weight, like the map's penalty, is chosen by cross-validation.
 
-Only tool ranking reads the two models and the map: the small-talk gate, the question probe and the
-fitting of argument values read the question's MiniLM vector as it is. The weights ship in
+Only tool ranking reads the map. The question probe reads both models' vectors as they are
+(agent/question_probe.py); the small-talk similarity and the fitting of argument values read the
+question's MiniLM vector as it is. The weights ship in
 resources/routing/query_adapter.npz with the embedders whose vector space they were fitted in; any
 other embedder, or an index without e5, ranks by MiniLM's cosines alone, and so does every embedder
 when the file is missing or unreadable.
@@ -109,15 +110,16 @@ def shipped_adapter() -> QueryAdapter | None:
     return QueryAdapter(embedders, tool_model, weight, centre, matrix)
 
 
-def query_adapter(embedder_name: str, tool_model: str, dimensions: int) -> QueryAdapter | None:
+def query_adapter(embedder_name: str, tool_model: str, dimensions: tuple[int, int]) -> QueryAdapter | None:
     """The shipped map, if it was fitted for the MiniLM embedder named ``embedder_name`` beside the
-    ``tool_model`` and their joint vectors of ``dimensions``; None otherwise."""
+    ``tool_model``, with vectors of ``dimensions`` (MiniLM's, the tool model's); None otherwise."""
     adapter = shipped_adapter()
     if (
         adapter is None
         or embedder_name not in adapter.embedders
         or tool_model != adapter.tool_model
-        or adapter.matrix.shape[0] != dimensions
+        or adapter.matrix.shape[0] != sum(dimensions)
+        or adapter.e5_centre.shape[0] != dimensions[1]
     ):
         return None
     return adapter

@@ -297,6 +297,10 @@ class RankingProcess:
             reasons = hello.get("unavailable", []) if isinstance(hello, dict) else hello
             raise self._fail("the ranking process did not start again: " + "; ".join(map(str, reasons)))
         self._connection = connection
+        # A process started again may load other models (e5 failing where it loaded before): the probe
+        # and the ranking ask for what this one has.
+        self.name = str(hello["ready"])
+        self.tool_model_name = str(hello.get("tool_model", ""))
         self.starts += 1
         return connection
 

@@ -37,7 +37,7 @@ from edgehost.agent.query_adapter import query_adapter
 
 __all__ = ["VectorIndex", "open_index"]
 
-# Kept by model (MiniLM and e5 each have their own):
+# One budget for both models (keyed by model and text), twice what one model kept:
 STACKED_KEPT = 16  # text lists' matrices kept whole (a turn asks again for the same tools and examples)
 QUERIES_KEPT = 16  # the last questions' vectors: one typed ahead (anticipate), a follow-up's combined text
 EMBEDDING_BATCH = 16  # texts of similar length per forward pass, to waste little on padding
@@ -99,8 +99,7 @@ class VectorIndex:
         question = self._query_vector(query, self.embedder)
         if self.tool_model is not None:
             second = self._query_vector(query, self.tool_model)
-            dimensions = question.shape[0] + second.shape[0]
-            adapter = query_adapter(self.name, self.tool_model.name, dimensions)
+            adapter = query_adapter(self.name, self.tool_model.name, (question.shape[0], second.shape[0]))
             if adapter is not None:
                 tools = (first, self._text_vectors(texts, self.tool_model))
                 return [float(s) for s in adapter.scores((question, second), tools, adapted)]
