@@ -53,13 +53,13 @@ class E5Embedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors of ``texts`` as passages, one row per text."""
-        return self._rows(self._model.passage(list(texts)) if texts else None, len(texts))
+        return self._rows(self._model.passage, texts)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """The same, of ``texts`` as questions."""
-        return self._rows(self._model.query(list(texts)) if texts else None, len(texts))
+        return self._rows(self._model.query, texts)
 
-    def _rows(self, vectors: Any, count: int) -> np.ndarray:
-        if not count:
+    def _rows(self, encode: Any, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
             return np.zeros((0, int(self._model.dim)), dtype=np.float32)
-        return np.asarray(vectors, dtype=np.float32).reshape(count, -1)
+        return np.asarray(encode(list(texts)), dtype=np.float32).reshape(len(texts), -1)

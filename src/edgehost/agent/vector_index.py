@@ -193,31 +193,28 @@ def open_index(
     Loading the CPU models takes 0.1-1 s. None (and every reason) when no embedder runs here.
     """
     reasons: list[str] = []
+    embedder: Embedder | None = None
+    if npu_model is not None:
+        try:
+            embedder = RknnEmbedder.open(npu_model, core_mask=npu_core_mask)
+        except EmbeddingUnavailable as exc:
+            reasons.append(f"NPU ranker {exc}")
+    if embedder is None:
+        try:
+            embedder = MiniLMEmbedder.load(int8_source(cache_dir) if cache_dir is not None else None)
+        except EmbeddingUnavailable as exc:
+            reasons.append(f"CPU embedding ranker unavailable: {exc}")
+            return None, tuple(reasons)
     tool_model: E5Embedder | None = None
     try:
         tool_model = E5Embedder.load()
     except EmbeddingUnavailable as exc:
         reasons.append(f"tools are ranked without e5: {exc}")
 
-    def where(embedder: Embedder | None) -> Path | None:
-        if cache_dir is None or embedder is None:
-            return None
-        return cache_dir / f"tool-vectors-{embedder.name}.npz"
+    def where(model: Embedder | None) -> Path | None:
+        return cache_dir / f"tool-vectors-{model.name}.npz" if cache_dir is not None and model else None
 
-    def cached(embedder: Embedder) -> VectorIndex:
-        return VectorIndex(embedder, where(embedder), tool_model, where(tool_model))
-
-    if npu_model is not None:
-        try:
-            return cached(RknnEmbedder.open(npu_model, core_mask=npu_core_mask)), tuple(reasons)
-        except EmbeddingUnavailable as exc:
-            reasons.append(f"NPU ranker {exc}")
-    try:
-        source = int8_source(cache_dir) if cache_dir is not None else None
-        return cached(MiniLMEmbedder.load(source)), tuple(reasons)
-    except EmbeddingUnavailable as exc:
-        reasons.append(f"CPU embedding ranker unavailable: {exc}")
-    return None, tuple(reasons)
+    return VectorIndex(embedder, where(embedder), tool_model, where(tool_model)), tuple(reasons)
 
 
 def _read_vectors(path: Path) -> dict[str, np.ndarray]:
