@@ -163,8 +163,7 @@ class EmbeddingRanker:
     (agent/query_adapter.py)."""
 
     def __init__(self, index: SimilarityIndex, adapted: bool = True) -> None:
-        """``adapted=False`` reads questions as they are (bench/fit_question_probe.py chooses the gate's
-        floors on those scores: the adapted ones of calibration questions are the map's own fit)."""
+        """``adapted=False`` reads questions as they are, without the map (to measure what it does)."""
         self.index = index
         self.name = f"embedding:{index.name}"
         self.adapted = adapted
