@@ -29,6 +29,7 @@ Takes about twelve minutes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +38,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.question_sets import QuestionSet, calibration, calibration_more, evaluation, everyday  # noqa: E402
+from tests.question_sets import Question, QuestionSet, calibration, calibration_more, evaluation, everyday  # noqa: E402
 
 from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
@@ -104,13 +105,18 @@ class Block:
         return np.hstack([self.minilm_tools, self.weight * self.e5_tools]) * np.sqrt(2)
 
 
+def ranked_questions(questions: QuestionSet) -> list[Question]:
+    """The tool questions a map is fitted on, in a block's order: a follow-up the router reads alone
+    ("now delete it") names no tool by itself, and no map could rank it."""
+    return [q for q in questions.tool_questions if q.previous is None or q.as_routed != q.text]
+
+
 def block(model: MiniLMEmbedder, e5: E5Embedder, questions: QuestionSet, own: bool) -> Block:
     tools = questions.tools
     named, described = [semantic_text(t) for t in tools], [described_text(t) for t in tools]
     views = model.embed(named) + model.embed(described)
     e5_views = e5.embed(named) + e5.embed(described)
-    # A follow-up the router reads alone ("now delete it") names no tool by itself: no map could rank it.
-    asked = [q for q in questions.tool_questions if q.previous is None or q.as_routed != q.text]
+    asked = ranked_questions(questions)
     texts = [q.as_routed for q in asked]
     lexical = LexicalRanker()
     rest = np.array(
@@ -166,13 +172,26 @@ def hits(matrix: np.ndarray, part: Block) -> np.ndarray:
     return part.right[np.arange(len(total)), total.argmax(axis=1)] > 0
 
 
+def split_in_folds(blocks: list[Block]) -> list[list[np.ndarray]]:
+    """Each block's question rows, shuffled once (seeded) and cut into FOLDS folds."""
+    rng = np.random.default_rng(33)
+    return [np.array_split(rng.permutation(len(b.minilm)), FOLDS) for b in blocks]
+
+
+def fitted_without_each_fold(
+    blocks: list[Block], folds: list[list[np.ndarray]], l2: float
+) -> Iterator[tuple[list[np.ndarray], np.ndarray]]:
+    """For each fold k: each block's rows in fold k, and the map fitted on the other folds."""
+    for k in range(FOLDS):
+        rows = [f[k] for f in folds]
+        kept = [np.setdiff1d(np.arange(len(b.minilm)), r) for b, r in zip(blocks, rows, strict=True)]
+        yield rows, fit([b.take(keep) for b, keep in zip(blocks, kept, strict=True)], l2)
+
+
 def cross_validated(blocks: list[Block], folds: list[list[np.ndarray]], l2: float) -> np.ndarray:
     """Whether each question's right tool ranks first under a map fitted without its fold."""
     right = [np.zeros(len(b.questions), bool) for b in blocks]
-    for k in range(FOLDS):
-        rows = [f[k] for f in folds]
-        kept = [np.setdiff1d(np.arange(len(b.questions)), r) for b, r in zip(blocks, rows, strict=True)]
-        matrix = fit([b.take(keep) for b, keep in zip(blocks, kept, strict=True)], l2)
+    for rows, matrix in fitted_without_each_fold(blocks, folds, l2):
         for b, r, out in zip(blocks, rows, right, strict=True):
             out[r] = hits(matrix, b.take(r))
     return np.concatenate(right)
@@ -186,8 +205,7 @@ def main() -> int:
         block(model, e5, evaluation(), own=False),
         block(model, e5, calibration_more(), own=False),
     ]
-    rng = np.random.default_rng(33)
-    folds = [np.array_split(rng.permutation(len(b.minilm)), FOLDS) for b in plain]
+    folds = split_in_folds(plain)
     own = np.concatenate([b.own for b in plain])
     found: tuple[float, float, float, np.ndarray] | None = None
     alone = 0.0

@@ -169,31 +169,22 @@ def adapter_in_use(adapter: QueryAdapter) -> Iterator[None]:
 
 
 def out_of_fold_adapters(
-    model: MiniLMEmbedder, e5: E5Embedder, sets: list[QuestionSet]
+    model: MiniLMEmbedder, e5: E5Embedder, sets: list[QuestionSet], shipped: QueryAdapter
 ) -> dict[str, QueryAdapter]:
-    """For each tool question bench/fit_query_adapter.py trains the shipped map on, a map fitted the
+    """For each tool question bench/fit_query_adapter.py trains the ``shipped`` map on, a map fitted the
     same way (its e5 weight, centre and penalty) without that question's fold: the gate's floors are
     chosen on scores as the map gives them to questions it never saw. Chat, the small-talk examples
     and BFCL's questions are not in the map's training: the shipped map scores those."""
     sys.path.insert(0, str(REPO / "bench"))
     import fit_query_adapter
 
-    shipped = shipped_adapter()
-    assert shipped is not None, "bench/fit_query_adapter.py writes the map first"
     with np.load(REPO / "resources" / "routing" / ADAPTER_FILE) as data:
         l2 = float(data["l2"])
     blocks = [fit_query_adapter.block(model, e5, s, own=False).weighted(shipped.e5_weight) for s in sets]
-    # The questions of each block, in its order (fit_query_adapter.block leaves out a follow-up the
-    # router reads alone).
-    texts = [
-        [q.as_routed for q in s.tool_questions if q.previous is None or q.as_routed != q.text] for s in sets
-    ]
-    rng = np.random.default_rng(33)
-    folds = [np.array_split(rng.permutation(len(b.minilm)), FOLDS) for b in blocks]
+    texts = [[q.as_routed for q in fit_query_adapter.ranked_questions(s)] for s in sets]
+    folds = fit_query_adapter.split_in_folds(blocks)
     adapters: dict[str, QueryAdapter] = {}
-    for k in range(FOLDS):
-        kept = [np.setdiff1d(np.arange(len(b.minilm)), f[k]) for b, f in zip(blocks, folds, strict=True)]
-        matrix = fit_query_adapter.fit([b.take(rows) for b, rows in zip(blocks, kept, strict=True)], l2)
+    for rows, matrix in fit_query_adapter.fitted_without_each_fold(blocks, folds, l2):
         adapter = QueryAdapter(
             shipped.embedders,
             shipped.tool_model,
@@ -201,8 +192,8 @@ def out_of_fold_adapters(
             shipped.e5_centre,
             matrix.astype(np.float32),
         )
-        for names, f in zip(texts, folds, strict=True):
-            adapters.update((names[i], adapter) for i in f[k])
+        for names, fold in zip(texts, rows, strict=True):
+            adapters.update((names[i], adapter) for i in fold)
     return adapters
 
 
@@ -220,9 +211,9 @@ def main() -> int:
     sets: list[QuestionSet] = [own, calibration(), evaluation(), calibration_more()]
     # The best tool scores as the router sees them, read through the query adapter; a tool question's
     # by a map fitted without it (the shipped map's scores of its own training questions are its fit).
-    adapters = out_of_fold_adapters(model, e5, sets)
     shipped = shipped_adapter()
-    assert shipped is not None
+    assert shipped is not None, "bench/fit_query_adapter.py writes the map first"
+    adapters = out_of_fold_adapters(model, e5, sets, shipped)
     # text, task, best tool score, small-talk similarity, the best tool needs numbers the text lacks
     rows: list[tuple[str, bool, float, float, bool]] = []
     for questions in sets:
