@@ -212,6 +212,32 @@ def test_a_path_that_is_not_there_is_answered_with_the_files_folder_and_what_it_
     assert not (tmp_path / "home").exists() and "home" not in {p.name for p in root.iterdir()}
 
 
+def test_a_bare_file_name_stands_for_the_one_file_of_that_name_further_down(tmp_path: Path) -> None:
+    """ "Move soup.md out of the recipes folder" gave source "soup.md": the file is recipes/soup.md. A
+    name two files share stays missing: which one is the user's to say."""
+    files = FilesRoot(tmp_path)
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "soup.md").write_text("onion, leek\n")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "todo.txt").write_text("milk\n")
+    (tmp_path / "todo.txt").write_text("eggs\n")  # in the folder itself: the name means this one
+    (tmp_path / "a" / "notes.md").write_text("one")
+    (tmp_path / "recipes" / "notes.md").write_text("two")
+
+    assert files.read_file("soup.md") == "onion, leek\n"
+    assert files.read_file("todo.txt") == "eggs\n"
+    assert files.edit_file("soup.md", "leek", "garlic") == "replaced 1 occurrence(s) in recipes/soup.md"
+    assert files.move_file("soup.md", "soup.md") == "moved recipes/soup.md to soup.md"
+    assert (tmp_path / "soup.md").read_text() == "onion, garlic\n"
+    with pytest.raises(ToolError, match="'notes.md' is not in the files folder"):
+        files.read_file("notes.md")
+    with pytest.raises(ToolError, match="'b/todo.md' is not in the files folder"):
+        files.read_file("b/todo.md")  # a path with a folder is taken as written
+    assert files.delete_file("todo.txt") == "deleted todo.txt"
+    assert files.read_file("todo.txt") == "milk\n"  # now the only one
+    assert files.delete_file("todo.txt") == "deleted a/b/todo.txt"
+
+
 def test_a_missing_path_names_at_most_twenty_entries_of_the_folder(tmp_path: Path) -> None:
     files = FilesRoot(tmp_path)
     for n in range(25):

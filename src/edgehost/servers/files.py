@@ -4,8 +4,10 @@ Every path is relative to the root folder. Anything that would leave it (``..``,
 elsewhere, a symlink pointing out) is refused with a tool error, so a model can only touch what the
 user put in that folder. A path that is not there is answered with where the folder is and what it
 holds: a model asked about "my home folder" otherwise reads "'home' does not exist" as the user's
-home folder being missing. A path no file can have (a NUL byte, a name too long) and a failure of
-the file system (permission denied, disk full) are tool errors saying so, never a crash.
+home folder being missing. A bare file name that is not in the folder itself stands for the one
+file of that name further down, if only one has it ("soup.md" for recipes/soup.md). A path no file can
+have (a NUL byte, a name too long) and a failure of the file system (permission denied, disk full) are
+tool errors saying so, never a crash.
 Run it with ``edgehost serve files --root DIR``.
 """
 
@@ -141,9 +143,29 @@ class FilesRoot:
 
     def _existing(self, path: str) -> Path:
         resolved = self.resolve(path)
-        if not resolved.exists():
+        if resolved.exists():
+            return resolved
+        only = self._only_file_named(path)
+        if only is None:
             raise ToolError(self._missing(path, resolved))
-        return resolved
+        return only
+
+    def _only_file_named(self, path: str) -> Path | None:
+        """The one file in the files folder's tree named ``path``, when ``path`` is a bare file name
+        ("soup.md", said of recipes/soup.md: people name a file, not where it sits) and exactly one
+        file has that name; None otherwise. What the tool did names the file by its whole path."""
+        name = path.strip()
+        if not name or "/" in name or "\\" in name or name.startswith((".", "~")):
+            return None
+        found: Path | None = None
+        for scanned, file in enumerate(self._walk(self.root), start=1):
+            if scanned > MAX_SCANNED_FILES:
+                return None
+            if file.name == name:
+                if found is not None:
+                    return None  # two files of that name: which one is the user's to say
+                found = file
+        return found
 
     def _missing(self, path: str, resolved: Path) -> str:
         """Why ``path`` is not found, said so that the files folder reads as all there is: where it is,
