@@ -3,6 +3,8 @@ over the real reference servers' schemas."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
 from edgehost.agent.question_values import path_values, question_spans
 from edgehost.agent.tools import ToolSpec
+from edgehost.servers.files import build_server
 
 PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."
 
@@ -410,3 +413,42 @@ def test_a_flag_is_unset_by_a_contracted_negation_and_not_set_by_a_word_that_onl
     }
     offered = {key: value[0] for key, value in enums(grounded_schema(flags, question)).items() if value}
     assert offered == ({} if said is None else {"include_hidden": said})
+
+
+@pytest.mark.parametrize(
+    ("question", "old", "new"),
+    [
+        ("Could you fix my letter in draft.txt so it says Monday instead of Friday?", "Friday", "Monday"),
+        ("Replace Friday with Monday in draft.txt", "Friday", "Monday"),
+        ("in notes/budget.md change 'rent: 900' to 'rent: 950'", "rent: 900", "rent: 950"),
+        ("In todo.md, change the date from Friday to Monday please", "Friday", "Monday"),
+        ("change the word cat to dog in notes.txt", "cat", "dog"),
+        ("swap butter for olive oil in recipes/cake.md", "butter", "olive oil"),
+    ],
+)
+def test_a_replacement_the_question_writes_fills_what_goes_and_what_comes(
+    question: str, old: str, new: str, reference_tools: dict[str, ToolSpec], tmp_path: Path
+) -> None:
+    """Offered every run of the question's words, the 135M model edited draft.txt with old_text "fix my
+    letter" and new_text "draft.txt so it says". Both servers' edit tools: the built-in one's flat
+    arguments, the reference filesystem server's list of edits."""
+    flat = asyncio.run(build_server(tmp_path).list_tools())
+    [edit_file] = [tool.input_schema for tool in flat if tool.name == "edit_file"]
+    offered = enums(grounded_schema(edit_file, question, "files__edit_file"))
+    assert (offered["old_text"], offered["new_text"]) == ([old], [new])
+    listed = dict(reference_tools["filesystem__edit_file"].input_schema)
+    edit = grounded_schema(listed, question, "filesystem__edit_file")["properties"]["edits"]["items"]
+    assert enums(edit) == {"oldText": [old], "newText": [new]}
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Add a line saying the dentist is on Thursday to todo.md", "What does 'git reset' change to my files?"],
+)
+def test_without_a_written_replacement_each_edit_argument_is_offered_the_questions_words(
+    question: str, reference_tools: dict[str, ToolSpec]
+) -> None:
+    listed = dict(reference_tools["filesystem__edit_file"].input_schema)
+    edit = grounded_schema(listed, question, "filesystem__edit_file")["properties"]["edits"]["items"]
+    offered = enums(edit)
+    assert len(offered["oldText"]) > 1 and offered["oldText"] == offered["newText"]

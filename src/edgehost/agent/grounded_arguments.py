@@ -63,6 +63,7 @@ from edgehost.agent.question_values import (
     written_dates,
     written_lists,
     written_numbers,
+    written_replacement,
     written_series,
 )
 
@@ -87,6 +88,9 @@ _NEGATION_REACH = 4
 # What the name of one of a pair of currency arguments says of its role.
 _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
+# What the name of one of a pair of text arguments says of its role in a replacement.
+_REPLACED_TERMS = frozenset({"old", "original", "search", "find"})
+_REPLACING_TERMS = frozenset({"new", "replacement", "replace"})
 
 
 def tool_words(tool: str) -> frozenset[str]:
@@ -242,6 +246,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         if key in needed or not (isinstance(value, Mapping) and _only_default(value))
     }
     properties = _paired_currencies(schema["properties"], properties, text)
+    properties = _paired_replacement(schema["properties"], properties, text)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -293,6 +298,34 @@ def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text:
         **properties,
         first: {**properties[first], "enum": [source]},
         second: {**properties[second], "enum": [target]},
+    }
+
+
+def _paired_replacement(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of text arguments for what to replace and what to put instead
+    (old_text and new_text, oldText and newText, search and replace) each offered its one value, when the
+    question writes a replacement (question_values.written_replacement): "so it says Monday instead of
+    Friday" gives old_text "Friday" and new_text "Monday". Offered every run of the question's words,
+    the 135M model took "fix my letter" and "draft.txt so it says"."""
+    texts = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "string"
+        and isinstance(own.get(key), Mapping)
+        and "enum" not in own[key]
+    ]
+    old = [key for key in texts if _key_words(key) & _REPLACED_TERMS]
+    new = [key for key in texts if _key_words(key) & _REPLACING_TERMS]
+    if len(old) != 1 or len(new) != 1 or old == new:
+        return properties
+    replacement = written_replacement(text)
+    if replacement is None:
+        return properties
+    return {
+        **properties,
+        old[0]: {**properties[old[0]], "enum": [replacement[0]]},
+        new[0]: {**properties[new[0]], "enum": [replacement[1]]},
     }
 
 

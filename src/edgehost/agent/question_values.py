@@ -42,6 +42,7 @@ __all__ = [
     "written_dates",
     "written_lists",
     "written_numbers",
+    "written_replacement",
     "written_series",
 ]
 
@@ -397,3 +398,55 @@ def _laid_out(layout: str, year: str, month: int, day: int) -> str:
     if "YYYY" not in layout:
         layout, year = layout.replace("YY", "YYYY"), year[-2:]  # a two-digit year: "MM/DD/YY"
     return layout.replace("YYYY", year).replace("MM", f"{month:02d}").replace("DD", f"{day:02d}")
+
+
+# A replacement the question asks for, what goes first ("replace Friday with Monday", "change 'rent: 900'
+# to 'rent: 950'", "swap butter for oil", "from Friday to Monday"), or what comes first ("so it says
+# Monday instead of Friday"). A value is a quoted phrase or up to four words within a clause.
+_VALUE = r"(?:'[^']+'|\"[^\"]+\"|[^\s,.;:!?'\"]+(?:\s+[^\s,.;:!?'\"]+){0,3}?)"
+_VALUE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:in|on|at|inside|within|please|so|and|of)\b)"
+_GOES_FIRST = re.compile(
+    rf"\b(?:replace|replacing)\s+(?P<old>{_VALUE})\s+(?:with|by)\s+(?P<new>{_VALUE}){_VALUE_END}"
+    rf"|\b(?:change|changing|switch|swap|correct|update|fix|turn)\s+(?:it\s+)?(?:from\s+)?(?P<old2>{_VALUE})"
+    rf"\s+(?:to|into|for)\s+(?P<new2>{_VALUE}){_VALUE_END}",
+    re.IGNORECASE,
+)
+_INSTEAD = re.compile(rf"\s+instead\s+of\s+(?P<old>{_VALUE}){_VALUE_END}", re.IGNORECASE)
+# Words before what comes, in "so it says Monday instead of Friday": where the new value starts.
+_SAYING = frozenset({"say", "says", "said", "read", "reads", "be", "is", "to", "with", "use", "put", "write"})
+# Words that name what a value is rather than being it: "the word cat" is "cat".
+_NAMING = frozenset({"the", "a", "an", "word", "words", "phrase", "line", "text", "entry", "value", "string"})
+
+
+def written_replacement(text: str) -> tuple[str, str] | None:
+    """(the text to replace, the text to put in its place) when the question asks for a replacement
+    (the patterns above); None otherwise."""
+    found = _GOES_FIRST.search(text)
+    if found is not None:
+        old = found.group("old") or found.group("old2")
+        new = found.group("new") or found.group("new2")
+        old = re.split(r"\s+from\s+", old, flags=re.IGNORECASE)[-1]  # "the date from Friday"
+    else:
+        instead = _INSTEAD.search(text)
+        if instead is None:
+            return None
+        before = CLAUSE_BREAK.split(text[: instead.start()])[-1].split()
+        words: list[str] = []
+        for word in reversed(before[-MAX_SPAN_WORDS:]):
+            if word.lower() in _SAYING:
+                break
+            words.insert(0, word)
+        old, new = instead.group("old"), " ".join(words)
+    pair = (_bare_value(old), _bare_value(new))
+    return pair if all(pair) and pair[0] != pair[1] else None
+
+
+def _bare_value(value: str) -> str:
+    value = value.strip()
+    quoted = quoted_phrases(value)
+    if len(quoted) == 1 and value[1:-1] == quoted[0]:
+        return quoted[0]
+    words = value.split()
+    while len(words) > 1 and words[0].lower() in _NAMING:
+        words.pop(0)
+    return " ".join(words)
