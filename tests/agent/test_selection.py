@@ -390,3 +390,12 @@ async def test_a_name_or_a_place_is_fitted_though_nothing_is_near_it_by_meaning(
     question = "Find me sculptures near Chicago that were made in the 19th century."
     fitted = (await selector.with_fitting_values(sculptures, question)).input_schema
     assert fitted["properties"]["location"]["enum"] == ["Chicago"]
+
+
+async def test_a_phrase_the_question_quotes_is_the_value_it_fits_first(selector, reference_tools) -> None:
+    """Offered every run of "with the message 'Explain how to run the script'" (a message is near no run
+    by meaning), the 135M model committed with the message "run"."""
+    commit = reference_tools["git__git_commit"]
+    question = "Please commit the staged changes with the message 'Explain how to run the script'"
+    fitted = (await selector.with_fitting_values(commit, question)).input_schema["properties"]
+    assert fitted["message"]["enum"] == ["Explain how to run the script"]

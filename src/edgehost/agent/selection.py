@@ -27,7 +27,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
-from edgehost.agent.question_values import written_numbers
+from edgehost.agent.question_values import quoted_phrases, written_numbers
 from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
@@ -205,9 +205,9 @@ def _nearest_values(
     tool: str = "",
 ) -> dict[str, list[Any] | None]:
     """For each argument, its enum cut to the FITTING_VALUES that fit it best (agent/value_fit.py), when
-    the nearest by meaning is at least FIT_MIN_SIMILARITY; else the whole enum, in order
-    (ToolSelector.with_fitting_values). None for an optional argument no value fits: it is left out.
-    File names are no fitting value: they are a path's; nor are words of the ``tool``'s own name where
+    the nearest by meaning is at least FIT_MIN_SIMILARITY; else the phrases the question quotes, or the
+    whole enum, in order (ToolSelector.with_fitting_values). None for an optional argument no value
+    fits: it is left out. File names are no fitting value: they are a path's; nor are words of the ``tool``'s own name where
     the question gives others ("Whole Foods" is no product of whole_foods.find_top_brands). Without the
     embedding model, every enum whole."""
     semantic = _semantic(ranker)
@@ -231,7 +231,11 @@ def _nearest_values(
         what = f"{' '.join(terms(key))}: {description}"
         scores = semantic.index.similarities(what, candidates, keep=False)
         if max(scores) < FIT_MIN_SIMILARITY and not (slot.wants_place or slot.wants_name):
-            continue  # nothing clearly of its kind (a free text: a message, a query, a note)
+            # Nothing clearly of its kind (a free text: a message, a query, a note): what the question
+            # quotes, where it quotes, is the text written out for it ("with the message 'Explain how
+            # to run the script'": offered every run, the 135M model took "run"); else every run.
+            nearest[key] = [v for v in values if v in quoted_phrases(question)] or values
+            continue
         similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
     for key, ranked in assign_values(question, similarities, slots).items():
         if key not in required and ranked[0][1] < FIT_MIN_SIMILARITY:
