@@ -117,6 +117,9 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
     assert not destructive_call_asked("How do I delete a file in Linux?", delete)  # names no file
     assert destructive_call_asked("delete old.log", delete)
     assert destructive_call_asked("please remove the recipes folder", delete)
+    # Words for deleting that are no tool's verb: "wipe biscuit from your memory" called nothing.
+    assert destructive_call_asked("wipe biscuit from your memory", tools["memory__delete_entities"])
+    assert destructive_call_asked("purge the old entries about Sam", tools["memory__delete_entities"])
     # A tool that destroys nothing may always be a candidate; a known folder is no missing value.
     assert destructive_call_asked("Explain what a CPU is", tools["board__cpu_status"])
     # git_reset may destroy staged work and requires only the repository, which EdgeHost knows.
