@@ -264,3 +264,22 @@ def test_a_tool_needing_more_numbers_than_the_question_writes_is_no_candidate() 
     assert not alone.needs_tool and "needs numbers the question does not give" in alone.reason
     question = "Interest on 1,000 at 5% compounded twelve times a year for 3 years?"
     assert decide_route([interest], scores[:1], None, question=question).needs_tool
+
+
+async def test_a_question_of_how_the_asker_would_do_something_calls_nothing(
+    selector, reference_tools
+) -> None:
+    """It asks for instructions: the gate let "How do I check free memory on Linux with a command?"
+    through to the board's memory_usage. A request that opens with "How to" still calls its tool."""
+    tools = [*reference_tools.values(), *everyday("calibration").tools]
+    for text in (
+        "How do I check disk space from the Linux command line?",
+        "how would I delete a remote branch in git",
+        "So how can I see which time zone my computer uses?",
+    ):
+        decision = await selector.route(text, tools)
+        assert not decision.needs_tool and "it asks how to do it" in decision.reason, (text, decision.reason)
+    assert (await selector.route("How much disk space is left on the board?", tools)).needs_tool
+    echo = ToolSpec("calc__echo", "calc", "Echo a message back.")
+    how_to = decide_route([echo], [0.9], None, question="How to echo back 'hello'?")
+    assert how_to.needs_tool

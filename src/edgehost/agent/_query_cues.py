@@ -30,6 +30,7 @@ from edgehost.agent.tools import ToolSpec
 __all__ = [
     "argument_fit",
     "asks_for_change",
+    "asks_how_i_would",
     "asks_how_or_whether",
     "expanded_terms",
     "lacks_required_values",
@@ -62,6 +63,13 @@ _HOW_OR_WHETHER = re.compile(
     r"(?:how\s+(?:do|does|can|could|should|would|to|is|are)\b|what\s+(?:happens|would\s+happen|if)\b"
     r"|why\b|should\s+(?:i|we|you)\b|is\s+it\s+(?:safe|wise|ok|okay|dangerous|bad|a\s+good|a\s+bad)\b"
     r"|when\s+should\b)",
+    re.I,
+)
+# The openings of a question about how the asker would do something ("How do I check disk space from
+# the command line?", "how would I delete a remote branch"): it asks for instructions. Not "How to ...",
+# which also opens requests ("How to obtain the details of the R vs Adams case?"), nor "How can you ...".
+_HOW_I_WOULD = re.compile(
+    r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b",
     re.I,
 )
 # Actions that change something, and other words that ask for a change.
@@ -111,6 +119,12 @@ def asks_how_or_whether(query: str) -> bool:
     do I undo my last commit?", "Should I delete old logs?", "What happens if I reset?"): it asks for
     an explanation, even where it names a change."""
     return _HOW_OR_WHETHER.search(query) is not None
+
+
+def asks_how_i_would(query: str) -> bool:
+    """Whether the question asks how the asker would do something ("How do I check free memory on
+    Linux?"): instructions, which no tool's call gives."""
+    return _HOW_I_WOULD.search(query) is not None
 
 
 def asks_for_change(query: str) -> bool:

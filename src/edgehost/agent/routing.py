@@ -27,6 +27,11 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   something is done, whether it is wise or what would happen ("How do I undo my last git commit?",
   "Should I delete old logs?") asks for words, not for the change: it never leads to one. Without
   such a candidate the question calls no tool; the model answers it in words.
+- Never a call for a question of how the asker would do something ("How do I check disk space from
+  the command line?", "how would I delete a remote branch"): it asks for instructions, which the
+  model gives in words; a tool's result would answer another question. Of the 991 calibration
+  questions, 23 open so, all plain chat, 8 of which the gate let through. "How to ..." is not such a
+  question: it also opens requests ("How to obtain the details of the R vs Adams case?").
 - Never a call the question cannot fill. A tool that requires more numbers than the question writes
   is no candidate: "Calculate the prime factors of 100" is not a compound-interest calculation with
   100 for its principal, its rate, its periods and its years. On 360 of BFCL's calibration questions
@@ -57,6 +62,7 @@ from functools import cache
 
 from edgehost.agent._query_cues import (
     asks_for_change,
+    asks_how_i_would,
     asks_how_or_whether,
     lacks_required_values,
     numbers_missing,
@@ -302,6 +308,10 @@ def _decide(
     )
     if not passes(best, small_talk, task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
+    if question is not None and asks_how_i_would(question):
+        return RouteDecision(
+            False, (), best, f"no tool is needed: it asks how to do it, for words ({reason})"
+        )
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
     )
