@@ -399,3 +399,38 @@ async def test_a_phrase_the_question_quotes_is_the_value_it_fits_first(selector,
     question = "Please commit the staged changes with the message 'Explain how to run the script'"
     fitted = (await selector.with_fitting_values(commit, question)).input_schema["properties"]
     assert fitted["message"]["enum"] == ["Explain how to run the script"]
+
+
+async def test_a_quoted_phrase_is_taken_whole_and_by_one_argument_only(selector) -> None:
+    """ "the 'R vs Adams' legal case" gave the case id "vs"; "the company 'Google' filed ... in
+    California" gave the company "filed after January 1". Offered the quoted phrase, the company takes it
+    and the place takes the place."""
+    case = ToolSpec(
+        "law__case_fetch",
+        "law",
+        "Fetch detailed legal case information from the database.",
+        input_schema={
+            "type": "object",
+            "properties": {"case_id": {"type": "string", "description": "The ID of the legal case."}},
+            "required": ["case_id"],
+        },
+    )
+    question = "How to obtain the detailed case information of the 'R vs Adams' legal case?"
+    fitted = (await selector.with_fitting_values(case, question)).input_schema["properties"]
+    assert fitted["case_id"]["enum"] == ["R vs Adams"]
+    lawsuits = ToolSpec(
+        "law__lawsuit_search",
+        "law",
+        "Search for lawsuits related to a particular company.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "company": {"type": "string", "description": "The company related to the lawsuit."},
+                "location": {"type": "string", "description": "Location where the lawsuit was filed."},
+            },
+            "required": ["company", "location"],
+        },
+    )
+    question = "Search for ongoing lawsuits related to the company 'Google' filed after January 1, 2021 in California."
+    fitted = (await selector.with_fitting_values(lawsuits, question)).input_schema["properties"]
+    assert (fitted["company"]["enum"], fitted["location"]["enum"]) == (["Google"], ["California"])
