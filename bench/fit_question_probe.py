@@ -59,7 +59,7 @@ from tests.question_sets import QuestionSet, calibration, calibration_more, eval
 from edgehost.agent import vector_index  # noqa: E402
 from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
-from edgehost.agent._query_cues import numbers_missing  # noqa: E402
+from edgehost.agent._query_cues import asks_how_i_would, numbers_missing  # noqa: E402
 from edgehost.agent.query_adapter import ADAPTER_FILE, QueryAdapter, shipped_adapter  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
@@ -109,17 +109,19 @@ def _gate(
 
 
 def scored(ranker: BlendedRanker, text: str, tools: list[ToolSpec]) -> tuple[float, bool]:
-    """The best tool score of ``text`` over ``tools``, and whether that tool needs more numbers than the
-    question writes (routing drops it after the gate: _query_cues.numbers_missing)."""
+    """The best tool score of ``text`` over ``tools``, and whether routing calls nothing after the gate
+    all the same: the question asks how the asker would do something (_query_cues.asks_how_i_would), or
+    that tool needs more numbers than it writes (_query_cues.numbers_missing)."""
     scores = ranker.scores(text, tools)
     best = max(range(len(tools)), key=lambda i: scores[i])
-    return scores[best], numbers_missing(text, tools[best]) > 0
+    return scores[best], asks_how_i_would(text) or numbers_missing(text, tools[best]) > 0
 
 
 def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float, bool]]:
     """BFCL's questions outside the sample bench/external_tool_check.py reports on (its calibration
-    split): (text, a function fits, best score over its functions, small-talk similarity, whether the
-    best function needs numbers the question lacks), at most EXTERNAL_PER_CATEGORY of each category."""
+    split): (text, a function fits, best score over its functions, small-talk similarity, whether
+    routing calls nothing after the gate all the same: scored), at most EXTERNAL_PER_CATEGORY of each
+    category."""
     sys.path.insert(0, str(REPO / "bench"))
     import _function_server
     import external_tool_check
@@ -214,7 +216,7 @@ def main() -> int:
     shipped = shipped_adapter()
     assert shipped is not None, "bench/fit_query_adapter.py writes the map first"
     adapters = out_of_fold_adapters(model, e5, sets, shipped)
-    # text, task, best tool score, small-talk similarity, the best tool needs numbers the text lacks
+    # text, task, best tool score, small-talk similarity, routing calls nothing after the gate (scored)
     rows: list[tuple[str, bool, float, float, bool]] = []
     for questions in sets:
         for question in questions.questions:
