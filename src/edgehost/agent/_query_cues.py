@@ -57,10 +57,12 @@ _RECALLED = {"remember": ("search", "read"), "note": ("search", "read"), "know":
 _QUESTION = re.compile(
     r"^\s*(?:what|who|whom|which|when|where|why|how|do|does|did|is|are|can|could)\b|\?\s*$", re.I
 )
+# Words a question may open with before what it asks: "so how would I ...", "ok, should I ...".
+_LEAD_IN = r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*"
 # The openings of a question that asks for an explanation or advice about a change, not for the change.
 _HOW_OR_WHETHER = re.compile(
-    r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*"
-    r"(?:how\s+(?:do|does|can|could|should|would|to|is|are)\b|what\s+(?:happens|would\s+happen|if)\b"
+    _LEAD_IN
+    + r"(?:how\s+(?:do|does|can|could|should|would|to|is|are)\b|what\s+(?:happens|would\s+happen|if)\b"
     r"|why\b|should\s+(?:i|we|you)\b|is\s+it\s+(?:safe|wise|ok|okay|dangerous|bad|a\s+good|a\s+bad)\b"
     r"|when\s+should\b)",
     re.I,
@@ -68,10 +70,7 @@ _HOW_OR_WHETHER = re.compile(
 # The openings of a question about how the asker would do something ("How do I check disk space from
 # the command line?", "how would I delete a remote branch"): it asks for instructions. Not "How to ...",
 # which also opens requests ("How to obtain the details of the R vs Adams case?"), nor "How can you ...".
-_HOW_I_WOULD = re.compile(
-    r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b",
-    re.I,
-)
+_HOW_I_WOULD = re.compile(_LEAD_IN + r"how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b", re.I)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(

@@ -207,14 +207,15 @@ def _nearest_values(
     """For each argument, its enum cut to the FITTING_VALUES that fit it best (agent/value_fit.py), when
     the nearest by meaning is at least FIT_MIN_SIMILARITY; else the phrases the question quotes, or the
     whole enum, in order (ToolSelector.with_fitting_values). None for an optional argument no value
-    fits: it is left out. File names are no fitting value: they are a path's; nor are words of the ``tool``'s own name where
-    the question gives others ("Whole Foods" is no product of whole_foods.find_top_brands). Without the
+    fits: it is left out. File names are no fitting value: they are a path's; nor are words of the
+    ``tool``'s own name where the question gives others ("Whole Foods" is no product of whole_foods.find_top_brands). Without the
     embedding model, every enum whole."""
     semantic = _semantic(ranker)
     nearest: dict[str, list[Any] | None] = {}
     similarities: dict[str, dict[str, float]] = {}
     slots: dict[str, Slot] = {}
     named = tool_words(tool)
+    quoted = frozenset(quoted_phrases(question))
     for key, schema in arguments.items():
         values = list(schema["enum"])
         nearest[key] = values
@@ -234,7 +235,7 @@ def _nearest_values(
             # Nothing clearly of its kind (a free text: a message, a query, a note): what the question
             # quotes, where it quotes, is the text written out for it ("with the message 'Explain how
             # to run the script'": offered every run, the 135M model took "run"); else every run.
-            nearest[key] = [v for v in values if v in quoted_phrases(question)] or values
+            nearest[key] = [v for v in values if v in quoted] or values
             continue
         similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
     for key, ranked in assign_values(question, similarities, slots).items():
