@@ -278,8 +278,35 @@ async def test_a_question_of_how_the_asker_would_do_something_calls_nothing(
         "So how can I see which time zone my computer uses?",
     ):
         decision = await selector.route(text, tools)
-        assert not decision.needs_tool and "it asks how to do it" in decision.reason, (text, decision.reason)
+        assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
     assert (await selector.route("How much disk space is left on the board?", tools)).needs_tool
     echo = ToolSpec("calc__echo", "calc", "Echo a message back.")
     how_to = decide_route([echo], [0.9], None, question="How to echo back 'hello'?")
     assert how_to.needs_tool
+
+
+def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() -> None:
+    """It asks for the assistant's words: "Can you suggest a good commit message for fixing a typo?"
+    ran git_commit with the message "fixing", and "Give me three tips for writing clean code" once
+    proposed delete_file. A request to do the thing, or to find something, still calls its tool."""
+    commit = ToolSpec(
+        "git__git_commit",
+        "git",
+        "Records changes to the repository.",
+        input_schema={
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+            "required": ["message"],
+        },
+    )
+    for text in (
+        "Can you suggest a good commit message for fixing a typo?",
+        "Give me three tips for writing clean code",
+        "Any tips for writing a good commit message?",
+        "ok, what would you recommend as a commit message here?",
+        "Could you please give me some ideas for a commit message?",
+    ):
+        decision = decide_route([commit], [0.9], None, question=text)
+        assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
+    for text in ("Commit the staged changes with the message 'fix typo'", "Find the tips.md file"):
+        assert decide_route([commit], [0.9], None, question=text).needs_tool, text

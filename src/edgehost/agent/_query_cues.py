@@ -30,7 +30,7 @@ from edgehost.agent.tools import ToolSpec
 __all__ = [
     "argument_fit",
     "asks_for_change",
-    "asks_how_i_would",
+    "asks_for_words",
     "asks_how_or_whether",
     "expanded_terms",
     "lacks_required_values",
@@ -70,7 +70,18 @@ _HOW_OR_WHETHER = re.compile(
 # The openings of a question about how the asker would do something ("How do I check disk space from
 # the command line?", "how would I delete a remote branch"): it asks for instructions. Not "How to ...",
 # which also opens requests ("How to obtain the details of the R vs Adams case?"), nor "How can you ...".
-_HOW_I_WOULD = re.compile(_LEAD_IN + r"how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b", re.I)
+_HOW_I_WOULD = _LEAD_IN + r"how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b"
+# The openings of a request for the assistant's own suggestions ("Can you suggest a good commit message
+# for fixing a typo?", "Give me three tips for sleeping better", "Any tips for ...?", "What would you
+# recommend ...?"): it asks for words, though it may name what a tool changes.
+_SUGGESTION = (
+    _LEAD_IN + r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:(?:suggest|recommend|brainstorm)\b|(?:give|share|offer)\s+(?:me\s+|us\s+)?(?:some\s+|a\s+few\s+|\w+\s+)?"
+    r"(?:good\s+|quick\s+)?(?:tips|ideas|advice|suggestions|pointers|recommendations)\b"
+    r"|(?:any|some)\s+(?:tips|ideas|advice|suggestions)\b"
+    r"|(?:what|which)\s+(?:\w+\s+)?(?:would|do)\s+you\s+(?:suggest|recommend)\b)"
+)
+_ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}", re.I)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -120,10 +131,11 @@ def asks_how_or_whether(query: str) -> bool:
     return _HOW_OR_WHETHER.search(query) is not None
 
 
-def asks_how_i_would(query: str) -> bool:
-    """Whether the question asks how the asker would do something ("How do I check free memory on
-    Linux?"): instructions, which no tool's call gives."""
-    return _HOW_I_WOULD.search(query) is not None
+def asks_for_words(query: str) -> bool:
+    """Whether the question asks for words no tool's call gives: how the asker would do something
+    ("How do I check free memory on Linux?"), or the assistant's suggestions ("Can you suggest a
+    commit message?", "Give me three tips for ...")."""
+    return _ASKS_FOR_WORDS.search(query) is not None
 
 
 def asks_for_change(query: str) -> bool:

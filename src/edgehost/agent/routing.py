@@ -62,7 +62,7 @@ from functools import cache
 
 from edgehost.agent._query_cues import (
     asks_for_change,
-    asks_how_i_would,
+    asks_for_words,
     asks_how_or_whether,
     lacks_required_values,
     numbers_missing,
@@ -308,9 +308,9 @@ def _decide(
     )
     if not passes(best, small_talk, task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
-    if question is not None and asks_how_i_would(question):
+    if question is not None and asks_for_words(question):
         return RouteDecision(
-            False, (), best, f"no tool is needed: it asks how to do it, for words ({reason})"
+            False, (), best, f"no tool is needed: it asks for words, how to do it or a suggestion ({reason})"
         )
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
