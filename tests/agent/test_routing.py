@@ -285,6 +285,27 @@ async def test_a_question_of_how_the_asker_would_do_something_calls_nothing(
     assert how_to.needs_tool
 
 
+async def test_a_question_of_what_a_term_means_calls_nothing(selector, reference_tools) -> None:
+    """A definition is words: the issue's "What does RAM stand for?" went to the board's memory_usage,
+    and "Explain in one sentence what a CPU is" to cpu_status. A question of a thing's own content or
+    state, phrased alike, still calls its tool."""
+    tools = [*reference_tools.values(), *everyday("calibration").tools]
+    for text in (
+        "What does RAM stand for?",
+        "Explain in one sentence what a CPU is",
+        "Thanks. Separately, what's a .gitignore file and what should go in it?",
+        "wats a pull request lol",
+        "what does the * mean in a glob pattern like *.txt",
+    ):
+        # Whatever the gate reads, the form alone is enough.
+        assert not (await selector.route(text, tools)).needs_tool, text
+        decision = decide_route(tools[:1], [2.0], None, question=text)
+        assert not decision.needs_tool and "a meaning" in decision.reason, (text, decision.reason)
+    for text in ("What does the python.org homepage say?", "What is the CPU temperature right now?"):
+        assert decide_route(tools[:1], [2.0], None, question=text).needs_tool, text
+    assert (await selector.route("What is the CPU temperature right now?", tools)).needs_tool
+
+
 def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() -> None:
     """It asks for the assistant's words: "Can you suggest a good commit message for fixing a typo?"
     ran git_commit with the message "fixing", and "Give me three tips for writing clean code" once

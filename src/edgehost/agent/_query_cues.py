@@ -57,8 +57,12 @@ _RECALLED = {"remember": ("search", "read"), "note": ("search", "read"), "know":
 _QUESTION = re.compile(
     r"^\s*(?:what|who|whom|which|when|where|why|how|do|does|did|is|are|can|could)\b|\?\s*$", re.I
 )
-# Words a question may open with before what it asks: "so how would I ...", "ok, should I ...".
-_LEAD_IN = r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please)\W+)*"
+# Words a question may open with before what it asks: "so how would I ...", "ok, should I ...",
+# "Thanks. Separately, what's a .gitignore file?".
+_LEAD_IN = (
+    r"^\W*(?:(?:and|so|but|ok|okay|hey|hi|please|thanks|thank\s+you|cool|great|got\s+it|separately|also"
+    r"|then|now)\W+)*"
+)
 # The openings of a question that asks for an explanation or advice about a change, not for the change.
 _HOW_OR_WHETHER = re.compile(
     _LEAD_IN
@@ -81,7 +85,17 @@ _SUGGESTION = (
     r"|(?:any|some)\s+(?:tips|ideas|advice|suggestions)\b"
     r"|(?:what|which)\s+(?:\w+\s+)?(?:would|do)\s+you\s+(?:suggest|recommend)\b)"
 )
-_ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}", re.I)
+# The openings of a question of what a term means ("what does TOPS mean?", "what is a detached HEAD in
+# git?", "Explain in one sentence what a CPU is", "wats a pull request"): a definition. Not "what does
+# the homepage say", nor "what is the size of ...", which ask for a thing's own content or state.
+_DEFINITION = (
+    _LEAD_IN + r"(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:"
+    r"(?:what|wat|wht)\s+(?:does|do)\s+[^?]{1,40}?\s(?:mean|stand\s+for|do)\b"
+    r"|(?:what(?:'s|\s+is|\s+are)|wats|whats|wat\s+is)\s+(?:a|an)\s+\S"
+    r"|expla\w*\b[^?.]{0,30}?\b(?:what|how|why)\s+(?:a|an)\s+\S"
+    r"|define\b|what\s+is\s+the\s+meaning\s+of\b)"
+)
+_ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}|{_DEFINITION}", re.I)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -133,8 +147,9 @@ def asks_how_or_whether(query: str) -> bool:
 
 def asks_for_words(query: str) -> bool:
     """Whether the question asks for words no tool's call gives: how the asker would do something
-    ("How do I check free memory on Linux?"), or the assistant's suggestions ("Can you suggest a
-    commit message?", "Give me three tips for ...")."""
+    ("How do I check free memory on Linux?"), the assistant's suggestions ("Can you suggest a
+    commit message?", "Give me three tips for ..."), or what a term means ("What does RAM stand
+    for?")."""
     return _ASKS_FOR_WORDS.search(query) is not None
 
 

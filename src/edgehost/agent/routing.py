@@ -310,7 +310,10 @@ def _decide(
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):
         return RouteDecision(
-            False, (), best, f"no tool is needed: it asks for words, how to do it or a suggestion ({reason})"
+            False,
+            (),
+            best,
+            f"no tool is needed: it asks for words: how to do it, a suggestion or a meaning ({reason})",
         )
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
