@@ -95,7 +95,14 @@ _DEFINITION = (
     r"|expla\w*\b[^?.]{0,30}?\b(?:what|how|why)\s+(?:a|an)\s+\S"
     r"|define\b|what\s+is\s+the\s+meaning\s+of\b)"
 )
-_ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}|{_DEFINITION}", re.I)
+# The openings of a question that asks for advice or a reason ("Should I squash my commits?", "Is it
+# safe to delete the .cache folder?", "Why does Linux show so little free memory?").
+_ADVICE = (
+    _LEAD_IN + r"(?:(?:should|shoud)\s+(?:i|we|our|my|one)\b"
+    r"|is\s+it\s+(?:safe|wise|ok|okay|dangerous|bad|a\s+good|a\s+bad|worth)\b"
+    r"|(?:why|y)\s+(?:does|do|is|are|did|would|can)\b)"
+)
+_ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}|{_DEFINITION}|{_ADVICE}", re.I)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -148,8 +155,8 @@ def asks_how_or_whether(query: str) -> bool:
 def asks_for_words(query: str) -> bool:
     """Whether the question asks for words no tool's call gives: how the asker would do something
     ("How do I check free memory on Linux?"), the assistant's suggestions ("Can you suggest a
-    commit message?", "Give me three tips for ..."), or what a term means ("What does RAM stand
-    for?")."""
+    commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand
+    for?"), advice or a reason ("Should I ...?", "Is it safe to ...?", "Why does ...?")."""
     return _ASKS_FOR_WORDS.search(query) is not None
 
 

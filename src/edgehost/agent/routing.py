@@ -313,7 +313,7 @@ def _decide(
             False,
             (),
             best,
-            f"no tool is needed: it asks for words: how to do it, a suggestion or a meaning ({reason})",
+            f"no tool is needed: it asks for words (instructions, a suggestion, a meaning, advice) ({reason})",
         )
     candidates = tuple(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
