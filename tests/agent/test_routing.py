@@ -311,6 +311,24 @@ async def test_a_question_of_what_a_term_means_calls_nothing(selector, reference
     assert (await selector.route("What is the CPU temperature right now?", tools)).needs_tool
 
 
+def test_a_question_of_what_the_user_told_or_wrote_is_a_task_though_it_reads_like_chat() -> None:
+    """Out of fold, the probe read "Did I ever mention somebody called Ibrahim?" and "what did i write
+    down about the wifi" as chat: only the user's records answer them. Its best tool must still fit."""
+    search = ToolSpec("memory__search_nodes", "memory", "Search for nodes in the knowledge graph.")
+    for text in (
+        "Did I ever mention somebody called Ibrahim?",
+        "what did i write down about the wifi",
+        "What's my garage code? I'm sure I told you before.",
+        "How long do I boil the spaghetti, according to my recipe?",
+    ):
+        decision = decide_route([search], [0.7], 0.2, question=text, task=0.05)
+        assert decision.needs_tool and "told or wrote" in decision.reason, (text, decision.reason)
+        assert not decide_route([search], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+    assert not decide_route(
+        [search], [0.7], 0.2, question="Did anyone mention Ibrahim?", task=0.05
+    ).needs_tool
+
+
 def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() -> None:
     """It asks for the assistant's words: "Can you suggest a good commit message for fixing a typo?"
     ran git_commit with the message "fixing", and "Give me three tips for writing clean code" once

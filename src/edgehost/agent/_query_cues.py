@@ -31,6 +31,7 @@ __all__ = [
     "argument_fit",
     "asks_for_change",
     "asks_for_words",
+    "asks_what_i_recorded",
     "asks_how_or_whether",
     "expanded_terms",
     "lacks_required_values",
@@ -103,6 +104,16 @@ _ADVICE = (
     r"|(?:why|y)\s+(?:does|do|is|are|did|would|can)\b)"
 )
 _ASKS_FOR_WORDS = re.compile(f"{_HOW_I_WOULD}|{_SUGGESTION}|{_DEFINITION}|{_ADVICE}", re.I)
+# A question of what the asker once told or wrote ("Did I ever mention somebody called Ibrahim?", "what
+# did i write down about the wifi", "What's my garage code? I'm sure I told you before.", "How long do I
+# boil it, according to my recipe?"): only the asker's records hold the answer.
+_RECORDED = re.compile(
+    r"\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+|once\s+)?(?:mention\w*|say|said|tell|told|write|written"
+    r"|wrote|note\w*|save\w*|store\w*|put|record\w*|keep|kept)\b"
+    r"|\bi(?:'ve|\s+have)?\s+(?:once\s+|already\s+)?(?:told|said\s+to|mentioned\s+to)\s+you\b"
+    r"|\baccording\s+to\s+my\b",
+    re.I,
+)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -158,6 +169,13 @@ def asks_for_words(query: str) -> bool:
     commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand
     for?"), advice or a reason ("Should I ...?", "Is it safe to ...?", "Why does ...?")."""
     return _ASKS_FOR_WORDS.search(query) is not None
+
+
+def asks_what_i_recorded(query: str) -> bool:
+    """Whether the question asks what the asker once told or wrote down ("Did I ever mention ...?",
+    "Who did I say was leading the migration?"): a task for a tool that keeps records, however much
+    it reads like a chat."""
+    return _RECORDED.search(query) is not None
 
 
 def asks_for_change(query: str) -> bool:

@@ -64,6 +64,7 @@ from edgehost.agent._query_cues import (
     asks_for_change,
     asks_for_words,
     asks_how_or_whether,
+    asks_what_i_recorded,
     lacks_required_values,
     numbers_missing,
     question_cues,
@@ -306,6 +307,10 @@ def _decide(
         + (f", task {task:.2f}" if task is not None else "")
         + (f", small talk {small_talk:.2f}" if small_talk is not None else "")
     )
+    if task is not None and question is not None and asks_what_i_recorded(question):
+        # Only the asker's records answer it: a task, however much it reads like a chat.
+        task = 1.0
+        reason += ", it asks what the user told or wrote"
     if not passes(best, small_talk, task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):
