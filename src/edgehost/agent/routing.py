@@ -27,11 +27,18 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   something is done, whether it is wise or what would happen ("How do I undo my last git commit?",
   "Should I delete old logs?") asks for words, not for the change: it never leads to one. Without
   such a candidate the question calls no tool; the model answers it in words.
-- Never a call for a question of how the asker would do something ("How do I check disk space from
-  the command line?", "how would I delete a remote branch"): it asks for instructions, which the
-  model gives in words; a tool's result would answer another question. Of the 991 calibration
-  questions, 23 open so, all plain chat, 8 of which the gate let through. "How to ..." is not such a
-  question: it also opens requests ("How to obtain the details of the R vs Adams case?").
+- Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
+  do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
+  commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand for?",
+  "what is a detached HEAD?"), advice or a reason ("Should I squash my commits?", "Is it safe to
+  delete ...?", "Why does ...?"). The model gives these in words; a tool's result would answer
+  another question. Each form was counted over the calibration questions (ours and BFCL's): together
+  they open over a hundred plain chat questions and no tool question; out of fold, the gate had let
+  14 of the meaning and advice questions through. "How to ..." is not such a question: it also opens requests ("How to
+  obtain the details of the R vs Adams case?"), nor is "what does the homepage say?".
+- A question of what the asker once told or wrote ("Did I ever mention Ibrahim?", "what did I write
+  down about the wifi", "according to my recipe") is a task, however much it reads like a chat: only
+  the asker's records answer it. It passes the question probe; its best tool must still fit.
 - Never a call the question cannot fill. A tool that requires more numbers than the question writes
   is no candidate: "Calculate the prime factors of 100" is not a compound-interest calculation with
   100 for its principal, its rate, its periods and its years. On 360 of BFCL's calibration questions
