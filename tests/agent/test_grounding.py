@@ -264,3 +264,33 @@ def test_asked_an_amount_an_answer_may_say_in_words_that_there_is_none() -> None
     answer = "The board has no readable temperature sensors."
     assert check_answer(answer, results=none, question="How hot is the board?").grounded
     assert not check_answer("It is warm.", results=[TEMPERATURES], question="How hot is the board?").grounded
+
+
+def test_a_command_or_an_address_in_no_result_is_not_grounded_but_quoted_code_is() -> None:
+    """Seen after "Show me the last two lines of old.log": the 135M model offered a `sudo curl` of an
+    address of its own, which passed every other rule (it names old.log)."""
+    log = "2026-11-01 12:00 disk ok\n2026-11-02 12:00 disk ok"
+    question, arguments = "Show me the last two lines of old.log", [{"path": "old.log", "tail": 2}]
+    invented = (
+        "You can use the following command to restore old.log from a backup: ```bash sudo curl"
+        " https://backup.example/restore.sh -o old.bin"  # the model stopped inside its block
+    )
+    grounding = check_answer(invented, results=[log], question=question, arguments=arguments)
+    assert not grounding.grounded and "a command or code" in grounding.reason
+    quoted = "The last two lines are:\n```\n2026-11-01 12:00 disk ok\n2026-11-02   12:00 disk ok\n```"
+    assert check_answer(quoted, results=[log], question=question, arguments=arguments).grounded
+    # A file's text inside a structured result is quoted as the file has it.
+    source = json.dumps({"path": "f.py", "content": "def f():\n    return 1\n"})
+    assert check_answer("It reads:\n```python\ndef f():\n    return 1\n```", results=[source]).grounded
+    page = "Welcome to Python.org"
+    assert check_answer(
+        "The page at https://python.org/ says Welcome.",
+        results=[page],
+        question="what does https://python.org say?",
+    ).grounded
+    linked = check_answer(
+        "It says Welcome; read more at https://evil.example/x.",
+        results=[page],
+        question="what does python.org say?",
+    )
+    assert not linked.grounded and "an address" in linked.reason

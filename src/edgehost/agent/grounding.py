@@ -33,6 +33,10 @@ tool call is *ungrounded* when
    the results, the calls' arguments or the question, where the results and arguments have words ("True." after a file was deleted, "This is not possible." after the
    board said it has no thermal sensors). Words are compared by their first five letters (deleted,
    delete), leaving out the commonest short words.
+11. it writes code or an address that no source has: a line of a code block (```), or a web address,
+   that is in none of the results, the calls' arguments or the question ("You can use the following
+   command to restore old.log: ```bash sudo curl https://...```" after a file's last lines were read).
+   A block that quotes what the tool read passes.
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -94,6 +98,10 @@ _TIME_QUESTION = re.compile(
 _CLOCK_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?![\d:])")
 # A code fence's own line ("```", "```json"): markup, not words of an answer.
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})[\w+-]*[ \t]*$", re.MULTILINE)
+# A code block (rule 11): its fence, a language name, then what it holds up to its closing fence or
+# the answer's end (the model may stop inside it); and a web address.
+_CODE_BLOCK = re.compile(r"(`{3,}|~{3,})[\w+-]*(.*?)(?:\1|\Z)", re.DOTALL)
+_ADDRESS = re.compile(r"\bhttps?://[^\s`'\"<>()\[\]]+")
 # An answer that copies the text EdgeHost gave the model about a call that did not run: this many
 # words in a row of that text, or most of the answer's words in a row of it (at least ECHO_MIN_WORDS:
 # "`Files__list_directory: /tmp`" names the call, it does not copy the error).
@@ -303,10 +311,54 @@ def check_answer(
         stated = [match.group(0) for match in _NUMBER.finditer(answer)]
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
+    unsourced = _not_in_sources(
+        answer, [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
+    )
+    if unsourced:
+        return Grounding(False, f"it writes {unsourced} that the result does not have")
     said = _stems(" ".join([*results, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]))
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
     return Grounding(True)
+
+
+def _not_in_sources(answer: str, sources: Sequence[str]) -> str:
+    """What kind of text ``answer`` writes that is in none of ``sources`` (rule 11): "a command or
+    code", "an address", or ""; the sources' JSON read as the strings it holds too."""
+    known = _spaced(" ".join(_texts_of(sources)))
+    for block in _CODE_BLOCK.finditer(answer):
+        if any(_spaced(line) not in known for line in block.group(2).splitlines() if line.strip()):
+            return "a command or code"
+    outside = _CODE_BLOCK.sub(" ", answer)
+    if any(address.rstrip("/.,;:!?") not in known for address in _ADDRESS.findall(outside)):
+        return "an address"
+    return ""
+
+
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _texts_of(sources: Sequence[str]) -> Iterable[str]:
+    """Each source, and the strings inside one that is JSON (a file's text in a structured result)."""
+    for text in sources:
+        yield text
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        yield from _strings_in(value)
+
+
+def _strings_in(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings_in(item)
 
 
 # Words too common to show that an answer speaks of a result (rule 10).
