@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from edgehost.agent.grounding import check_answer, numbers_in, render_result, ungrounded_answer_text
+from edgehost.agent.grounding import check_answer, numbers_in
+from edgehost.agent.result_rendering import render_result, ungrounded_answer_text
 
 TEMPERATURES = json.dumps({"zones": [{"name": "soc", "celsius": 45.23}, {"name": "gpu", "celsius": 41.0}]})
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from edgehost.agent.grounding import NOT_RUN
 from edgehost.agent.reply_round import Round
+from edgehost.agent.result_rendering import NOT_RUN
 from edgehost.agent.tool_calls import CallOutcome, ToolOutcome, edited_note, refusal_text
 from edgehost.agent.tools import ToolSpec
 from edgehost.llm.base import Capabilities, Perf

@@ -63,17 +63,13 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = [
-    "NOT_RUN",
     "Grounding",
     "check_answer",
     "echoes",
     "has_words",
     "is_empty_result",
     "numbers_in",
-    "render_result",
-    "rendered_results",
     "repeats_itself",
-    "ungrounded_answer_text",
 ]
 
 # A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
@@ -109,8 +105,6 @@ ECHO_RUN_WORDS = 6
 ECHO_SHARE = 0.7
 ECHO_MIN_WORDS = 4
 REPEATED_SENTENCE_TIMES = 3
-SUMMARY_MAX_LINES = 12
-SUMMARY_LINE_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -596,80 +590,3 @@ def _empty(value: Any) -> bool:
     if isinstance(value, list):
         return all(_empty(item) for item in value)
     return value is None or value == ""
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _lines(value: Any, indent: str = "") -> Iterable[str]:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(item, (Mapping, list)) and item:
-                yield f"{indent}- {key}:"
-                yield from _lines(item, indent + "  ")
-            else:
-                yield f"{indent}- {key}: {_scalar(item) if item not in ({}, []) else 'none'}"
-    elif isinstance(value, list):
-        for item in value:
-            if isinstance(item, Mapping) and all(not isinstance(v, (Mapping, list)) for v in item.values()):
-                yield f"{indent}- " + ", ".join(f"{k} {_scalar(v)}" for k, v in item.items())
-            elif isinstance(item, (Mapping, list)):
-                yield f"{indent}-"
-                yield from _lines(item, indent + "  ")
-            else:
-                yield f"{indent}- {_scalar(item)}"
-    else:
-        yield f"{indent}{_scalar(value)}"
-
-
-def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
-    """A short, readable form of a tool result: structured content (JSON) as an indented list of
-    ``key: value`` lines, other text as its first lines; at most ``max_lines`` lines."""
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        value = None
-    if isinstance(value, (Mapping, list)):
-        lines = list(_lines(value)) or ["(empty)"]
-    else:
-        lines = [line.rstrip() for line in text.strip().splitlines()] or ["(empty)"]
-    lines = [
-        line if len(line) <= SUMMARY_LINE_CHARS else line[: SUMMARY_LINE_CHARS - 1] + "…" for line in lines
-    ]
-    if len(lines) > max_lines:
-        lines = [*lines[:max_lines], f"… ({len(lines) - max_lines} more lines in the tool card)"]
-    return "\n".join(lines)
-
-
-NOT_RUN = (
-    "Not run: "  # how a result the user reads begins when the call was refused ("Not run: you denied it")
-)
-
-
-def rendered_results(results: Sequence[tuple[str, str]]) -> str:
-    """Each result rendered under its tool's name. ``results`` are (tool name, result text) pairs."""
-    return "\n\n".join(
-        f"**{name}** was not run: {text.removeprefix(NOT_RUN)}"
-        if text.startswith(NOT_RUN)
-        else f"**{name}** returned:\n\n{render_result(text)}"
-        for name, text in results
-    )
-
-
-def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, grounding: Grounding) -> str:
-    """What the user reads instead of an ungrounded answer: each result rendered, then the model's own
-    text marked as such (left out when empty). ``results`` are (tool name, result text) pairs."""
-    parts = [rendered_results(results)]
-    if has_words(model_text) and not grounding.says_nothing:
-        quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
-        if grounding.nothing_to_go_on or all(is_empty_result(text) for _name, text in results):
-            # Nothing to contradict: the reply may even say so, but none of it comes from the tool.
-            reason = grounding.reason if grounding.nothing_to_go_on else "the tool found nothing"
-            mark = f"*The model's reply, which has nothing from the tool to go on ({reason}):*"
-        else:
-            mark = f"*The model's reply, which does not match this result ({grounding.reason}):*"
-        parts.append(f"{mark}\n\n{quoted}")
-    return "\n\n".join(parts)

@@ -19,15 +19,7 @@ from edgehost.agent.approval import ApprovalPolicy, Approver
 from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
-from edgehost.agent.grounding import (
-    NOT_RUN,
-    Grounding,
-    check_answer,
-    echoes,
-    has_words,
-    rendered_results,
-    ungrounded_answer_text,
-)
+from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.prompting import (
     build_system_prompt,
@@ -38,6 +30,7 @@ from edgehost.agent.prompting import (
 )
 from edgehost.agent.question_values import path_values
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
+from edgehost.agent.result_rendering import NOT_RUN, rendered_results, ungrounded_answer_text
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import (

@@ -5,7 +5,7 @@ the same pieces)."""
 
 from __future__ import annotations
 
-from edgehost.agent.grounding import NOT_RUN
+from edgehost.agent.result_rendering import NOT_RUN
 from edgehost.agent.tool_calls import refusal_text
 
 __all__ = ["NO_REASON", "denial_reason", "denial_text"]
