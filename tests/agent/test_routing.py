@@ -266,6 +266,13 @@ def test_a_tool_needing_more_numbers_than_the_question_writes_is_no_candidate() 
     assert decide_route([interest], scores[:1], None, question=question).needs_tool
 
 
+async def assert_calls_nothing_for_its_form(selector, tools: list[ToolSpec], text: str) -> None:
+    """``text`` calls no tool, and would not for its form alone, however well a tool scored."""
+    assert not (await selector.route(text, tools)).needs_tool, text
+    decision = decide_route(tools[:1], [2.0], None, question=text)
+    assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
+
+
 async def test_a_question_asking_for_instructions_or_advice_calls_nothing(selector, reference_tools) -> None:
     """It asks for instructions: the gate let "How do I check free memory on Linux with a command?"
     through to the board's memory_usage; out of fold on the calibration questions, "Should I squash my
@@ -280,10 +287,7 @@ async def test_a_question_asking_for_instructions_or_advice_calls_nothing(select
         "Is it safe to delete the .cache folder in my home directory?",
         "why does windows use backslashes in file paths",
     ):
-        # Whatever the gate reads, the form alone is enough.
-        assert not (await selector.route(text, tools)).needs_tool, text
-        decision = decide_route(tools[:1], [2.0], None, question=text)
-        assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
+        await assert_calls_nothing_for_its_form(selector, tools, text)
     assert (await selector.route("How much disk space is left on the board?", tools)).needs_tool
     echo = ToolSpec("calc__echo", "calc", "Echo a message back.")
     how_to = decide_route([echo], [0.9], None, question="How to echo back 'hello'?")
@@ -302,10 +306,7 @@ async def test_a_question_of_what_a_term_means_calls_nothing(selector, reference
         "wats a pull request lol",
         "what does the * mean in a glob pattern like *.txt",
     ):
-        # Whatever the gate reads, the form alone is enough.
-        assert not (await selector.route(text, tools)).needs_tool, text
-        decision = decide_route(tools[:1], [2.0], None, question=text)
-        assert not decision.needs_tool and "a meaning" in decision.reason, (text, decision.reason)
+        await assert_calls_nothing_for_its_form(selector, tools, text)
     for text in ("What does the python.org homepage say?", "What is the CPU temperature right now?"):
         assert decide_route(tools[:1], [2.0], None, question=text).needs_tool, text
     assert (await selector.route("What is the CPU temperature right now?", tools)).needs_tool
