@@ -34,8 +34,9 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   delete ...?", "Why does ...?"). The model gives these in words; a tool's result would answer
   another question. Each form was counted over the calibration questions (ours and BFCL's): together
   they open over a hundred plain chat questions and no tool question; out of fold, the gate had let
-  14 of the meaning and advice questions through. "How to ..." is not such a question: it also opens requests ("How to
-  obtain the details of the R vs Adams case?"), nor is "what does the homepage say?".
+  14 of the meaning and advice questions through. "How to ..." is not such a question: it also opens
+  requests ("How to obtain the details of the R vs Adams case?"); nor is "what does the homepage
+  say?".
 - A question of what the asker once told or wrote ("Did I ever mention Ibrahim?", "what did I write
   down about the wifi", "according to my recipe") is a task, however much it reads like a chat: only
   the asker's records answer it. It passes the question probe; its best tool must still fit.
