@@ -32,6 +32,9 @@ Run = Callable[[Awaitable[T]], T]
 
 SERVERS_READY_S = scaled_wait(60.0)  # two Python servers start on a loaded 2-core CI machine
 STEP_S = scaled_wait(30.0)  # any single UI step (a scripted turn, a dialog answer)
+# A first routed turn: it waits for the ranking process to load both embedding models, which took over
+# 30 s twice when a benchmark's model shared the 2 cores with the suite.
+FIRST_ROUTED_TURN_S = scaled_wait(90.0)
 TEST_S = scaled_wait(150.0)  # a whole test: servers start, a few turns, shutdown
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from tests.ui.conftest import finished, opened_desktop, shown_widgets, wait_until
+from tests.ui.conftest import FIRST_ROUTED_TURN_S, finished, opened_desktop, shown_widgets, wait_until
 
 from edgehost.agent.ranking import BlendedRanker
 from edgehost.agent.ranking_process import RankingProcess
@@ -31,7 +31,7 @@ def test_a_call_the_host_chose_says_so_and_an_invented_number_gives_way_to_the_r
         ) as desktop:
             window = desktop.window
             window.send("How much memory is free?")
-            await finished(window.turn_task)
+            await finished(window.turn_task, FIRST_ROUTED_TURN_S)
             [card] = window.chat.cards.values()
             assert card.chosen_label.text() == "· chosen by EdgeHost" and card.chosen_label.isVisibleTo(
                 window
