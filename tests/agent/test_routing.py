@@ -353,5 +353,9 @@ def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() 
     ):
         decision = decide_route([commit], [0.9], None, question=text)
         assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
-    for text in ("Commit the staged changes with the message 'fix typo'", "Find the tips.md file"):
+    for text in (
+        "Commit the staged changes with the message 'fix typo'",
+        "Find the tips.md file",
+        "Give me the ideas.md file from the notes folder",
+    ):
         assert decide_route([commit], [0.9], None, question=text).needs_tool, text

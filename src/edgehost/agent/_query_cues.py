@@ -82,8 +82,8 @@ _HOW_I_WOULD = _LEAD_IN + r"how\s+(?:do|can|could|should|would)\s+(?:i|we|one)\b
 _SUGGESTION = (
     _LEAD_IN + r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:suggest|recommend|brainstorm)\b|(?:give|share|offer)\s+(?:me\s+|us\s+)?(?:some\s+|a\s+few\s+|\w+\s+)?"
-    r"(?:good\s+|quick\s+)?(?:tips|ideas|advice|suggestions|pointers|recommendations)\b"
-    r"|(?:any|some)\s+(?:tips|ideas|advice|suggestions)\b"
+    r"(?:good\s+|quick\s+)?(?:tips|ideas|advice|suggestions|pointers|recommendations)\b(?!\.\w)"
+    r"|(?:any|some)\s+(?:tips|ideas|advice|suggestions)\b(?!\.\w)"
     r"|(?:what|which)\s+(?:\w+\s+)?(?:would|do)\s+you\s+(?:suggest|recommend)\b)"
 )
 # The openings of a question of what a term means ("what does TOPS mean?", "what is a detached HEAD in
