@@ -279,10 +279,9 @@ def check_answer(
         return Grounding(False, "the model's reply is a template with nothing filled in")
     if answer.rstrip().rstrip("*_").rstrip().endswith(":"):
         return Grounding(False, "the model's reply breaks off where its content should begin")
+    called = [json.dumps(a, ensure_ascii=False, default=str) for a in arguments]  # the calls' arguments
     sources = _Sources(
-        _source_numbers(
-            [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
-        ),
+        _source_numbers([*results, question, *called]),
         results,
     )
     invented = tuple(dict.fromkeys(sources.unexplained(_ENUMERATORS.sub("", answer))))
@@ -305,12 +304,10 @@ def check_answer(
         stated = [match.group(0) for match in _NUMBER.finditer(answer)]
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
-    unsourced = _not_in_sources(
-        answer, [*results, question, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]
-    )
+    unsourced = _not_in_sources(answer, [*results, question, *called])
     if unsourced:
         return Grounding(False, f"it writes {unsourced} that the result does not have")
-    said = _stems(" ".join([*results, *(json.dumps(a, ensure_ascii=False, default=str) for a in arguments)]))
+    said = _stems(" ".join([*results, *called]))
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
     return Grounding(True)
@@ -319,12 +316,14 @@ def check_answer(
 def _not_in_sources(answer: str, sources: Sequence[str]) -> str:
     """What kind of text ``answer`` writes that is in none of ``sources`` (rule 11): "a command or
     code", "an address", or ""; the sources' JSON read as the strings it holds too."""
+    blocks, addresses = list(_CODE_BLOCK.finditer(answer)), _ADDRESS.findall(_CODE_BLOCK.sub(" ", answer))
+    if not blocks and not addresses:
+        return ""
     known = _spaced(" ".join(_texts_of(sources)))
-    for block in _CODE_BLOCK.finditer(answer):
+    for block in blocks:
         if any(_spaced(line) not in known for line in block.group(2).splitlines() if line.strip()):
             return "a command or code"
-    outside = _CODE_BLOCK.sub(" ", answer)
-    if any(address.rstrip("/.,;:!?") not in known for address in _ADDRESS.findall(outside)):
+    if any(address.rstrip("/.,;:!?") not in known for address in addresses):
         return "an address"
     return ""
 
