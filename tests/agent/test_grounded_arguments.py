@@ -29,6 +29,15 @@ def test_spans_are_runs_of_words_without_filler_at_their_edges_and_quoted_phrase
     assert not {"Save", "the", "to", "Save the text"} & set(spans)
 
 
+def test_apostrophes_inside_words_quote_nothing() -> None:
+    """ "My sister Anna's birthday is on 12 May, don't let me forget it" offered the memory entity the
+    "quoted" run "s birthday is on 12 May, don" first."""
+    spans = question_spans("My sister Anna's birthday is on 12 May, don't let me forget it")
+    assert "Anna" in spans and not any("birthday is on 12 May, don" in span for span in spans)
+    assert question_spans("Name the cake 'Anna's cake' please")[0] == "Anna's cake"
+    assert question_spans("it's called 'draft two' now")[0] == "draft two"
+
+
 def test_a_path_is_a_file_name_of_the_question_or_the_folder_it_names() -> None:
     optional = {
         "type": "object",

@@ -113,7 +113,9 @@ MAX_NUMBER_CHARACTERS = 30
 _BRACKETED = re.compile(r"\[[\d\s,.\-\[\]]*\]")
 
 
-_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
+# A quote opens where no letter is before it and closes where none is after it: "Anna's birthday ...
+# don't" quotes nothing, "'Anna's cake'" quotes "Anna's cake".
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]+?(?:'\w[^'\n]*?)*)'(?!\w)|\"([^\"]+)\"|‘(.+?)’(?!\w)|“([^”]+)”")
 
 
 WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
@@ -341,6 +343,11 @@ _MONTHS = {
     )
     for name in names
 }  # fmt: skip
+
+
+def is_month(word: str) -> bool:
+    """Whether ``word`` names a month ("May", "sept")."""
+    return word.lower().rstrip(".") in _MONTHS
 
 
 _MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
