@@ -29,6 +29,7 @@ from edgehost.agent.prompting import (
     tool_result_message,
 )
 from edgehost.agent.question_values import path_values
+from edgehost.agent.references import resolved_references
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
 from edgehost.agent.result_rendering import NOT_RUN, rendered_results, ungrounded_answer_text
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
@@ -110,19 +111,22 @@ class TurnRunner:
         pinned = {t.name: t for t in tools}.get(pinned_tool) if pinned_tool else None
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
+        # The host reads a follow-up's pronouns as what they stand for (agent/references.py).
+        question = resolved_references(user_text, earlier_questions)
         if routing == "host" and pinned is None:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
             # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
-            asked, material = split_material(user_text)
+            asked, material = split_material(question)
             attached = bool(attachments) or bool(material)
             switched_off = await self._switched_off_tool(asked, tools, earlier_questions, attached)
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
             route = await self._route(conversation.id, asked, tools, earlier_questions, attached)
         plan = await self._choose_tools(
-            conversation, user_text, tools, caps, routing, route, pinned, server_instructions
+            conversation, question, tools, caps, routing, route, pinned, server_instructions
         )
-        turn = TurnState(conversation.id, user_text, content, list(plan.forced))
+        read = "\n\n".join([*attachments, question]) if attachments else question
+        turn = TurnState(conversation.id, question, read, list(plan.forced))
         cancelled = False
         try:
             while await self._one_round(conversation, plan, turn):
@@ -152,7 +156,7 @@ class TurnRunner:
     async def _choose_tools(
         self,
         conversation: Conversation,
-        user_text: str,
+        question: str,
         tools: Sequence[ToolSpec],
         caps: Capabilities,
         routing: str,
@@ -166,7 +170,7 @@ class TurnRunner:
         enabled = [t for t in tools if t.enabled]
         budget = int(caps.max_context * self.config.tool_budget_fraction)
         selection = await self._selector.select(
-            user_text,
+            question,
             enabled,
             budget_tokens=budget,
             count_tokens=self.backend.count_tokens,
@@ -180,7 +184,7 @@ class TurnRunner:
                 selection.tools.insert(0, tool)
         if route is not None and route.needs_tool and caps.supports_grammar:
             # The host's call takes values of the question that fit each argument (decision 11).
-            forced = [await self._selector.with_fitting_values(t, user_text) for t in forced]
+            forced = [await self._selector.with_fitting_values(t, question) for t in forced]
         conversation.selected_tools = [t.name for t in selection.tools]
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
@@ -228,7 +232,10 @@ class TurnRunner:
         round_ = turn.round_ = Round(chosen_by=plan.chosen_by(turn.forced))
         await self._replies.stream(
             turn.conv_id,
-            prompt_messages([ChatMessage("system", plan.system), *conversation.messages], plan.caps),
+            prompt_messages(
+                [ChatMessage("system", plan.system), *_as_read(conversation.messages, turn.content)],
+                plan.caps,
+            ),
             plan.tools,
             plan.dialect,
             turn.forced,
@@ -431,6 +438,15 @@ class TurnRunner:
                 conversation.id, message.role, message.content, message.name, perf, message.tool_call_id
             )
         )
+
+
+def _as_read(messages: Sequence[ChatMessage], content: str) -> list[ChatMessage]:
+    """``messages`` with the last user message read as ``content``: the question as the host resolved
+    its pronouns (agent/references.py), while the conversation keeps it as the user wrote it."""
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if last is None or messages[last].content == content:
+        return list(messages)
+    return [*messages[:last], dataclasses.replace(messages[last], content=content), *messages[last + 1 :]]
 
 
 def _questions(messages: Sequence[ChatMessage]) -> list[str]:

@@ -1,0 +1,83 @@
+"""A follow-up's pronoun read as what it stands for in the previous question.
+
+"My sister Anna's birthday is on 12 May" then "Also, she lives in Lyon.": alone, the follow-up's only
+name is "Lyon", and the host filled the memory entity with it. Read with its pronoun resolved, "Also,
+Anna lives in Lyon.", routing, the arguments the host offers and the check of the answer all see the
+name the user means. The user's message is kept as written; only the host's reading changes.
+
+Resolved, only where the previous question leaves one reading:
+- "she", "he", "him", "his", "her" stand for the previous question's first proper name: a capitalised
+  word inside a sentence (not its first word, not "I", not a month or a day's name), without its "'s".
+  "his age" becomes "Biscuit's age"; "her" is
+  read as owning what follows ("her age") unless a pronoun, an article or a preposition follows.
+- "it" stands for the only file or folder the previous question names ("Open notes.txt", then "now
+  delete it"), when the follow-up names none of its own. "it is", "is it" and "it's" are left alone
+  ("what time is it?").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from edgehost.agent.question_values import is_month, path_values
+
+_PERSON = re.compile(r"\b(?P<word>she|he|him|his|her)\b(?P<after>\s+(?P<next>\w+))?", re.IGNORECASE)
+# Words after "her" that make it the object ("tell her I said hi", "ask her about it"), not "her age".
+_NOT_OWNED = frozenset({
+    "i", "you", "we", "they", "he", "she", "it", "that", "this", "what", "how", "to", "about", "a",
+    "an", "the", "and", "or", "but", "in", "on", "at", "for", "with", "from", "if", "when", "again",
+})  # fmt: skip
+_IT = re.compile(r"(?<!\bis\s)\bit\b(?!\s+is\b|')", re.IGNORECASE)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
+_DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def resolved_references(question: str, earlier: Sequence[str]) -> str:
+    """``question`` with its pronouns replaced by what they stand for in the last of ``earlier`` (the
+    conversation's questions before it, newest last); unchanged where there is nothing to resolve
+    or more than one reading (module docstring)."""
+    if not earlier:
+        return question
+    previous = earlier[-1]
+    resolved = _resolve_person(question, previous)
+    return _resolve_thing(resolved, previous)
+
+
+def _resolve_person(question: str, previous: str) -> str:
+    if not _PERSON.search(question):
+        return question
+    name = _first_proper_name(previous)
+    if name is None or name in question:
+        return question
+
+    def replace(match: re.Match[str]) -> str:
+        word, after, following = match.group("word").lower(), match.group("after") or "", match.group("next")
+        possessive = word == "his" or (
+            word == "her" and bool(following) and following.lower() not in _NOT_OWNED
+        )
+        return (f"{name}'s" if possessive else name) + after
+
+    return _PERSON.sub(replace, question)
+
+
+def _resolve_thing(question: str, previous: str) -> str:
+    if not _IT.search(question) or path_values(question):
+        return question
+    paths = path_values(previous)
+    if len(paths) != 1:
+        return question
+    return _IT.sub(paths[0], question)
+
+
+def _first_proper_name(text: str) -> str | None:
+    """The first capitalised word of ``text`` that is not a sentence's first word, "I", a month or a
+    day's name, without its "'s"."""
+    for match in _CAPITALISED.finditer(text):
+        word = match.group().removesuffix("'s")
+        lowered = word.lower()
+        if _SENTENCE_START.search(text[: match.start()]) or lowered in _DAYS or is_month(word):
+            continue
+        return word
+    return None

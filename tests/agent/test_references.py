@@ -1,0 +1,50 @@
+"""A follow-up's pronouns, read as what they stand for in the previous question (agent/references.py)."""
+
+from __future__ import annotations
+
+from edgehost.agent.references import resolved_references
+
+
+def test_a_person_pronoun_stands_for_the_previous_questions_first_name() -> None:
+    birthday = "My sister Anna's birthday is on 12 May, don't let me forget it"
+    assert resolved_references("Also, she lives in Lyon.", [birthday]) == "Also, Anna lives in Lyon."
+    dog = "Remember that my dog Biscuit is five years old."
+    assert (
+        resolved_references("Actually, forget the bit about his age.", [dog])
+        == "Actually, forget the bit about Biscuit's age."
+    )
+
+
+def test_her_owns_what_follows_only_when_a_noun_follows() -> None:
+    earlier = ["Remember that Maria likes green tea"]
+    assert resolved_references("What is her phone number?", earlier) == "What is Maria's phone number?"
+    assert resolved_references("tell her I said hi", earlier) == "tell Maria I said hi"
+    assert resolved_references("remind her", earlier) == "remind Maria"
+
+
+def test_a_sentences_first_word_a_month_or_a_day_is_no_name() -> None:
+    assert resolved_references("where does she live?", ["Remember that on Monday in May I met Tom"]) == (
+        "where does Tom live?"
+    )
+    # Nothing inside a sentence is capitalised: nothing to stand for.
+    assert resolved_references("is he home?", ["Tomorrow is my day off."]) == "is he home?"
+
+
+def test_it_stands_for_the_only_file_the_previous_question_names() -> None:
+    assert resolved_references("now delete it", ["Open notes.txt"]) == "now delete notes.txt"
+    # Two files: which one "it" is cannot be told, so the follow-up is read as written.
+    assert resolved_references("now delete it", ["compare a.txt and b.txt"]) == "now delete it"
+    # The follow-up names its own file.
+    assert resolved_references("copy it to c.txt", ["Open notes.txt"]) == "copy it to c.txt"
+
+
+def test_it_as_the_subject_of_is_is_left_alone() -> None:
+    for question in ("what time is it?", "it is too long", "it's fine", "is it done?"):
+        assert resolved_references(question, ["Open notes.txt"]) == question
+
+
+def test_a_question_without_an_earlier_one_or_a_pronoun_is_read_as_written() -> None:
+    assert resolved_references("Also, she lives in Lyon.", []) == "Also, she lives in Lyon."
+    assert resolved_references("and in Paris?", ["What time is it in Tokyo?"]) == "and in Paris?"
+    # The follow-up already names the person.
+    assert resolved_references("Anna said she moved", ["My sister Anna is 30"]) == "Anna said she moved"
