@@ -27,6 +27,7 @@ from edgehost.agent.ranking import (
     load_ranker,
     rank_tools,
 )
+from edgehost.agent.references import resolved_references
 from edgehost.agent.selection import ToolSelector, default_tool_budget, select_tools
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.vector_index import VectorIndex
@@ -434,3 +435,34 @@ async def test_a_quoted_phrase_is_taken_whole_and_by_one_argument_only(selector)
     question = "Search for ongoing lawsuits related to the company 'Google' filed after January 1, 2021 in California."
     fitted = (await selector.with_fitting_values(lawsuits, question)).input_schema["properties"]
     assert (fitted["company"]["enum"], fitted["location"]["enum"]) == (["Google"], ["California"])
+
+
+async def test_a_follow_ups_pronoun_offers_the_name_it_stands_for(selector, reference_tools) -> None:
+    """After "My sister Anna's birthday is on 12 May ...", the host filled "Also, she lives in Lyon."
+    with an entity named "Lyon", which the memory server has not got. Read with its pronoun resolved,
+    the entity offered first is Anna, and Lyon is left to what is observed."""
+    observe = reference_tools["memory__add_observations"]
+    previous = "My sister Anna's birthday is on 12 May, don't let me forget it"
+    question = resolved_references("Also, she lives in Lyon.", [previous])
+    fitted = (await selector.with_fitting_values(observe, question)).input_schema
+    observation = fitted["properties"]["observations"]["items"]["properties"]
+    assert observation["entityName"]["enum"][0] == "Anna"
+    assert "lives in Lyon" in observation["contents"]["items"]["enum"]
+
+
+async def test_the_text_fields_of_a_list_of_objects_take_the_values_that_fit_them(
+    selector, reference_tools
+) -> None:
+    """The memory server's entities are a list of objects. Offered every run of "Remember that my dog
+    Biscuit is five years old." for an entity's name, the 135M model named it "dog", "five" or "May"; fitted
+    as a top-level argument is, the name is the question's name."""
+    create = reference_tools["memory__create_entities"]
+    fitted = (
+        await selector.with_fitting_values(create, "Remember that my dog Biscuit is five years old.")
+    ).input_schema
+    entity = fitted["properties"]["entities"]["items"]["properties"]
+    assert entity["name"]["enum"] == ["Biscuit"]
+    forget = reference_tools["memory__delete_observations"]
+    question = "Actually, forget the bit about Biscuit's age."
+    deletion = (await selector.with_fitting_values(forget, question)).input_schema["properties"]["deletions"]
+    assert deletion["items"]["properties"]["entityName"]["enum"] == ["Biscuit"]

@@ -27,6 +27,17 @@ def test_a_whole_name_gains_and_a_cut_name_or_a_clause_loses() -> None:
     assert whole > 0 > cut and clause < 0
 
 
+def test_a_name_after_in_or_at_is_a_place_not_the_name_an_argument_asks_for() -> None:
+    """ "Also, Anna lives in Lyon.": Lyon is a little nearer by meaning to "the name of the entity" than
+    Anna is, and the memory server was asked for an entity named Lyon."""
+    question = "Also, Anna lives in Lyon."
+    entity = Slot.of("entityName", "The name of the entity to add the observations to")
+    anna, lyon = fit_adjustment(question, "Anna", entity), fit_adjustment(question, "Lyon", entity)
+    assert anna is not None and lyon is not None and anna > lyon
+    city = Slot.of("location", "The city")
+    assert fit_adjustment(question, "Lyon", city) == fit_adjustment(question, "Anna", city)
+
+
 def test_a_name_the_argument_asks_for_and_an_identifier_beside_its_word_gain_more() -> None:
     question = "the lyrics of Bohemian Rhapsody by Queen"
     artist = fit_adjustment(question, "Queen", Slot.of("artist_name", "The artist"))

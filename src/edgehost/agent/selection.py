@@ -267,6 +267,13 @@ def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question:
     return {key: value for key, value in properties.items() if key in required or only(value) not in taken}
 
 
+def _item_properties(declared: Any) -> Mapping[str, Any]:
+    """The properties of the objects a declared list argument holds ({} for any other argument)."""
+    items = declared.get("items") if isinstance(declared, Mapping) else None
+    properties = items.get("properties") if isinstance(items, Mapping) else None
+    return properties if isinstance(properties, Mapping) else {}
+
+
 def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
     ranker.prepare(tools)
 
@@ -401,14 +408,39 @@ class ToolSelector:
         """``tool`` with its free text values limited to the question's words (grounded_schema) and,
         where the words nearest by meaning to what an argument is clearly fit it ("species: the species
         of the animal" and "tigers", not "100"), to the FITTING_VALUES that fit best, each run of words
-        to one argument (agent/value_fit.py); an optional argument nothing fits is left out. Arguments
-        with choices of their own keep them; without the embedding model, the words alone. For the
-        calls the host chooses under a grammar (decision 11)."""
+        to one argument (agent/value_fit.py); an optional argument nothing fits is left out. The text
+        fields of a list of objects (the memory server's entities: name, entityType) are fitted the
+        same way, among themselves. Arguments with choices of their own keep them; without the
+        embedding model, the words alone. For the calls the host chooses under a grammar (decision 11)."""
         schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
         properties = schema.get("properties")
         own = tool.properties
         if not isinstance(properties, Mapping):
             return dataclasses.replace(tool, input_schema=schema)
+        fitted = await self._fitted(properties, schema, own, question, tool)
+        for key, value in list(fitted.items()):
+            items = (
+                value.get("items") if isinstance(value, Mapping) and value.get("type") == "array" else None
+            )
+            if isinstance(items, Mapping) and isinstance(items.get("properties"), Mapping):
+                declared = _item_properties(own.get(key))
+                inner = await self._fitted(items["properties"], items, declared, question, tool)
+                fitted[key] = {**value, "items": {**items, "properties": inner}}
+        return dataclasses.replace(
+            tool, input_schema={**schema, "properties": _one_use(fitted, schema, question)}
+        )
+
+    async def _fitted(
+        self,
+        properties: Mapping[str, Any],
+        schema: Mapping[str, Any],
+        own: Mapping[str, Any],
+        question: str,
+        tool: ToolSpec,
+    ) -> dict[str, Any]:
+        """``properties`` (of ``schema``, as grounded; ``own``: as the tool declares them) with each free
+        text argument offered more than FITTING_VALUES values cut to those that fit it best, and an
+        optional one nothing fits left out (with_fitting_values)."""
         many = {
             key: value
             for key, value in properties.items()
@@ -418,21 +450,15 @@ class ToolSelector:
             and not (isinstance(own.get(key), Mapping) and ("enum" in own[key] or "const" in own[key]))
             and len(value.get("enum") or ()) > FITTING_VALUES
         }
-        if many:
-            required = frozenset(schema.get("required") or ())
-            nearest = await self._ranked(_nearest_values, many, question, required, tool.name)
-            properties = {
-                **properties,
-                **{
-                    key: {**many[key], "enum": values}
-                    for key, values in nearest.items()
-                    if values is not None
-                },
-            }
-            properties = {key: value for key, value in properties.items() if nearest.get(key, ()) is not None}
-        return dataclasses.replace(
-            tool, input_schema={**schema, "properties": _one_use(properties, schema, question)}
-        )
+        if not many:
+            return dict(properties)
+        required = frozenset(schema.get("required") or ())
+        nearest = await self._ranked(_nearest_values, many, question, required, tool.name)
+        return {
+            key: {**value, "enum": nearest[key]} if nearest.get(key) is not None and key in many else value
+            for key, value in properties.items()
+            if nearest.get(key, ()) is not None
+        }
 
     async def prepare(self, tools: Sequence[ToolSpec]) -> None:
         """Load the ranker and embed the enabled tools in a thread, so the first turn that must rank

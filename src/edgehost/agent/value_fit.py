@@ -17,6 +17,9 @@ league).
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
+- a name just after "in" or "near" is a place ("Anna lives in Lyon"): for an argument that wants a
+  name but neither a place's nor a title (entityName, not movie_title: "starred in The Matrix"), it
+  loses PLACE_PENALTY;
 - for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
   more; for one that wants an identifier ("snp_id"), a word of letters and digits does. One that wants
   a name or a place ("branch_name", "location") is always fitted (agent/selection.py): "Chicago" and
@@ -59,6 +62,8 @@ _EXAMPLE_TAIL = re.compile(
 )
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 NAME_SLOT_BONUS = 0.2
+PLACE_PENALTY = 0.1
+_PLACE_BEFORE = frozenset({"in", "near"})
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
@@ -81,6 +86,11 @@ class Slot:
     @property
     def wants_name(self) -> bool:
         return bool(self.name_terms & {"name", "title"})
+
+    @property
+    def wants_name_not_place(self) -> bool:
+        """A name that is neither a place's nor a title ("entityName", "player_name")."""
+        return "name" in self.name_terms and not self.wants_place and "title" not in self.name_terms
 
     @property
     def wants_place(self) -> bool:
@@ -176,6 +186,8 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
         adjustment -= CLAUSE_PENALTY
     if slot.wants_identifier and len(span_words) == 1 and _IDENTIFIER.match(span):
         adjustment += NAME_SLOT_BONUS  # "rs6034464" for snp_id
+    if slot.wants_name_not_place and start and words[start - 1] in _PLACE_BEFORE:
+        adjustment -= PLACE_PENALTY
     beside = [*words[max(0, start - CUE_WORDS_BEFORE) : start], *words[end : end + 1]]
     if any((w.islower() or w.isupper()) and set(terms(w)) & slot.name_terms for w in beside):
         adjustment += CUE_BONUS
