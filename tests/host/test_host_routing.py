@@ -229,3 +229,20 @@ async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_o
         assert answered.executions[0]["tool"] == "files__list_directory"
     finally:
         await restarted.aclose()
+
+
+async def test_a_file_named_by_its_words_is_the_one_the_host_routes_and_offers(make_host, data_dir) -> None:
+    """ "Add 'buy eggs' to my todo list" writes no file name: read as written, no tool that changes a
+    file may be called. The files folder holds todo.md, so the host reads the question with it, and
+    the conversation keeps what the user wrote."""
+    files = Paths.resolve(None, data_dir).files_root
+    files.mkdir(parents=True, exist_ok=True)
+    (files / "todo.md").write_text("- call the plumber\n", encoding="utf-8")
+    backend = ScriptedBackend(["done"])
+    host, recorder = await make_host(backend, HOST)
+    question = "Add 'buy eggs' to my todo list"
+    result = await host.submit(question)
+    [routed] = recorder.of(ev.TurnRouted)
+    assert routed.needs_tool and routed.candidates[0] in ("files__edit_file", "files__write_file"), routed
+    assert "todo.md" in backend.requests[0].messages[-1].content  # what the model read
+    assert host.conversation(result.conversation_id).messages[0].content == question

@@ -21,6 +21,7 @@ from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
+from edgehost.agent.named_files import with_named_files
 from edgehost.agent.prompting import (
     build_system_prompt,
     choose_dialect,
@@ -111,8 +112,12 @@ class TurnRunner:
         pinned = {t.name: t for t in tools}.get(pinned_tool) if pinned_tool else None
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
-        # The host reads a follow-up's pronouns as what they stand for (agent/references.py).
-        question = resolved_references(user_text, earlier_questions)
+        # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
+        # file named by its words as that file (agent/named_files.py).
+        question = with_named_files(
+            resolved_references(user_text, earlier_questions),
+            [t.served_folder for t in tools if t.enabled and t.served_folder],
+        )
         if routing == "host" and pinned is None:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
             # question is most often about: it calls a tool only when it clearly asks for one (routing.py).

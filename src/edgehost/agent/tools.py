@@ -46,6 +46,9 @@ class ToolSpec:
     # Required arguments EdgeHost knows the value of, not the question: a folder argument of a
     # server started on one folder (agent/known_arguments.py).
     known_arguments: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # The one folder the tool's server was started on, where it was started on one (the files
+    # server's root, a filesystem server's allowed directory): agent/named_files.py reads it.
+    served_folder: str | None = None
     # MCP Apps: the ui:// resource of the tool's own view, when its server gives it one, and who may
     # call the tool ("model", "app"; None: both).
     view_uri: str | None = None

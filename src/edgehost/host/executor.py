@@ -95,6 +95,7 @@ def specs_of(
             output_schema=entry.output_schema,
             view_uri=entry.view_uri,
             visibility=entry.visibility,
+            served_folder=folders.get(entry.server),
             known_arguments=known_arguments(
                 entry.original_name or entry.name,
                 entry.input_schema,

@@ -1,0 +1,84 @@
+"""Files a question names by their words, in the folders the servers serve.
+
+"Add 'pay the electricity bill' to my todo list" writes no file name. Read as written, no tool that
+changes a file may be called (agent/routing.py: a tool that may destroy something needs the value it
+changes), and a path the host offered would be a word of the question. The folder the files server
+serves holds todo.md: the user means it. So the host reads the question with the file it names after
+its words, "... my todo list (todo.md)", for routing, the values it offers and the answer's check;
+the chat keeps what the user wrote.
+
+A file is named when the words of its name without the extension ("todo", "soup", "meeting-notes" as
+"meeting notes") stand in the question right after "my", "the", "our" or "this" ("my soup recipe",
+"the old log"; not "five years old"), in the folders a server was started on (host/executor.py, up to
+MAX_DEPTH folders down, MAX_ENTRIES entries each). Only where the question writes no path of its own
+and exactly one file is named: two files called "notes" leave the question as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from edgehost.agent._bm25 import alike
+from edgehost.agent.question_values import WORD, path_values
+
+__all__ = ["files_in", "with_named_files"]
+
+MAX_DEPTH = 2
+MAX_ENTRIES = 500
+MIN_NAME_LETTERS = 3
+_OWNING = frozenset({"my", "the", "our", "this"})
+_NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
+
+
+def with_named_files(question: str, folders: Iterable[str]) -> str:
+    """``question`` with the one file of ``folders`` it names by its words after them, in brackets
+    (module docstring); unchanged when it writes a path, or names no file or several."""
+    if path_values(question):
+        return question
+    words = [w.lower() for w in WORD.findall(question)]
+    named = {
+        relative
+        for folder in dict.fromkeys(folders)
+        for relative in files_in(folder)
+        if _names(words, relative)
+    }
+    return f"{question} ({named.pop()})" if len(named) == 1 else question
+
+
+def files_in(folder: str) -> list[str]:
+    """The files of ``folder`` as paths relative to it, up to MAX_DEPTH folders down, hidden ones left
+    out; [] for a folder that cannot be read."""
+    found: list[str] = []
+    pending = [("", 0)]
+    while pending:
+        relative, depth = pending.pop(0)
+        try:
+            with os.scandir(os.path.join(folder, relative)) as entries:
+                listed = sorted(entries, key=lambda e: e.name)[:MAX_ENTRIES]
+        except OSError:
+            continue
+        for entry in listed:
+            if entry.name.startswith("."):
+                continue
+            path = f"{relative}/{entry.name}" if relative else entry.name
+            if entry.is_file():
+                found.append(path)
+            elif entry.is_dir() and depth + 1 < MAX_DEPTH:
+                pending.append((path, depth + 1))
+    return found
+
+
+def _names(words: list[str], relative: str) -> bool:
+    """Whether the question's ``words`` name the file ``relative`` after an owning word (module docstring)."""
+    stem = PurePosixPath(relative).stem
+    parts = [p.lower() for p in _NAME_PARTS.split(stem) if p]
+    if not parts or sum(len(p) for p in parts) < MIN_NAME_LETTERS:
+        return False
+    for start in range(1, len(words) - len(parts) + 1):
+        run = words[start : start + len(parts)]
+        if words[start - 1] in _OWNING and all(alike(w, p) for w, p in zip(run, parts, strict=True)):
+            return True
+    return False
