@@ -114,7 +114,8 @@ class TurnRunner:
         route: RouteDecision | None = None
         # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
         # file named by its words as that file (agent/named_files.py).
-        question = with_named_files(
+        question = await asyncio.to_thread(  # a folder's listing: off the window's thread
+            with_named_files,
             resolved_references(user_text, earlier_questions),
             [t.served_folder for t in tools if t.enabled and t.served_folder],
         )

@@ -10,16 +10,16 @@ the chat keeps what the user wrote.
 A file is named when the words of its name without the extension ("todo", "soup", "meeting-notes" as
 "meeting notes") stand in the question right after "my", "the", "our" or "this" ("my soup recipe",
 "the old log"; not "five years old"), in the folders a server was started on (host/executor.py, up to
-MAX_DEPTH folders down, MAX_ENTRIES entries each). Only where the question writes no path of its own
+MAX_DEPTH folders down, MAX_ENTRIES entries in all: a turn reads a folder listing, not a disk). Only where the question writes no path of its own
 and exactly one file is named: two files called "notes" leave the question as it is.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
 from edgehost.agent._bm25 import alike
 from edgehost.agent.question_values import WORD, path_values
@@ -39,27 +39,32 @@ def with_named_files(question: str, folders: Iterable[str]) -> str:
     if path_values(question):
         return question
     words = [w.lower() for w in WORD.findall(question)]
+    owned = [i for i in range(1, len(words)) if words[i - 1] in _OWNING]  # where a named file may start
+    if not owned:
+        return question
     named = {
         relative
         for folder in dict.fromkeys(folders)
         for relative in files_in(folder)
-        if _names(words, relative)
+        if _names(words, owned, relative)
     }
     return f"{question} ({named.pop()})" if len(named) == 1 else question
 
 
 def files_in(folder: str) -> list[str]:
-    """The files of ``folder`` as paths relative to it, up to MAX_DEPTH folders down, hidden ones left
-    out; [] for a folder that cannot be read."""
+    """The files of ``folder`` as paths relative to it, up to MAX_DEPTH folders down and MAX_ENTRIES
+    entries read, hidden ones left out; [] for a folder that cannot be read."""
     found: list[str] = []
     pending = [("", 0)]
-    while pending:
+    budget = MAX_ENTRIES
+    while pending and budget > 0:
         relative, depth = pending.pop(0)
         try:
             with os.scandir(os.path.join(folder, relative)) as entries:
-                listed = sorted(entries, key=lambda e: e.name)[:MAX_ENTRIES]
+                listed = sorted(itertools.islice(entries, budget), key=lambda e: e.name)
         except OSError:
             continue
+        budget -= len(listed)
         for entry in listed:
             if entry.name.startswith("."):
                 continue
@@ -71,14 +76,15 @@ def files_in(folder: str) -> list[str]:
     return found
 
 
-def _names(words: list[str], relative: str) -> bool:
-    """Whether the question's ``words`` name the file ``relative`` after an owning word (module docstring)."""
-    stem = PurePosixPath(relative).stem
+def _names(words: list[str], owned: list[int], relative: str) -> bool:
+    """Whether the question's ``words`` name the file ``relative`` from one of the ``owned`` places
+    (just after an owning word: module docstring)."""
+    stem = relative.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     parts = [p.lower() for p in _NAME_PARTS.split(stem) if p]
     if not parts or sum(len(p) for p in parts) < MIN_NAME_LETTERS:
         return False
-    for start in range(1, len(words) - len(parts) + 1):
-        run = words[start : start + len(parts)]
-        if words[start - 1] in _OWNING and all(alike(w, p) for w, p in zip(run, parts, strict=True)):
-            return True
-    return False
+    return any(
+        all(alike(w, p) for w, p in zip(words[start : start + len(parts)], parts, strict=False))
+        and start + len(parts) <= len(words)
+        for start in owned
+    )
