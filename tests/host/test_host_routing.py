@@ -19,7 +19,12 @@ from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings
 
-HOST = Settings(routing="host")
+
+def host_routing() -> Settings:
+    """Settings with host routing, new for each host: a host changes its settings (a server switched
+    off stays off in them), so one object shared by the tests carried a switched-off board into the
+    next test."""
+    return Settings(routing="host")
 
 
 def test_auto_routing_lets_the_host_decide_for_models_under_the_size_rule() -> None:
@@ -42,7 +47,7 @@ def test_a_size_is_read_from_a_models_name_when_the_runtime_does_not_say() -> No
 
 async def test_small_talk_calls_nothing_even_when_the_model_writes_a_call(make_host) -> None:
     backend = ScriptedBackend([call("board__temperatures") + " Hello!"])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     result = await host.submit("Hi there! How are you?")
     [routed] = recorder.of(ev.TurnRouted)
     assert not routed.needs_tool and routed.candidates == ()
@@ -56,7 +61,7 @@ async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_
 ) -> None:
     # The scripted backend has no grammar: the host writes the call's start, the model the arguments.
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "done"])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     result = await host.submit("How much memory is free?")
     [routed] = recorder.of(ev.TurnRouted)
     assert routed.needs_tool and routed.candidates[0] == "board__memory_usage"
@@ -79,7 +84,7 @@ async def test_a_board_question_is_routed_to_the_board_tool_and_the_call_marked_
 
 async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_host) -> None:
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "You have 2307.2 MB free."])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     result = await host.submit("How much memory is free?")
     [ungrounded] = recorder.of(ev.AnswerUngrounded)
     assert "2307.2" in ungrounded.reason
@@ -96,7 +101,7 @@ async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_ho
 
 async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]"])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
 
     def answer_from_result(event: object) -> None:
         if isinstance(event, ev.ToolExecutionFinished):
@@ -122,7 +127,7 @@ async def test_a_conversations_routing_overrides_the_setting_and_survives_a_rest
     make_host, data_dir
 ) -> None:
     backend = ScriptedBackend([call("board__uptime"), "Up a while."])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     conversation = host.new_conversation("mine")
     host.set_routing(conversation, "model")
     assert host.routing(conversation) == ("model", "model")
@@ -131,7 +136,9 @@ async def test_a_conversations_routing_overrides_the_setting_and_survives_a_rest
     with pytest.raises(ValueError):
         host.set_routing(conversation, "sometimes")
     again = Host(
-        Paths.resolve(None, data_dir), HOST, HostOptions(backend=ScriptedBackend(), with_servers=False)
+        Paths.resolve(None, data_dir),
+        host_routing(),
+        HostOptions(backend=ScriptedBackend(), with_servers=False),
     )
     await again.start()
     try:
@@ -145,7 +152,7 @@ async def test_a_folder_the_question_names_reaches_the_tool_when_the_model_leave
     # Seen with the embedded model: "list the files in /tmp" called list_directory({}), the server listed
     # its own folder, and the user read that /tmp was empty.
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "`Files__list_directory: /tmp`"])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     result = await host.submit("List the files in /tmp")
     [detected] = recorder.of(ev.ToolCallDetected)
     assert (detected.name, detected.arguments) == ("files__list_directory", {"path": "/tmp"})
@@ -166,7 +173,7 @@ async def test_after_a_denied_call_edgehost_chose_the_user_reads_the_denial_not_
     backend = ScriptedBackend(
         ['{"path": "notes.txt"}}[END_TOOL_CALL]', 'The file "notes.txt" has already been deleted.']
     )
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     turn = host.start_turn("Delete notes.txt")
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     assert request.tool == "files__delete_file"
@@ -202,7 +209,7 @@ async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_o
 ) -> None:
     # A switched-off server is not connected, so its tools were unknown: the 135M model made up a
     # temperature. What each server listed is kept in the history file.
-    host, recorder = await make_host(ScriptedBackend(["unused"]), HOST)
+    host, recorder = await make_host(ScriptedBackend(["unused"]), host_routing())
     host.set_server_enabled("board", False)
     await recorder.wait_for(lambda e: isinstance(e, ev.ServerStatusChanged) and e.status == "disabled")
     result = await host.submit("How hot is the board?")
@@ -239,7 +246,7 @@ async def test_a_file_named_by_its_words_is_the_one_the_host_routes_and_offers(m
     files.mkdir(parents=True, exist_ok=True)
     (files / "todo.md").write_text("- call the plumber\n", encoding="utf-8")
     backend = ScriptedBackend(["done"])
-    host, recorder = await make_host(backend, HOST)
+    host, recorder = await make_host(backend, host_routing())
     question = "Add 'buy eggs' to my todo list"
     result = await host.submit(question)
     [routed] = recorder.of(ev.TurnRouted)
