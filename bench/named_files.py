@@ -42,7 +42,7 @@ def main() -> None:
             for j in range(per_folder - 1):
                 (root / f"folder{i}" / f"file_{j}.txt").write_text("x", encoding="utf-8")
         (root / "todo.md").write_text("- call the plumber\n", encoding="utf-8")
-        assert with_named_files(QUESTION, [folder]).endswith("(todo.md)")
+        assert with_named_files(QUESTION, [folder])[0].endswith("(todo.md)")
         named = median_ms(lambda: with_named_files(QUESTION, [folder]))
         listing = median_ms(lambda: files_in(folder))
         spans = median_ms(lambda: question_spans(QUESTION))

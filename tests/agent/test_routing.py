@@ -330,6 +330,21 @@ def test_a_question_of_what_the_user_told_or_wrote_is_a_task_though_it_reads_lik
     ).needs_tool
 
 
+def test_a_question_naming_a_file_the_user_has_is_a_task_though_it_reads_like_chat() -> None:
+    """ "Does my soup recipe need an onion?" read as chat to the probe (task 0.24), yet only the user's
+    recipes/soup.md answers it (agent/named_files.py). Its best tool must still fit, and a question of
+    the same form without such a file stays chat."""
+    read = ToolSpec("files__read_file", "files", "Read a text file of the files folder.")
+    question = "Does my soup recipe need an onion? (recipes/soup.md)"
+    decision = decide_route([read], [0.5], 0.3, question=question, task=0.24, own_file=True)
+    assert decision.needs_tool and "names a file the user has" in decision.reason, decision.reason
+    assert not decide_route([read], [0.1], 0.3, question=question, task=0.24, own_file=True).needs_tool
+    assert not decide_route([read], [0.5], 0.3, question="Does soup need an onion?", task=0.24).needs_tool
+    # Asking for words still calls nothing.
+    advice = "Should I delete my old log? (old.log)"
+    assert not decide_route([read], [0.5], 0.3, question=advice, task=0.24, own_file=True).needs_tool
+
+
 def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() -> None:
     """It asks for the assistant's words: "Can you suggest a good commit message for fixing a typo?"
     ran git_commit with the message "fixing", and "Give me three tips for writing clean code" once

@@ -114,7 +114,7 @@ class TurnRunner:
         route: RouteDecision | None = None
         # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
         # file named by its words as that file (agent/named_files.py).
-        question = await asyncio.to_thread(  # a folder's listing: off the window's thread
+        question, own_file = await asyncio.to_thread(  # a folder's listing: off the window's thread
             with_named_files,
             resolved_references(user_text, earlier_questions),
             [t.served_folder for t in tools if t.enabled and t.served_folder],
@@ -127,7 +127,7 @@ class TurnRunner:
             switched_off = await self._switched_off_tool(asked, tools, earlier_questions, attached)
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
-            route = await self._route(conversation.id, asked, tools, earlier_questions, attached)
+            route = await self._route(conversation.id, asked, tools, earlier_questions, attached, own_file)
         plan = await self._choose_tools(
             conversation, question, tools, caps, routing, route, pinned, server_instructions
         )
@@ -146,14 +146,22 @@ class TurnRunner:
         return completed
 
     async def _route(
-        self, conv_id: int, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str], attached: bool
+        self,
+        conv_id: int,
+        question: str,
+        tools: Sequence[ToolSpec],
+        earlier: Sequence[str],
+        attached: bool,
+        own_file: bool,
     ) -> RouteDecision | None:
         """The host's decision on the question (decision 11), announced with TurnRouted; None when
         no tool is switched on."""
         enabled = [t for t in tools if t.enabled]
         if not enabled:
             return None
-        route = await self._selector.route(question, enabled, context=earlier, attached=attached)
+        route = await self._selector.route(
+            question, enabled, context=earlier, attached=attached, own_file=own_file
+        )
         self.emit(
             ev.TurnRouted(conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason)
         )

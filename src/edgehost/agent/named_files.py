@@ -1,4 +1,4 @@
-"""Files a question names by their words, in the folders the servers serve.
+"""Files and folders a question names by their words, in the folders the servers serve.
 
 "Add 'pay the electricity bill' to my todo list" writes no file name. Read as written, no tool that
 changes a file may be called (agent/routing.py: a tool that may destroy something needs the value it
@@ -9,9 +9,13 @@ the chat keeps what the user wrote.
 
 A file is named when the words of its name without the extension ("todo", "soup", "meeting-notes" as
 "meeting notes") stand in the question right after "my", "the", "our" or "this" ("my soup recipe",
-"the old log"; not "five years old"), in the folders a server was started on (host/executor.py, up to
-MAX_DEPTH folders down, MAX_ENTRIES entries in all: a turn reads a folder listing, not a disk). Only where the question writes no path of its own
-and exactly one file is named: two files called "notes" leave the question as it is.
+"the old log"; not "five years old"); a folder the same way ("my recipes"). Only in the folders a
+server was started on (host/executor.py), up to MAX_DEPTH folders down and MAX_ENTRIES entries in all
+(a turn reads a folder listing, not a disk); only where the question writes no path of its own and
+exactly one file or folder is named: two files called "notes" leave the question as it is.
+
+A question about a file the user has is a task, however much it reads like a chat ("Does my soup
+recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py).
 """
 
 from __future__ import annotations
@@ -33,27 +37,35 @@ _OWNING = frozenset({"my", "the", "our", "this"})
 _NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
 
 
-def with_named_files(question: str, folders: Iterable[str]) -> str:
-    """``question`` with the one file of ``folders`` it names by its words after them, in brackets
-    (module docstring); unchanged when it writes a path, or names no file or several."""
-    if path_values(question):
-        return question
+def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
+    """``question`` as the host reads it: with the one file or folder of ``folders`` it names by its
+    words after it, in brackets (module docstring); and whether it names one those folders hold, by
+    its words or written whole ("Does notes.txt mention the dentist?")."""
+    folders = list(dict.fromkeys(folders))
+    written = path_values(question)
+    if written:
+        return question, any(_holds(folder, path) for folder in folders for path in written)
     words = [w.lower() for w in WORD.findall(question)]
     owned = [i for i in range(1, len(words)) if words[i - 1] in _OWNING]  # where a named file may start
     if not owned:
-        return question
+        return question, False
     named = {
-        relative
-        for folder in dict.fromkeys(folders)
-        for relative in files_in(folder)
-        if _names(words, owned, relative)
+        relative for folder in folders for relative in files_in(folder) if _names(words, owned, relative)
     }
-    return f"{question} ({named.pop()})" if len(named) == 1 else question
+    return (f"{question} ({named.pop()})", True) if len(named) == 1 else (question, False)
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Whether ``path`` (relative to ``folder``, or whole) is a file or folder inside ``folder``."""
+    whole = os.path.realpath(os.path.join(folder, os.path.expanduser(path)))
+    inside = whole == os.path.realpath(folder) or whole.startswith(os.path.realpath(folder) + os.sep)
+    return inside and os.path.exists(whole)
 
 
 def files_in(folder: str) -> list[str]:
-    """The files of ``folder`` as paths relative to it, up to MAX_DEPTH folders down and MAX_ENTRIES
-    entries read, hidden ones left out; [] for a folder that cannot be read."""
+    """The files and folders of ``folder`` as paths relative to it (a folder's with a "/" at its end), up
+    to MAX_DEPTH folders down and MAX_ENTRIES entries read, hidden ones left out; [] for a folder that
+    cannot be read."""
     found: list[str] = []
     pending = [("", 0)]
     budget = MAX_ENTRIES
@@ -71,15 +83,18 @@ def files_in(folder: str) -> list[str]:
             path = f"{relative}/{entry.name}" if relative else entry.name
             if entry.is_file():
                 found.append(path)
-            elif entry.is_dir() and depth + 1 < MAX_DEPTH:
-                pending.append((path, depth + 1))
+            elif entry.is_dir():
+                found.append(f"{path}/")
+                if depth + 1 < MAX_DEPTH:
+                    pending.append((path, depth + 1))
     return found
 
 
 def _names(words: list[str], owned: list[int], relative: str) -> bool:
     """Whether the question's ``words`` name the file ``relative`` from one of the ``owned`` places
     (just after an owning word: module docstring)."""
-    stem = relative.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    name = relative.rstrip("/").rsplit("/", 1)[-1]
+    stem = name if relative.endswith("/") else name.rsplit(".", 1)[0]
     parts = [p.lower() for p in _NAME_PARTS.split(stem) if p]
     if not parts or sum(len(p) for p in parts) < MIN_NAME_LETTERS:
         return False

@@ -258,6 +258,7 @@ def decide_route(
     attached: tuple[str, float | None] | None = None,
     question: str | None = None,
     task: float | None = None,
+    own_file: bool = False,
 ) -> RouteDecision:
     """The decision from the ranker's ``scores`` for ``tools`` and the question's similarity to small
     talk (None without embeddings); ``task``: the question probe's probability that it asks for a task
@@ -265,7 +266,8 @@ def decide_route(
     probability of a short follow-up read with the previous question (module docstring); when that
     calls for a tool, it wins. ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was
     sent with it (module docstring). ``question``: the text whose values a destructive candidate needs
-    (module docstring); None leaves the candidates as ranked."""
+    (module docstring); None leaves the candidates as ranked. ``own_file``: the question names a file
+    or folder a server serves (agent/named_files.py): a task."""
     decision = _decide(
         tools,
         scores,
@@ -274,6 +276,7 @@ def decide_route(
         follow_up=follow_up,
         question=question,
         task=task,
+        own_file=own_file,
     )
     if attached is None or not decision.needs_tool:
         return decision
@@ -292,6 +295,7 @@ def _decide(
     follow_up: tuple[Sequence[float], float | None, str, float | None] | None,
     question: str | None,
     task: float | None,
+    own_file: bool = False,
 ) -> RouteDecision:
     if not tools:
         return RouteDecision(False, (), 0.0, "no tools are enabled")
@@ -303,6 +307,7 @@ def _decide(
             max_candidates=max_candidates,
             question=follow_up[2],
             task=follow_up[3],
+            own_file=own_file,
         )
         if decision.needs_tool:
             return RouteDecision(
@@ -315,10 +320,10 @@ def _decide(
         + (f", task {task:.2f}" if task is not None else "")
         + (f", small talk {small_talk:.2f}" if small_talk is not None else "")
     )
-    if task is not None and question is not None and asks_what_i_recorded(question):
-        # Only the asker's records answer it: a task, however much it reads like a chat.
+    if task is not None and question is not None and (own_file or asks_what_i_recorded(question)):
+        # Only the asker's records or files answer it: a task, however much it reads like a chat.
         task = 1.0
-        reason += ", it asks what the user told or wrote"
+        reason += ", it names a file the user has" if own_file else ", it asks what the user told or wrote"
     if not passes(best, small_talk, task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):

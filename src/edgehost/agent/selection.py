@@ -512,13 +512,15 @@ class ToolSelector:
         context: Sequence[str] = (),
         max_candidates: int = 3,
         attached: bool = False,
+        own_file: bool = False,
     ) -> RouteDecision:
         """Whether ``query`` needs one of ``tools`` (the enabled ones) and the plausible ones, best
         first (agent/routing.py). ``context``: the conversation's earlier questions, newest last.
         ``attached``: content was sent with the question (an attached resource, a prompt's text):
-        it then calls a tool only when it clearly asks for one. Ranking runs in a thread."""
+        it then calls a tool only when it clearly asks for one. ``own_file``: it names a file or folder
+        a server serves (agent/named_files.py), so it asks for a task. Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
-        return await self._ranked(self._route, query, enabled, context, max_candidates, attached)
+        return await self._ranked(self._route, query, enabled, context, max_candidates, attached, own_file)
 
     @staticmethod
     def _route(
@@ -528,6 +530,7 @@ class ToolSelector:
         context: Sequence[str],
         max_candidates: int,
         attached: bool = False,
+        own_file: bool = False,
     ) -> RouteDecision:
         if not tools:
             return decide_route(tools, [], None)
@@ -563,4 +566,5 @@ class ToolSelector:
             attached=about,
             question=query,
             task=task(query),
+            own_file=own_file,
         )
