@@ -34,6 +34,9 @@ def test_a_folder_is_named_the_same_way(folder: str) -> None:
 def test_the_same_words_without_an_owning_word_name_no_file(folder: str) -> None:
     for question in ("Remember that my dog Biscuit is five years old.", "any soup ideas?", "what is todo"):
         assert with_named_files(question, [folder]) == (question, False)
+    # The name written after the listed one's words is the file meant: not old.log.
+    bin_it = "Bin the old quiz-draft note in my files"
+    assert with_named_files(bin_it, [folder]) == (bin_it, False)
 
 
 def test_a_written_path_is_kept_and_said_to_be_the_users_when_a_served_folder_holds_it(folder: str) -> None:

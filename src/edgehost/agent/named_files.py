@@ -9,10 +9,11 @@ the chat keeps what the user wrote.
 
 A file is named when the words of its name without the extension ("todo", "soup", "meeting-notes" as
 "meeting notes") stand in the question right after "my", "the", "our" or "this" ("my soup recipe",
-"the old log"; not "five years old"); a folder the same way ("my recipes"). Only in the folders a
-server was started on (host/executor.py), up to MAX_DEPTH folders down and MAX_ENTRIES entries in all
-(a turn reads a folder listing, not a disk); only where the question writes no path of its own and
-exactly one file or folder is named: two files called "notes" leave the question as it is.
+"the old log"; not "five years old", nor "the old quiz-draft note", where the name written after is
+the one meant); a folder the same way ("my recipes"). Only in the folders a server was started on
+(host/executor.py), up to MAX_DEPTH folders down and MAX_ENTRIES entries in all (a turn reads a folder
+listing, not a disk); only where the question writes no path of its own and exactly one file or
+folder is named: two files called "notes" leave the question as it is.
 
 A question about a file the user has is a task, however much it reads like a chat ("Does my soup
 recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py).
@@ -35,6 +36,9 @@ MAX_ENTRIES = 500
 MIN_NAME_LETTERS = 3
 _OWNING = frozenset({"my", "the", "our", "this"})
 _NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
+# A word written as a name of its own ("quiz-draft", "report_2", "v2"): after the words of a listed
+# file's name ("the old quiz-draft note"), it is the name meant, not the listed one (old.log).
+_NAME_LIKE = re.compile(r"[-_\d]")
 
 
 def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
@@ -99,7 +103,8 @@ def _names(words: list[str], owned: list[int], relative: str) -> bool:
     if not parts or sum(len(p) for p in parts) < MIN_NAME_LETTERS:
         return False
     return any(
-        all(alike(w, p) for w, p in zip(words[start : start + len(parts)], parts, strict=False))
-        and start + len(parts) <= len(words)
+        start + len(parts) <= len(words)
+        and all(alike(w, p) for w, p in zip(words[start : start + len(parts)], parts, strict=False))
+        and not _NAME_LIKE.search(words[start + len(parts)] if start + len(parts) < len(words) else "")
         for start in owned
     )
