@@ -53,7 +53,7 @@ class TurnState:
     """What a turn has produced so far, across its rounds."""
 
     conv_id: int
-    question: str  # the user's text, its pronouns resolved (agent/references.py)
+    question: str  # the user's text as the host reads it (agent/references.py, agent/named_files.py)
     content: str  # the user's message as the model reads it: the attachments, then the question
     forced: list[ToolSpec]  # the next reply must call one of these (best first)
     perf: Perf = field(default_factory=Perf)

@@ -455,8 +455,9 @@ class TurnRunner:
 
 
 def _as_read(messages: Sequence[ChatMessage], content: str) -> list[ChatMessage]:
-    """``messages`` with the last user message read as ``content``: the question as the host resolved
-    its pronouns (agent/references.py), while the conversation keeps it as the user wrote it."""
+    """``messages`` with the last user message read as ``content``: the question as the host reads it
+    (its pronouns resolved, agent/references.py; a file it names by its words, agent/named_files.py),
+    while the conversation keeps it as the user wrote it."""
     last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
     if last is None or messages[last].content == content:
         return list(messages)
