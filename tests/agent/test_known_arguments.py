@@ -109,6 +109,17 @@ def test_a_value_the_model_left_out_is_filled_and_said_to_be_the_hosts() -> None
     assert filled_by_host({"repo_path": "/srv/repository"}, known, "log of /srv/repository") == ()
 
 
+def test_a_value_of_the_hosts_reading_the_user_did_not_write_is_said_to_be_the_hosts() -> None:
+    """ "Add 'buy eggs' to my todo list" is read as naming todo.md (agent/named_files.py): the user
+    typed neither the file name nor, after "Also, she lives in Lyon.", Anna."""
+    written = "Add 'buy eggs' to my todo list"
+    read = f"{written} (todo.md)"
+    arguments = {"path": "todo.md", "content": "buy eggs"}
+    assert filled_by_host(arguments, {}, read, written) == ("path",)
+    assert filled_by_host(arguments, {}, read) == ()  # no other reading: nothing of it is the host's
+    assert filled_by_host({"path": "todo.md"}, {}, "open todo.md", "open todo.md") == ()
+
+
 def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for_its_change() -> None:
     tools = {t.name: t for t in everyday("calibration").tools}
     delete = tools["files__delete_file"]

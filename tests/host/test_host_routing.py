@@ -245,11 +245,21 @@ async def test_a_file_named_by_its_words_is_the_one_the_host_routes_and_offers(m
     files = Paths.resolve(None, data_dir).files_root
     files.mkdir(parents=True, exist_ok=True)
     (files / "todo.md").write_text("- call the plumber\n", encoding="utf-8")
-    backend = ScriptedBackend(["done"])
+    # The scripted backend has no grammar: the host writes the call's start, the model the arguments.
+    edit = {"path": "todo.md", "old_text": "- call the plumber", "new_text": "- call the plumber\n- buy eggs"}
+    backend = ScriptedBackend([json.dumps(edit) + "}[END_TOOL_CALL]", "done"])
     host, recorder = await make_host(backend, host_routing())
     question = "Add 'buy eggs' to my todo list"
-    result = await host.submit(question)
+    turn = host.start_turn(question)
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    assert (request.tool, request.arguments["path"]) == ("files__edit_file", "todo.md")
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))
+    result = await asyncio.wait_for(turn, WAIT_S)
     [routed] = recorder.of(ev.TurnRouted)
-    assert routed.needs_tool and routed.candidates[0] in ("files__edit_file", "files__write_file"), routed
+    assert routed.needs_tool and routed.candidates[0] == "files__edit_file", routed
     assert "todo.md" in backend.requests[0].messages[-1].content  # what the model read
     assert host.conversation(result.conversation_id).messages[0].content == question
+    # The card says the file name is EdgeHost's: the user never typed it.
+    [started] = recorder.of(ev.ToolExecutionStarted)
+    assert started.filled_by_host == ("path",)
+    assert (files / "todo.md").read_text(encoding="utf-8") == "- call the plumber\n- buy eggs\n"

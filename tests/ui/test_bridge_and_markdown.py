@@ -109,5 +109,5 @@ def test_a_tool_card_says_which_arguments_edgehost_filled_in(qtbot: Any) -> None
     card.set_filled_by_host(("repo_path",), arguments)
     assert not card.filled_label.isHidden()
     assert card.filled_label.text() == (
-        "Filled in by EdgeHost from the server's settings: repo_path = /home/anna/plants"
+        "Filled in by EdgeHost, not typed by you: repo_path = /home/anna/plants"
     )

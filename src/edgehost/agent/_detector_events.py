@@ -45,7 +45,8 @@ class ToolCallParsed:
     raw: str
     dialect: str
     index: int
-    # Arguments EdgeHost filled in from what it knows of the server (agent/known_arguments.py).
+    # Arguments EdgeHost filled in, not the user: from what it knows of the server, or from its reading
+    # of the question (agent/known_arguments.py filled_by_host).
     filled_by_host: tuple[str, ...] = ()
 
 

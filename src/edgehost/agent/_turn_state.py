@@ -56,6 +56,7 @@ class TurnState:
     question: str  # the user's text as the host reads it (agent/references.py, agent/named_files.py)
     content: str  # the user's message as the model reads it: the attachments, then the question
     forced: list[ToolSpec]  # the next reply must call one of these (best first)
+    written: str = ""  # the user's text as written (question is the host's reading of it)
     perf: Perf = field(default_factory=Perf)
     shown: list[str] = field(default_factory=list)  # what the user reads, piece by piece
     executions: list[dict[str, Any]] = field(default_factory=list)  # the records of the turn's calls

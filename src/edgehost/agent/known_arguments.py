@@ -166,13 +166,29 @@ def settled_arguments(
     return settled
 
 
-def filled_by_host(arguments: Mapping[str, Any], known: Mapping[str, str], question: str) -> tuple[str, ...]:
-    """The known arguments whose value in ``arguments`` is the host's and not written in the question
-    (the grammar offered it, or the host filled it in)."""
-    return tuple(
+def filled_by_host(
+    arguments: Mapping[str, Any], known: Mapping[str, str], question: str, written: str | None = None
+) -> tuple[str, ...]:
+    """The arguments whose value in ``arguments`` is the host's and not written in the question: a
+    known argument the grammar offered or the host filled in; and, where the host read the question
+    other than as ``written`` (a file it names by its words, a pronoun resolved: agent/named_files.py,
+    agent/references.py), a text value of that reading the user did not write ("todo.md" for "my todo
+    list")."""
+    known_filled = [
         name
         for name, folder in known.items()
         if isinstance(arguments.get(name), str)
         and arguments[name].startswith(folder)
         and arguments[name] not in question
-    )
+    ]
+    read = [
+        name
+        for name, value in arguments.items()
+        if written is not None
+        and name not in known_filled
+        and isinstance(value, str)
+        and value
+        and value in question
+        and value not in written
+    ]
+    return (*known_filled, *read)

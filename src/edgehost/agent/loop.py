@@ -132,7 +132,7 @@ class TurnRunner:
             conversation, question, tools, caps, routing, route, pinned, server_instructions
         )
         read = "\n\n".join([*attachments, question]) if attachments else question
-        turn = TurnState(conversation.id, question, read, list(plan.forced))
+        turn = TurnState(conversation.id, question, read, list(plan.forced), written=user_text)
         cancelled = False
         try:
             while await self._one_round(conversation, plan, turn):
@@ -316,7 +316,8 @@ class TurnRunner:
         room = max(limit - turn.calls_made, 0)
         admitted, refused_calls = round_.calls[:room], round_.calls[room:]
         admitted = [
-            _with_filled_arguments(call, plan.by_name, turn.question, round_.chosen_by) for call in admitted
+            _with_filled_arguments(call, plan.by_name, turn.question, round_.chosen_by, turn.written)
+            for call in admitted
         ]
         turn.calls_made += len(admitted)
         outcomes = await self._calls.run(
@@ -470,11 +471,13 @@ def _questions(messages: Sequence[ChatMessage]) -> list[str]:
 
 
 def _with_filled_arguments(
-    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str, chosen_by: str
+    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str, chosen_by: str, written: str
 ) -> ToolCallParsed:
     """``call`` with what the model left out filled in, shown and recorded as the call's arguments:
     the folder EdgeHost knows the tool's server serves (agent/known_arguments.py), and, for a call
-    the host chose, the path its question names (grounded_arguments.path_from_question)."""
+    the host chose, the path its question names (grounded_arguments.path_from_question). ``question``
+    as the host reads it, ``written`` as the user wrote it: a value of the reading alone is shown as
+    EdgeHost's."""
     tool = by_name.get(call.name)
     if tool is None:
         return call
@@ -483,7 +486,7 @@ def _with_filled_arguments(
     )
     if chosen_by == "host":
         arguments = path_from_question(arguments, tool.input_schema, question) or arguments
-    filled = filled_by_host(arguments, tool.known_arguments, question)
+    filled = filled_by_host(arguments, tool.known_arguments, question, written)
     if arguments == call.arguments and not filled:
         return call
     return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)

@@ -60,11 +60,12 @@ def split_tool_name(name: str, server: str = "") -> tuple[str, str]:
 
 
 def filled_by_host_text(names: Sequence[str], arguments: Mapping[str, Any]) -> str:
-    """'Filled in by EdgeHost: repo_path = /home/me/project' (the server serves that folder)."""
+    """'Filled in by EdgeHost, not typed by you: repo_path = /home/me/project' (the folder the server
+    serves, or the file the question names by its words)."""
     if not names:
         return ""
     values = "; ".join(f"{name} = {arguments.get(name)}" for name in names)
-    return f"Filled in by EdgeHost from the server's settings: {values}"
+    return f"Filled in by EdgeHost, not typed by you: {values}"
 
 
 def _compact(arguments: Any) -> str:

@@ -395,10 +395,11 @@ function card(callId, name, args, chosenBy) {
       result.textContent = text || "";
       result.hidden = !text;
     },
-    // The arguments EdgeHost filled in from the server's settings (the repository a git server serves).
+    // The arguments EdgeHost filled in, not the user: the repository a git server serves, the file
+    // the question names by its words.
     filled(names, values) {
       filledNode.textContent = names.length
-        ? "Filled in by EdgeHost from the server's settings: " + names.map((n) => n + " = " + values[n]).join("; ")
+        ? "Filled in by EdgeHost, not typed by you: " + names.map((n) => n + " = " + values[n]).join("; ")
         : "";
       filledNode.hidden = !names.length;
     },
