@@ -369,6 +369,60 @@ async def test_the_descriptions_unquoted_example_is_a_value_and_the_tools_own_na
     assert fitted["location"]["enum"] == ["Denver"]
 
 
+async def test_an_optional_argument_is_not_offered_a_value_a_required_one_of_its_kind_takes(selector) -> None:
+    """ "dropped from rest after falling for 5 seconds": the time (an integer) takes 5, and the gravity
+    (a number, optional: the server's default is Earth's) was offered 5 as well. The same for a list:
+    the cash flows are not also the optional years."""
+    speed = ToolSpec(
+        "physics__calculate_final_speed",
+        "physics",
+        "Calculate the final speed of an object dropped from a certain height without air resistance.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "initial_velocity": {"type": "integer", "description": "The initial velocity of the object."},
+                "time": {
+                    "type": "integer",
+                    "description": "The time in seconds the object has been falling.",
+                },
+                "gravity": {
+                    "type": "number",
+                    "description": "The acceleration due to gravity. Default -9.81.",
+                },
+            },
+            "required": ["initial_velocity", "time"],
+        },
+    )
+    question = "What is the final speed of an object dropped from rest after falling for 5 seconds?"
+    fitted = (await selector.with_fitting_values(speed, question)).input_schema["properties"]
+    assert fitted["time"]["enum"] == [5] and "gravity" not in fitted
+    npv = ToolSpec(
+        "finance__calculate_npv",
+        "finance",
+        "Calculate the net present value of a series of cash flows.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "cash_flows": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "description": "The cash flows.",
+                },
+                "discount_rate": {"type": "number", "description": "The annual discount rate."},
+                "years": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "description": "The years of the flows.",
+                },
+            },
+            "required": ["cash_flows", "discount_rate"],
+        },
+    )
+    question = "What's the NPV of the cash flows [-500, 100, 150, 200] discounted at 8% annually?"
+    fitted = (await selector.with_fitting_values(npv, question)).input_schema["properties"]
+    assert fitted["cash_flows"]["enum"] == [[-500, 100, 150, 200]] and "years" not in fitted
+
+
 async def test_a_name_or_a_place_is_fitted_though_nothing_is_near_it_by_meaning(
     selector, reference_tools
 ) -> None:

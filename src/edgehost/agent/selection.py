@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import functools
 import inspect
+import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -247,21 +248,24 @@ def _nearest_values(
 
 
 def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question: str) -> dict[str, Any]:
-    """``properties`` without an optional argument offered only the value a required one of its type
+    """``properties`` without an optional argument offered only the value a required one of its kind
     takes, where the question writes it once: "create a branch called feature-login" gives
     feature-login as the new branch, not also as the branch it starts from; "the last two lines" gives
-    2 to the tail, not also to the head; but "3 to the power of 3" keeps both threes."""
+    2 to the tail, not also to the head; "falling for 5 seconds" gives 5 to the time (an integer), not
+    also to the gravity (a number); a list of cash flows is not also the list of years; but "3 to the
+    power of 3" keeps both threes."""
     required = set(schema.get("required") or ())
     written = Counter(value for value, _start, _end in written_numbers(question))
+    kinds = {"string": "text", "number": "number", "integer": "number", "array": "list"}
 
     def only(value: Any) -> Any:
         offered = value.get("enum") if isinstance(value, Mapping) else None
         if not isinstance(offered, list) or len(offered) != 1 or isinstance(offered[0], bool):
             return None
-        kind = value.get("type")
-        if kind not in ("string", "number", "integer") or (kind != "string" and written[offered[0]] > 1):
+        kind = kinds.get(str(value.get("type")))
+        if kind is None or (kind == "number" and written[offered[0]] > 1):
             return None
-        return kind, offered[0]
+        return kind, json.dumps(offered[0], sort_keys=True)
 
     taken = {only(properties[key]) for key in required if key in properties} - {None}
     return {key: value for key, value in properties.items() if key in required or only(value) not in taken}
