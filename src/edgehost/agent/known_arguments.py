@@ -181,11 +181,12 @@ def filled_by_host(
         and arguments[name].startswith(folder)
         and arguments[name] not in question
     ]
+    if written is None:
+        return tuple(known_filled)
     read = [
         name
         for name, value in arguments.items()
-        if written is not None
-        and name not in known_filled
+        if name not in known_filled
         and isinstance(value, str)
         and value
         and value in question

@@ -104,7 +104,7 @@ class TurnRunner:
         completes with ``cancelled=True`` and keeps what was produced. Raises BackendCrashed when
         the model process dies (the conversation keeps the user's message).
         """
-        content = "\n\n".join([*attachments, user_text]) if attachments else user_text
+        content = _with_attachments(attachments, user_text)
         self.emit(ev.TurnStarted(conversation.id, user_text))
         earlier_questions = _questions(conversation.messages)[-ROUTING_CONTEXT_QUESTIONS:]
         self._append(conversation, ChatMessage("user", content))
@@ -131,7 +131,7 @@ class TurnRunner:
         plan = await self._choose_tools(
             conversation, question, tools, caps, routing, route, pinned, server_instructions
         )
-        read = "\n\n".join([*attachments, question]) if attachments else question
+        read = _with_attachments(attachments, question)
         turn = TurnState(conversation.id, question, read, list(plan.forced), written=user_text)
         cancelled = False
         try:
@@ -453,6 +453,11 @@ class TurnRunner:
                 conversation.id, message.role, message.content, message.name, perf, message.tool_call_id
             )
         )
+
+
+def _with_attachments(attachments: Sequence[str], text: str) -> str:
+    """The user's message as the model reads it: the attachments, then the question."""
+    return "\n\n".join([*attachments, text])
 
 
 def _as_read(messages: Sequence[ChatMessage], content: str) -> list[ChatMessage]:

@@ -25,6 +25,7 @@ import itertools
 import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from edgehost.agent._bm25 import alike
 from edgehost.agent.question_values import WORD, path_values
@@ -61,9 +62,9 @@ def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
 
 def _holds(folder: str, path: str) -> bool:
     """Whether ``path`` (relative to ``folder``, or whole) is a file or folder inside ``folder``."""
-    whole = os.path.realpath(os.path.join(folder, os.path.expanduser(path)))
-    inside = whole == os.path.realpath(folder) or whole.startswith(os.path.realpath(folder) + os.sep)
-    return inside and os.path.exists(whole)
+    root = Path(folder).resolve()
+    whole = (root / Path(path).expanduser()).resolve()
+    return whole.is_relative_to(root) and whole.exists()
 
 
 def files_in(folder: str) -> list[str]:

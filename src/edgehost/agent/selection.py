@@ -247,6 +247,10 @@ def _nearest_values(
     return nearest
 
 
+# The kinds of value _one_use compares: an integer and a number are one kind.
+_VALUE_KINDS = {"string": "text", "number": "number", "integer": "number", "array": "list"}
+
+
 def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question: str) -> dict[str, Any]:
     """``properties`` without an optional argument offered only the value a required one of its kind
     takes, where the question writes it once: "create a branch called feature-login" gives
@@ -256,13 +260,12 @@ def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question:
     power of 3" keeps both threes."""
     required = set(schema.get("required") or ())
     written = Counter(value for value, _start, _end in written_numbers(question))
-    kinds = {"string": "text", "number": "number", "integer": "number", "array": "list"}
 
     def only(value: Any) -> Any:
         offered = value.get("enum") if isinstance(value, Mapping) else None
         if not isinstance(offered, list) or len(offered) != 1 or isinstance(offered[0], bool):
             return None
-        kind = kinds.get(str(value.get("type")))
+        kind = _VALUE_KINDS.get(str(value.get("type")))
         if kind is None or (kind == "number" and written[offered[0]] > 1):
             return None
         return kind, json.dumps(offered[0], sort_keys=True)
@@ -459,7 +462,7 @@ class ToolSelector:
         required = frozenset(schema.get("required") or ())
         nearest = await self._ranked(_nearest_values, many, question, required, tool.name)
         return {
-            key: {**value, "enum": nearest[key]} if nearest.get(key) is not None and key in many else value
+            key: value if nearest.get(key) is None else {**value, "enum": nearest[key]}
             for key, value in properties.items()
             if nearest.get(key, ()) is not None
         }
