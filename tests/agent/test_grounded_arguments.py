@@ -58,9 +58,9 @@ def test_time_zones_come_from_the_cities_the_question_names(reference_tools: dic
     convert = dict(reference_tools["time__convert_time"].input_schema)
     values = enums(grounded_schema(convert, "Convert 3pm Berlin time to Sydney time."))
     assert values == {
-        "source_timezone": ["Europe/Berlin", "Australia/Sydney"],
+        "source_timezone": ["Europe/Berlin"],
         "time": ["15:00"],
-        "target_timezone": ["Europe/Berlin", "Australia/Sydney"],
+        "target_timezone": ["Australia/Sydney"],
     }
     now = dict(reference_tools["time__get_current_time"].input_schema)
     assert enums(grounded_schema(now, "What time is it in Tokyo?")) == {"timezone": ["Asia/Tokyo"]}

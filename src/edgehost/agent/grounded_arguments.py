@@ -50,6 +50,7 @@ from edgehost.agent.number_placement import (
     placed_numbers,
     within,
 )
+from edgehost.agent.places import named_zones, timezone_roles
 from edgehost.agent.question_values import (
     DATE_FORMAT,
     EXAMPLE_CLAUSE,
@@ -76,6 +77,8 @@ __all__ = [
 
 # 'America/New_York' in "(e.g. 'America/New_York')"; not the apostrophes of "the issue's state".
 _DESCRIBED = re.compile(r"(?<!\w)'([^'\s][^']{0,60})'(?!\w)")
+_LOCAL_ZONE = re.compile(r"'([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)'\s+as\s+(?:the\s+)?local\b", re.IGNORECASE)
+_UNIVERSAL = re.compile(r"\b(?:UTC|GMT|Zulu)\b", re.IGNORECASE)
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
@@ -246,6 +249,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         if key in needed or not (isinstance(value, Mapping) and _only_default(value))
     }
     properties = _paired_currencies(schema["properties"], properties, text)
+    properties = _paired_timezones(schema["properties"], properties, text)
     properties = _paired_replacement(schema["properties"], properties, text)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
@@ -293,6 +297,41 @@ def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text:
     first, second = pair
     if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
         first, second = second, first
+    source, target = roles
+    return {
+        **properties,
+        first: {**properties[first], "enum": [source]},
+        second: {**properties[second], "enum": [target]},
+    }
+
+
+def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of zone arguments (source and target) each offered its one zone, when
+    the question names two places, or one and the server's description says the user's own zone
+    (places.timezone_roles): "whats 8am in san francisco in paris time" gives America/Los_Angeles and
+    Europe/Paris. Offered both, the 135M model wrote Europe/Paris for both."""
+    pair = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "string"
+        and isinstance(own.get(key), Mapping)
+        and "enum" not in own[key]
+        and _wants_zone(key, str(own[key].get("description") or ""))
+    ]
+    if len(pair) != 2:
+        return properties
+    first, second = pair
+    if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
+        first, second = second, first
+    if not (_key_words(first) & _SOURCE_TERMS and _key_words(second) & _TARGET_TERMS):
+        return properties
+    local = _local_zone(str(own[first].get("description") or "")) or _local_zone(
+        str(own[second].get("description") or "")
+    )
+    roles = timezone_roles(text, local)
+    if roles is None:
+        return properties
     source, target = roles
     return {
         **properties,
@@ -424,8 +463,8 @@ def _text_values(
     description = str(schema.get("description") or "")
     described = _DESCRIBED.findall(description)
     default = [schema["default"]] if isinstance(schema.get("default"), str) else []
-    if "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description:
-        return _timezones(text, described)
+    if _wants_zone(name, description):
+        return _timezones(text, described, description)
     if "HH:MM" in description:
         return clock_times(text) or described
     if wants_currency(name, description):
@@ -479,5 +518,23 @@ def path_from_question(
     return {**arguments, fields[0]: paths[0]} if len(paths) == 1 else None
 
 
-def _timezones(text: str, described: list[str]) -> list[str]:
-    return named_timezones(text) or described
+def _wants_zone(name: str, description: str) -> bool:
+    return "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description
+
+
+def _local_zone(description: str) -> str | None:
+    """The zone a description names as the user's own ("Use 'Europe/Paris' as local timezone")."""
+    found = _LOCAL_ZONE.search(description)
+    return found.group(1) if found else None
+
+
+def _timezones(text: str, described: list[str], description: str) -> list[str]:
+    """The zones of the places the question names (places.named_zones) and of the zones' own cities;
+    UTC where it says UTC or GMT; else the zones the description quotes, the user's own first."""
+    named = [mention.zone for mention in named_zones(text)] + named_timezones(text)
+    if _UNIVERSAL.search(text):
+        named.append("UTC")
+    if named:
+        return list(dict.fromkeys(named))
+    local = _local_zone(description)
+    return list(dict.fromkeys([local, *described])) if local else described
