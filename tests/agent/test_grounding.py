@@ -295,3 +295,16 @@ def test_a_command_or_an_address_in_no_result_is_not_grounded_but_quoted_code_is
         question="what does python.org say?",
     )
     assert not linked.grounded and "an address" in linked.reason
+
+
+def test_a_call_written_out_as_the_answer_is_not_grounded() -> None:
+    """After "whats in draft.txt" was read, the 135M model's answer was the call again, as JSON the loop
+    could not run; the user read a request instead of the letter."""
+    read = ["Dear Mr. Martin,\n\nThank you for your letter."]
+    written = '{ "name": "filesystem__read_file", "arguments": {"path:draft.txt"} }'
+    assert "tool call" in check_answer(written, results=read, question="whats in draft.txt").reason
+    staged = ["Added README.md to the staging area"]
+    marked = '[TOOL_CALL]{"name": "git__git_add", "arguments": {"files": ["README.md"]}}[END_TOOL_CALL]'
+    assert not check_answer(marked, results=staged, question="Stage README.md").grounded
+    # Naming what ran is an answer.
+    assert check_answer("README.md was added to the staging area.", results=staged).grounded

@@ -37,6 +37,9 @@ tool call is *ungrounded* when
    that is in none of the results, the calls' arguments or the question ("You can use the following
    command to restore old.log: ```bash sudo curl https://...```" after a file's last lines were read).
    A block that quotes what the tool read passes.
+12. it is a call and not an answer: a tool's name and its arguments written as JSON (``{ "name":
+   "git__git_add", "arguments": {...} }``), or in one of the call markers, which the loop did not run
+   (it was malformed, or the turn had no round left). The user would read a request, not what happened.
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -82,6 +85,11 @@ _AMOUNT_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]*\}|\{\{[^{}]*\}\}")
+# A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
+_WRITTEN_CALL = re.compile(
+    r"\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(?:arguments|parameters)\"\s*:|\[TOOL_CALL\]|<tool_call\b|<function=",
+    re.IGNORECASE,
+)
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 # What may follow a number that is a source number in another unit, or a share in percent.
 _UNIT_AFTER = re.compile(r"\s?(?:[kKMGT]i?B|bytes?|[kMG]Hz)(?![\w])")
@@ -279,6 +287,8 @@ def check_answer(
         return Grounding(False, "the model's reply is a template with nothing filled in")
     if answer.rstrip().rstrip("*_").rstrip().endswith(":"):
         return Grounding(False, "the model's reply breaks off where its content should begin")
+    if _WRITTEN_CALL.search(answer):
+        return Grounding(False, "the model's reply is a tool call, not an answer")
     called = [json.dumps(a, ensure_ascii=False, default=str) for a in arguments]  # the calls' arguments
     sources = _Sources(
         _source_numbers([*results, question, *called]),
