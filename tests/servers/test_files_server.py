@@ -60,6 +60,9 @@ async def test_every_tool_works_over_stdio_and_is_annotated(tmp_path: Path) -> N
         assert "todo.txt (11 bytes)" in listing
         assert await call_ok(client, "search_files", {"pattern": "*.txt"}) == "notes/todo.txt"
         assert await call_ok(client, "search_files", {"contains": "BREAD"}) == "notes/todo.txt:2: bread"
+        # A folder's name as the pattern is the files in it.
+        found = await call_ok(client, "search_files", {"pattern": "notes", "contains": "bread"})
+        assert found == "notes/todo.txt:2: bread"
         await call_ok(client, "move_file", {"source": "notes/todo.txt", "destination": "archive/old.txt"})
         assert (root / "archive" / "old.txt").exists() and not (root / "notes" / "todo.txt").exists()
         await call_ok(client, "delete_file", {"path": "archive/old.txt"})

@@ -372,9 +372,13 @@ class FilesRoot:
 
 
 def _name_matches(pattern: str, name: str, relative: str) -> bool:
+    """Whether a file matches a search's name pattern: a glob on its name or its path, part of its
+    name, or the name of a folder it is in ("recipes" with contains "garlic": the garlic recipes; a
+    small model asked "do any of my recipes use garlic?" puts the folder there, not in ``path``)."""
     if any(c in pattern for c in "*?["):
         return fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern)
-    return pattern.lower() in name.lower()
+    wanted = pattern.lower().strip("/")
+    return wanted in name.lower() or wanted in relative.lower().split("/")[:-1]
 
 
 def _first_line_containing(file: Path, text: str) -> tuple[int, str] | None:
