@@ -451,6 +451,36 @@ def test_a_replacement_the_question_writes_fills_what_goes_and_what_comes(
 
 
 @pytest.mark.parametrize(
+    ("question", "added"),
+    [
+        ("Add 'pay the electricity bill' to my todo list (todo.md)", "pay the electricity bill"),
+        ("Now add a line saying the dentist is on Thursday to notes.txt", "the dentist is on Thursday"),
+        ("append milk and eggs to shopping.txt", "milk and eggs"),
+    ],
+)
+def test_an_addition_the_question_writes_is_a_line_added_not_a_replacement(
+    question: str, added: str, tmp_path: Path
+) -> None:
+    """The built-in edit_file adds new_text as a line when old_text is left out. Offered every run, the
+    135M model wrote the new line as both, and the call failed: old_text was not in the file."""
+    flat = asyncio.run(build_server(tmp_path).list_tools())
+    [edit_file] = [tool.input_schema for tool in flat if tool.name == "edit_file"]
+    grounded = grounded_schema(edit_file, question, "files__edit_file")
+    assert "old_text" not in grounded["properties"]
+    assert enums(grounded)["new_text"] == [added]
+
+
+def test_an_edit_that_writes_neither_a_replacement_nor_an_addition_must_say_what_it_replaces(
+    tmp_path: Path,
+) -> None:
+    """Left out, old_text would add a line no one asked for."""
+    flat = asyncio.run(build_server(tmp_path).list_tools())
+    [edit_file] = [tool.input_schema for tool in flat if tool.name == "edit_file"]
+    grounded = grounded_schema(edit_file, "Tidy up the wording of draft.txt", "files__edit_file")
+    assert "old_text" in grounded["required"] and len(enums(grounded)["old_text"]) > 1
+
+
+@pytest.mark.parametrize(
     "question",
     ["Add a line saying the dentist is on Thursday to todo.md", "What does 'git reset' change to my files?"],
 )

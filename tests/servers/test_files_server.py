@@ -44,7 +44,7 @@ async def test_every_tool_works_over_stdio_and_is_annotated(tmp_path: Path) -> N
         for name in ("list_directory", "read_file", "search_files"):
             annotations = tools[name].annotations
             assert annotations is not None and annotations.read_only_hint is True, name
-        assert tools["edit_file"].input_schema["required"] == ["path", "old_text", "new_text"]
+        assert tools["edit_file"].input_schema["required"] == ["path", "new_text"]
         assert all(tool.description for tool in tools.values())
 
         await call_ok(client, "make_directory", {"path": "notes"})
@@ -139,6 +139,23 @@ def test_binary_files_are_refused_by_read_file(tmp_path: Path) -> None:
     (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
     with pytest.raises(ToolError, match="binary file"):
         FilesRoot(tmp_path).read_file("image.png")
+
+
+def test_edit_file_without_old_text_adds_a_line_as_an_item_of_the_files_list(tmp_path: Path) -> None:
+    files = FilesRoot(tmp_path)
+    (tmp_path / "todo.md").write_text("- buy bread\n- water the plants")
+    assert files.edit_file("todo.md", "", "pay the electricity bill") == "added a line at the end of todo.md"
+    assert (
+        tmp_path / "todo.md"
+    ).read_text() == "- buy bread\n- water the plants\n- pay the electricity bill\n"
+    (tmp_path / "steps.txt").write_text("1. boil water\n2. add pasta\n")
+    files.edit_file("steps.txt", "", "drain")
+    assert (tmp_path / "steps.txt").read_text().endswith("2. add pasta\n3. drain\n")
+    (tmp_path / "notes.txt").write_text("Call the plumber on Monday.")
+    files.edit_file("notes.txt", "", "- dentist on Thursday")
+    assert (tmp_path / "notes.txt").read_text() == "Call the plumber on Monday.\n- dentist on Thursday\n"
+    with pytest.raises(ToolError, match="both empty"):
+        files.edit_file("notes.txt", "", "  ")
 
 
 def test_edit_file_refuses_missing_and_ambiguous_text(tmp_path: Path) -> None:

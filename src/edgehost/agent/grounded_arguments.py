@@ -61,6 +61,7 @@ from edgehost.agent.question_values import (
     path_values,
     question_spans,
     quoted_phrases,
+    written_addition,
     written_dates,
     written_lists,
     written_numbers,
@@ -250,7 +251,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     }
     properties = _paired_currencies(schema["properties"], properties, text)
     properties = _paired_timezones(schema["properties"], properties, text)
-    properties = _paired_replacement(schema["properties"], properties, text)
+    properties, edited = _paired_edit(schema["properties"], properties, text, needed)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -258,7 +259,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     stated = [
         key
         for key, value in properties.items()
-        if key not in needed and _stated(key, schema["properties"], value, text)
+        if key not in needed and (key in edited or _stated(key, schema["properties"], value, text))
     ]
     grounded = {**schema, "properties": properties}
     return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
@@ -340,12 +341,19 @@ def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: 
     }
 
 
-def _paired_replacement(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+def _paired_edit(
+    own: Mapping[str, Any], properties: dict[str, Any], text: str, needed: set[str]
+) -> tuple[dict[str, Any], list[str]]:
     """``properties`` with a pair of text arguments for what to replace and what to put instead
     (old_text and new_text, oldText and newText, search and replace) each offered its one value, when the
     question writes a replacement (question_values.written_replacement): "so it says Monday instead of
     Friday" gives old_text "Friday" and new_text "Monday". Offered every run of the question's words,
-    the 135M model took "fix my letter" and "draft.txt so it says"."""
+    the 135M model took "fix my letter" and "draft.txt so it says". Where what is replaced is optional
+    (the built-in files server's edit_file adds new_text as a line when it is left out) and the question
+    writes an addition instead ("add 'buy eggs' to my todo list", question_values.written_addition),
+    it is left out and what is added is new_text; where the question writes neither, the host's call
+    gives it (else a small model's call that leaves it out would add a line no one asked for). Also
+    the arguments the call must now give."""
     texts = [
         key
         for key, value in properties.items()
@@ -357,15 +365,22 @@ def _paired_replacement(own: Mapping[str, Any], properties: dict[str, Any], text
     old = [key for key in texts if _key_words(key) & _REPLACED_TERMS]
     new = [key for key in texts if _key_words(key) & _REPLACING_TERMS]
     if len(old) != 1 or len(new) != 1 or old == new:
-        return properties
+        return properties, []
+    replaced, replacing = old[0], new[0]
+    # What is replaced, optional beside a required replacement, is given unless an addition is asked.
+    given = [replaced] if replaced not in needed and replacing in needed else []
     replacement = written_replacement(text)
-    if replacement is None:
-        return properties
-    return {
-        **properties,
-        old[0]: {**properties[old[0]], "enum": [replacement[0]]},
-        new[0]: {**properties[new[0]], "enum": [replacement[1]]},
-    }
+    if replacement is not None:
+        return {
+            **properties,
+            replaced: {**properties[replaced], "enum": [replacement[0]]},
+            replacing: {**properties[replacing], "enum": [replacement[1]]},
+        }, given
+    added = written_addition(text) if given else None
+    if added is None:
+        return properties, given
+    kept = {key: value for key, value in properties.items() if key != replaced}
+    return {**kept, replacing: {**properties[replacing], "enum": [added]}}, []
 
 
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:

@@ -42,6 +42,7 @@ __all__ = [
     "written_dates",
     "written_lists",
     "written_numbers",
+    "written_addition",
     "written_replacement",
     "written_series",
 ]
@@ -446,6 +447,38 @@ def written_replacement(text: str) -> tuple[str, str] | None:
         old, new = instead.group("old"), " ".join(words)
     pair = (_bare_value(old), _bare_value(new))
     return pair if all(pair) and pair[0] != pair[1] else None
+
+
+# What the question asks to add to a file or a list: "add a line saying the dentist is on Thursday",
+# "add 'pay the electricity bill' to my todo list", "append milk and eggs to notes.txt".
+_ADDED_LINE = re.compile(
+    r"\b(?:add|append|put|write)\s+(?:a\s+|one\s+)?(?:new\s+)?(?:line|item|entry|note)\s+"
+    r"(?:saying|that\s+says|reading|with)\s+(?P<what>(?:[^.!?\n]|\.(?=\w))+)",
+    re.IGNORECASE,
+)
+_ADDED_TO = re.compile(
+    r"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?)\s+"
+    r"(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
+    re.IGNORECASE,
+)
+_ADDED_END = re.compile(
+    r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
+    r"(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{1,5}\b).*$",
+    re.IGNORECASE,
+)
+
+
+def written_addition(text: str) -> str | None:
+    """The text the question asks to add to a file or a list ("add 'buy eggs' to my todo list" gives
+    "buy eggs"; "add a line saying the dentist is on Thursday" gives "the dentist is on Thursday");
+    None when it asks for no addition."""
+    said = _ADDED_LINE.search(text)
+    if said is not None:
+        line = _ADDED_END.sub("", said.group("what")).strip()
+        quoted = quoted_phrases(line)
+        return quoted[0] if len(quoted) == 1 and line[1:-1] == quoted[0] else line or None
+    added = _ADDED_TO.search(text)
+    return (_bare_value(added.group("what")) or None) if added is not None else None
 
 
 def _bare_value(value: str) -> str:

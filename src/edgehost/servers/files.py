@@ -17,6 +17,7 @@ import argparse
 import fnmatch
 import functools
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -275,12 +276,15 @@ class FilesRoot:
     @_explained
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
         file = self._file(path)
-        if not old_text:
-            raise ToolError("old_text is empty; give the exact text to replace")
         try:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise ToolError(f"{path!r} is not UTF-8 text; edit_file edits text files only") from None
+        if not old_text:
+            if not new_text.strip():
+                raise ToolError("old_text and new_text are both empty; give the text to replace or to add")
+            file.write_text(_with_line_added(text, new_text), encoding="utf-8")
+            return f"added a line at the end of {self.relative(file)}"
         count = text.count(old_text)
         if count == 0:
             raise ToolError(
@@ -371,6 +375,26 @@ class FilesRoot:
                     yield file
 
 
+# A list item's mark at the start of a line: "- ", "* ", "+ ", "- [ ] ", "3. ", "3) ".
+_ITEM_MARK = re.compile(r"^(\s*)(?:([-*+])(\s+\[[ xX]\])?|(\d+)([.)]))\s+")
+
+
+def _with_line_added(text: str, line: str) -> str:
+    """``text`` with ``line`` added as its last line; written as an item of the list the file ends with,
+    when it does and ``line`` is not one already ("- buy bread" then "- pay the bill")."""
+    line = line.strip("\n")
+    lines = text.rstrip("\n").splitlines()
+    mark = _ITEM_MARK.match(lines[-1]) if lines else None
+    if mark is not None and not _ITEM_MARK.match(line):
+        indent, bullet, box, number, closer = mark.groups()
+        if bullet:
+            line = f"{indent}{bullet}{' [ ]' if box else ''} {line}"
+        else:
+            line = f"{indent}{int(number) + 1}{closer} {line}"
+    body = text if not text or text.endswith("\n") else text + "\n"
+    return f"{body}{line}\n"
+
+
 def _name_matches(pattern: str, name: str, relative: str) -> bool:
     """Whether a file matches a search's name pattern: a glob on its name or its path, part of its
     name, or the name of a folder it is in ("recipes" with contains "garlic": the garlic recipes; a
@@ -447,13 +471,17 @@ def _add_changing_tools(server: MCPServer, files: FilesRoot) -> None:
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
     def edit_file(
         path: FilePath,
-        old_text: Annotated[str, Field(description="Exact text to replace, as it is in the file.")],
-        new_text: Annotated[str, Field(description="Text to put in its place.")],
+        new_text: Annotated[str, Field(description="Text to put in its place, or the line to add.")],
+        old_text: Annotated[
+            str,
+            Field(description="Exact text to replace, as it is in the file; left out, new_text is added."),
+        ] = "",
         replace_all: Annotated[
             bool, Field(description="Replace every occurrence instead of exactly one.")
         ] = False,
     ) -> str:
-        """Replace exact text in a file. old_text must occur exactly once unless replace_all is true."""
+        """Replace exact text in a file, or add a line at its end (old_text left out). old_text must occur
+        exactly once unless replace_all is true."""
         return files.edit_file(path, old_text, new_text, replace_all)
 
     @server.tool(annotations=_DESTRUCTIVE, structured_output=False)
