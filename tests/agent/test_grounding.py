@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from edgehost.agent.grounding import check_answer, numbers_in
-from edgehost.agent.result_rendering import render_result, ungrounded_answer_text
+from edgehost.agent.result_rendering import answer_with_results, render_result, ungrounded_answer_text
 
 TEMPERATURES = json.dumps({"zones": [{"name": "soc", "celsius": 45.23}, {"name": "gpu", "celsius": 41.0}]})
 
@@ -89,6 +89,16 @@ def test_the_replacement_shows_the_result_and_marks_the_models_reply() -> None:
     assert "The model's reply" not in ungrounded_answer_text(
         [("board__temperatures", TEMPERATURES)], "", check_answer("", results=[TEMPERATURES])
     )
+
+
+def test_a_grounded_answer_after_the_hosts_call_follows_the_result_it_does_not_repeat() -> None:
+    """The 135M model's "the board has stayed up all week" passes the rules after 3 hours of uptime:
+    the user reads the result first."""
+    uptime = "The board has been up for 3 h 8 min since it booted (11335.62 seconds)."
+    text = answer_with_results([("board__uptime", uptime)], "Yes, the board has stayed up all week.")
+    assert text == f"**board__uptime** returned:\n\n{uptime}\n\nYes, the board has stayed up all week."
+    echoed = answer_with_results([("board__uptime", uptime)], f"{uptime}")
+    assert echoed == f"**board__uptime** returned:\n\n{uptime}"
 
 
 def test_list_numbering_is_not_a_number_the_answer_states() -> None:

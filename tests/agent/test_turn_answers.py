@@ -159,8 +159,10 @@ async def test_arguments_the_user_edited_are_what_the_model_reads_with_the_resul
     [finished] = session.of(ev.ToolExecutionFinished)
     assert finished.result_text == "created shopping.txt (17 bytes)"
     assert finished.arguments == {"path": "shopping.txt", "content": "buy milk and eggs"}
-    # What ran is said after the answer, so the user does not read the model's call into it.
+    # The result first, then the answer; what ran is said after it, so the user does not read the
+    # model's call into it.
     assert completed.text == (
+        "**notes__write_note** returned:\n\ncreated shopping.txt (17 bytes)\n\n"
         'I wrote buy milk and eggs.\n\n**notes__write_note** ran with content "buy milk and eggs", as you'
         ' changed it; the model proposed content "buy milk".'
     )
@@ -239,7 +241,8 @@ async def test_a_routed_call_with_a_number_out_of_range_gets_a_correction_round(
     retry = session.backend.requests[1]
     assert retry.continuation.startswith('[TOOL_CALL]{"name": "notes__resource_links"')  # forced again
     assert "maximum of 10" in retry.messages[-1].content  # with the error in front of the model
-    assert completed.text == "Here are 10 links."
+    assert completed.text.startswith("**notes__resource_links** returned:\n\nnote://1\n")
+    assert completed.text.endswith("\n\nHere are 10 links.")
 
 
 async def test_the_correction_rounds_of_a_routed_call_are_bounded(tmp_path: Path) -> None:

@@ -72,6 +72,17 @@ def test_after_a_call_edgehost_chose_the_answer_waits_for_the_turns_end() -> Non
     ]
     kept = printed(started, finished, ev.TextDelta(1, "22101.8 MB are free."), ev.TurnCompleted(1, ""))
     assert kept[-1] == "22101.8 MB are free."
+    # A grounded answer is printed after the results, once.
+    with_results = "**board__memory_usage** returned:\n\n- available_mb: 22101.8\n\n22101.8 MB are free."
+    grounded = printed(
+        started,
+        finished,
+        ev.TextDelta(1, "22101.8 MB are free."),
+        ev.AnswerWithResults(1, with_results),
+        ev.TurnCompleted(1, with_results),
+    )
+    assert grounded[-3:] == ["- available_mb: 22101.8", "", "22101.8 MB are free."]
+    assert grounded.count("22101.8 MB are free.") == 1
     # A model that chose its own call streams its answer at once.
     own = ev.ToolExecutionStarted(1, "c1", "board", "board__memory_usage", {})
     assert printed(own, finished, ev.TextDelta(1, "22101.8 MB are free."))[-1] == "22101.8 MB are free."

@@ -111,7 +111,10 @@ async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
     host.subscribe(answer_from_result)
     result = await host.submit("How much memory is free?")
     assert recorder.of(ev.AnswerUngrounded) == []
-    assert result.text.startswith("About ") and result.text.endswith(" MB are free.")
+    assert [e.text for e in recorder.of(ev.AnswerWithResults)] == [result.text]  # what the faces show
+    # The result rendered, then the model's sentence, which stands.
+    assert result.text.startswith("**board__memory_usage** returned:\n\n- total_mb: ")
+    assert result.text.endswith(" MB are free.") and "\n\nAbout " in result.text
 
 
 async def test_model_routing_runs_the_call_the_model_chose(make_host) -> None:

@@ -45,6 +45,22 @@ def test_a_call_the_host_chose_says_so_and_an_invented_number_gives_way_to_the_r
     run(scenario())
 
 
+def test_a_grounded_answer_to_a_call_the_host_chose_follows_the_result_in_one_block(
+    data_dir: Path, run: Any
+) -> None:
+    async def scenario() -> None:
+        reply = "The board has been up since it booted."
+        async with opened_desktop(data_dir, ["{}}[END_TOOL_CALL]", reply], settings=HOST_ROUTED) as desktop:
+            window = desktop.window
+            window.send("Has the board been rebooted lately? Check its uptime.")
+            await finished(window.turn_task, FIRST_ROUTED_TURN_S)
+            [answer] = [b for b in shown_widgets(window.chat.items) if isinstance(b, AssistantBlock)]
+            assert answer.text.startswith("**board__uptime** returned:\n\nThe board has been up for ")
+            assert answer.text.endswith(f"\n\n{reply}") and answer.text.count(reply) == 1
+
+    run(scenario())
+
+
 def test_the_conversation_switch_hands_the_choice_to_the_model(data_dir: Path, run: Any) -> None:
     call = '[TOOL_CALL]{"name": "board__uptime", "arguments": {}}[END_TOOL_CALL]'
 

@@ -134,6 +134,18 @@ class AnswerUngrounded:
 
 
 @dataclass(frozen=True)
+class AnswerWithResults:
+    """The model's answer after calls EdgeHost chose (a model too small to choose, decision 11) was
+    grounded in their results: the user is shown ``text``, the results rendered and the reply after
+    them, instead of the streamed reply alone. A 135M model's sentence that passes the grounding rules
+    may still be wrong in words ("the board has stayed up all week" after 3 hours of uptime): the facts
+    come first."""
+
+    conversation_id: int
+    text: str
+
+
+@dataclass(frozen=True)
 class TurnCompleted:
     conversation_id: int
     text: str  # what the user saw of the final answer
@@ -154,5 +166,6 @@ TurnEvent = (
     | ApprovalRequested
     | ApprovalResolved
     | AnswerUngrounded
+    | AnswerWithResults
     | TurnCompleted
 )

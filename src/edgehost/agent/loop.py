@@ -32,7 +32,12 @@ from edgehost.agent.prompting import (
 from edgehost.agent.question_values import path_values
 from edgehost.agent.references import resolved_references
 from edgehost.agent.reply_round import Emit, ReplyStreamer, Round
-from edgehost.agent.result_rendering import NOT_RUN, rendered_results, ungrounded_answer_text
+from edgehost.agent.result_rendering import (
+    NOT_RUN,
+    answer_with_results,
+    rendered_results,
+    ungrounded_answer_text,
+)
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
 from edgehost.agent.tool_calls import (
@@ -281,7 +286,8 @@ class TurnRunner:
 
     def _checked_answer(self, turn: TurnState, round_: Round) -> str | None:
         """None when the reply that ends the turn stands as its answer; otherwise what the user reads
-        instead (decision 11), announced with AnswerUngrounded."""
+        instead (decision 11), announced with AnswerUngrounded or, after calls EdgeHost chose whose
+        results the reply is grounded in, AnswerWithResults."""
         answer = turn.answer()
         if turn.unrun and echoes(answer, turn.unrun, (DENIAL_INSTRUCTION,)):
             # The model copied what EdgeHost told it (the denial and its instruction, or the
@@ -379,9 +385,10 @@ class TurnRunner:
         grounded_in: Sequence[tuple[str, str, dict[str, Any]]],
         answer: str,
         round_: Round,
-    ) -> str | None:
-        """None when the answer after the turn's tools is grounded in their results; otherwise the
-        text the user is shown instead (decision 11), announced with AnswerUngrounded."""
+    ) -> str:
+        """What the user is shown of the answer after the calls EdgeHost chose (decision 11): their
+        results rendered, then the answer (AnswerWithResults) when it is grounded in them; else the
+        results with the answer marked (AnswerUngrounded)."""
         grounding = check_answer(
             answer,
             results=[text for _name, text, _arguments in grounded_in],
@@ -390,7 +397,9 @@ class TurnRunner:
             stopped_for_repetition=round_.finished_reason == "repetition",
         )
         if grounding.grounded:
-            return None
+            text = answer_with_results([(name, text) for name, text, _args in grounded_in], answer)
+            self.emit(ev.AnswerWithResults(conv_id, text))
+            return text
         return self._replaced(conv_id, [(name, text) for name, text, _args in grounded_in], answer, grounding)
 
     def _replaced(

@@ -1,6 +1,6 @@
-"""What the user reads of a tool's result where the model's answer does not stand (decision 11): the
-result rendered short and readable, and the model's reply marked beside it (agent/grounding.py says
-when)."""
+"""What the user reads of a tool's result after calls EdgeHost chose (decision 11): the result rendered
+short and readable, then the model's reply; marked as the model's where it does not stand
+(agent/grounding.py says when)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from edgehost.agent.grounding import Grounding, has_words, is_empty_result
+from edgehost.agent.grounding import Grounding, echoes, has_words, is_empty_result
 
-__all__ = ["NOT_RUN", "render_result", "rendered_results", "ungrounded_answer_text"]
+__all__ = ["NOT_RUN", "answer_with_results", "render_result", "rendered_results", "ungrounded_answer_text"]
 
 SUMMARY_MAX_LINES = 12
 SUMMARY_LINE_CHARS = 160
@@ -75,6 +75,15 @@ def rendered_results(results: Sequence[tuple[str, str]]) -> str:
         else f"**{name}** returned:\n\n{render_result(text)}"
         for name, text in results
     )
+
+
+def answer_with_results(results: Sequence[tuple[str, str]], model_text: str) -> str:
+    """What the user reads after calls EdgeHost chose, when the model's answer is grounded: each result
+    rendered, then the answer; the results alone when the answer only repeats one of them."""
+    rendered = rendered_results(results)
+    if echoes(model_text, [text for _name, text in results]):
+        return rendered
+    return f"{rendered}\n\n{model_text.strip()}"
 
 
 def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, grounding: Grounding) -> str:

@@ -138,6 +138,8 @@ class EventPrinter:
                 self._write(event.text)
         elif isinstance(event, ev.TurnRouted) and event.needs_tool:
             self._line(f"[EdgeHost: choosing among {', '.join(event.candidates)}]")
+        elif isinstance(event, ev.AnswerWithResults):
+            self._release(event.text)  # held since the call EdgeHost chose: the results, then the answer
         elif isinstance(event, ev.AnswerUngrounded):
             if self._held is not None:  # nothing of it was printed: what the window shows, instead
                 self._release(event.text)

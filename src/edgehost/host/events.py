@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from edgehost.agent.events import (
     AnswerUngrounded,
+    AnswerWithResults,
     ApprovalRequested,
     ApprovalResolved,
     MessageAppended,
@@ -26,6 +27,7 @@ from edgehost.agent.events import (
 
 __all__ = [
     "AnswerUngrounded",
+    "AnswerWithResults",
     "ApprovalRequested",
     "ApprovalResolved",
     "CatalogChanged",

@@ -33,6 +33,7 @@ class HostBridge(QObject):
     approval_resolved = Signal(object)  # ApprovalResolved
     turn_completed = Signal(object)  # TurnCompleted
     answer_ungrounded = Signal(object)  # AnswerUngrounded
+    answer_with_results = Signal(object)  # AnswerWithResults
     turn_failed = Signal(object)  # TurnFailed
     model_status_changed = Signal(object)  # ModelStatusChanged
     server_status_changed = Signal(object)  # ServerStatusChanged
@@ -62,6 +63,7 @@ class HostBridge(QObject):
             ev.ApprovalResolved: self.approval_resolved.emit,
             ev.TurnCompleted: self.turn_completed.emit,
             ev.AnswerUngrounded: self.answer_ungrounded.emit,
+            ev.AnswerWithResults: self.answer_with_results.emit,
             ev.TurnFailed: self.turn_failed.emit,
             ev.ModelStatusChanged: self.model_status_changed.emit,
             ev.ServerStatusChanged: self.server_status_changed.emit,

@@ -83,6 +83,7 @@ class WindowEvents:
         b.approval_resolved.connect(self._on_approval_resolved)
         b.turn_completed.connect(self._on_turn_completed)
         b.answer_ungrounded.connect(self._on_answer_ungrounded)
+        b.answer_with_results.connect(self._on_answer_with_results)
         b.turn_failed.connect(self._on_turn_failed)
         b.model_status_changed.connect(self._on_model_status)
         b.server_status_changed.connect(lambda _e: self.refresh_servers())
@@ -197,16 +198,27 @@ class WindowEvents:
     def _on_answer_ungrounded(self, event: ev.AnswerUngrounded) -> None:
         """The model's answer ignored the tool's result: show the result (the cards opened) and the
         model's text marked as such, in place of what was streamed."""
-        held = self.held_answers.pop(event.conversation_id, None)  # replaced: never shown
-        if event.conversation_id != self.current_id:
-            return
-        for card in self.chat.cards.values():
-            if card.status == "ok":
-                card.toggle.setChecked(True)
+        if self._answer_instead(event.conversation_id, event.text):
+            for card in self.chat.cards.values():
+                if card.status == "ok":
+                    card.toggle.setChecked(True)
+
+    def _on_answer_with_results(self, event: ev.AnswerWithResults) -> None:
+        """After calls EdgeHost chose: the results rendered, then the model's answer, in place of what
+        was streamed."""
+        self._answer_instead(event.conversation_id, event.text)
+
+    def _answer_instead(self, conversation_id: int, text: str) -> bool:
+        """Show ``text`` as the answer in place of what was streamed (or held back); whether the
+        conversation is the one on screen."""
+        held = self.held_answers.pop(conversation_id, None)  # replaced: never shown
+        if conversation_id != self.current_id:
+            return False
         if held is not None:
-            self.chat.append_text(event.text)  # in place of the text held back, which never showed
+            self.chat.append_text(text)  # in place of the text held back, which never showed
         else:
-            self.chat.replace_answer(event.text)
+            self.chat.replace_answer(text)
+        return True
 
     def _on_turn_failed(self, event: ev.TurnFailed) -> None:
         self._release_held_answer(event.conversation_id)

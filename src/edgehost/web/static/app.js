@@ -208,6 +208,7 @@ function apply(kind, e) {
       if (state.panel === "history") refreshHistory();
       break;
     case "AnswerUngrounded":
+    case "AnswerWithResults":  // after calls EdgeHost chose: the results, then the grounded answer
       if (here && state.answer) setAnswer(e.text);
       break;
     case "TurnCompleted":
