@@ -322,11 +322,12 @@ def test_a_question_of_what_the_user_told_or_wrote_is_a_task_though_it_reads_lik
         "What's my garage code? I'm sure I told you before.",
         "How long do I boil the spaghetti, according to my recipe?",
     ):
-        decision = decide_route([search], [0.7], 0.2, question=text, task=0.05)
+        decision = decide_route([search], [0.6], 0.2, question=text, task=0.05)
         assert decision.needs_tool and "told or wrote" in decision.reason, (text, decision.reason)
         assert not decide_route([search], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+    # A score under the clear fit (which calls a tool whatever the question's form).
     assert not decide_route(
-        [search], [0.7], 0.2, question="Did anyone mention Ibrahim?", task=0.05
+        [search], [0.6], 0.2, question="Did anyone mention Ibrahim?", task=0.05
     ).needs_tool
 
 
