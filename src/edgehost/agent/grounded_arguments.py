@@ -278,32 +278,44 @@ def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
     return {**concrete[0], **own}
 
 
-def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
-    """``properties`` with a pair of currency arguments each offered its one currency, when the question
-    names two (agent/currencies.currency_roles): the one whose name says source (from, base) the
-    currency converted, the other the one it becomes; where the names say neither, in their order."""
-    pair = [
+def _free_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[str]:
+    """The text arguments of ``properties`` that have no choices of their own (``own``: as declared)."""
+    return [
         key
         for key, value in properties.items()
         if isinstance(value, Mapping)
         and value.get("type") == "string"
-        and len(value.get("enum") or ()) >= 2
         and isinstance(own.get(key), Mapping)
         and "enum" not in own[key]
-        and wants_currency(key, str(own[key].get("description") or ""))
     ]
-    roles = currency_roles(text) if len(pair) == 2 else None
-    if roles is None:
-        return properties
+
+
+def _offered(properties: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """``properties`` with each argument of ``values`` offered its one value."""
+    return {**properties, **{key: {**properties[key], "enum": [value]} for key, value in values.items()}}
+
+
+def _in_roles(properties: dict[str, Any], pair: list[str], roles: tuple[str, str]) -> dict[str, Any]:
+    """``properties`` with the two arguments of ``pair`` offered (the source's value, the target's):
+    the one whose name says source (from, base) the first, the other the second; where the names say
+    neither, in their order."""
     first, second = pair
     if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
         first, second = second, first
-    source, target = roles
-    return {
-        **properties,
-        first: {**properties[first], "enum": [source]},
-        second: {**properties[second], "enum": [target]},
-    }
+    return _offered(properties, {first: roles[0], second: roles[1]})
+
+
+def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of currency arguments each offered its one currency, when the question
+    names two (agent/currencies.currency_roles): the currency converted, and the one it becomes."""
+    pair = [
+        key
+        for key in _free_texts(own, properties)
+        if len(properties[key].get("enum") or ()) >= 2
+        and wants_currency(key, str(own[key].get("description") or ""))
+    ]
+    roles = currency_roles(text) if len(pair) == 2 else None
+    return properties if roles is None else _in_roles(properties, pair, roles)
 
 
 def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
@@ -313,32 +325,15 @@ def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: 
     Europe/Paris. Offered both, the 135M model wrote Europe/Paris for both."""
     pair = [
         key
-        for key, value in properties.items()
-        if isinstance(value, Mapping)
-        and value.get("type") == "string"
-        and isinstance(own.get(key), Mapping)
-        and "enum" not in own[key]
-        and _wants_zone(key, str(own[key].get("description") or ""))
+        for key in _free_texts(own, properties)
+        if _wants_zone(key, str(own[key].get("description") or ""))
     ]
-    if len(pair) != 2:
+    named = [_key_words(key) & (_SOURCE_TERMS | _TARGET_TERMS) for key in pair]
+    if len(pair) != 2 or not all(named):
         return properties
-    first, second = pair
-    if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
-        first, second = second, first
-    if not (_key_words(first) & _SOURCE_TERMS and _key_words(second) & _TARGET_TERMS):
-        return properties
-    local = _local_zone(str(own[first].get("description") or "")) or _local_zone(
-        str(own[second].get("description") or "")
-    )
+    local = next(filter(None, (_local_zone(str(own[key].get("description") or "")) for key in pair)), None)
     roles = timezone_roles(text, local)
-    if roles is None:
-        return properties
-    source, target = roles
-    return {
-        **properties,
-        first: {**properties[first], "enum": [source]},
-        second: {**properties[second], "enum": [target]},
-    }
+    return properties if roles is None else _in_roles(properties, pair, roles)
 
 
 def _paired_edit(
@@ -354,14 +349,7 @@ def _paired_edit(
     it is left out and what is added is new_text; where the question writes neither, the host's call
     gives it (else a small model's call that leaves it out would add a line no one asked for). Also
     the arguments the call must now give."""
-    texts = [
-        key
-        for key, value in properties.items()
-        if isinstance(value, Mapping)
-        and value.get("type") == "string"
-        and isinstance(own.get(key), Mapping)
-        and "enum" not in own[key]
-    ]
+    texts = _free_texts(own, properties)
     old = [key for key in texts if _key_words(key) & _REPLACED_TERMS]
     new = [key for key in texts if _key_words(key) & _REPLACING_TERMS]
     if len(old) != 1 or len(new) != 1 or old == new:
@@ -371,16 +359,12 @@ def _paired_edit(
     given = [replaced] if replaced not in needed and replacing in needed else []
     replacement = written_replacement(text)
     if replacement is not None:
-        return {
-            **properties,
-            replaced: {**properties[replaced], "enum": [replacement[0]]},
-            replacing: {**properties[replacing], "enum": [replacement[1]]},
-        }, given
+        return _offered(properties, {replaced: replacement[0], replacing: replacement[1]}), given
     added = written_addition(text) if given else None
     if added is None:
         return properties, given
     kept = {key: value for key, value in properties.items() if key != replaced}
-    return {**kept, replacing: {**properties[replacing], "enum": [added]}}, []
+    return _offered(kept, {replacing: added}), []
 
 
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
