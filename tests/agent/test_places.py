@@ -31,6 +31,8 @@ def test_cities_countries_and_states_without_a_zone_of_their_own_read_as_zones()
     assert zones("what time is it in india") == ["Asia/Kolkata"]
     assert zones("Is it morning in California yet?") == ["America/Los_Angeles"]
     assert zones("tokyo time?") == ["Asia/Tokyo"]
+    assert zones("What time is it in St. Petersburg?") == ["Europe/Moscow"]
+    assert zones("It is 10:00 in São Paulo") == zones("time in sao paulo please") == ["America/Sao_Paulo"]
 
 
 def test_a_country_spread_over_zones_and_a_word_that_only_looks_like_a_town_are_no_zone() -> None:

@@ -58,7 +58,8 @@ def _zones() -> dict[tuple[str, ...], str]:
     try:
         data = json.loads((shipped_dir("resources") / "values" / "places.json").read_text("utf-8"))
         return {
-            tuple(w.lower() for w in _WORD.findall(name)): str(zone) for name, zone in data["zones"].items()
+            tuple(w.lower().rstrip(".") for w in _WORD.findall(name)): str(zone)
+            for name, zone in data["zones"].items()
         }
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("place names are not read as time zones: %s", exc)
