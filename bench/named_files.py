@@ -11,26 +11,14 @@ Median over 50 readings:
 
 from __future__ import annotations
 
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from _timing import median_ms
 from edgehost.agent.named_files import MAX_ENTRIES, files_in, with_named_files
 from edgehost.agent.question_values import question_spans
 
 QUESTION = "Add 'buy oat milk' to my todo list"
-RUNS = 50
-
-
-def median_ms(function: Callable[[], object]) -> float:
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        function()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def main() -> None:
