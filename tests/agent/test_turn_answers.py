@@ -159,10 +159,8 @@ async def test_arguments_the_user_edited_are_what_the_model_reads_with_the_resul
     [finished] = session.of(ev.ToolExecutionFinished)
     assert finished.result_text == "created shopping.txt (17 bytes)"
     assert finished.arguments == {"path": "shopping.txt", "content": "buy milk and eggs"}
-    # The result first, then the answer; what ran is said after it, so the user does not read the
-    # model's call into it.
+    # What ran is said after the answer, so the user does not read the model's call into it.
     assert completed.text == (
-        "**notes__write_note** returned:\n\ncreated shopping.txt (17 bytes)\n\n"
         'I wrote buy milk and eggs.\n\n**notes__write_note** ran with content "buy milk and eggs", as you'
         ' changed it; the model proposed content "buy milk".'
     )

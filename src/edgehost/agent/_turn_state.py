@@ -57,6 +57,9 @@ class TurnState:
     content: str  # the user's message as the model reads it: the attachments, then the question
     forced: list[ToolSpec]  # the next reply must call one of these (best first)
     written: str = ""  # the user's text as written (question is the host's reading of it)
+    # The host decides the calls (a model under the routing size rule, decision 11): its grounded
+    # answers follow the results (loop._grounded).
+    routed_by_host: bool = False
     perf: Perf = field(default_factory=Perf)
     shown: list[str] = field(default_factory=list)  # what the user reads, piece by piece
     executions: list[dict[str, Any]] = field(default_factory=list)  # the records of the turn's calls

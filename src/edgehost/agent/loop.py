@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from edgehost.agent import events as ev
 from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
@@ -137,7 +136,14 @@ class TurnRunner:
             conversation, question, tools, caps, routing, route, pinned, server_instructions
         )
         read = _with_attachments(attachments, question)
-        turn = TurnState(conversation.id, question, read, list(plan.forced), written=user_text)
+        turn = TurnState(
+            conversation.id,
+            question,
+            read,
+            list(plan.forced),
+            written=user_text,
+            routed_by_host=plan.routing == "host",
+        )
         cancelled = False
         try:
             while await self._one_round(conversation, plan, turn):
@@ -301,7 +307,7 @@ class TurnRunner:
             )
             return replacement
         if turn.grounded_in:
-            return self._grounded(turn.conv_id, turn.content, turn.grounded_in, answer, round_)
+            return self._grounded(turn, answer, round_)
         if turn.host_call_failed and has_words(answer):
             # A small model's reply to an error rarely says what it was (the embedded one
             # answered "list the files in /tmp" with "`Files__list_directory: /tmp`").
@@ -378,29 +384,28 @@ class TurnRunner:
         turn.shown.append(text)
         self.emit(ev.TextDelta(turn.conv_id, text))
 
-    def _grounded(
-        self,
-        conv_id: int,
-        question: str,
-        grounded_in: Sequence[tuple[str, str, dict[str, Any]]],
-        answer: str,
-        round_: Round,
-    ) -> str:
-        """What the user is shown of the answer after the calls EdgeHost chose (decision 11): their
-        results rendered, then the answer (AnswerWithResults) when it is grounded in them; else the
-        results with the answer marked (AnswerUngrounded)."""
+    def _grounded(self, turn: TurnState, answer: str, round_: Round) -> str | None:
+        """None when the answer after the turn's tools is grounded in their results and stands alone;
+        otherwise what the user is shown instead (decision 11). A grounded answer of a model the host
+        routes follows the results rendered (AnswerWithResults): a small model's sentence may be wrong
+        in words while its numbers are right. An ungrounded one gives way to the results, marked as
+        the model's (AnswerUngrounded)."""
+        grounded_in = turn.grounded_in
         grounding = check_answer(
             answer,
             results=[text for _name, text, _arguments in grounded_in],
-            question=question,
+            question=turn.content,
             arguments=[arguments for _name, _text, arguments in grounded_in],
             stopped_for_repetition=round_.finished_reason == "repetition",
         )
-        if grounding.grounded:
-            text = answer_with_results([(name, text) for name, text, _args in grounded_in], answer)
-            self.emit(ev.AnswerWithResults(conv_id, text))
-            return text
-        return self._replaced(conv_id, [(name, text) for name, text, _args in grounded_in], answer, grounding)
+        results = [(name, text) for name, text, _args in grounded_in]
+        if not grounding.grounded:
+            return self._replaced(turn.conv_id, results, answer, grounding)
+        if not turn.routed_by_host:
+            return None
+        text = answer_with_results(results, answer)
+        self.emit(ev.AnswerWithResults(turn.conv_id, text))
+        return text
 
     def _replaced(
         self, conv_id: int, results: Sequence[tuple[str, str]], answer: str, grounding: Grounding
