@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
+from _timing import median_ms
 from edgehost.agent.prompting import estimate_tokens, render_tools_section
 from edgehost.agent.ranking import LexicalRanker, ToolRanker, load_ranker, rank_tools
 from edgehost.agent.selection import default_tool_budget, select_tools
@@ -72,15 +72,6 @@ def recall_at_5(ranker: ToolRanker, tools: list[ToolSpec], queries: list[dict]) 
     return hits / len(queries)
 
 
-def median_ms(action, rounds: int = TIMING_ROUNDS) -> float:
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 def main() -> None:
     real = reference_tools()
     tools = hundred_tools(real)
@@ -110,10 +101,10 @@ def main() -> None:
 
     embedder = getattr(getattr(blended, "semantic", None), "embedder", None)
     question = "keep in mind that my sister lives in Lyon"
-    bm25_ms = median_ms(lambda: lexical.scores(question, real))
+    bm25_ms = median_ms(lambda: lexical.scores(question, real), TIMING_ROUNDS)
     print(f"RESULT bm25_ranking_ms {bm25_ms:.2f}")
     if embedder is not None:
-        embed_ms = median_ms(lambda: embedder.embed([question]))
+        embed_ms = median_ms(lambda: embedder.embed([question]), TIMING_ROUNDS)
         print(f"RESULT query_embedding_ms {embed_ms:.2f}")
         print(f"RESULT query_embedding_vs_bm25_ratio {embed_ms / bm25_ms:.1f}")
 

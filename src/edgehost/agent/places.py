@@ -49,6 +49,7 @@ class ZoneMention:
     start: int  # word indices in the question (_WORD's tokens)
     end: int
     role: str | None  # "source" after "from", "target" after "to" or "into" or before "time"
+    given_at: bool = False  # a clock time just before it is given in this place ("8am in San Francisco")
 
 
 @cache
@@ -103,14 +104,15 @@ def _mention_at(
         written_as_name = index > 0 and words[index][0].isupper()
         if not (written_as_name or before in _PLACE_CUES or after == "time"):
             continue
+        given_at = _given_at(lowered, index)
         role = (
             "source"
             if before in _SOURCE_CUES
             else "target"
-            if before in _TARGET_CUES or (after == "time" and not _given_at(lowered, index))
+            if before in _TARGET_CUES or (after == "time" and not given_at)
             else None
         )
-        return ZoneMention(zone, index, end, role)
+        return ZoneMention(zone, index, end, role, given_at)
     return None
 
 
@@ -126,13 +128,12 @@ def timezone_roles(text: str, local: str | None = None) -> tuple[str, str] | Non
     mentions = named_zones(text)
     if not mentions or (len(mentions) == 1 and not local):
         return None
-    lowered = [w.lower().rstrip(".") for w in _WORD.findall(text)]
     if len(mentions) == 1:
         only = mentions[0]
-        given_there = only.role == "source" or (only.role != "target" and _given_at(lowered, only.start))
+        given_there = only.role == "source" or (only.role != "target" and only.given_at)
         return (only.zone, str(local)) if given_there else (str(local), only.zone)
     source = next((m for m in mentions if m.role == "source"), None)
-    source = source or next((m for m in mentions if m.role != "target" and _given_at(lowered, m.start)), None)
+    source = source or next((m for m in mentions if m.role != "target" and m.given_at), None)
     source = source or next((m for m in mentions if m.role != "target"), mentions[0])
     target = next((m for m in mentions if m is not source and m.role == "target"), None)
     target = target or next(m for m in mentions if m is not source)

@@ -456,16 +456,14 @@ _ADDED_LINE = re.compile(
     r"(?:saying|that\s+says|reading|with)\s+(?P<what>(?:[^.!?\n]|\.(?=\w))+)",
     re.IGNORECASE,
 )
+# Where it goes: "to my list", "at the end of notes.txt".
+_ADDED_INTO = r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
 _ADDED_TO = re.compile(
-    r"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?)\s+"
-    r"(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
+    rf"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?){_ADDED_INTO}"
+    r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
     re.IGNORECASE,
 )
-_ADDED_END = re.compile(
-    r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
-    r"(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{1,5}\b).*$",
-    re.IGNORECASE,
-)
+_ADDED_END = re.compile(rf"{_ADDED_INTO}(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{{1,5}}\b).*$", re.IGNORECASE)
 
 
 def written_addition(text: str) -> str | None:
@@ -475,17 +473,22 @@ def written_addition(text: str) -> str | None:
     said = _ADDED_LINE.search(text)
     if said is not None:
         line = _ADDED_END.sub("", said.group("what")).strip()
-        quoted = quoted_phrases(line)
-        return quoted[0] if len(quoted) == 1 and line[1:-1] == quoted[0] else line or None
+        return _unquoted(line) or line or None
     added = _ADDED_TO.search(text)
     return (_bare_value(added.group("what")) or None) if added is not None else None
 
 
+def _unquoted(value: str) -> str | None:
+    """What ``value`` quotes, when it is one quoted phrase and nothing else ("'buy eggs'")."""
+    quoted = quoted_phrases(value)
+    return quoted[0] if len(quoted) == 1 and value[1:-1] == quoted[0] else None
+
+
 def _bare_value(value: str) -> str:
     value = value.strip()
-    quoted = quoted_phrases(value)
-    if len(quoted) == 1 and value[1:-1] == quoted[0]:
-        return quoted[0]
+    unquoted = _unquoted(value)
+    if unquoted is not None:
+        return unquoted
     words = value.split()
     while len(words) > 1 and words[0].lower() in _NAMING:
         words.pop(0)
