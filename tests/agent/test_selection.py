@@ -16,7 +16,7 @@ from tests.agent.conftest import CountingEmbedder
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, RknnEmbedder
-from edgehost.agent._query_cues import argument_fit, question_cues
+from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
 from edgehost.agent.prompting import estimate_tokens, render_tool_entry, render_tools_section
 from edgehost.agent.ranking import (
     BlendedRanker,
@@ -109,6 +109,18 @@ def test_the_questions_verbs_find_the_memory_tool_bm25_alone_missed(tools):
     query = "keep in mind that my sister lives in Lyon"
     wanted = {"memory__create_entities", "memory__add_observations"}
     assert wanted & {t.name for t in rank_tools(query, tools, 5, ranker=LexicalRanker())}
+
+
+def test_an_act_asked_about_as_done_is_looked_up_not_asked_for():
+    # "write" and "commit" here are what happened once; the question asks to find it, not to do it.
+    for asked in (
+        "what did i write down about the wifi",
+        "Did anyone ever commit something about the cactus?",
+    ):
+        assert not asks_for_change(asked)
+        assert {"read", "search"} <= set(expanded_terms(asked))
+    assert asks_for_change("Write down that the wifi password is on the router")
+    assert asks_for_change("commit my changes")
 
 
 def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(tools):

@@ -114,6 +114,14 @@ _RECORDED = re.compile(
     r"|\baccording\s+to\s+my\b",
     re.I,
 )
+# An act the question asks about as done, by the asker or anyone ("did I ever write ...", "have you
+# saved ...", "did anyone commit ..."): its verb is looked up, not asked for.
+_PAST_ACT = re.compile(
+    r"\b(?:did|have|has|had)\s+(?:i|you|we|they|he|she|anyone|anybody|someone|somebody|\w+\s+else)\s+"
+    r"(?:ever\s+|already\s+|once\s+|last\s+|just\s+)?(?P<verb>\w+)",
+    re.I,
+)
+_LOOKED_UP = frozenset({"search", "read"})
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -140,13 +148,28 @@ def _plain_words(query: str) -> list[str]:
     return terms(_NAMES.sub(" ", query))
 
 
+def _done_verbs(query: str) -> set[str]:
+    """The terms of the verbs of acts the question asks about as done (_PAST_ACT)."""
+    return {word for match in _PAST_ACT.finditer(query) for word in terms(match.group("verb"))}
+
+
 def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
-    """Each plain word of the query with the tool verbs it stands for (in a question, "remember"
-    stands for search and read)."""
+    """Each plain word of the query with the tool verbs it stands for: in a question, "remember"
+    stands for search and read, and so does the verb of an act the question asks about as done ("what
+    did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
+    writing is looked up, not done again."""
     table = _action_of()
     asking = _QUESTION.search(query) is not None
+    done = _done_verbs(query)
     return [
-        (word, frozenset(_RECALLED[word]) if asking and word in _RECALLED else table.get(word, frozenset()))
+        (
+            word,
+            frozenset(_RECALLED[word])
+            if asking and word in _RECALLED
+            else _LOOKED_UP
+            if word in done
+            else table.get(word, frozenset()),
+        )
         for word in _plain_words(query)
     ]
 
@@ -182,7 +205,7 @@ def asks_for_change(query: str) -> bool:
     """Whether the question asks to change something (write, delete, commit, start ...)."""
     found = _actions(query)
     return any(actions & _CHANGING_ACTIONS for _word, actions in found) or bool(
-        {word for word, _actions in found} & _CHANGING_WORDS
+        {word for word, _actions in found} & _CHANGING_WORDS - _done_verbs(query)
     )
 
 
