@@ -133,6 +133,14 @@ def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(to
     assert argument_fit(one, by_name["filesystem__move_file"]) == 1
 
 
+def test_a_list_of_paths_takes_every_file_the_question_names(tools):
+    by_name = {t.name: t for t in tools}
+    cues = question_cues("Open notes.txt and todo.md together")
+    assert argument_fit(cues, by_name["filesystem__read_multiple_files"]) == 2
+    assert argument_fit(cues, by_name["filesystem__read_text_file"]) == 1
+    assert argument_fit(question_cues("Open notes.txt"), by_name["filesystem__read_multiple_files"]) == 1
+
+
 def test_a_file_name_fits_a_file_tool_not_a_directory_tool_nor_one_without_paths(tools):
     by_name = {t.name: t for t in tools}  # the reference filesystem server: undescribed path arguments
     file_question = question_cues("Show me the todo list in todo.md")

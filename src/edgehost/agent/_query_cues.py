@@ -224,6 +224,9 @@ def question_cues(query: str) -> dict[str, int]:
     }
 
 
+_MANY = 1_000  # the values of its kind a list argument takes: any number
+
+
 @lru_cache(maxsize=4096)
 def _argument_kinds(tool: ToolSpec) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
     """How many arguments of ``tool`` are of each typed kind, and the kinds of its required ones. An
@@ -233,9 +236,18 @@ def _argument_kinds(tool: ToolSpec) -> tuple[tuple[tuple[str, int], ...], tuple[
         for name, schema in tool.properties.items()
         if name not in tool.known_arguments
     }
-    counts = Counter(kind for kind in kinds.values() if kind is not None)
+    # A list takes as many values of its kind as the question has ("Open notes.txt and todo.md" fills
+    # read_multiple_files' paths twice, read_file's path once).
+    counts: Counter[str] = Counter()
+    for name, kind in kinds.items():
+        if kind is not None:
+            counts[kind] += _MANY if _is_list(tool.properties[name]) else 1
     required = tuple(kind for name, kind in kinds.items() if kind is not None and name in tool.required)
     return tuple(counts.items()), required
+
+
+def _is_list(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and schema.get("type") == "array"
 
 
 def _kind(name: str, schema: Any, tool_name: str) -> str | None:
