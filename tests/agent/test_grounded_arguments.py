@@ -11,7 +11,7 @@ import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
-from edgehost.agent.question_values import path_values, question_spans
+from edgehost.agent.question_values import path_values, question_spans, told_facts
 from edgehost.agent.tools import ToolSpec
 from edgehost.servers.files import build_server
 
@@ -99,7 +99,7 @@ def test_nested_values_are_grounded_too(reference_tools: dict[str, ToolSpec]) ->
         "items"
     ]
     assert {"Anna", "Lyon", "sister Anna"} <= set(item["properties"]["name"]["enum"])
-    assert item["properties"]["observations"]["items"]["enum"] == item["properties"]["name"]["enum"]
+    assert item["properties"]["observations"]["enum"] == [["my sister Anna lives in Lyon"]]
 
 
 def test_a_grounded_grammar_admits_only_the_questions_values() -> None:
@@ -491,3 +491,48 @@ def test_without_a_written_replacement_each_edit_argument_is_offered_the_questio
     edit = grounded_schema(listed, question, "filesystem__edit_file")["properties"]["edits"]["items"]
     offered = enums(edit)
     assert len(offered["oldText"]) > 1 and offered["oldText"] == offered["newText"]
+
+
+@pytest.mark.parametrize(
+    ("question", "facts"),
+    [
+        ("Commit this to memory: my bike lock code is 4512.", ["my bike lock code is 4512"]),
+        ("Please remember that my desktop PC has 32 GB of RAM.", ["my desktop PC has 32 GB of RAM"]),
+        ("I'm allergic to peanuts, please keep that in mind from now on.", ["I'm allergic to peanuts"]),
+        ("remember my locker is number 12", ["my locker is number 12"]),
+        ("Also, she lives in Lyon.", ["she lives in Lyon"]),
+        ("Actually, forget the bit about his age.", []),
+        ("What do you know about my sister Anna?", []),
+    ],
+)
+def test_the_facts_a_question_tells_are_read_whole_and_a_request_tells_none(
+    question: str, facts: list[str]
+) -> None:
+    assert told_facts(question) == facts
+
+
+def test_a_memory_keeps_the_fact_told_whole_and_names_it_from_its_words(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    # Offered runs of up to four words, the 135M model stored "code" as the fact, named "Commit".
+    create = reference_tools["memory__create_entities"].input_schema
+    entity = grounded_schema(create, "Commit this to memory: my bike lock code is 4512.")["properties"][
+        "entities"
+    ]["items"]["properties"]
+    assert entity["observations"]["enum"] == [["my bike lock code is 4512"]]
+    assert "bike lock code" in entity["name"]["enum"]
+    assert not {"Commit", "memory", "Commit this to memory"} & set(entity["name"]["enum"])
+    # A question that tells nothing leaves a memory's observations to the words of the question.
+    asked = grounded_schema(create, "remember biscuit")["properties"]["entities"]["items"]["properties"]
+    assert "enum" not in asked["observations"] and asked["observations"]["items"]["enum"] == ["biscuit"]
+
+
+def test_the_count_a_question_asks_for_is_passed_to_the_only_count_a_tool_takes(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    # git_log's max_count has no description: "the last 3 commits" gave the default ten.
+    log = reference_tools["git__git_log"].input_schema
+    asked = grounded_schema(log, "Show me the last 3 commits")
+    assert "max_count" in asked["required"] and asked["properties"]["max_count"]["enum"] == [3]
+    # "the last 2 days" is a time, not a count of commits.
+    assert "max_count" not in grounded_schema(log, "What changed in the last 2 days?")["required"]

@@ -61,6 +61,7 @@ from edgehost.agent.question_values import (
     path_values,
     question_spans,
     quoted_phrases,
+    told_facts,
     written_addition,
     written_dates,
     written_lists,
@@ -80,6 +81,14 @@ __all__ = [
 _DESCRIBED = re.compile(r"(?<!\w)'([^'\s][^']{0,60})'(?!\w)")
 _LOCAL_ZONE = re.compile(r"'([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)'\s+as\s+(?:the\s+)?local\b", re.IGNORECASE)
 _UNIVERSAL = re.compile(r"\b(?:UTC|GMT|Zulu)\b", re.IGNORECASE)
+# The words of the name of an argument that counts what a tool gives, and those a question asks for a
+# count of them with.
+_COUNTS = frozenset({"count", "limit", "max", "top", "num", "number", "results"})
+_COUNTED = frozenset({"last", "first", "latest", "recent", "top", "newest", "oldest"})
+# ... but not "the last 2 days": a time, not a count (number_placement's terms, stemmed).
+_TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
+# The words of the name of a list that holds statements, not names: a memory's observations.
+_STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
@@ -252,6 +261,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     properties = _paired_currencies(schema["properties"], properties, text)
     properties = _paired_timezones(schema["properties"], properties, text)
     properties, edited = _paired_edit(schema["properties"], properties, text, needed)
+    properties = _told(schema["properties"], properties, text)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -367,6 +377,50 @@ def _paired_edit(
     return _offered(kept, {replacing: added}), []
 
 
+def _numeric(described: Mapping[str, Any]) -> list[str]:
+    """The number arguments of an object whose properties are ``described``."""
+    return [
+        key
+        for key, schema in described.items()
+        if isinstance(schema, Mapping) and schema.get("type") in ("integer", "number")
+    ]
+
+
+def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with each list of statements (a list of text named for contents, observations or
+    facts: the memory server's observations) offered the facts the question tells, whole
+    (question_values.told_facts): offered runs of up to four words, the 135M model kept "code" of "my
+    bike lock code is 4512" and "flowerpot" of "the spare key is under the blue flowerpot". The
+    other text arguments beside it (the entity's name and type) are offered the words of those facts."""
+    facts = told_facts(text)
+    if not facts:
+        return properties
+    lists = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "array"
+        and isinstance(own.get(key), Mapping)
+        and isinstance(own[key].get("items"), Mapping)
+        and own[key]["items"].get("type") == "string"
+        and not {"enum", "const"} & (set(own[key]["items"]) | set(own[key]))
+        and _key_words(key) & _STATEMENTS
+    ]
+    if not lists:
+        return properties
+    # What the facts are about is in them: the entity's name and type are words of a fact, not of the
+    # request ("Commit" of "Commit this to memory: ...").
+    inside = {span for fact in facts for span in question_spans(fact)}
+    named = {
+        key: {**value, "enum": kept}
+        for key, value in properties.items()
+        if key in _free_texts(own, properties)
+        and isinstance(value.get("enum"), list)
+        and (kept := [v for v in value["enum"] if v in inside])
+    }
+    return {**properties, **named, **{key: {**properties[key], "enum": [facts]} for key in lists}}
+
+
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
     """Whether the question states the value of the optional argument ``key`` (of the object whose
     properties are ``described``) outright: a flag it says, a choice it names, a number beside words
@@ -380,12 +434,16 @@ def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) ->
     if own.get("type") in ("integer", "number") and len(grounded["enum"]) == 1:
         words = described_terms(key, own) - {
             term
-            for other, schema in described.items()
-            if other != key and isinstance(schema, Mapping) and schema.get("type") in ("integer", "number")
-            for term in described_terms(other, schema)
+            for other in _numeric(described)
+            if other != key
+            for term in described_terms(other, described[other])
         }
+        # The only count a tool takes is the one a question asks for as "the last 3", "the top 5"
+        # (git_log's undescribed max_count: "Show me the last 3 commits").
+        counted = _COUNTED if _key_words(key) & _COUNTS and len(_numeric(described)) == 1 else frozenset()
         return any(
-            within(value, own) in grounded["enum"] and words & beside
+            within(value, own) in grounded["enum"]
+            and (words & beside or (counted & beside and not _TIME_UNITS & beside))
             for value, _start, beside in numbers_with_their_words(text)
         )
     if own.get("type") != "string" or "enum" in own:

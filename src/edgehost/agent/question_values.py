@@ -42,6 +42,7 @@ __all__ = [
     "written_dates",
     "written_lists",
     "written_numbers",
+    "told_facts",
     "written_addition",
     "written_replacement",
     "written_series",
@@ -493,3 +494,60 @@ def _bare_value(value: str) -> str:
     while len(words) > 1 and words[0].lower() in _NAMING:
         words.pop(0)
     return " ".join(words)
+
+
+# Where a told fact ends: a sentence's end, a colon or semicolon, or a comma before more words ("I'm
+# allergic to peanuts, please keep that in mind").
+_FACT_BREAK = re.compile(r"[.!?;:]+(?=\s|$)|,\s+")
+# The verbs a request to keep, note or drop something opens with ("Commit this to memory", "please keep
+# that in mind", "forget the bit about his age"): such a clause asks, it tells nothing.
+_REQUESTS = frozenset(
+    {
+        "remember", "memorize", "memorise", "note", "keep", "add", "save", "store", "write", "record",
+        "put", "commit", "log", "jot", "forget", "delete", "remove", "erase", "wipe", "drop", "tell",
+    }
+)  # fmt: skip
+_LEAD_INS = frozenset({"please", "also", "and", "now", "ok", "okay", "oh", "hey", "so", "actually", "just"})
+# "remember that <fact>", "note down that <fact>", "keep in mind that <fact>".
+_THAT_FACT = re.compile(r"^[^,]*?\bthat\s+(?P<fact>\S.*)$", re.IGNORECASE)
+MIN_FACT_WORDS = 3
+_DROPPING = frozenset({"forget", "delete", "remove", "erase", "wipe", "drop"})
+# What a request to keep something points at rather than tells ("keep that in mind", "commit this to
+# memory"), and the words that carry it there ("that in mind").
+_POINTERS = frozenset({"this", "that", "it", "these", "those", "in", "to", "into", "on", "for"})
+
+
+def told_facts(text: str) -> list[str]:
+    """The statements the question tells, whole and in its words, for an argument that holds what is
+    said (a memory's observations): "Commit this to memory: my bike lock code is 4512." gives "my
+    bike lock code is 4512", "Please remember that my desktop PC has 32 GB of RAM" gives "my desktop
+    PC has 32 GB of RAM", "I'm allergic to peanuts, please keep that in mind" gives "I'm allergic to
+    peanuts". A question asks, it tells nothing; a clause that opens with a request ("forget the bit
+    about his age") tells only what follows its "that"."""
+    facts = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for piece in _FACT_BREAK.split(sentence):
+            words = piece.split()
+            while words and words[0].lower().strip(",") in _LEAD_INS:
+                words.pop(0)
+            if words and words[0].lower() in _REQUESTS:
+                words = _requested_fact(words)
+            if len(words) >= MIN_FACT_WORDS:
+                facts.append(" ".join(words))
+    return list(dict.fromkeys(facts))
+
+
+def _requested_fact(words: list[str]) -> list[str]:
+    """The fact a clause opening with a request tells: what follows its "that" ("remember that my dog
+    is five"); for a request to keep something, what follows the verb ("remember my locker is number
+    12"), unless it points at the fact rather than tells it ("keep that in mind")."""
+    told = _THAT_FACT.match(" ".join(words))
+    fact = told.group("fact").split() if told is not None else []
+    if fact and fact[0].lower() not in _POINTERS:
+        return fact
+    if words[0].lower() in _DROPPING:
+        return []
+    rest = words[2:] if len(words) > 1 and words[1].lower() == "down" else words[1:]
+    return rest if rest and rest[0].lower() not in _POINTERS else []
