@@ -501,6 +501,12 @@ def test_without_a_written_replacement_each_edit_argument_is_offered_the_questio
         ("I'm allergic to peanuts, please keep that in mind from now on.", ["I'm allergic to peanuts"]),
         ("remember my locker is number 12", ["my locker is number 12"]),
         ("Also, she lives in Lyon.", ["she lives in Lyon"]),
+        (
+            "My sister Anna's birthday is on 12 May, don't let me forget it",
+            ["My sister Anna's birthday is on 12 May"],
+        ),
+        ("Could you remember that Tom likes jazz?", ["Tom likes jazz"]),
+        ("I'm vegetarian, remember that for later", ["I'm vegetarian"]),
         ("Actually, forget the bit about his age.", []),
         ("What do you know about my sister Anna?", []),
     ],

@@ -507,10 +507,17 @@ _REQUESTS = frozenset(
         "put", "commit", "log", "jot", "forget", "delete", "remove", "erase", "wipe", "drop", "tell",
     }
 )  # fmt: skip
-_LEAD_INS = frozenset({"please", "also", "and", "now", "ok", "okay", "oh", "hey", "so", "actually", "just"})
+# The words a clause may open with before its request ("please", "don't let me forget it", "make sure
+# you remember it", "could you note that ...").
+_LEAD_INS = frozenset(
+    {
+        "please", "pls", "kindly", "also", "and", "now", "ok", "okay", "oh", "hey", "so", "actually", "just",
+        "don't", "dont", "do", "not", "never", "let", "me", "make", "sure", "you", "can", "could", "would",
+    }
+)  # fmt: skip
 # "remember that <fact>", "note down that <fact>", "keep in mind that <fact>".
 _THAT_FACT = re.compile(r"^[^,]*?\bthat\s+(?P<fact>\S.*)$", re.IGNORECASE)
-MIN_FACT_WORDS = 3
+MIN_FACT_WORDS = 2  # "I'm vegetarian"
 _DROPPING = frozenset({"forget", "delete", "remove", "erase", "wipe", "drop"})
 # What a request to keep something points at rather than tells ("keep that in mind", "commit this to
 # memory"), and the words that carry it there ("that in mind").
@@ -522,18 +529,20 @@ def told_facts(text: str) -> list[str]:
     said (a memory's observations): "Commit this to memory: my bike lock code is 4512." gives "my
     bike lock code is 4512", "Please remember that my desktop PC has 32 GB of RAM" gives "my desktop
     PC has 32 GB of RAM", "I'm allergic to peanuts, please keep that in mind" gives "I'm allergic to
-    peanuts". A question asks, it tells nothing; a clause that opens with a request ("forget the bit
+    peanuts". A question asks, it tells nothing ("Could you remember that Tom likes jazz?" tells what
+    its request does); a clause that opens with a request ("forget the bit
     about his age") tells only what follows its "that"."""
     facts = []
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
-        if sentence.rstrip().endswith("?"):
-            continue
+        asked = sentence.rstrip().endswith("?")  # tells only what a request in it tells
         for piece in _FACT_BREAK.split(sentence):
             words = piece.split()
             while words and words[0].lower().strip(",") in _LEAD_INS:
                 words.pop(0)
             if words and words[0].lower() in _REQUESTS:
                 words = _requested_fact(words)
+            elif asked:
+                continue
             if len(words) >= MIN_FACT_WORDS:
                 facts.append(" ".join(words))
     return list(dict.fromkeys(facts))
