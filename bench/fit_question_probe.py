@@ -25,7 +25,8 @@ question and the ranker's score decides whether a tool fits.
 
 The gate's thresholds are chosen on two halves of equal weight: those questions, and BFCL's questions
 from outside the sample bench/external_tool_check.py reports on (its calibration split, 120 of each
-category; each scored over its own functions), on which the probe is not trained. From them comes the
+category; each scored over its own functions), on which the probe is not trained; among the settings
+that leave at least NO_FIT_FLOOR of BFCL's no-fit questions there alone. From them comes the
 clear fit too: a best score at which a tool is called though the probe reads the question as chat,
 unless it reads it so with near certainty ("Who invented the theory of relativity?" beside a tool
 that looks up inventions, but not "What is gzip?" beside a tool that gzips).
@@ -79,6 +80,10 @@ CLEAR_TASK_CHOICES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 EXTERNAL_PER_CATEGORY = 120
 # ... which weigh this much in the measure the thresholds maximise; ours the rest.
 EXTERNAL_WEIGHT = 0.5
+# ... of whose questions no function fits, a setting must leave at least this share alone (issue 33's
+# goal for its external check, held on BFCL's calibration split): weighed only in the measure, the
+# stop-55 refit left 0.79 of them alone there, and 0.825 of the reported sample.
+NO_FIT_FLOOR = 0.85
 FOLDS = 5
 STEPS = 4000
 LEARNING_RATE = 2.0
@@ -291,6 +296,10 @@ def main() -> int:
                             axis=1
                         )
                         measures = (1 - EXTERNAL_WEIGHT) * ours + EXTERNAL_WEIGHT * theirs
+                        left_alone = (~((asked | external_bypass) & ~external_short))[:, ~external_labels]
+                        measures[left_alone.mean(axis=1) < NO_FIT_FLOOR] = -np.inf
+                        if not np.isfinite(measures.max()):
+                            continue
                         for index in np.flatnonzero(measures >= measures.max() - 1e-9):
                             clear, clear_task = clears[index]
                             setting = (
