@@ -157,16 +157,25 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
     listed = {
         key: {**value, "enum": fitting}
         for key, value in properties.items()
-        if isinstance(value, Mapping)
-        and value.get("type") == "array"
-        and isinstance(own.get(key), Mapping)
-        and isinstance(own[key].get("items"), Mapping)
-        and own[key]["items"].get("type") == "string"
-        and not {"enum", "const"} & (set(own[key]["items"]) | set(own[key]))
+        if _free_text_list(own, key, value)
         and not _PATH_NAMES.search(key)
         and (fitting := [items for items in series if is_valid(items, own[key])])
     }
     return {**grounded, "properties": {**properties, **listed}} if listed else grounded
+
+
+def _free_text_list(own: Mapping[str, Any], key: str, grounded: Any) -> bool:
+    """Whether the argument ``key`` (``own``: the properties as declared; ``grounded``: its schema as
+    grounded) is a list of text with no choices of its own."""
+    declared = own.get(key)
+    return (
+        isinstance(grounded, Mapping)
+        and grounded.get("type") == "array"
+        and isinstance(declared, Mapping)
+        and isinstance(declared.get("items"), Mapping)
+        and declared["items"].get("type") == "string"
+        and not {"enum", "const"} & (set(declared["items"]) | set(declared))
+    )
 
 
 def _ground(
@@ -398,13 +407,7 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     lists = [
         key
         for key, value in properties.items()
-        if isinstance(value, Mapping)
-        and value.get("type") == "array"
-        and isinstance(own.get(key), Mapping)
-        and isinstance(own[key].get("items"), Mapping)
-        and own[key]["items"].get("type") == "string"
-        and not {"enum", "const"} & (set(own[key]["items"]) | set(own[key]))
-        and _key_words(key) & _STATEMENTS
+        if _free_text_list(own, key, value) and _key_words(key) & _STATEMENTS
     ]
     if not lists:
         return properties
