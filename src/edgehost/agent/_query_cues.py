@@ -53,8 +53,10 @@ _ACTIONS: Mapping[str, str] = {
     "sum": "add plus sum total",
     "echo": "repeat echo back say",
 }
-# In a question ("What do you remember about Anna?") these words ask to recall, not to store.
-_RECALLED = {"remember": ("search", "read"), "note": ("search", "read"), "know": ("search", "read")}
+# What a word stands for where it asks to recall, not to store.
+_LOOKED_UP = frozenset({"search", "read"})
+# In a question ("What do you remember about Anna?") these words ask to recall.
+_RECALLED = frozenset({"remember", "note", "know"})
 _QUESTION = re.compile(
     r"^\s*(?:what|who|whom|which|when|where|why|how|do|does|did|is|are|can|could)\b|\?\s*$", re.I
 )
@@ -121,7 +123,6 @@ _PAST_ACT = re.compile(
     r"(?:ever\s+|already\s+|once\s+|last\s+|just\s+)?(?P<verb>\w+)",
     re.I,
 )
-_LOOKED_UP = frozenset({"search", "read"})
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -162,14 +163,7 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     asking = _QUESTION.search(query) is not None
     done = _done_verbs(query)
     return [
-        (
-            word,
-            frozenset(_RECALLED[word])
-            if asking and word in _RECALLED
-            else _LOOKED_UP
-            if word in done
-            else table.get(word, frozenset()),
-        )
+        (word, _LOOKED_UP if (asking and word in _RECALLED) or word in done else table.get(word, frozenset()))
         for word in _plain_words(query)
     ]
 

@@ -415,11 +415,10 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     # request ("Commit" of "Commit this to memory: ...").
     inside = {span for fact in facts for span in question_spans(fact)}
     named = {
-        key: {**value, "enum": kept}
-        for key, value in properties.items()
-        if key in _free_texts(own, properties)
-        and isinstance(value.get("enum"), list)
-        and (kept := [v for v in value["enum"] if v in inside])
+        key: {**properties[key], "enum": kept}
+        for key in _free_texts(own, properties)
+        if isinstance(properties[key].get("enum"), list)
+        and (kept := [v for v in properties[key]["enum"] if v in inside])
     }
     return {**properties, **named, **{key: {**properties[key], "enum": [facts]} for key in lists}}
 
@@ -435,15 +434,13 @@ def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) ->
     if own.get("type") == "boolean" or len(grounded["enum"]) < len(own.get("enum") or ()):
         return True
     if own.get("type") in ("integer", "number") and len(grounded["enum"]) == 1:
+        numeric = _numeric(described)
         words = described_terms(key, own) - {
-            term
-            for other in _numeric(described)
-            if other != key
-            for term in described_terms(other, described[other])
+            term for other in numeric if other != key for term in described_terms(other, described[other])
         }
         # The only count a tool takes is the one a question asks for as "the last 3", "the top 5"
         # (git_log's undescribed max_count: "Show me the last 3 commits").
-        counted = _COUNTED if _key_words(key) & _COUNTS and len(_numeric(described)) == 1 else frozenset()
+        counted = _COUNTED if _key_words(key) & _COUNTS and len(numeric) == 1 else frozenset()
         return any(
             within(value, own) in grounded["enum"]
             and (words & beside or (counted & beside and not _TIME_UNITS & beside))

@@ -39,10 +39,10 @@ __all__ = [
     "path_values",
     "question_spans",
     "quoted_phrases",
+    "told_facts",
     "written_dates",
     "written_lists",
     "written_numbers",
-    "told_facts",
     "written_addition",
     "written_replacement",
     "written_series",
@@ -530,8 +530,8 @@ def told_facts(text: str) -> list[str]:
     bike lock code is 4512", "Please remember that my desktop PC has 32 GB of RAM" gives "my desktop
     PC has 32 GB of RAM", "I'm allergic to peanuts, please keep that in mind" gives "I'm allergic to
     peanuts". A question asks, it tells nothing ("Could you remember that Tom likes jazz?" tells what
-    its request does); a clause that opens with a request ("forget the bit
-    about his age") tells only what follows its "that"."""
+    its request does); a clause that opens with a request ("forget the bit about his age") tells only
+    what follows its "that"."""
     facts = []
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
         asked = sentence.rstrip().endswith("?")  # tells only what a request in it tells
