@@ -68,3 +68,40 @@ def test_the_files_of_a_folder_are_listed_a_few_folders_down_without_hidden_ones
     (tmp_path / "level0" / "near.txt").write_text("z", encoding="utf-8")
     assert files_in(str(tmp_path)) == ["level0/", "level0/level1/", "level0/near.txt"]
     assert files_in(str(tmp_path / "missing")) == []
+
+
+@pytest.fixture
+def written(tmp_path: Path) -> str:
+    served = tmp_path / "written"
+    contents = {
+        "notes.txt": "Call the plumber on Monday. The wifi password is on the fridge.",
+        "todo.md": "- buy bread\n- water the plants",
+        "recipes/pasta.md": "# Garlic pasta\n\n- 200 g spaghetti\n\nBoil the spaghetti for 9 minutes.",
+        "recipes/soup.md": "# Tomato soup\n\n- 1 onion\n\nSoften the onion, add the tomatoes.",
+    }
+    for name, text in contents.items():
+        (served / name).parent.mkdir(parents=True, exist_ok=True)
+        (served / name).write_text(text, encoding="utf-8")
+    (served / "photo.bin").write_bytes(b"wifi\0spaghetti\0" * 10)
+    return str(served)
+
+
+def test_a_folder_named_in_the_singular_means_the_file_of_it_that_says_what_is_asked(written: str) -> None:
+    boil = "How long am I supposed to boil the spaghetti, according to my recipe?"
+    assert with_named_files(boil, [written]) == (f"{boil} (recipes/pasta.md)", True)
+    # Named in the plural, the whole folder is meant.
+    garlic = "Do any of my recipes use garlic?"
+    assert with_named_files(garlic, [written]) == (f"{garlic} (recipes/)", True)
+    # Nothing in the folder says more of the question than the rest: the folder stays named.
+    vague = "Can you show me my recipe?"
+    assert with_named_files(vague, [written]) == (f"{vague} (recipes/)", True)
+
+
+def test_a_question_of_what_i_wrote_means_the_served_file_that_says_it(written: str) -> None:
+    wifi = "what did i write down about the wifi"
+    assert with_named_files(wifi, [written, written]) == (f"{wifi} (notes.txt)", True)
+    # The same words asked as a plain question name no file: the files are read only for a record.
+    assert with_named_files("whats the wifi password", [written]) == ("whats the wifi password", False)
+    # A record no file holds, or a binary file, is not a file meant.
+    ibrahim = "Did I ever mention somebody called Ibrahim?"
+    assert with_named_files(ibrahim, [written]) == (ibrahim, False)

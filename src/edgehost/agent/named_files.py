@@ -15,6 +15,16 @@ the one meant); a folder the same way ("my recipes"). Only in the folders a serv
 listing, not a disk); only where the question writes no path of its own and exactly one file or
 folder is named: two files called "notes" leave the question as it is.
 
+Where the words name no one file, what the files say may. A folder named in the singular ("according
+to my recipe" of the folder recipes/) means one file of it; a question of what the asker once wrote or
+told ("what did i write down about the wifi", agent/_query_cues.asks_what_i_recorded) means one of the
+served files. The one meant is the file whose name and text hold the question's words best, by BM25
+over what the files say (the first MAX_READ_BYTES of at most MAX_FILES_READ files, text only): clearly
+best, scoring CLEAR_LEAD times the next or more. "How long do I boil the spaghetti, according to my
+recipe?" reads recipes/pasta.md, which tells how; the word "spaghetti" is no file's name, and a
+host that offered it as the path would have the tool read nothing. "Do any of my recipes use garlic?"
+names the folder in the plural: all of it is meant, and it stays named.
+
 A question about a file the user has is a task, however much it reads like a chat ("Does my soup
 recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py).
 """
@@ -27,7 +37,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from edgehost.agent._bm25 import alike
+from edgehost.agent._bm25 import Bm25Index, alike, terms
+from edgehost.agent._query_cues import asks_what_i_recorded
 from edgehost.agent.question_values import WORD, path_values
 
 __all__ = ["files_in", "with_named_files"]
@@ -35,6 +46,9 @@ __all__ = ["files_in", "with_named_files"]
 MAX_DEPTH = 2
 MAX_ENTRIES = 500
 MIN_NAME_LETTERS = 3
+MAX_FILES_READ = 200
+MAX_READ_BYTES = 64 * 1024
+CLEAR_LEAD = 2.0
 _OWNING = frozenset({"my", "the", "our", "this"})
 _NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
 # A word written as a name of its own ("quiz-draft", "report_2", "v2"): after the words of a listed
@@ -52,12 +66,19 @@ def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
         return question, any(_holds(folder, path) for folder in folders for path in written)
     words = [w.lower() for w in WORD.findall(question)]
     owned = [i for i in range(1, len(words)) if words[i - 1] in _OWNING]  # where a named file may start
-    if not owned:
+    # Two servers may serve one folder: a path is one file however many list it.
+    listed = {relative: folder for folder in reversed(folders) for relative in files_in(folder)}
+    named = [relative for relative in listed if owned and _names(words, owned, relative)]
+    if len(named) > 1:
         return question, False
-    named = {
-        relative for folder in folders for relative in files_in(folder) if _names(words, owned, relative)
-    }
-    return (f"{question} ({named.pop()})", True) if len(named) == 1 else (question, False)
+    if named:
+        relative = named[0]
+        if relative.endswith("/") and _in_singular(words, relative):
+            inside = {r: f for r, f in listed.items() if r.startswith(relative)}
+            relative = _told_in(question, inside) or relative
+        return f"{question} ({relative})", True
+    meant = _told_in(question, listed) if asks_what_i_recorded(question) else None
+    return (f"{question} ({meant})", True) if meant else (question, False)
 
 
 def _holds(folder: str, path: str) -> bool:
@@ -109,3 +130,40 @@ def _names(words: list[str], owned: list[int], relative: str) -> bool:
         and not _NAME_LIKE.search(words[start + len(parts)] if start + len(parts) < len(words) else "")
         for start in owned
     )
+
+
+def _in_singular(words: list[str], folder: str) -> bool:
+    """Whether the question names ``folder`` (a plural, "recipes/") by a word in the singular ("my
+    recipe"): one file of it is meant."""
+    name = folder.rstrip("/").rsplit("/", 1)[-1].lower()
+    return name.endswith("s") and name[:-1] in words
+
+
+def _told_in(question: str, listed: dict[str, str]) -> str | None:
+    """The file of ``listed`` (relative path: the folder holding it) whose name and text hold the
+    question's words clearly best (module docstring), as its relative path; None where none does."""
+    files = [(folder, relative) for relative, folder in listed.items() if not relative.endswith("/")]
+    documents, kept = [], []
+    for folder, relative in files[:MAX_FILES_READ]:
+        text = _text_of(os.path.join(folder, relative))
+        if text is not None:
+            documents.append(terms(f"{relative} {text}"))
+            kept.append(relative)
+    if not kept:
+        return None
+    scores = Bm25Index(documents).scores(terms(question))
+    ranked = sorted(zip(scores, kept, strict=True), reverse=True)
+    best, second = ranked[0][0], ranked[1][0] if len(ranked) > 1 else 0.0
+    return ranked[0][1] if best > 0 and best >= CLEAR_LEAD * second else None
+
+
+def _text_of(path: str) -> str | None:
+    """The first MAX_READ_BYTES of a text file; None for a file that cannot be read or is not text."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(MAX_READ_BYTES)
+    except OSError:
+        return None
+    if b"\0" in head:
+        return None
+    return head.decode("utf-8", errors="ignore")
