@@ -455,6 +455,8 @@ def test_a_replacement_the_question_writes_fills_what_goes_and_what_comes(
     [
         ("Add 'pay the electricity bill' to my todo list (todo.md)", "pay the electricity bill"),
         ("Now add a line saying the dentist is on Thursday to notes.txt", "the dentist is on Thursday"),
+        # The file the host read the follow-up with (agent/references.py) is where, not what.
+        ("Now add a line saying the dentist is on Thursday (notes.txt)", "the dentist is on Thursday"),
         ("append milk and eggs to shopping.txt", "milk and eggs"),
     ],
 )

@@ -48,3 +48,20 @@ def test_a_question_without_an_earlier_one_or_a_pronoun_is_read_as_written() -> 
     assert resolved_references("and in Paris?", ["What time is it in Tokyo?"]) == "and in Paris?"
     # The follow-up already names the person.
     assert resolved_references("Anna said she moved", ["My sister Anna is 30"]) == "Anna said she moved"
+
+
+def test_a_change_that_carries_on_acts_on_the_file_the_previous_question_named() -> None:
+    dentist = "Now add a line saying the dentist is on Thursday"
+    assert resolved_references(dentist, ["Open notes.txt"]) == f"{dentist} (notes.txt)"
+    assert resolved_references("then delete the last line", ["show todo.md"]) == (
+        "then delete the last line (todo.md)"
+    )
+    # Not carrying on, not a change, a file of its own, or two files before: read as written.
+    for question, previous in (
+        ("Add a line saying hello", "Open notes.txt"),
+        ("now tell me a joke", "Open notes.txt"),
+        ("now add a line to todo.md", "Open notes.txt"),
+        ("now add a line", "compare a.txt and b.txt"),
+        ("now add a line", "What time is it in Tokyo?"),
+    ):
+        assert resolved_references(question, [previous]) == question

@@ -464,7 +464,12 @@ _ADDED_TO = re.compile(
     r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
     re.IGNORECASE,
 )
-_ADDED_END = re.compile(rf"{_ADDED_INTO}(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{{1,5}}\b).*$", re.IGNORECASE)
+# ... or a file in brackets after it, as the host reads a follow-up (agent/references.py): "add a line
+# saying the dentist is on Thursday (notes.txt)".
+_ADDED_END = re.compile(
+    rf"{_ADDED_INTO}(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{{1,5}}\b).*$|\s*\([\w\-/]+(?:\.\w{{1,5}}|/)\)\s*$",
+    re.IGNORECASE,
+)
 
 
 def written_addition(text: str) -> str | None:

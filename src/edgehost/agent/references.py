@@ -13,6 +13,11 @@ Resolved, only where the previous question leaves one reading:
 - "it" stands for the only file or folder the previous question names ("Open notes.txt", then "now
   delete it"), when the follow-up names none of its own. "it is", "is it" and "it's" are left alone
   ("what time is it?").
+- a follow-up that carries on from the previous question ("Now add a line saying the dentist is on
+  Thursday" after "Open notes.txt": it opens with "now", "then", "next", "also" or "and") and asks for
+  a change acts on the only file or folder the previous question names, when it names none of its
+  own and has no "it": it is read with that file after it in brackets, as agent/named_files.py
+  writes a file named by its words. Alone, "add a line" went to the memory server.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from edgehost.agent._query_cues import asks_for_change
 from edgehost.agent.question_values import is_month, path_values
 
 _PERSON = re.compile(r"\b(?P<word>she|he|him|his|her)\b(?P<after>\s+(?P<next>\w+))?", re.IGNORECASE)
@@ -31,6 +37,7 @@ _NOT_OWNED = frozenset({
 _IT = re.compile(r"(?<!\bis\s)\bit\b(?!\s+is\b|')", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
+_CARRYING_ON = re.compile(r"^\W*(?:now|then|next|also|and)\b", re.IGNORECASE)
 _DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
@@ -41,8 +48,8 @@ def resolved_references(question: str, earlier: Sequence[str]) -> str:
     if not earlier:
         return question
     previous = earlier[-1]
-    resolved = _resolve_person(question, previous)
-    return _resolve_thing(resolved, previous)
+    resolved = _resolve_thing(_resolve_person(question, previous), previous)
+    return _with_implied_thing(resolved, previous)
 
 
 def _resolve_person(question: str, previous: str) -> str:
@@ -69,6 +76,13 @@ def _resolve_thing(question: str, previous: str) -> str:
     if len(paths) != 1:
         return question
     return _IT.sub(paths[0], question)
+
+
+def _with_implied_thing(question: str, previous: str) -> str:
+    if path_values(question) or not _CARRYING_ON.search(question) or not asks_for_change(question):
+        return question
+    paths = path_values(previous)
+    return f"{question} ({paths[0]})" if len(paths) == 1 else question
 
 
 def _first_proper_name(text: str) -> str | None:
