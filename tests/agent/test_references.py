@@ -56,9 +56,14 @@ def test_a_change_that_carries_on_acts_on_the_file_the_previous_question_named()
     assert resolved_references("then delete the last line", ["show todo.md"]) == (
         "then delete the last line (todo.md)"
     )
+    assert resolved_references("cross off the second item", ["read todo.md"]) == (
+        "cross off the second item (todo.md)"
+    )
     # Not carrying on, not a change, a file of its own, or two files before: read as written.
     for question, previous in (
         ("Add a line saying hello", "Open notes.txt"),
+        ("Remember that Tom likes jazz", "Open notes.txt"),
+        ("revert the last commit", "Open notes.txt"),
         ("now tell me a joke", "Open notes.txt"),
         ("now add a line to todo.md", "Open notes.txt"),
         ("now add a line", "compare a.txt and b.txt"),

@@ -123,6 +123,12 @@ def test_an_act_asked_about_as_done_is_looked_up_not_asked_for():
     assert asks_for_change("commit my changes")
 
 
+def test_crossing_an_item_off_is_a_deletion():
+    assert asks_for_change("cross off the second item")
+    assert "delete" in expanded_terms("cross off the second item")
+    assert "delete" not in expanded_terms("which trains go across the border?")
+
+
 def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(tools):
     by_name = {t.name: t for t in tools}
     two = question_cues("Rename draft.txt to final.txt")

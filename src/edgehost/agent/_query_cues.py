@@ -45,7 +45,7 @@ _ACTIONS: Mapping[str, str] = {
     "write": "write save store put",
     "edit": "edit replace change append modify update",
     "move": "move rename put",
-    "delete": "delete remove forget drop erase wipe purge unstage",
+    "delete": "delete remove forget drop erase wipe purge unstage cross strike",
     "create": "create make new add remember note keep",
     "list": "list inside content folder directory",
     "search": "find search look mention",

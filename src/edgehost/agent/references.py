@@ -13,11 +13,12 @@ Resolved, only where the previous question leaves one reading:
 - "it" stands for the only file or folder the previous question names ("Open notes.txt", then "now
   delete it"), when the follow-up names none of its own. "it is", "is it" and "it's" are left alone
   ("what time is it?").
-- a follow-up that carries on from the previous question ("Now add a line saying the dentist is on
-  Thursday" after "Open notes.txt": it opens with "now", "then", "next", "also" or "and") and asks for
-  a change acts on the only file or folder the previous question names, when it names none of its
-  own and has no "it": it is read with that file after it in brackets, as agent/named_files.py
-  writes a file named by its words. Alone, "add a line" went to the memory server.
+- a follow-up that carries on from the previous question and asks for a change acts on the only file
+  or folder the previous question names, when it names none of its own and has no "it": it is read
+  with that file after it in brackets, as agent/named_files.py writes a file named by its words. It
+  carries on when it opens with "now", "then", "next", "also" or "and" ("Now add a line saying the
+  dentist is on Thursday" after "Open notes.txt"; alone, "add a line" went to the memory server), or
+  points at a part of a text by its place ("cross off the second item" after "read todo.md").
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ _NOT_OWNED = frozenset({
 _IT = re.compile(r"(?<!\bis\s)\bit\b(?!\s+is\b|')", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
-_CARRYING_ON = re.compile(r"^\W*(?:now|then|next|also|and)\b", re.IGNORECASE)
+_CARRYING_ON = re.compile(
+    r"^\W*(?:now|then|next|also|and)\b|\bthe\s+(?:first|second|third|fourth|fifth|last|next|top|bottom)"
+    r"\s+(?:item|line|entry|row|paragraph|bullet|point|task|sentence|word)s?\b",
+    re.IGNORECASE,
+)
 _DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
