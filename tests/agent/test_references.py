@@ -20,6 +20,8 @@ def test_her_owns_what_follows_only_when_a_noun_follows() -> None:
     assert resolved_references("What is her phone number?", earlier) == "What is Maria's phone number?"
     assert resolved_references("tell her I said hi", earlier) == "tell Maria I said hi"
     assert resolved_references("remind her", earlier) == "remind Maria"
+    assert resolved_references("ok, forget her completely", earlier) == "ok, forget Maria completely"
+    assert resolved_references("call her back", earlier) == "call Maria back"
 
 
 def test_a_sentences_first_word_a_month_or_a_day_is_no_name() -> None:

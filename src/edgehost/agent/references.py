@@ -34,6 +34,9 @@ _PERSON = re.compile(r"\b(?P<word>she|he|him|his|her)\b(?P<after>\s+(?P<next>\w+
 _NOT_OWNED = frozenset({
     "i", "you", "we", "they", "he", "she", "it", "that", "this", "what", "how", "to", "about", "a",
     "an", "the", "and", "or", "but", "in", "on", "at", "for", "with", "from", "if", "when", "again",
+    # ... and the words that say how or when ("forget her completely", "call her back").
+    "completely", "entirely", "fully", "altogether", "too", "now", "then", "anymore", "already",
+    "instead", "forever", "please", "here", "there", "back", "up", "out", "off", "down", "over",
 })  # fmt: skip
 _IT = re.compile(r"(?<!\bis\s)\bit\b(?!\s+is\b|')", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
