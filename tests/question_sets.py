@@ -27,6 +27,7 @@ from pathlib import Path
 import anyio
 from tests.support import python_server_client, tool_specs
 
+from edgehost.agent.references import resolved_references
 from edgehost.agent.routing import is_follow_up
 from edgehost.agent.tools import ToolSpec
 
@@ -53,10 +54,15 @@ class Question:
 
     @property
     def as_routed(self) -> str:
-        """The text the router reads first: a short follow-up that brings a new value after its
+        """The text the router reads first: a follow-up read as the host reads it, its pronouns and the
+        file it acts on taken from its previous question (agent/references.py: "he also waters our
+        plants" as "Yusuf also waters our plants"); a short follow-up that brings a new value after its
         previous question (and alone, if that calls no tool); any other question, "thanks!" after a
         tool's answer too, alone (agent/routing.py, ToolSelector.route)."""
-        return f"{self.previous} {self.text}" if self.previous and is_follow_up(self.text) else self.text
+        if not self.previous:
+            return self.text
+        read = resolved_references(self.text, [self.previous])
+        return f"{self.previous} {read}" if is_follow_up(read) else read
 
 
 @dataclass(frozen=True)

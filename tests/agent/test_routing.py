@@ -10,7 +10,7 @@ import threading
 
 import pytest
 from tests.agent.conftest import CountingEmbedder
-from tests.question_sets import QuestionSet, calibration, everyday
+from tests.question_sets import Question, QuestionSet, calibration, everyday
 
 from edgehost.agent._embedding import EmbeddingUnavailable, MiniLMEmbedder
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker, RankerChoice
@@ -95,6 +95,19 @@ async def test_a_short_follow_up_is_read_with_the_previous_question(selector, re
     assert "follow-up" in follow_up.reason
     thanks = await selector.route("thanks!", tools, context=["What time is it in Tokyo?"])
     assert not thanks.needs_tool
+
+
+def test_the_sets_read_a_follow_up_as_the_host_routes_it() -> None:
+    """What the map and the probe are fitted on is what the router reads: pronouns resolved, the file a
+    change acts on carried over, a short follow-up after its previous question."""
+    key = "Remember that my neighbour Yusuf keeps a spare key to our flat."
+    assert Question("he also waters our plants", (), key).as_routed == "Yusuf also waters our plants"
+    assert Question("cross off the second item", (), "read todo.md").as_routed == (
+        "cross off the second item (todo.md)"
+    )
+    tokyo = "What time is it in Tokyo?"
+    assert Question("and in Lyon?", (), tokyo).as_routed == f"{tokyo} and in Lyon?"
+    assert Question("thanks!", (), tokyo).as_routed == "thanks!"
 
 
 @pytest.fixture
