@@ -318,3 +318,22 @@ def test_a_call_written_out_as_the_answer_is_not_grounded() -> None:
     assert not check_answer(marked, results=staged, question="Stage README.md").grounded
     # Naming what ran is an answer.
     assert check_answer("README.md was added to the staging area.", results=staged).grounded
+
+
+def test_an_answer_that_reports_a_failure_no_result_reports_is_not_grounded() -> None:
+    """After notes.txt was read, the 135M model wrote that the file had a "file not found" error; the
+    user would think the read failed."""
+    notes = ["Call the plumber on Monday. The wifi password is on the fridge."]
+    wrong = 'The wifi (note.txt) is a file with an error message "file not found".'
+    checked = check_answer(wrong, results=notes, question="what did i write down about the wifi")
+    assert not checked.grounded and "error" in checked.reason
+    for claim in ("I couldn't open it.", "That file does not exist.", "It failed."):
+        assert not check_answer(claim + " The wifi password is on the fridge.", results=notes).grounded
+    # A result that holds the word lets the answer say it.
+    log = ["2024-03-01 08:06:40 ERROR backup failed: disk full"]
+    assert check_answer("The backup failed with an error: the disk was full.", results=log).grounded
+    assert check_answer("The wifi password is on the fridge.", results=notes).grounded
+    # Another call of the turn that failed may be reported.
+    missing = ["Error executing tool read_file: 'todo.txt' is not in the files folder"]
+    both = "The wifi password is on the fridge; todo.txt gave an error."
+    assert check_answer(both, results=notes, failed=missing).grounded

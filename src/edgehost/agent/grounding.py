@@ -41,6 +41,11 @@ tool call is *ungrounded* when
    "git__git_add", "arguments": {...} }``), or in one of the call markers, which the loop did not run
    (it was malformed, or the turn had no round left). The user would read a request, not what happened.
 
+13. it says the call failed where no result says so: an error, a failure, something "not found", "could
+   not", "unable to", "does not exist", "no such", "not possible" or "permission denied" that none of
+   the results writes, nor the error of another call of the turn that failed ("The wifi (note.txt) is a file with an error message "file not found"" after
+   notes.txt was read). A log the tool read that holds ERROR lines lets the answer say "error".
+
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
 Two kinds of worked-out numbers count as the result's, each only where the answer says what it did,
@@ -88,6 +93,12 @@ _PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]*\}|\{\{[^{}]*\}\}")
 # A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
 _WRITTEN_CALL = re.compile(
     r"\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(?:arguments|parameters)\"\s*:|\[TOOL_CALL\]|<tool_call\b|<function=",
+    re.IGNORECASE,
+)
+# A failure an answer reports (rule 13).
+_FAILURE = re.compile(
+    r"\b(?:errors?|failed|failures?|not\s+found|could\s*n[o']t|unable\s+to|does\s*n[o']t\s+exist"
+    r"|do\s*n[o']t\s+exist|no\s+such|not\s+possible|impossible|permission\s+denied)\b",
     re.IGNORECASE,
 )
 _ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
@@ -275,8 +286,11 @@ def check_answer(
     question: str = "",
     arguments: Sequence[Mapping[str, Any]] = (),
     stopped_for_repetition: bool = False,
+    failed: Sequence[str] = (),
 ) -> Grounding:
-    """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring)."""
+    """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring).
+    ``failed``: what the turn's calls that did not run returned (an error, a refusal): an answer may
+    report those failures."""
     if not has_words(answer):
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
@@ -289,6 +303,9 @@ def check_answer(
         return Grounding(False, "the model's reply breaks off where its content should begin")
     if _WRITTEN_CALL.search(answer):
         return Grounding(False, "the model's reply is a tool call, not an answer")
+    failure = _unreported_failure(answer, [*results, *failed])
+    if failure:
+        return Grounding(False, f"it says {failure!r}, which no result says: the call succeeded")
     called = [json.dumps(a, ensure_ascii=False, default=str) for a in arguments]  # the calls' arguments
     sources = _Sources(
         _source_numbers([*results, question, *called]),
@@ -321,6 +338,16 @@ def check_answer(
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
     return Grounding(True)
+
+
+def _unreported_failure(answer: str, results: Sequence[str]) -> str:
+    """The first failure ``answer`` reports that no result writes (rule 13), as written; "" if none."""
+    written = _spaced(" ".join(results)).lower().replace("'", "")
+    for match in _FAILURE.finditer(answer):
+        said = _spaced(match.group(0)).lower().replace("'", "")
+        if said.rstrip("s") not in written:
+            return match.group(0)
+    return ""
 
 
 def _not_in_sources(answer: str, sources: Sequence[str]) -> str:

@@ -397,6 +397,7 @@ class TurnRunner:
             question=turn.content,
             arguments=[arguments for _name, _text, arguments in grounded_in],
             stopped_for_repetition=round_.finished_reason == "repetition",
+            failed=turn.unrun,
         )
         results = [(name, text) for name, text, _args in grounded_in]
         if not grounding.grounded:
