@@ -130,7 +130,27 @@ SEARCH = {
 def test_an_empty_default_is_not_offered_as_a_text_value() -> None:
     # Offered, "" let the model search for nothing; the argument may still be left out.
     values = enums(grounded_schema(SEARCH, "Find the files that mention pasta.", "files__search_files"))
-    assert "" not in values["contains"] and "" not in values["pattern"]
+    assert "" not in values["contains"] and "pasta" in values["contains"]
+
+
+def test_a_files_name_is_one_the_question_writes_not_what_the_files_say() -> None:
+    # "pasta" is what the files say: a search of names for it found nothing in a folder of recipes.
+    assert "pattern" not in enums(
+        grounded_schema(SEARCH, "Find the files that mention pasta.", "files__search_files")
+    )
+    assert enums(grounded_schema(SEARCH, "find every *.md file", "files__search_files"))["pattern"] == [
+        "*.md"
+    ]
+    called = enums(grounded_schema(SEARCH, "find the file called budget.xlsx", "files__search_files"))
+    assert called["pattern"] == ["budget.xlsx"]
+
+
+def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_for() -> None:
+    searched = {**SEARCH, "properties": {**SEARCH["properties"], "path": {"type": "string", "default": ""}}}
+    garlic = "Do any of my recipes use garlic? (recipes/)"
+    values = enums(grounded_schema(searched, garlic, "files__search_files"))
+    assert values["path"] == ["recipes/", ""]
+    assert "garlic" in values["contains"] and "recipes" not in values["contains"]
 
 
 def test_a_word_of_the_tools_own_name_is_offered_last_and_only_where_a_value_must_be_given() -> None:

@@ -90,6 +90,9 @@ _TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
 # The words of the name of a list that holds statements, not names: a memory's observations.
 _STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
 _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
+# An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
+_NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
+_GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
     {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
@@ -271,6 +274,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     properties = _paired_timezones(schema["properties"], properties, text)
     properties, edited = _paired_edit(schema["properties"], properties, text, needed)
     properties = _told(schema["properties"], properties, text)
+    properties = _places_apart(schema["properties"], properties)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -423,6 +427,36 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     return {**properties, **named, **{key: {**properties[key], "enum": [facts]} for key in lists}}
 
 
+def _places_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    """``properties`` with the words of the paths offered to a path argument taken from the other text
+    arguments: the file or folder a question names is where the tool acts, not what it looks for.
+    "Do any of my recipes use garlic? (recipes/)" offered search_files "recipes" as its pattern and
+    as the text to find, and the 135M model searched the folder for the word "recipes". An argument
+    left with nothing else keeps them."""
+    paths = [
+        value
+        for key, schema in properties.items()
+        if _PATH_NAMES.search(key) and isinstance(schema, Mapping)
+        for value in schema.get("enum") or ()
+        if isinstance(value, str) and value
+    ]
+    if not paths:
+        return properties
+    in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)}
+    apart = {
+        key: {**properties[key], "enum": kept}
+        for key in _free_texts(own, properties)
+        if not _PATH_NAMES.search(key)
+        and isinstance(properties[key].get("enum"), list)
+        and (
+            kept := [
+                v for v in properties[key]["enum"] if not {w.lower() for w in WORD.findall(v)} <= in_paths
+            ]
+        )
+    }
+    return {**properties, **apart}
+
+
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
     """Whether the question states the value of the optional argument ``key`` (of the object whose
     properties are ``described``) outright: a flag it says, a choice it names, a number beside words
@@ -537,6 +571,14 @@ def _text_values(
         paths = [path for path in path_values(text) if not names_the_tool(path, named)]
         if paths:
             return list(dict.fromkeys([*paths, *default]))
+        if default and not required:
+            return default
+    elif _NAMES_A_FILE.search(description):
+        # A file's name or a glob ("File name to look for: a glob such as '*.md'") is one the question
+        # writes; "garlic" of "Do any of my recipes use garlic?" is what the files say, not their name.
+        names = [p for p in path_values(text) if not p.endswith("/")] + _GLOB.findall(text)
+        if names:
+            return list(dict.fromkeys([*names, *(d for d in default if d.strip())]))
         if default and not required:
             return default
     choices = _described_choices(description)

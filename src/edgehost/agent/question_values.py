@@ -127,6 +127,7 @@ _FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$"
 
 
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+_BRACKETED_FOLDER = re.compile(r"\(([\w\-.]+(?:/[\w\-.]+)*/)\)")
 
 
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
@@ -283,10 +284,11 @@ def _run(words: list[str], start: int, *, step: int, longest: int = MAX_SPAN_WOR
 
 
 def path_values(text: str) -> list[str]:
-    """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), and the
-    folder it names ("the recipes folder", "called photos")."""
+    """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), the
+    folder it names ("the recipes folder", "called photos"), and a folder the host read it with, in
+    brackets with its "/" ("(recipes/)", agent/named_files.py)."""
     words = WORD.findall(text)
-    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)]
+    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)] + _BRACKETED_FOLDER.findall(text)
     found += [w for w in words if _FILE_LIKE.match(w) and not any(p.endswith("/" + w) for p in found)]
     for index, word in enumerate(words):
         before = words[index - 1] if index else ""
