@@ -151,6 +151,11 @@ def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_f
     values = enums(grounded_schema(searched, garlic, "files__search_files"))
     assert values["path"] == ["recipes/", ""]
     assert "garlic" in values["contains"] and "recipes" not in values["contains"]
+    # Looking by name is left out, so the search must look by text: the server refuses neither.
+    assert "contains" in grounded_schema(searched, garlic, "files__search_files")["required"]
+    assert "contains" not in grounded_schema(searched, "find every *.md file", "files__search_files").get(
+        "required", []
+    )
 
 
 def test_a_word_of_the_tools_own_name_is_offered_last_and_only_where_a_value_must_be_given() -> None:

@@ -284,6 +284,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         for key, value in properties.items()
         if key not in needed and (key in edited or _stated(key, schema["properties"], value, text))
     ]
+    stated += _by_text_instead(schema["properties"], properties, needed | set(stated))
     grounded = {**schema, "properties": properties}
     return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
 
@@ -425,6 +426,28 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
         and (kept := [v for v in properties[key]["enum"] if v in inside])
     }
     return {**properties, **named, **{key: {**properties[key], "enum": [facts]} for key in lists}}
+
+
+def _by_text_instead(own: Mapping[str, Any], properties: dict[str, Any], needed: set[str]) -> list[str]:
+    """The text argument a search must be given where it cannot look by name: a tool that finds files
+    by a name pattern or by the text they hold (search_files' pattern and contains, both optional)
+    was offered no name, as the question writes none; left to the model, the 135M one gave neither,
+    and the server refused the call. The first other text argument it is offered values for is then
+    required, unless one already is."""
+    unnamed = any(
+        key not in properties
+        and isinstance(value, Mapping)
+        and _NAMES_A_FILE.search(str(value.get("description") or ""))
+        for key, value in own.items()
+    )
+    texts = [
+        key
+        for key in _free_texts(own, properties)
+        if not _PATH_NAMES.search(key) and properties[key].get("enum")
+    ]
+    if not unnamed or not texts or needed & set(texts):
+        return []
+    return texts[:1]
 
 
 def _places_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
