@@ -332,6 +332,8 @@ def test_an_answer_that_reports_a_failure_no_result_reports_is_not_grounded() ->
     # A result that holds the word lets the answer say it.
     log = ["2024-03-01 08:06:40 ERROR backup failed: disk full"]
     assert check_answer("The backup failed with an error: the disk was full.", results=log).grounded
+    refused = ["Could not open the door: it is locked."]
+    assert check_answer("It couldn't open the door, which is locked.", results=refused).grounded
     assert check_answer("The wifi password is on the fridge.", results=notes).grounded
     # Another call of the turn that failed may be reported.
     missing = ["Error executing tool read_file: 'todo.txt' is not in the files folder"]

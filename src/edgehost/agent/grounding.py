@@ -43,8 +43,9 @@ tool call is *ungrounded* when
 
 13. it says the call failed where no result says so: an error, a failure, something "not found", "could
    not", "unable to", "does not exist", "no such", "not possible" or "permission denied" that none of
-   the results writes, nor the error of another call of the turn that failed ("The wifi (note.txt) is a file with an error message "file not found"" after
-   notes.txt was read). A log the tool read that holds ERROR lines lets the answer say "error".
+   the results writes, nor the error of another call of the turn that failed ("The wifi (note.txt) is
+   a file with an error message "file not found"" after notes.txt was read). A log the tool read that
+   holds ERROR lines lets the answer say "error"; "couldn't" and "could not" are one.
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -342,12 +343,16 @@ def check_answer(
 
 def _unreported_failure(answer: str, results: Sequence[str]) -> str:
     """The first failure ``answer`` reports that no result writes (rule 13), as written; "" if none."""
-    written = _spaced(" ".join(results)).lower().replace("'", "")
+    written = _uncontracted(" ".join(results))
     for match in _FAILURE.finditer(answer):
-        said = _spaced(match.group(0)).lower().replace("'", "")
-        if said.rstrip("s") not in written:
+        if _uncontracted(match.group(0)).rstrip("s") not in written:
             return match.group(0)
     return ""
+
+
+def _uncontracted(text: str) -> str:
+    """``text`` in lower case with its blanks made single spaces and "n't" written "not"."""
+    return re.sub(r"n[’']t\b", " not", _spaced(text).lower())
 
 
 def _not_in_sources(answer: str, sources: Sequence[str]) -> str:
