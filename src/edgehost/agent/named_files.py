@@ -47,7 +47,7 @@ MAX_DEPTH = 2
 MAX_ENTRIES = 500
 MIN_NAME_LETTERS = 3
 MAX_FILES_READ = 200
-MAX_READ_BYTES = 64 * 1024
+MAX_READ_BYTES = 8 * 1024
 CLEAR_LEAD = 2.0
 _OWNING = frozenset({"my", "the", "our", "this"})
 _NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
