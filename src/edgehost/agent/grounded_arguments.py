@@ -440,14 +440,19 @@ def _by_text_instead(own: Mapping[str, Any], properties: dict[str, Any], needed:
         and _NAMES_A_FILE.search(str(value.get("description") or ""))
         for key, value in own.items()
     )
-    texts = [
-        key
-        for key in _free_texts(own, properties)
-        if not _PATH_NAMES.search(key) and properties[key].get("enum")
-    ]
+    texts = [key for key in _offered_texts(own, properties) if properties[key]["enum"]]
     if not unnamed or not texts or needed & set(texts):
         return []
     return texts[:1]
+
+
+def _offered_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[str]:
+    """The free text arguments of ``properties`` that are not paths, offered a list of values."""
+    return [
+        key
+        for key in _free_texts(own, properties)
+        if not _PATH_NAMES.search(key) and isinstance(properties[key].get("enum"), list)
+    ]
 
 
 def _places_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
@@ -468,10 +473,8 @@ def _places_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[st
     in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)}
     apart = {
         key: {**properties[key], "enum": kept}
-        for key in _free_texts(own, properties)
-        if not _PATH_NAMES.search(key)
-        and isinstance(properties[key].get("enum"), list)
-        and (
+        for key in _offered_texts(own, properties)
+        if (
             kept := [
                 v for v in properties[key]["enum"] if not {w.lower() for w in WORD.findall(v)} <= in_paths
             ]

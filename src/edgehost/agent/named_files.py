@@ -66,6 +66,9 @@ def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
         return question, any(_holds(folder, path) for folder in folders for path in written)
     words = [w.lower() for w in WORD.findall(question)]
     owned = [i for i in range(1, len(words)) if words[i - 1] in _OWNING]  # where a named file may start
+    recorded = asks_what_i_recorded(question)
+    if not owned and not recorded:
+        return question, False  # nothing to look for: the folders are not listed
     # Two servers may serve one folder: a path is one file however many list it.
     listed = {relative: folder for folder in reversed(folders) for relative in files_in(folder)}
     named = [relative for relative in listed if owned and _names(words, owned, relative)]
@@ -77,7 +80,7 @@ def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
             inside = {r: f for r, f in listed.items() if r.startswith(relative)}
             relative = _told_in(question, inside) or relative
         return f"{question} ({relative})", True
-    meant = _told_in(question, listed) if asks_what_i_recorded(question) else None
+    meant = _told_in(question, listed) if recorded else None
     return (f"{question} ({meant})", True) if meant else (question, False)
 
 
