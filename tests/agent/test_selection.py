@@ -24,6 +24,7 @@ from edgehost.agent.ranking import (
     LexicalRanker,
     RankerChoice,
     ToolRanker,
+    cue_bonus,
     load_ranker,
     rank_tools,
 )
@@ -127,6 +128,21 @@ def test_crossing_an_item_off_is_a_deletion():
     assert asks_for_change("cross off the second item")
     assert "delete" in expanded_terms("cross off the second item")
     assert "delete" not in expanded_terms("which trains go across the border?")
+
+
+def test_a_change_to_something_kept_favours_the_tool_that_changes_what_exists(tools):
+    by_name = {t.name: t for t in tools}
+    pair = [by_name["memory__add_observations"], by_name["memory__create_entities"]]
+    for kept in (
+        "Marta plays the cello too, add that to her entry",
+        "update what you know about Joel: he has moved to Porto",
+    ):
+        added, created = cue_bonus(kept, pair)
+        assert added > created, kept
+    # A new thing to keep, or a question that asks for no change, favours neither.
+    for other in ("Remember that my boss is called Ingrid", "Does Marta also play the cello?"):
+        added, created = cue_bonus(other, pair)
+        assert added == created, other
 
 
 def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(tools):

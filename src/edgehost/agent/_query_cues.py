@@ -1,7 +1,7 @@
 """What a question says besides its meaning, for ranking tools (decision 7) and routing (decision 11).
 
 Sentence embeddings blur verbs ("read notes.txt" sits as close to write_file as to read_file) and know
-nothing of argument types. Three small cues close most of that gap; each is measured by
+nothing of argument types. Four small cues close most of that gap; each is measured by
 bench/selection_recall.py against the plain blend:
 
 - action words: a question's verbs folded onto the verbs tool names use ("forget" -> delete,
@@ -11,7 +11,10 @@ bench/selection_recall.py against the plain blend:
   fills move_file's source and destination, edit_file's one path), and loses for each *required*
   typed argument whose kind the question holds no value of;
 - caution: a tool that may change something (not annotated read-only) loses a little against the
-  read-only ones unless the question asks for a change.
+  read-only ones unless the question asks for a change;
+- something kept: a request for a change that speaks of a thing already kept ("also", "too", "her
+  entry", "what you know about Max") favours a tool whose description says it changes what exists
+  ("Add new observations to existing entities") over one that makes a new thing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "asks_for_change",
     "asks_for_words",
     "asks_what_i_recorded",
+    "speaks_of_kept",
     "asks_how_or_whether",
     "expanded_terms",
     "lacks_required_values",
@@ -123,6 +127,13 @@ _PAST_ACT = re.compile(
     r"(?:ever\s+|already\s+|once\s+|last\s+|just\s+)?(?P<verb>\w+)",
     re.I,
 )
+# Words by which a request speaks of something already kept, to change it ("Sophie speaks Japanese too,
+# add that to her entry", "Update what you know about my dentist", "Also, she lives in Lyon").
+_KEPT = re.compile(
+    r"\b(?:also|too|as\s+well|update|entry|already|no\s+longer|any\s?more)\b"
+    r"|\bwhat\s+you\s+(?:know|remember|have|kept|keep)\b",
+    re.I,
+)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -193,6 +204,12 @@ def asks_what_i_recorded(query: str) -> bool:
     "Who did I say was leading the migration?"): a task for a tool that keeps records, however much
     it reads like a chat."""
     return _RECORDED.search(query) is not None
+
+
+def speaks_of_kept(query: str) -> bool:
+    """Whether the question speaks of something already kept ("also", "too", "her entry", "what you
+    know about ..."): a change to it adds to what exists rather than making a new one."""
+    return _KEPT.search(query) is not None
 
 
 def asks_for_change(query: str) -> bool:

@@ -8,13 +8,20 @@ the GUI process need no numpy. agent/selection.py decides from these scores whic
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from edgehost.agent._bm25 import Bm25Index, terms
-from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
+from edgehost.agent._query_cues import (
+    argument_fit,
+    asks_for_change,
+    expanded_terms,
+    question_cues,
+    speaks_of_kept,
+)
 from edgehost.agent.question_probe import task_probe
 from edgehost.agent.tools import ToolSpec
 
@@ -46,6 +53,9 @@ LEXICAL_WEIGHT = 0.15
 # questions (tests/fixtures/tool_queries/), for the best recall@1 there.
 ARGUMENT_WEIGHT = 0.05
 CAUTION_WEIGHT = 0.05
+# A request that speaks of something already kept, for a tool that changes what exists.
+KEPT_WEIGHT = 0.05
+_EXISTING = re.compile(r"\bexisting\b", re.IGNORECASE)
 
 
 class ToolRanker(Protocol):
@@ -94,12 +104,21 @@ def described_text(tool: ToolSpec) -> str:
 def cue_bonus(query: str, tools: Sequence[ToolSpec]) -> list[float]:
     """What the question's argument values and verbs add to each tool's score (agent/_query_cues.py)."""
     change = asks_for_change(query)
+    kept = change and speaks_of_kept(query)
     cues = question_cues(query)
     return [
         ARGUMENT_WEIGHT * argument_fit(cues, tool)
         - (CAUTION_WEIGHT if not change and tool.hint("readOnlyHint") is not True else 0.0)
+        + (KEPT_WEIGHT if kept and acts_on_existing(tool) else 0.0)
         for tool in tools
     ]
+
+
+@functools.lru_cache(maxsize=4096)
+def acts_on_existing(tool: ToolSpec) -> bool:
+    """Whether the tool's description says it changes something that exists ("Add new observations
+    to existing entities")."""
+    return _EXISTING.search(tool.description) is not None
 
 
 class LexicalRanker:
