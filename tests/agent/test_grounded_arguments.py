@@ -560,6 +560,19 @@ def test_a_memory_keeps_the_fact_told_whole_and_names_it_from_its_words(
     assert "enum" not in asked["observations"] and asked["observations"]["items"]["enum"] == ["biscuit"]
 
 
+def test_an_entry_named_outside_the_fact_told_is_offered_as_the_entity(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    # Offered only the fact's words, the entity added to was "Hamburg", and the server refused it.
+    add = reference_tools["memory__add_observations"].input_schema
+    for question, name in (
+        ("add to what you know about Viktor: he moved to Hamburg", "Viktor"),
+        ("Add to Dr Ansah's entry that she teaches physics on Mondays.", "Dr Ansah"),
+    ):
+        item = grounded_schema(add, question)["properties"]["observations"]["items"]["properties"]
+        assert name in item["entityName"]["enum"], question
+
+
 def test_the_count_a_question_asks_for_is_passed_to_the_only_count_a_tool_takes(
     reference_tools: dict[str, ToolSpec],
 ) -> None:

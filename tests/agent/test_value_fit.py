@@ -38,6 +38,28 @@ def test_a_name_after_in_or_at_is_a_place_not_the_name_an_argument_asks_for() ->
     assert fit_adjustment(question, "Lyon", city) == fit_adjustment(question, "Anna", city)
 
 
+def test_the_subject_of_a_statement_and_the_owner_of_an_entry_are_the_entity() -> None:
+    entity = Slot.of("entityName", "The name of the entity to add the observations to")
+
+    def adjusted(question: str, value: str) -> float:
+        found = fit_adjustment(question, value, entity)
+        assert found is not None
+        return found
+
+    # A statement's first word is its subject's name; a request's is its verb.
+    assert adjusted("Tom now works at Siemens", "Tom") > adjusted("Tom now works at Siemens", "Siemens")
+    assert adjusted("Kemal speaks Turkish", "Kemal") > 0
+    assert adjusted("Play Bohemian Rhapsody", "Play") < adjusted(
+        "Play Bohemian Rhapsody", "Bohemian Rhapsody"
+    )
+    assert adjusted("Commit this to memory: my PIN", "Commit") == 0
+    # The owner of the entry, where the name stands twice, at its best place.
+    question = "Marta plays the cello too, add that to Marta's entry"
+    assert adjusted(question, "Marta") > adjusted("Marta plays the cello too", "Marta") > 0
+    question = "Emma quit swimming, so take the Wednesday lessons off Emma's entry."
+    assert adjusted(question, "Emma") > adjusted(question, "Wednesday")
+
+
 def test_a_name_the_argument_asks_for_and_an_identifier_beside_its_word_gain_more() -> None:
     question = "the lyrics of Bohemian Rhapsody by Queen"
     artist = fit_adjustment(question, "Queen", Slot.of("artist_name", "The artist"))

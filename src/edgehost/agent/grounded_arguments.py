@@ -69,6 +69,7 @@ from edgehost.agent.question_values import (
     written_replacement,
     written_series,
 )
+from edgehost.agent.value_fit import written_names
 
 __all__ = [
     "grounded_schema",
@@ -416,9 +417,10 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     ]
     if not lists:
         return properties
-    # What the facts are about is in them: the entity's name and type are words of a fact, not of the
-    # request ("Commit" of "Commit this to memory: ...").
-    inside = {span for fact in facts for span in question_spans(fact)}
+    # What the facts are about is in them, or named where the request points at it: the entity's name
+    # and type are words of a fact or a name ("Add to Ms Okoye's entry that she covers chemistry"), not
+    # other words of the request ("Commit" of "Commit this to memory: ...").
+    inside = {span for fact in facts for span in question_spans(fact)} | set(written_names(text))
     named = {
         key: {**properties[key], "enum": kept}
         for key in _free_texts(own, properties)

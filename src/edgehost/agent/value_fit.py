@@ -17,9 +17,11 @@ league).
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
-- a name just after "in" or "near" is a place ("Anna lives in Lyon"): for an argument that wants a
-  name but neither a place's nor a title (entityName, not movie_title: "starred in The Matrix"), it
-  loses PLACE_PENALTY;
+- a name just after "in", "near", "at", "on", "to" or "from" is a place, a time or what is done
+  ("Anna lives in Lyon", "works at Siemens", "on Fridays", "moved to Hamburg"): for an argument that
+  wants a name but neither a place's nor a title (entityName, not movie_title: "starred in The
+  Matrix"), it loses PLACE_PENALTY; one that owns what follows ("Julia's entry") is who the question
+  is about, and gains CUE_BONUS;
 - for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
   more; for one that wants an identifier ("snp_id"), a word of letters and digits does. One that wants
   a name or a place ("branch_name", "location") is always fitted (agent/selection.py): "Chicago" and
@@ -43,7 +45,7 @@ from functools import lru_cache
 from edgehost.agent._bm25 import alike, terms
 from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, EXAMPLE_CLAUSE, WORD, clauses
 
-__all__ = ["Slot", "assign_values", "fit_adjustment"]
+__all__ = ["Slot", "assign_values", "fit_adjustment", "written_names"]
 
 NAME_BONUS = 0.2
 CUT_NAME_PENALTY = 0.15
@@ -63,7 +65,14 @@ _EXAMPLE_TAIL = re.compile(
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 NAME_SLOT_BONUS = 0.2
 PLACE_PENALTY = 0.1
-_PLACE_BEFORE = frozenset({"in", "near"})
+_PLACE_BEFORE = frozenset({"in", "near", "at", "on", "to", "from"})
+# Words after a statement's subject ("Tom now works at Siemens", "Lena is Max's sister"): a
+# capitalised first word they follow is a name, not an imperative's verb ("Play Bohemian Rhapsody").
+_AFTER_SUBJECT = frozenset(
+    {"is", "was", "has", "had", "does", "did", "also", "now", "just", "still", "never", "no", "too"}
+)
+_STATEMENT_VERB = re.compile(r"^[a-z]{2,}(?:s|ed)$")
+_NOT_VERBS = frozenset({"this", "his", "its", "us", "yes", "as", "always", "perhaps", "thus", "less", "plus"})
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
@@ -116,9 +125,10 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int,
     """The maximal runs of capitalised words of ``words`` as (start, end) word indices, with joiners
     inside ("Museum of Modern Art") but not at either edge, and no break inside ("Museum of Modern Art,
     New York" is two: a word whose index is in ``breaks`` starts a new clause). The question's first
-    word is capitalised as a sentence's: it starts no name ("Play Bohemian Rhapsody")."""
+    word is capitalised as a sentence's: it starts no name ("Play Bohemian Rhapsody") unless a
+    statement's verb follows it ("Ravi also owns a grey cat", "Sophie speaks Japanese")."""
     runs: list[tuple[int, int]] = []
-    index = 1
+    index = 0 if _opens_with_subject(words) else 1
     while index < len(words):
         if not _capitalised(words[index]):
             index += 1
@@ -141,6 +151,17 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int,
     return tuple(runs)
 
 
+def _opens_with_subject(words: Sequence[str]) -> bool:
+    """Whether the first of ``words`` is the subject of a statement: capitalised, not a word a
+    request opens with, and followed by a verb's form or a word that follows a subject."""
+    if len(words) < 2 or not _capitalised(words[0]):
+        return False
+    following = words[1]
+    if following in _AFTER_SUBJECT:
+        return True
+    return bool(_STATEMENT_VERB.match(following)) and following not in _NOT_VERBS
+
+
 @lru_cache(maxsize=16)
 def _layout(question: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
     """The words of ``question`` and its names (_name_runs), read once for all its runs and arguments."""
@@ -152,13 +173,26 @@ def _layout(question: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]
     return tuple(words), _name_runs(words, frozenset(breaks))
 
 
+def written_names(question: str) -> list[str]:
+    """The names ``question`` writes: its runs of capitalised words (_name_runs), "Ms Okoye", "Max"."""
+    words, names = _layout(question)
+    return [" ".join(words[start:end]) for start, end in names]
+
+
+def _places(words: Sequence[str], span: str) -> list[tuple[int, int]]:
+    """Where ``span`` stands among ``words``, as (start, end) word indices, first first."""
+    wanted = WORD.findall(span)
+    return [
+        (start, start + len(wanted))
+        for start in range(len(words) - len(wanted) + 1)
+        if wanted and list(words[start : start + len(wanted)]) == wanted
+    ]
+
+
 def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
     """Where ``span`` first stands among ``words``, as (start, end) word indices."""
-    wanted = WORD.findall(span)
-    for start in range(len(words) - len(wanted) + 1):
-        if list(words[start : start + len(wanted)]) == wanted:
-            return start, start + len(wanted)
-    return None
+    found = _places(words, span)
+    return found[0] if found else None
 
 
 def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
@@ -170,9 +204,22 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
         return None
     if terms(span) and set(terms(span)) <= slot.terms:
         return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
-    place = _place(words, span)
-    if place is None:
+    places = _places(words, span)
+    if not places:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
+    # Where a span stands more than once, its best place tells ("Sophie speaks Japanese too, add that
+    # to Sophie's entry": the owner of the entry).
+    return max(_adjustment_at(words, names, span_words, span, slot, place) for place in places)
+
+
+def _adjustment_at(
+    words: Sequence[str],
+    names: Sequence[tuple[int, int]],
+    span_words: Sequence[str],
+    span: str,
+    slot: Slot,
+    place: tuple[int, int],
+) -> float:
     start, end = place
     adjustment = 0.0
     for run_start, run_end in names:
@@ -188,6 +235,8 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
         adjustment += NAME_SLOT_BONUS  # "rs6034464" for snp_id
     if slot.wants_name_not_place and start and words[start - 1] in _PLACE_BEFORE:
         adjustment -= PLACE_PENALTY
+    if slot.wants_name_not_place and (start, end) in names and end < len(words) and words[end] == "s":
+        adjustment += CUE_BONUS  # the owner of what follows: "Julia's entry" ("'s" is a word of its own)
     beside = [*words[max(0, start - CUE_WORDS_BEFORE) : start], *words[end : end + 1]]
     if any((w.islower() or w.isupper()) and set(terms(w)) & slot.name_terms for w in beside):
         adjustment += CUE_BONUS
