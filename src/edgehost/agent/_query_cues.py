@@ -31,6 +31,7 @@ from edgehost.agent.question_values import clock_times, named_timezones, path_va
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
+    "acts_on_existing",
     "argument_fit",
     "asks_for_change",
     "asks_for_words",
@@ -134,6 +135,8 @@ _KEPT = re.compile(
     r"|\bwhat\s+you\s+(?:know|remember|have|kept|keep)\b",
     re.I,
 )
+# What a tool's description says where it changes something that exists.
+_EXISTING = re.compile(r"\bexisting\b", re.I)
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
@@ -210,6 +213,13 @@ def speaks_of_kept(query: str) -> bool:
     """Whether the question speaks of something already kept ("also", "too", "her entry", "what you
     know about ..."): a change to it adds to what exists rather than making a new one."""
     return _KEPT.search(query) is not None
+
+
+@lru_cache(maxsize=4096)
+def acts_on_existing(tool: ToolSpec) -> bool:
+    """Whether the tool's description says it changes something that exists ("Add new observations
+    to existing entities")."""
+    return _EXISTING.search(tool.description) is not None
 
 
 def asks_for_change(query: str) -> bool:

@@ -8,7 +8,6 @@ the GUI process need no numpy. agent/selection.py decides from these scores whic
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Protocol
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._query_cues import (
+    acts_on_existing,
     argument_fit,
     asks_for_change,
     expanded_terms,
@@ -55,7 +55,6 @@ ARGUMENT_WEIGHT = 0.05
 CAUTION_WEIGHT = 0.05
 # A request that speaks of something already kept, for a tool that changes what exists.
 KEPT_WEIGHT = 0.05
-_EXISTING = re.compile(r"\bexisting\b", re.IGNORECASE)
 
 
 class ToolRanker(Protocol):
@@ -112,13 +111,6 @@ def cue_bonus(query: str, tools: Sequence[ToolSpec]) -> list[float]:
         + (KEPT_WEIGHT if kept and acts_on_existing(tool) else 0.0)
         for tool in tools
     ]
-
-
-@functools.lru_cache(maxsize=4096)
-def acts_on_existing(tool: ToolSpec) -> bool:
-    """Whether the tool's description says it changes something that exists ("Add new observations
-    to existing entities")."""
-    return _EXISTING.search(tool.description) is not None
 
 
 class LexicalRanker:
