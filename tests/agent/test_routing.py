@@ -286,12 +286,14 @@ async def assert_calls_nothing_for_its_form(selector, tools: list[ToolSpec], tex
     assert not decision.needs_tool and "it asks for words" in decision.reason, (text, decision.reason)
 
 
-async def test_a_question_asking_for_instructions_or_advice_calls_nothing(selector, reference_tools) -> None:
+async def test_a_question_asking_for_instructions_or_advice_calls_nothing(
+    selector, reference_tools, everyday_calibration
+) -> None:
     """It asks for instructions: the gate let "How do I check free memory on Linux with a command?"
     through to the board's memory_usage; out of fold on the calibration questions, "Should I squash my
     commits ...?" and "Is it safe to delete the .cache folder ...?" passed it too. A request that
     opens with "How to" still calls its tool."""
-    tools = [*reference_tools.values(), *everyday("calibration").tools]
+    tools = [*reference_tools.values(), *everyday_calibration.tools]
     for text in (
         "How do I check disk space from the Linux command line?",
         "how would I delete a remote branch in git",
@@ -307,11 +309,13 @@ async def test_a_question_asking_for_instructions_or_advice_calls_nothing(select
     assert how_to.needs_tool
 
 
-async def test_a_question_of_what_a_term_means_calls_nothing(selector, reference_tools) -> None:
+async def test_a_question_of_what_a_term_means_calls_nothing(
+    selector, reference_tools, everyday_calibration
+) -> None:
     """A definition is words: the issue's "What does RAM stand for?" went to the board's memory_usage,
     and "Explain in one sentence what a CPU is" to cpu_status. A question of a thing's own content or
     state, phrased alike, still calls its tool."""
-    tools = [*reference_tools.values(), *everyday("calibration").tools]
+    tools = [*reference_tools.values(), *everyday_calibration.tools]
     for text in (
         "What does RAM stand for?",
         "Explain in one sentence what a CPU is",
