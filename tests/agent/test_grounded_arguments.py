@@ -38,6 +38,15 @@ def test_apostrophes_inside_words_quote_nothing() -> None:
     assert question_spans("it's called 'draft two' now")[0] == "draft two"
 
 
+def test_a_span_keeps_the_apostrophe_it_crosses_and_never_starts_or_ends_on_its_tail() -> None:
+    """WORD reads "Okoye's" as "Okoye" and "s": spans once offered "Okoye s entry", "he s" and "s
+    scared", and a memory entity was deleted by the name "Biscuit s"."""
+    spans = question_spans("Add to Ms Okoye's entry that he's scared of thunder, and don't wait.")
+    assert {"Ms Okoye", "Okoye's entry", "he's scared", "he's scared of thunder"} <= set(spans)
+    assert not [span for span in spans if " s " in f" {span} " or span.endswith("'s") or span == "don"]
+    assert question_spans("It’s Anna’s cake") == ["Anna", "cake", "Anna’s cake"]
+
+
 def test_a_path_is_a_file_name_of_the_question_or_the_folder_it_names() -> None:
     optional = {
         "type": "object",

@@ -17,8 +17,10 @@ Pure functions; agent/grounded_arguments.py offers these values to a call's argu
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -86,6 +88,8 @@ CLAUSE_WORDS = frozenset({
 # Where a value cannot run on: a comma, a full stop, a colon or semicolon, a question or exclamation
 # mark, brackets ("Hotel Paradise, Las Vegas" is two values).
 CLAUSE_BREAK = re.compile(r"[,.;:?!()\[\]]")
+# What WORD reads after a contraction's or a possessive's apostrophe: "he's", "don't", "we'll", "I'm".
+_CONTRACTION_TAILS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})
 
 
 # fmt: off
@@ -139,27 +143,64 @@ def quoted_phrases(text: str) -> list[str]:
 
 def question_spans(text: str) -> list[str]:
     """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
-    MAX_SPAN_WORDS words that does not start or end with a filler word, in order of appearance."""
+    MAX_SPAN_WORDS words that does not start or end with a filler word or a contraction's tail, in
+    order of appearance. A run is written as the question writes it across an apostrophe ("he's
+    scared", "Okoye's entry"); "Biscuit's" offers "Biscuit", never "Biscuit s"."""
     spans: list[str] = quoted_phrases(text)
-    for clause in clauses(text):
-        for length in range(1, MAX_SPAN_WORDS + 1):
-            for start in range(len(clause) - length + 1):
-                run = clause[start : start + length]
-                if run[0].lower() in EDGE_WORDS or run[-1].lower() in EDGE_WORDS:
-                    continue
-                spans.append(" ".join(run))
+    for clause in _clause_matches(text):
+        words = [match.group(0).lower() for match in clause]
+        tails = [_is_tail(text, match) for match in clause]
+        runs = []
+        for start in range(len(clause)):
+            last, length = start, 0
+            while last < len(clause) and length < MAX_SPAN_WORDS:
+                length += not tails[last]
+                runs.append((length, start, last))
+                last += 1
+        for _length, start, last in sorted(runs):
+            if words[start] in EDGE_WORDS or words[last] in EDGE_WORDS or tails[start] or tails[last]:
+                continue
+            if last + 1 < len(clause) and tails[last + 1] and words[last + 1] != "s":
+                continue  # "don" of "don't"
+            spans.append(_written(text, clause[start : last + 1]))
     return list(dict.fromkeys(s.strip() for s in spans if s.strip()))
 
 
 def clauses(text: str) -> list[list[str]]:
     """The words of ``text`` in runs that no comma, full stop or other break (CLAUSE_BREAK) cuts."""
-    clauses: list[list[str]] = [[]]
+    return [[match.group(0) for match in clause] for clause in _clause_matches(text)]
+
+
+def _is_tail(text: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` is what follows the apostrophe of a contraction or a possessive: the "s" of
+    "Biscuit's", the "t" of "don't" (WORD reads them as words of their own)."""
+    start = match.start()
+    return (
+        match.group(0).lower() in _CONTRACTION_TAILS
+        and start >= 2
+        and text[start - 1] in "'’"
+        and text[start - 2].isalnum()
+    )
+
+
+def _written(text: str, run: Sequence[re.Match[str]]) -> str:
+    """The words of ``run`` as one value: apart by a space, or by the apostrophe that joins them."""
+    parts = [run[0].group(0)]
+    for before, match in itertools.pairwise(run):
+        gap = text[before.end() : match.start()]
+        parts.append((gap if gap in ("'", "’") else " ") + match.group(0))
+    return "".join(parts)
+
+
+def _clause_matches(text: str) -> list[list[re.Match[str]]]:
+    """clauses' words as matches of WORD in ``text``."""
+    clauses: list[list[re.Match[str]]] = [[]]
     end = 0
     for match in WORD.finditer(text):
         gap = text[end : match.start()]
-        if clauses[-1] and CLAUSE_BREAK.search(gap) and not _abbreviated(clauses[-1][-1], gap):
+        if clauses[-1] and CLAUSE_BREAK.search(gap) and not _abbreviated(clauses[-1][-1].group(0), gap):
             clauses.append([])
-        clauses[-1].append(match.group(0))
+        clauses[-1].append(match)
         end = match.end()
     return [clause for clause in clauses if clause]
 
