@@ -53,6 +53,9 @@ def test_the_subject_of_a_statement_and_the_owner_of_an_entry_are_the_entity() -
         "Play Bohemian Rhapsody", "Bohemian Rhapsody"
     )
     assert adjusted("Commit this to memory: my PIN", "Commit") == 0
+    # Two names joined open a statement too ("link between them" was once taken for an entity).
+    assert adjusted("Anna and Tom split up", "Anna") == adjusted("Anna and Tom split up", "Tom") > 0
+    assert adjusted("Stop and think", "Stop") == 0
     # The owner of the entry, where the name stands twice, at its best place.
     question = "Marta plays the cello too, add that to Marta's entry"
     assert adjusted(question, "Marta") > adjusted("Marta plays the cello too", "Marta") > 0

@@ -126,7 +126,8 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int,
     inside ("Museum of Modern Art") but not at either edge, and no break inside ("Museum of Modern Art,
     New York" is two: a word whose index is in ``breaks`` starts a new clause). The question's first
     word is capitalised as a sentence's: it starts no name ("Play Bohemian Rhapsody") unless a
-    statement's verb follows it ("Ravi also owns a grey cat", "Sophie speaks Japanese")."""
+    statement's verb follows it ("Ravi also owns a grey cat", "Sophie speaks Japanese") or another
+    name does ("Anna and Tom split up")."""
     runs: list[tuple[int, int]] = []
     index = 0 if _opens_with_subject(words) else 1
     while index < len(words):
@@ -159,6 +160,8 @@ def _opens_with_subject(words: Sequence[str]) -> bool:
     following = words[1]
     if following in _AFTER_SUBJECT:
         return True
+    if following == "and" and len(words) > 2 and _capitalised(words[2]):
+        return True  # two names, the subject of a statement: "Anna and Tom split up"
     return bool(_STATEMENT_VERB.match(following)) and following not in _NOT_VERBS
 
 
