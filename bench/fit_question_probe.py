@@ -72,7 +72,8 @@ OUTPUT = REPO / "resources" / "routing" / PROBE_FILE
 # Calibration questions that ask for a task no tool of the set fits: chat for the router, but not
 # the kind of question the probe should call chat.
 NO_FIT = frozenset({"Convert 100 Fahrenheit to Celsius"})
-L2_CHOICES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+# The stop-57 fit chose 1e-4, then the grid's weakest: 3e-5 is chosen now, 1e-5 is not (stop 58).
+L2_CHOICES = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 CLEAR_FIT_CHOICES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, np.inf)
 # ... for a question the probe reads as a task with at least this probability (0: any question).
 CLEAR_TASK_CHOICES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
