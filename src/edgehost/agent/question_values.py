@@ -143,9 +143,10 @@ def quoted_phrases(text: str) -> list[str]:
 
 def question_spans(text: str) -> list[str]:
     """The values a small model may copy from ``text``: quoted phrases whole, then every run of one to
-    MAX_SPAN_WORDS words that does not start or end with a filler word or a contraction's tail, in
-    order of appearance. A run is written as the question writes it across an apostrophe ("he's
-    scared", "Okoye's entry"); "Biscuit's" offers "Biscuit", never "Biscuit s"."""
+    MAX_SPAN_WORDS words that does not start or end with a filler word or a contraction's tail,
+    shorter runs first, those of one length in order of appearance. A run is written as the question
+    writes it across an apostrophe ("he's scared", "Okoye's entry"); "Biscuit's" offers "Biscuit",
+    never "Biscuit s"."""
     spans: list[str] = quoted_phrases(text)
     for clause in _clause_matches(text):
         words = [match.group(0).lower() for match in clause]
