@@ -90,6 +90,7 @@ CLAUSE_WORDS = frozenset({
 CLAUSE_BREAK = re.compile(r"[,.;:?!()\[\]]")
 # What WORD reads after a contraction's or a possessive's apostrophe: "he's", "don't", "we'll", "I'm".
 _CONTRACTION_TAILS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})
+_APOSTROPHES = ("'", "’")
 
 
 # fmt: off
@@ -179,7 +180,7 @@ def _is_tail(text: str, match: re.Match[str]) -> bool:
     return (
         match.group(0).lower() in _CONTRACTION_TAILS
         and start >= 2
-        and text[start - 1] in "'’"
+        and text[start - 1] in _APOSTROPHES
         and text[start - 2].isalnum()
     )
 
@@ -189,7 +190,7 @@ def _written(text: str, run: Sequence[re.Match[str]]) -> str:
     parts = [run[0].group(0)]
     for before, match in itertools.pairwise(run):
         gap = text[before.end() : match.start()]
-        parts.append((gap if gap in ("'", "’") else " ") + match.group(0))
+        parts.append((gap if gap in _APOSTROPHES else " ") + match.group(0))
     return "".join(parts)
 
 
