@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 
 import pytest
 
@@ -183,3 +185,30 @@ async def test_validators_are_prepared_one_schema_per_turn_of_the_event_loop() -
     done = True
     await ticking
     assert turns >= len(schemas)
+
+
+def _memory_schema(tool: str) -> dict:
+    """The reference memory server's inputSchema for ``tool``, as the server lists it."""
+    listed = json.loads((Path(__file__).parents[1] / "fixtures" / "reference_tools.json").read_text())
+    return next(t["inputSchema"] for t in listed["servers"]["memory"] if t["name"] == tool)
+
+
+def test_an_entity_written_twice_in_one_call_is_created_once() -> None:
+    anna = {"name": "Anna", "entityType": "person", "observations": ["lives in Lyon"]}
+    tom = {"name": "Tom", "entityType": "person", "observations": ["plays chess"]}
+    coerced = coerce_arguments({"entities": [anna, tom, dict(anna)]}, _memory_schema("create_entities"))
+    assert coerced == {"entities": [anna, tom]}
+
+
+def test_objects_that_differ_in_one_field_are_both_kept() -> None:
+    knows = {"from": "Anna", "to": "Tom", "relationType": "knows"}
+    married = {**knows, "relationType": "is married to"}
+    coerced = coerce_arguments({"relations": [knows, married]}, _memory_schema("delete_relations"))
+    assert coerced == {"relations": [knows, married]}
+
+
+def test_repeated_numbers_stay_unless_the_schema_asks_for_unique_items() -> None:
+    sizes = {"sizes": ["3", 3, 5]}
+    assert coerce_arguments(sizes, FORECAST) == {"sizes": [3, 3, 5]}
+    unique = {"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": True}}}
+    assert coerce_arguments({"tags": ["a", "b", "a"]}, unique) == {"tags": ["a", "b"]}

@@ -107,7 +107,8 @@ def coerce_arguments(arguments: Mapping[str, Any], input_schema: Mapping[str, An
     Numbers and booleans written as strings become numbers and booleans, one value where an array
     is expected becomes a one-element array, JSON text where an object or array is expected is
     parsed, and the xml dialects' text values are typed the same way; nested objects and array
-    items are coerced by their own schemas. Values that cannot be converted are left as they are
+    items are coerced by their own schemas. An object repeated exactly in an array is kept once (any
+    item, where the schema asks for ``uniqueItems``). Values that cannot be converted are left as they are
     for ``validate_arguments`` to report. Never raises; returns a new dict.
     """
     coerced = _coerce(dict(arguments), dict(input_schema), dict(input_schema))
@@ -275,9 +276,25 @@ def _coerce_inside(value: Any, schema: dict[str, Any], types: list[str], root: d
         schema = _subschema_for(schema, "array", root) if "array" not in _own_types(schema) else schema
         items = schema.get("items")
         if isinstance(items, dict):
-            return [_coerce(item, items, root) for item in value]
-        return value
+            value = [_coerce(item, items, root) for item in value]
+        return _without_repeats(value, everything=schema.get("uniqueItems") is True)
     return value
+
+
+def _without_repeats(items: list[Any], everything: bool) -> list[Any]:
+    """``items`` without the exact repeats of an object (``everything``: of any item) after its
+    first. A small model under a grammar writes an entity or a relation twice ("create Anna, Anna");
+    two equal objects in one call are never two things the asker meant."""
+    kept: list[Any] = []
+    seen: set[str] = set()
+    for item in items:
+        if isinstance(item, dict) or everything:
+            key = json.dumps(item, sort_keys=True, default=repr)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(item)
+    return kept
 
 
 def _own_types(schema: dict[str, Any]) -> list[str]:
