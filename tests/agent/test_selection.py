@@ -562,3 +562,26 @@ async def test_the_text_fields_of_a_list_of_objects_take_the_values_that_fit_the
     question = "Actually, forget the bit about Biscuit's age."
     deletion = (await selector.with_fitting_values(forget, question)).input_schema["properties"]["deletions"]
     assert deletion["items"]["properties"]["entityName"]["enum"] == ["Biscuit"]
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "relation_type"),
+    [
+        ("Lena is Max's sister, record that", "Lena", "Max", ["sister", "record"]),
+        ("Anna and Tom split up, remove the link between them", "Anna", "Tom", None),
+    ],
+)
+async def test_a_relation_runs_between_two_names_in_the_order_the_question_writes_them(
+    selector, reference_tools, question, start, end, relation_type
+) -> None:
+    """A relation's ends are described only as "The name of the entity where the relation starts" (and
+    "ends"), under the keys from and to, which name no name: offered every run for each, the 135M model
+    related "down" to "down" by the type "down" for "Clara also plays the cello, note that down"."""
+    for name in ("memory__create_relations", "memory__delete_relations"):
+        fitted = (await selector.with_fitting_values(reference_tools[name], question)).input_schema
+        relation = fitted["properties"]["relations"]["items"]["properties"]
+        assert (relation["from"]["enum"], relation["to"]["enum"]) == ([start], [end])
+        offered_types = relation["relationType"]["enum"]
+        assert not {start, end} & {word for value in offered_types for word in value.split()}
+        if relation_type is not None:
+            assert offered_types == relation_type

@@ -28,7 +28,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
-from edgehost.agent.question_values import quoted_phrases, written_numbers
+from edgehost.agent.question_values import WORD, quoted_phrases, written_numbers
 from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
@@ -217,6 +217,7 @@ def _nearest_values(
     slots: dict[str, Slot] = {}
     named = tool_words(tool)
     quoted = frozenset(quoted_phrases(question))
+    free: list[str] = []  # the free text arguments offered every run
     for key, schema in arguments.items():
         values = list(schema["enum"])
         nearest[key] = values
@@ -237,6 +238,8 @@ def _nearest_values(
             # quotes, where it quotes, is the text written out for it ("with the message 'Explain how
             # to run the script'": offered every run, the 135M model took "run"); else every run.
             nearest[key] = [v for v in values if v in quoted] or values
+            if nearest[key] is values:
+                free.append(key)
             continue
         similarities[key], slots[key] = dict(zip(candidates, scores, strict=True)), slot
     for key, ranked in assign_values(question, similarities, slots).items():
@@ -244,6 +247,30 @@ def _nearest_values(
             nearest[key] = None
         else:
             nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
+    return _without_taken_words(nearest, free)
+
+
+def _without_taken_words(
+    nearest: dict[str, list[Any] | None], free: Sequence[str]
+) -> dict[str, list[Any] | None]:
+    """``nearest`` with the ``free`` text arguments' runs that hold a value another argument takes
+    left out, where any run is left: "Lena is Max's sister" relates Lena to Max, and its type is
+    "sister", not "Lena" or "Max's sister" (the 135M model took one word for all three of a relation's
+    fields)."""
+    taken = [
+        [w.lower() for w in WORD.findall(values[0])]
+        for key, values in nearest.items()
+        if key not in free and values and len(values) == 1 and isinstance(values[0], str)
+    ]
+
+    def holds_taken(value: Any) -> bool:
+        words = [w.lower() for w in WORD.findall(str(value))]
+        return any(words[i : i + len(t)] == t for t in taken if t for i in range(len(words) - len(t) + 1))
+
+    for key in free:
+        rest = [v for v in nearest[key] or [] if not holds_taken(v)]
+        if rest:
+            nearest[key] = rest
     return nearest
 
 

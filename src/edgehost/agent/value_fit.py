@@ -22,14 +22,16 @@ league).
   wants a name but neither a place's nor a title (entityName, not movie_title: "starred in The
   Matrix"), it loses PLACE_PENALTY; one that owns what follows ("Julia's entry") is who the question
   is about, and gains CUE_BONUS;
-- for an argument that wants a name ("artist_name", "song_title"), a whole name gains NAME_SLOT_BONUS
+- for an argument that wants a name ("artist_name", "song_title", or one described as "The name of
+  the entity where the relation starts"), a whole name gains NAME_SLOT_BONUS
   more; for one that wants an identifier ("snp_id"), a word of letters and digits does. One that wants
   a name or a place ("branch_name", "location") is always fitted (agent/selection.py): "Chicago" and
   "feature-login" are far from most descriptions by meaning, and stand out by their place.
 
 The arguments then take the values whose adjusted scores add up highest, no two sharing a word:
 "Louvre Museum" is the museum's name and "Paris" its location, though "Louvre Museum" alone is
-nearer to "location" than "Paris" is.
+nearer to "location" than "Paris" is. Two arguments described alike (a relation's start and end) take
+their values in the order the question writes them.
 
 Pure functions over the question's words and the similarities; agent/selection.py supplies those.
 """
@@ -73,6 +75,8 @@ _AFTER_SUBJECT = frozenset(
 )
 _STATEMENT_VERB = re.compile(r"^[a-z]{2,}(?:s|ed)$")
 _NOT_VERBS = frozenset({"this", "his", "its", "us", "yes", "as", "always", "perhaps", "thus", "less", "plus"})
+# A description that opens by saying whose name or title the value is.
+_NAME_OF = re.compile(r"\s*(?:the\s+)?(name|title)s?\s+of\b", re.I)
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
@@ -89,8 +93,12 @@ class Slot:
 
     @classmethod
     def of(cls, key: str, description: str) -> Slot:
+        """The slot of argument ``key``; a description that says what the value is the name or title
+        of ("from: The name of the entity where the relation starts") counts as its name's word."""
         plain = EXAMPLE_CLAUSE.sub(" ", _QUOTED_EXAMPLE.sub(" ", description))
-        return cls(frozenset(terms(f"{key} {plain}")), frozenset(terms(key)))
+        named_as = _NAME_OF.match(plain)
+        own = frozenset(terms(key)) | ({named_as.group(1).lower()} if named_as else set())
+        return cls(frozenset(terms(f"{key} {plain}")), own)
 
     @property
     def wants_name(self) -> bool:
@@ -264,11 +272,29 @@ def assign_values(
                 adjusted.append((value, similarity + adjustment))
         if adjusted:
             scored[key] = sorted(adjusted, key=lambda pair: -pair[1])
-    chosen = _shared_out(_layout(question)[0], scored)
+    words = _layout(question)[0]
+    chosen = _in_question_order(words, _shared_out(words, scored), slots)
     return {
         key: [chosen[key], *(pair for pair in values if pair != chosen[key])] if key in chosen else values
         for key, values in scored.items()
     }
+
+
+def _in_question_order(
+    words: Sequence[str], chosen: dict[str, tuple[str, float]], slots: Mapping[str, Slot]
+) -> dict[str, tuple[str, float]]:
+    """``chosen`` with the values of two arguments described alike ("The name of the entity where the
+    relation starts" and "... ends") in the order the question writes them: "Anna and Tom split up"
+    is a relation from Anna to Tom. Meaning cannot tell such arguments apart; their order can."""
+    keys = [key for key in chosen if key in slots]
+    for first, second in itertools.combinations(keys, 2):
+        a, b = slots[first].terms, slots[second].terms
+        if len(a & b) < 2 or len(a ^ b) > 4:
+            continue
+        here, there = _place(words, chosen[first][0]), _place(words, chosen[second][0])
+        if here is not None and there is not None and here[0] > there[0]:
+            chosen[first], chosen[second] = chosen[second], chosen[first]
+    return chosen
 
 
 def _shared_out(
