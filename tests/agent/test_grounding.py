@@ -267,6 +267,12 @@ def test_an_unfilled_template_or_a_reply_that_breaks_off_is_not_grounded() -> No
     assert "breaks off" in check_answer("The result is:", results=created).reason
     assert "breaks off" in check_answer("Here's the corrected code:**\n", results=created).reason
     assert check_answer("Created notes.txt: it holds 5 bytes.", results=created).grounded
+    # Seen after git_log: the sentence stops where the commit should follow.
+    log = ["Commit: e2d7e43 Author: A Message: Add readme"]
+    assert "breaks off" in check_answer("The latest commit in my repo is", results=log).reason
+    assert "breaks off" in check_answer("The latest commit is e2d7e43 and", results=log).reason
+    assert check_answer("The latest commit is e2d7e43, Add readme", results=log).grounded
+    assert check_answer("Is e2d7e43 the commit you want to look at?", results=log).grounded
 
 
 def test_asked_an_amount_an_answer_may_say_in_words_that_there_is_none() -> None:

@@ -28,7 +28,8 @@ tool call is *ungrounded* when
    the answer writes none of the result's hours and minutes ("The time is 2026-11-26, which is
    midnight": the date, and an hour of its own); or
 9. it is a template left unfilled (``{PATH_RESULT}``, ``{{result}}``), or it breaks off where its
-   content should begin: it ends with a colon ("The result is:", seen after a file was written); or
+   content should begin: it ends with a colon ("The result is:", seen after a file was written), or
+   with no stop after a word no sentence ends on ("The latest commit in my repo is"); or
 10. it says nothing of what happened: it has no number (those it has passed rule 3) and no word of
    the results, the calls' arguments or the question, where the results and arguments have words ("True." after a file was deleted, "This is not possible." after the
    board said it has no thermal sensors). Words are compared by their first five letters (deleted,
@@ -91,6 +92,14 @@ _AMOUNT_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]*\}|\{\{[^{}]*\}\}")
+# A reply that breaks off (rule 9): it ends with a colon, or with no stop after a word no sentence
+# ends on (an article, a form of "be", a preposition, a conjunction, a possessive): "The latest
+# commit in my repo is", seen after git_log.
+_BROKEN_OFF = re.compile(
+    r"(?::|\b(?:a|an|the|is|are|was|were|be|of|to|in|on|at|for|with|from|by|into|and|or|but|because"
+    r"|that|which|my|your|our|their|its))\s*$",
+    re.IGNORECASE,
+)
 # A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
 _WRITTEN_CALL = re.compile(
     r"\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(?:arguments|parameters)\"\s*:|\[TOOL_CALL\]|<tool_call\b|<function=",
@@ -300,7 +309,7 @@ def check_answer(
         return Grounding(False, "the tool found nothing")
     if _PLACEHOLDER.search(answer):
         return Grounding(False, "the model's reply is a template with nothing filled in")
-    if answer.rstrip().rstrip("*_").rstrip().endswith(":"):
+    if _BROKEN_OFF.search(answer.rstrip().rstrip("*_")):
         return Grounding(False, "the model's reply breaks off where its content should begin")
     if _WRITTEN_CALL.search(answer):
         return Grounding(False, "the model's reply is a tool call, not an answer")
