@@ -114,3 +114,30 @@ def test_one_value_read_from_the_question_goes_to_one_argument() -> None:
     slots = {key: Slot.of(key, "") for key in similarities}
     assigned = assign_values(question, similarities, slots)
     assert assigned["start_date"][0][0] != assigned["end_date"][0][0]
+
+
+def test_what_a_statement_is_about_names_the_entity_where_no_name_does() -> None:
+    """ "Remember that my bike lock code is 4471" created an entity named "code"; "my desktop PC has 32 GB
+    of RAM" one named "GB of RAM" (a run of capitalised words with "of" inside read as a name)."""
+    entity = Slot.of("name", "The name of the entity")
+
+    def adjusted(question: str, value: str) -> float:
+        found = fit_adjustment(question, value, entity)
+        assert found is not None
+        return found
+
+    code = "Remember that my bike lock code is 4471"
+    assert adjusted(code, "bike lock code") > adjusted(code, "code") == adjusted(code, "lock code") == 0
+    key = "the spare key is under the blue flowerpot"
+    assert adjusted(key, "spare key") > adjusted(key, "blue flowerpot")
+    # A name the statement writes is what it is about; the words around it are not.
+    dog = "Remember that my dog Biscuit is five years old."
+    assert adjusted(dog, "Biscuit") > adjusted(dog, "dog Biscuit")
+    band = "My favourite band is Radiohead, remember that"
+    assert adjusted(band, "Radiohead") > adjusted(band, "favourite band") == 0
+    # An amount's unit starts no name.
+    ram = "Please remember that my desktop PC has 32 GB of RAM"
+    assert adjusted(ram, "PC") > 0 == adjusted(ram, "GB of RAM")
+    # A description that says whose name the value is asks for a name as a key's word does.
+    assert Slot.of("from", "The name of the entity where the relation starts").wants_name
+    assert not Slot.of("query", "The search query to match against entity names").wants_name

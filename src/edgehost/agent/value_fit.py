@@ -11,8 +11,11 @@ league).
 
 - a run holding a word that names the argument ("player", "news"; written in lower case, so not part
   of a name: "Premier League" stays), or made only of its words, is not a value of it;
-- a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art") gains
-  NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los") loses CUT_NAME_PENALTY;
+- a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art"; not an
+  amount's unit, "32 GB of RAM") gains NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los")
+  loses CUT_NAME_PENALTY;
+- for an argument that wants a name but neither a place's nor a title, in a question that writes no
+  name, what a statement is about ("my bike lock code is 4471", "the spare key is under ...") counts as a whole name;
 - a run with a clause word inside ("in", "that", "from": question_values.CLAUSE_WORDS), or a name
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
@@ -77,6 +80,10 @@ _STATEMENT_VERB = re.compile(r"^[a-z]{2,}(?:s|ed)$")
 _NOT_VERBS = frozenset({"this", "his", "its", "us", "yes", "as", "always", "perhaps", "thus", "less", "plus"})
 # A description that opens by saying whose name or title the value is.
 _NAME_OF = re.compile(r"\s*(?:the\s+)?(name|title)s?\s+of\b", re.I)
+# A statement's subject (_fact_subjects): after one of these, before one of those, at most so many words.
+_FACT_OPENERS = frozenset({"my", "our", "your", "his", "her", "their", "the"})
+_FACT_VERBS = frozenset({"is", "are", "was", "were", "has", "have", "had"})
+MAX_SUBJECT_WORDS = 3
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
@@ -142,6 +149,7 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int,
         if not _capitalised(words[index]):
             index += 1
             continue
+        unit = index > 0 and words[index - 1].isdigit()  # "32 GB of RAM" is an amount, not a name
         end = index + 1
         while end < len(words) and end not in breaks:
             if _capitalised(words[end]):
@@ -155,9 +163,32 @@ def _name_runs(words: Sequence[str], breaks: frozenset[int]) -> tuple[tuple[int,
                 end += 2
             else:
                 break
-        runs.append((index, end))
+        if not unit:
+            runs.append((index, end))
         index = end
     return tuple(runs)
+
+
+@lru_cache(maxsize=16)
+def _fact_subjects(question: str) -> frozenset[tuple[int, int]]:
+    """What the question's statements are about where it writes no name, as (start, end) word indices:
+    the words between a possessive or "the" and the "is" or "has" that follows ("my bike lock code is
+    4512", "the spare key is under the flowerpot"; not "my dog Biscuit is five" nor "my favourite band
+    is Radiohead": the name is what the entity is)."""
+    words, names = _layout(question)
+    if names:
+        return frozenset()
+    found = set()
+    for start, word in enumerate(words):
+        if word.lower() not in _FACT_OPENERS:
+            continue
+        for end in range(start + 2, min(start + 2 + MAX_SUBJECT_WORDS, len(words))):
+            if words[end].lower() in _FACT_VERBS:
+                inside = words[start + 1 : end]
+                if all(w.isalpha() and w.lower() not in CLAUSE_WORDS for w in inside):
+                    found.add((start + 1, end))
+                break
+    return frozenset(found)
 
 
 def _opens_with_subject(words: Sequence[str]) -> bool:
@@ -220,12 +251,14 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
     # Where a span stands more than once, its best place tells ("Sophie speaks Japanese too, add that
     # to Sophie's entry": the owner of the entry).
-    return max(_adjustment_at(words, names, span_words, span, slot, place) for place in places)
+    subjects = _fact_subjects(question)
+    return max(_adjustment_at(words, names, subjects, span_words, span, slot, place) for place in places)
 
 
 def _adjustment_at(
     words: Sequence[str],
     names: Sequence[tuple[int, int]],
+    subjects: frozenset[tuple[int, int]],
     span_words: Sequence[str],
     span: str,
     slot: Slot,
@@ -233,6 +266,8 @@ def _adjustment_at(
 ) -> float:
     start, end = place
     adjustment = 0.0
+    if slot.wants_name_not_place and place in subjects:
+        adjustment += NAME_BONUS + NAME_SLOT_BONUS  # named by what it is: "bike lock code"
     for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
             adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
