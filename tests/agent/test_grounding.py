@@ -345,3 +345,33 @@ def test_an_answer_that_reports_a_failure_no_result_reports_is_not_grounded() ->
     missing = ["Error executing tool read_file: 'todo.txt' is not in the files folder"]
     both = "The wifi password is on the fridge; todo.txt gave an error."
     assert check_answer(both, results=notes, failed=missing).grounded
+
+
+def test_a_reply_made_mostly_of_words_from_no_source_is_not_grounded() -> None:
+    found = [
+        json.dumps(
+            {
+                "entities": [
+                    {
+                        "name": "Clara",
+                        "entityType": "sister",
+                        "observations": ["my sister Clara lives in Porto"],
+                    }
+                ],
+                "relations": [],
+            }
+        )
+    ]
+    question = "What do you know about Clara?"
+    # Seen with the embedded model after search_nodes: it names Clara, and the rest is made up.
+    invented = "The 'Clara' refers to a member of the edge host, which is a server for the EdgeHost-based AI."
+    assert (
+        check_answer(invented, results=found, question=question).reason
+        == "most of what it says is in no result"
+    )
+    # A larger model's own words around what the result says pass.
+    for answer in (
+        "Clara is your sister, and she lives in Porto.",
+        "According to what I have stored, your sister Clara lives in Porto.",
+    ):
+        assert check_answer(answer, results=found, question=question).grounded, answer

@@ -47,6 +47,10 @@ tool call is *ungrounded* when
    the results writes, nor the error of another call of the turn that failed ("The wifi (note.txt) is
    a file with an error message "file not found"" after notes.txt was read). A log the tool read that
    holds ERROR lines lets the answer say "error"; "couldn't" and "could not" are one.
+14. most of what it says comes from nowhere: INVENTED_WORDS or more of its words (compared as in rule
+   10) are in none of the results, the calls' arguments or the question, and they are INVENTED_SHARE
+   times those that are ("The 'Clara' refers to a member of the edge host, which is a server for the
+   EdgeHost-based AI", after the memory server found Clara, the asker's sister who lives in Porto).
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -347,6 +351,10 @@ def check_answer(
     said = _stems(" ".join([*results, *called]))
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
+    written = {stem for stem in _stems(answer) if not stem.isdigit()}  # numbers passed rule 3
+    unsourced = written - said - _stems(question)
+    if len(unsourced) >= INVENTED_WORDS and len(unsourced) >= INVENTED_SHARE * len(written - unsourced):
+        return Grounding(False, "most of what it says is in no result")
     return Grounding(True)
 
 
@@ -405,6 +413,9 @@ def _strings_in(value: Any) -> Iterable[str]:
             yield from _strings_in(item)
 
 
+# Rule 14: a reply with at least this many words from no source, this many times those from one.
+INVENTED_WORDS = 5
+INVENTED_SHARE = 3
 # Words too common to show that an answer speaks of a result (rule 10).
 _COMMON = frozenset(
     [
