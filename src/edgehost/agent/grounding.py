@@ -351,9 +351,11 @@ def check_answer(
     said = _stems(" ".join([*results, *called]))
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
-    written = {stem for stem in _stems(answer) if not stem.isdigit()}  # numbers passed rule 3
-    unsourced = written - said - _stems(question)
-    if len(unsourced) >= INVENTED_WORDS and len(unsourced) >= INVENTED_SHARE * len(written - unsourced):
+    worded = {stem for stem in _stems(answer) if not stem.isdigit()}  # numbers passed rule 3
+    from_nowhere = worded - said - _stems(question)
+    if len(from_nowhere) >= INVENTED_WORDS and len(from_nowhere) >= INVENTED_SHARE * len(
+        worded - from_nowhere
+    ):
         return Grounding(False, "most of what it says is in no result")
     return Grounding(True)
 
