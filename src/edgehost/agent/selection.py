@@ -247,10 +247,10 @@ def _nearest_values(
             nearest[key] = None
         else:
             nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
-    return _without_taken_words(nearest, free)
+    return _without_taken_values(nearest, free)
 
 
-def _without_taken_words(
+def _without_taken_values(
     nearest: dict[str, list[Any] | None], free: Sequence[str]
 ) -> dict[str, list[Any] | None]:
     """``nearest`` with the ``free`` text arguments' runs that hold a value another argument takes

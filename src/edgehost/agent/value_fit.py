@@ -15,7 +15,8 @@ league).
   amount's unit, "32 GB of RAM") gains NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los")
   loses CUT_NAME_PENALTY;
 - for an argument that wants a name but neither a place's nor a title, in a question that writes no
-  name, what a statement is about ("my bike lock code is 4471", "the spare key is under ...") counts as a whole name;
+  name, what a statement is about ("my bike lock code is 4471", "the spare key is under ...") counts
+  as a whole name;
 - a run with a clause word inside ("in", "that", "from": question_values.CLAUSE_WORDS), or a name
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
@@ -84,6 +85,11 @@ _NAME_OF = re.compile(r"\s*(?:the\s+)?(name|title)s?\s+of\b", re.I)
 _FACT_OPENERS = frozenset({"my", "our", "your", "his", "her", "their", "the"})
 _FACT_VERBS = frozenset({"is", "are", "was", "were", "has", "have", "had"})
 MAX_SUBJECT_WORDS = 3
+# Two arguments are described alike when their names and descriptions share at least so many index
+# terms and differ in at most so many: a relation's from and to share name, entity and relation, and
+# differ in start and end.
+ALIKE_SHARED_TERMS = 2
+ALIKE_OWN_TERMS = 4
 # The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
@@ -324,7 +330,7 @@ def _in_question_order(
     keys = [key for key in chosen if key in slots]
     for first, second in itertools.combinations(keys, 2):
         a, b = slots[first].terms, slots[second].terms
-        if len(a & b) < 2 or len(a ^ b) > 4:
+        if len(a & b) < ALIKE_SHARED_TERMS or len(a ^ b) > ALIKE_OWN_TERMS:
             continue
         here, there = _place(words, chosen[first][0]), _place(words, chosen[second][0])
         if here is not None and there is not None and here[0] > there[0]:
