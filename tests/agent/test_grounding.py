@@ -273,6 +273,12 @@ def test_an_unfilled_template_or_a_reply_that_breaks_off_is_not_grounded() -> No
     assert "breaks off" in check_answer("The latest commit is e2d7e43 and", results=log).reason
     assert check_answer("The latest commit is e2d7e43, Add readme", results=log).grounded
     assert check_answer("Is e2d7e43 the commit you want to look at?", results=log).grounded
+    # A sentence may end on "in" or "that" without its stop.
+    for answer in (
+        "e2d7e43 added the readme, and I showed you that",
+        "e2d7e43 is the commit the readme came in",
+    ):
+        assert check_answer(answer, results=log).grounded, answer
 
 
 def test_asked_an_amount_an_answer_may_say_in_words_that_there_is_none() -> None:

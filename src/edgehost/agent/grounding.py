@@ -98,10 +98,11 @@ _AMOUNT_QUESTION = re.compile(
 _PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]*\}|\{\{[^{}]*\}\}")
 # A reply that breaks off (rule 9): it ends with a colon, or with no stop after a word no sentence
 # ends on (an article, a form of "be", a preposition, a conjunction, a possessive): "The latest
-# commit in my repo is", seen after git_log.
+# commit in my repo is", seen after git_log. Not "in", "on" or "that", which end "the fan is on",
+# "you are logged in" and "I did that".
 _BROKEN_OFF = re.compile(
-    r"(?::|\b(?:a|an|the|is|are|was|were|be|of|to|in|on|at|for|with|from|by|into|and|or|but|because"
-    r"|that|which|my|your|our|their|its))\s*$",
+    r"(?::|\b(?:a|an|the|is|are|was|were|be|of|to|at|for|with|from|by|into|and|or|but|because"
+    r"|which|my|your|our|their|its))\s*$",
     re.IGNORECASE,
 )
 # A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
