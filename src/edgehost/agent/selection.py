@@ -46,7 +46,7 @@ from edgehost.agent.routing import (
     small_talk_examples,
 )
 from edgehost.agent.tools import ToolSpec
-from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment
+from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment, span_places
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
@@ -258,17 +258,12 @@ def _without_taken_values(
     "sister", not "Lena" or "Max's sister" (the 135M model took one word for all three of a relation's
     fields)."""
     taken = [
-        [w.lower() for w in WORD.findall(values[0])]
+        values[0]
         for key, values in nearest.items()
         if key not in free and values and len(values) == 1 and isinstance(values[0], str)
     ]
-
-    def holds_taken(value: Any) -> bool:
-        words = [w.lower() for w in WORD.findall(str(value))]
-        return any(words[i : i + len(t)] == t for t in taken if t for i in range(len(words) - len(t) + 1))
-
     for key in free:
-        rest = [v for v in nearest[key] or [] if not holds_taken(v)]
+        rest = [v for v in nearest[key] or [] if not any(span_places(WORD.findall(str(v)), t) for t in taken)]
         if rest:
             nearest[key] = rest
     return nearest

@@ -51,7 +51,7 @@ from functools import lru_cache
 from edgehost.agent._bm25 import alike, terms
 from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, EXAMPLE_CLAUSE, WORD, clauses
 
-__all__ = ["Slot", "assign_values", "fit_adjustment", "written_names"]
+__all__ = ["Slot", "assign_values", "fit_adjustment", "span_places", "written_names"]
 
 NAME_BONUS = 0.2
 CUT_NAME_PENALTY = 0.15
@@ -227,7 +227,7 @@ def written_names(question: str) -> list[str]:
     return [" ".join(words[start:end]) for start, end in names]
 
 
-def _places(words: Sequence[str], span: str) -> list[tuple[int, int]]:
+def span_places(words: Sequence[str], span: str) -> list[tuple[int, int]]:
     """Where ``span`` stands among ``words``, as (start, end) word indices, first first."""
     wanted = WORD.findall(span)
     return [
@@ -239,7 +239,7 @@ def _places(words: Sequence[str], span: str) -> list[tuple[int, int]]:
 
 def _place(words: Sequence[str], span: str) -> tuple[int, int] | None:
     """Where ``span`` first stands among ``words``, as (start, end) word indices."""
-    found = _places(words, span)
+    found = span_places(words, span)
     return found[0] if found else None
 
 
@@ -252,7 +252,7 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
         return None
     if terms(span) and set(terms(span)) <= slot.terms:
         return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
-    places = _places(words, span)
+    places = span_places(words, span)
     if not places:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
     # Where a span stands more than once, its best place tells ("Sophie speaks Japanese too, add that
