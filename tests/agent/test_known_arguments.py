@@ -21,7 +21,7 @@ from tests.support import CONNECT_TIMEOUT_S, tool_specs
 from edgehost.agent import events as ev
 from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.agent.known_arguments import filled_by_host, known_arguments, served_folder, settled_arguments
-from edgehost.agent.routing import destructive_call_asked
+from edgehost.agent.routing import CHANGE_TASK_THRESHOLD, decide_route, destructive_call_asked
 
 REPO = Path(__file__).resolve().parents[2]
 PEER_PYTHON = REPO / "tests" / "peers" / "pyvenv" / "bin" / "python"
@@ -147,6 +147,24 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
         assert not destructive_call_asked(question, reset), question
     assert not destructive_call_asked("How do I delete old.log?", delete)
     assert destructive_call_asked("Can you delete old.log?", delete)
+
+
+def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:
+    """The words for a change are too many to list ("throw away", "overwrite", "cut that link"): a
+    question the probe reads as a task at CHANGE_TASK_THRESHOLD or more asks for the change its best
+    tool makes, still only with the values the tool needs and never when it asks how or whether."""
+    delete = {t.name: t for t in everyday("calibration").tools}["files__delete_file"]
+    question = "Throw away old.log, I've no use for it."
+    assert not destructive_call_asked(question, delete)  # no word of it is a listed word for a change
+    assert destructive_call_asked(question, delete, task=CHANGE_TASK_THRESHOLD)
+    assert not destructive_call_asked(question, delete, task=CHANGE_TASK_THRESHOLD - 0.1)
+    assert not destructive_call_asked("How would I throw away old.log?", delete, task=0.99)
+    assert not destructive_call_asked("Throw away the old stuff", delete, task=0.99)  # names no file
+    # Routing passes the probe's reading on: the same question and tool score, read as a task or not.
+    asked = decide_route([delete], [0.7], None, question=question, task=0.95)
+    assert [t.name for t in asked.candidates] == ["files__delete_file"]
+    unsure = decide_route([delete], [0.7], None, question=question, task=0.6)
+    assert not unsure.needs_tool and "does not ask for what files__delete_file would change" in unsure.reason
 
 
 @contextlib.asynccontextmanager

@@ -25,8 +25,11 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   address for a URL) that EdgeHost does not know itself: "Give me three tips for writing clean code"
   once became ``delete_file {"path": "code"}``, proposed for approval. A question that asks how
   something is done, whether it is wise or what would happen ("How do I undo my last git commit?",
-  "Should I delete old logs?") asks for words, not for the change: it never leads to one. Without
-  such a candidate the question calls no tool; the model answers it in words.
+  "Should I delete old logs?") asks for words, not for the change: it never leads to one. A question
+  asks for a change by a word for one (agent/_query_cues.py), or by reading as a task to the question
+  probe with near certainty (CHANGE_TASK_THRESHOLD): "Get rid of old.log, please" uses no listed word,
+  and its best tool says what the change is. Without such a candidate the question calls no tool; the model
+  answers it in words.
 - Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
   do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
   commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand for?",
@@ -86,6 +89,7 @@ __all__ = [
     "ABOUT_ATTACHED_EXAMPLES",
     "ATTACHED_MARGIN",
     "CANDIDATE_MARGIN",
+    "CHANGE_TASK_THRESHOLD",
     "HOST_ROUTING_BELOW_PARAMETERS",
     "ROUTING_MODES",
     "LEXICAL_ROUTE_THRESHOLD",
@@ -116,6 +120,13 @@ LEXICAL_ROUTE_THRESHOLD = 0.04  # BM25 alone: any word or verb shared with a too
 # Only near-ties are left to the model: in the evaluation runs SmolLM2-135M, given a wider choice,
 # overturned the ranker's best more often wrongly (3 times) than rightly (2).
 CANDIDATE_MARGIN = 0.02
+# A question the probe reads as a task with this probability asks for the change its best tool makes,
+# whatever its verb: the words for a change ("get rid of", "throw away", "overwrite", "cut that link")
+# are too many to list. Chosen on the calibration questions, with each question's
+# probability from a probe fitted without it (ten folds): 0.9 let 14 of the 29 tool questions blocked
+# for want of a change word through (0.7: 16), and no plain chat question then had a destructive
+# candidate at any threshold down to 0.7; none had been blocked by this rule alone.
+CHANGE_TASK_THRESHOLD = 0.9
 FOLLOW_UP_MAX_WORDS = 5
 # A value a follow-up brings: a digit, a file name, or a capitalised word after the first.
 _NEW_VALUE = re.compile(r"\d|\w\.\w|(?<=\s)[A-Z]")
@@ -320,6 +331,7 @@ def _decide(
         + (f", task {task:.2f}" if task is not None else "")
         + (f", small talk {small_talk:.2f}" if small_talk is not None else "")
     )
+    probed = task  # the probe's own reading, before what the question names overrules it
     if task is not None and question is not None and (own_file or asks_what_i_recorded(question)):
         # Only the asker's records or files answer it: a task, however much it reads like a chat.
         task = 1.0
@@ -337,7 +349,7 @@ def _decide(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
     )
     if question is not None:
-        unasked = [t for t in candidates if not destructive_call_asked(question, t)]
+        unasked = [t for t in candidates if not destructive_call_asked(question, t, probed)]
         short = [t for t in candidates if t not in unasked and numbers_missing(question, t)]
         candidates = tuple(t for t in candidates if t not in unasked and t not in short)
         if not candidates:
@@ -350,14 +362,16 @@ def _decide(
     return RouteDecision(True, candidates, best, reason)
 
 
-def destructive_call_asked(question: str, tool: ToolSpec) -> bool:
+def destructive_call_asked(question: str, tool: ToolSpec, task: float | None = None) -> bool:
     """Whether ``question`` may lead to a call of ``tool``: always for a tool that destroys nothing;
-    for one that may, when the question asks for a change and holds a value of each typed argument
-    the tool requires and EdgeHost does not know (module docstring)."""
+    for one that may, when the question asks for a change (by its words, or, with the question probe's
+    ``task`` probability, by reading as a task at CHANGE_TASK_THRESHOLD or more) and holds a value of
+    each typed argument the tool requires and EdgeHost does not know (module docstring)."""
     if tool_risk(tool)[0] != "destructive":
         return True
+    asked = asks_for_change(question) or (task is not None and task >= CHANGE_TASK_THRESHOLD)
     return (
-        asks_for_change(question)
+        asked
         and not asks_how_or_whether(question)
         and not lacks_required_values(question_cues(question), tool)
     )
