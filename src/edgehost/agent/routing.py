@@ -123,7 +123,7 @@ CANDIDATE_MARGIN = 0.02
 # A question the probe reads as a task with this probability asks for the change its best tool makes,
 # whatever its verb: the words for a change ("get rid of", "throw away", "overwrite", "cut that link")
 # are too many to list. Chosen on the calibration questions, with each question's
-# probability from a probe fitted without it (ten folds): 0.9 let 14 of the 29 tool questions blocked
+# probability from a probe fitted without it (ten folds, bench/change_rule.py): 0.9 let 14 of the 29 tool questions blocked
 # for want of a change word through (0.7: 16), and no plain chat question then had a destructive
 # candidate at any threshold down to 0.7; none had been blocked by this rule alone.
 CHANGE_TASK_THRESHOLD = 0.9
