@@ -18,6 +18,7 @@ Takes about five minutes: the questions' vectors, ten probe fits, and the routes
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -33,17 +34,18 @@ from edgehost.agent import routing  # noqa: E402
 from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MiniLMEmbedder  # noqa: E402
 from edgehost.agent.approval import tool_risk  # noqa: E402
+from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
 from edgehost.agent.selection import ToolSelector  # noqa: E402
 from edgehost.agent.vector_index import VectorIndex  # noqa: E402
-from fit_question_probe import NO_FIT, fit, joint_vectors  # noqa: E402
+from fit_question_probe import NO_FIT, joint_vectors, out_of_fold  # noqa: E402
 
 THRESHOLDS = (None, 0.95, 0.9, 0.8, 0.7)
 FOLDS = 10
 BLOCKED = "does not ask for what"
 
 
-class OutOfFoldProbe(EmbeddingRanker):
+class OutOfFoldTasks(EmbeddingRanker):
     """The embedding ranker, with each known question's task probability from a probe fitted without it."""
 
     def __init__(self, index: VectorIndex, probabilities: dict[str, float]) -> None:
@@ -55,23 +57,18 @@ class OutOfFoldProbe(EmbeddingRanker):
         return known if known is not None else super().asks_for_a_task(query)
 
 
-def out_of_fold(index: VectorIndex, sets: list[QuestionSet]) -> dict[str, float]:
+def task_probabilities(index: VectorIndex, sets: list[QuestionSet]) -> dict[str, float]:
     """Each calibration question's task probability by a probe fitted without its fold."""
     texts = [q.as_routed for s in sets for q in s.questions if q.text not in NO_FIT]
     labels = [bool(q.tools) for s in sets for q in s.questions if q.text not in NO_FIT]
     examples = list(routing.small_talk_examples())
     vectors = joint_vectors(index, texts + examples)
     y = np.array(labels + [False] * len(examples), dtype=np.float64)
-    l2 = 3e-5  # the shipped probe's (resources/routing/task_probe.json)
-    order = np.random.default_rng(60).permutation(len(y))
-    found: dict[str, float] = {}
-    for fold in np.array_split(order, FOLDS):
-        train = np.setdiff1d(order, fold)
-        weights, bias = fit(vectors[train], y[train], l2)
-        for i, logit in zip(fold, vectors[fold] @ weights + bias, strict=True):
-            if i < len(texts):
-                found[texts[i]] = float(1 / (1 + np.exp(-logit)))
-    return found
+    shipped = json.loads((REPO / "resources" / "routing" / PROBE_FILE).read_text(encoding="utf-8"))
+    l2 = float(shipped["l2"])  # the shipped probe's strength
+    folds = np.array_split(np.random.default_rng(60).permutation(len(y)), FOLDS)
+    predicted = out_of_fold(vectors, y, folds, l2)
+    return {text: float(p) for text, p in zip(texts, predicted[: len(texts)], strict=True)}
 
 
 async def survey(selector: ToolSelector, sets: list[QuestionSet]) -> None:
@@ -98,7 +95,7 @@ async def survey(selector: ToolSelector, sets: list[QuestionSet]) -> None:
 def main() -> int:
     index = VectorIndex(MiniLMEmbedder.load(), tool_model=E5Embedder.load())
     sets = [everyday("calibration"), calibration(), evaluation(), calibration_more()]
-    selector = ToolSelector(BlendedRanker(OutOfFoldProbe(index, out_of_fold(index, sets))))
+    selector = ToolSelector(BlendedRanker(OutOfFoldTasks(index, task_probabilities(index, sets))))
     asyncio.run(survey(selector, sets))
     return 0
 

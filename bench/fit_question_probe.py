@@ -101,6 +101,17 @@ def fit(vectors: np.ndarray, labels: np.ndarray, l2: float) -> tuple[np.ndarray,
     return weights, bias
 
 
+def out_of_fold(vectors: np.ndarray, labels: np.ndarray, folds: list[np.ndarray], l2: float) -> np.ndarray:
+    """Each row's task probability by a probe fitted on the rows of the other ``folds`` (which cover
+    every row once)."""
+    predicted = np.zeros(len(labels))
+    for fold in folds:
+        train = np.setdiff1d(np.concatenate(folds), fold)
+        weights, bias = fit(vectors[train], labels[train], l2)
+        predicted[fold] = 1 / (1 + np.exp(-(vectors[fold] @ weights + bias)))
+    return predicted
+
+
 def _gate(
     task: np.ndarray,
     best: np.ndarray,
@@ -266,11 +277,7 @@ def main() -> int:
     predictions: dict[float, tuple[np.ndarray, np.ndarray]] = {}
     clears = [(c, t) for c in CLEAR_FIT_CHOICES for t in CLEAR_TASK_CHOICES if np.isfinite(c) or t == 0.0]
     for l2 in L2_CHOICES:
-        predicted = np.zeros(len(rows))
-        for fold in folds:
-            train = np.setdiff1d(order, fold)
-            weights, bias = fit(vectors[train], labels[train], l2)
-            predicted[fold] = 1 / (1 + np.exp(-(vectors[fold] @ weights + bias)))
+        predicted = out_of_fold(vectors, labels, folds, l2)
         weights, bias = fit(vectors, labels, l2)
         external_predicted = 1 / (1 + np.exp(-(external_vectors @ weights + bias)))
         predicted[recorded], external_predicted[external_recorded] = 1.0, 1.0
