@@ -28,8 +28,8 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   "Should I delete old logs?") asks for words, not for the change: it never leads to one. A question
   asks for a change by a word for one (agent/_query_cues.py), or by reading as a task to the question
   probe with near certainty (CHANGE_TASK_THRESHOLD): "Get rid of old.log, please" uses no listed word,
-  and its best tool says what the change is. Without such a candidate the question calls no tool; the model
-  answers it in words.
+  and its best tool says what the change is. Without such a candidate the question calls no tool; the
+  model answers it in words.
 - Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
   do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
   commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand for?",
@@ -122,10 +122,10 @@ LEXICAL_ROUTE_THRESHOLD = 0.04  # BM25 alone: any word or verb shared with a too
 CANDIDATE_MARGIN = 0.02
 # A question the probe reads as a task with this probability asks for the change its best tool makes,
 # whatever its verb: the words for a change ("get rid of", "throw away", "overwrite", "cut that link")
-# are too many to list. Chosen on the calibration questions, with each question's
-# probability from a probe fitted without it (ten folds, bench/change_rule.py): 0.9 let 14 of the 29 tool questions blocked
-# for want of a change word through (0.7: 16), and no plain chat question then had a destructive
-# candidate at any threshold down to 0.7; none had been blocked by this rule alone.
+# are too many to list. Chosen on the calibration questions, each question's probability from a probe
+# fitted without it (ten folds, bench/change_rule.py): 0.9 let 14 of the 29 tool questions blocked for
+# want of a change word through (0.7: 16), and no plain chat question then had a destructive candidate
+# at any threshold down to 0.7; none had been blocked by this rule alone.
 CHANGE_TASK_THRESHOLD = 0.9
 FOLLOW_UP_MAX_WORDS = 5
 # A value a follow-up brings: a digit, a file name, or a capitalised word after the first.
@@ -331,12 +331,12 @@ def _decide(
         + (f", task {task:.2f}" if task is not None else "")
         + (f", small talk {small_talk:.2f}" if small_talk is not None else "")
     )
-    probed = task  # the probe's own reading, before what the question names overrules it
-    if task is not None and question is not None and (own_file or asks_what_i_recorded(question)):
-        # Only the asker's records or files answer it: a task, however much it reads like a chat.
-        task = 1.0
+    # Only the asker's records or files answer it: a task for the gate, however much it reads like a
+    # chat. Not a request for a change: the change rule below reads the probe's own ``task``.
+    records = task is not None and question is not None and (own_file or asks_what_i_recorded(question))
+    if records:
         reason += ", it names a file the user has" if own_file else ", it asks what the user told or wrote"
-    if not passes(best, small_talk, task):
+    if not passes(best, small_talk, 1.0 if records else task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):
         return RouteDecision(
@@ -349,7 +349,7 @@ def _decide(
         tools[i] for i in order[: max(max_candidates, 1)] if scores[i] >= best - CANDIDATE_MARGIN
     )
     if question is not None:
-        unasked = [t for t in candidates if not destructive_call_asked(question, t, probed)]
+        unasked = [t for t in candidates if not destructive_call_asked(question, t, task)]
         short = [t for t in candidates if t not in unasked and numbers_missing(question, t)]
         candidates = tuple(t for t in candidates if t not in unasked and t not in short)
         if not candidates:

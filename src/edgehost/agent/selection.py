@@ -258,12 +258,17 @@ def _without_taken_values(
     "sister", not "Lena" or "Max's sister" (the 135M model took one word for all three of a relation's
     fields)."""
     taken = [
-        values[0]
+        values[0].lower()
         for key, values in nearest.items()
         if key not in free and values and len(values) == 1 and isinstance(values[0], str)
     ]
+
+    def holds_taken(value: Any) -> bool:
+        words = [w.lower() for w in WORD.findall(str(value))]
+        return any(span_places(words, t) for t in taken)
+
     for key in free:
-        rest = [v for v in nearest[key] or [] if not any(span_places(WORD.findall(str(v)), t) for t in taken)]
+        rest = [v for v in nearest[key] or [] if not holds_taken(v)]
         if rest:
             nearest[key] = rest
     return nearest
