@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 
 from edgehost.agent.grounding import check_answer, numbers_in
-from edgehost.agent.result_rendering import answer_with_results, render_result, ungrounded_answer_text
+from edgehost.agent.result_rendering import (
+    answer_with_results,
+    render_result,
+    ungrounded_answer_text,
+    without_result_frames,
+)
 
 TEMPERATURES = json.dumps({"zones": [{"name": "soc", "celsius": 45.23}, {"name": "gpu", "celsius": 41.0}]})
 
@@ -99,6 +104,17 @@ def test_a_grounded_answer_after_the_hosts_call_follows_the_result_it_does_not_r
     assert text == f"**board__uptime** returned:\n\n{uptime}\n\nYes, the board has stayed up all week."
     echoed = answer_with_results([("board__uptime", uptime)], f"{uptime}")
     assert echoed == f"**board__uptime** returned:\n\n{uptime}"
+
+
+def test_a_result_frame_in_the_models_own_spelling_ends_its_answer() -> None:
+    assert (
+        without_result_frames("The quick brown fox [RESULT name=everything__echo]") == "The quick brown fox"
+    )
+    assert without_result_frames("Nothing found. [End_TOOL_RESULT]\nmore") == "Nothing found."
+    assert without_result_frames("Done.\n[tool_result name=x]\n12 files") == "Done."
+    # Words that only look alike stay: results, a bracketed note, a result named in prose.
+    kept = "The [results] are in; [note] the result [3] stands."
+    assert without_result_frames(kept) == kept
 
 
 def test_list_numbering_is_not_a_number_the_answer_states() -> None:

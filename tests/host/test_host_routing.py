@@ -99,22 +99,36 @@ async def test_an_answer_that_invents_a_number_is_replaced_by_the_result(make_ho
     assert host.conversation(result.conversation_id).messages[-1].content == result.text
 
 
-async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
+async def asked_for_free_memory(make_host, reply: str):
+    """A host-routed turn "How much memory is free?" whose model answers the board's result with
+    ``reply``, "{mb}" in it replaced by the free megabytes the result gives; (result, recorder)."""
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]"])
     host, recorder = await make_host(backend, host_routing())
 
     def answer_from_result(event: object) -> None:
         if isinstance(event, ev.ToolExecutionFinished):
             available = json.loads(event.full_result)["available_mb"]
-            backend.enqueue(f"About {available:.0f} MB are free.")
+            backend.enqueue(reply.replace("{mb}", f"{available:.0f}"))
 
     host.subscribe(answer_from_result)
-    result = await host.submit("How much memory is free?")
+    return await host.submit("How much memory is free?"), recorder
+
+
+async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
+    result, recorder = await asked_for_free_memory(make_host, "About {mb} MB are free.")
     assert recorder.of(ev.AnswerUngrounded) == []
     assert [e.text for e in recorder.of(ev.AnswerWithResults)] == [result.text]  # what the faces show
     # The result rendered, then the model's sentence, which stands.
     assert result.text.startswith("**board__memory_usage** returned:\n\n- total_mb: ")
     assert result.text.endswith(" MB are free.") and "\n\nAbout " in result.text
+
+
+async def test_a_result_frame_the_model_writes_itself_is_cut_from_the_answer(make_host) -> None:
+    # Spelt unlike the host's frames, so no stop sequence ends the reply there.
+    reply = "About {mb} MB are free. [End_TOOL_RESULT] [RESULT name=x] 5 MB"
+    result, recorder = await asked_for_free_memory(make_host, reply)
+    assert recorder.of(ev.AnswerUngrounded) == []
+    assert result.text.endswith(" MB are free.") and "RESULT" not in result.text
 
 
 async def test_model_routing_runs_the_call_the_model_chose(make_host) -> None:

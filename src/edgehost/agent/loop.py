@@ -36,6 +36,7 @@ from edgehost.agent.result_rendering import (
     answer_with_results,
     rendered_results,
     ungrounded_answer_text,
+    without_result_frames,
 )
 from edgehost.agent.routing import RouteDecision, parameters_from_name, resolve_routing, split_material
 from edgehost.agent.selection import ToolSelector
@@ -391,6 +392,7 @@ class TurnRunner:
         in words while its numbers are right. An ungrounded one gives way to the results, marked as
         the model's (AnswerUngrounded)."""
         grounded_in = turn.grounded_in
+        answer = without_result_frames(answer)
         grounding = check_answer(
             answer,
             results=[text for _name, text, _arguments in grounded_in],

@@ -5,12 +5,20 @@ short and readable, then the model's reply; marked as the model's where it does 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from edgehost.agent.grounding import Grounding, echoes, has_words, is_empty_result
 
-__all__ = ["NOT_RUN", "answer_with_results", "render_result", "rendered_results", "ungrounded_answer_text"]
+__all__ = [
+    "NOT_RUN",
+    "answer_with_results",
+    "render_result",
+    "rendered_results",
+    "ungrounded_answer_text",
+    "without_result_frames",
+]
 
 SUMMARY_MAX_LINES = 12
 SUMMARY_LINE_CHARS = 160
@@ -60,6 +68,19 @@ def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
     if len(lines) > max_lines:
         lines = [*lines[:max_lines], f"… ({len(lines) - max_lines} more lines in the tool card)"]
     return "\n".join(lines)
+
+
+# A small model that has read framed results writes frames of its own, spelt its own way ("The quick
+# brown fox [RESULT name=everything__echo]", "No matching file was found. [End_TOOL_RESULT]"): the
+# backend's stop sequences match only the exact frames (agent/reply_round.py, RESULT_FRAMES).
+_RESULT_FRAME = re.compile(r"\[\s*/?\s*(?:end[\s_]*)?(?:tool[\s_]*)?result\b[^\]\n]*\]?", re.IGNORECASE)
+
+
+def without_result_frames(answer: str) -> str:
+    """``answer`` up to the first result frame the model wrote itself (a result is never the
+    model's to write), its trailing space removed; the answer as it is when it writes none."""
+    match = _RESULT_FRAME.search(answer)
+    return answer if match is None else answer[: match.start()].rstrip()
 
 
 NOT_RUN = (
