@@ -60,11 +60,11 @@ from tests.question_sets import QuestionSet, calibration, calibration_more, eval
 from edgehost.agent import vector_index  # noqa: E402
 from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
-from edgehost.agent._query_cues import asks_for_words, asks_what_i_recorded, numbers_missing  # noqa: E402
+from edgehost.agent._query_cues import asks_for_words, numbers_missing  # noqa: E402
 from edgehost.agent.query_adapter import ADAPTER_FILE, QueryAdapter, shipped_adapter  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
-from edgehost.agent.routing import small_talk_examples  # noqa: E402
+from edgehost.agent.routing import small_talk_examples, speaks_of_records  # noqa: E402
 from edgehost.agent.tools import ToolSpec  # noqa: E402
 from edgehost.agent.vector_index import VectorIndex  # noqa: E402
 
@@ -256,8 +256,8 @@ def main() -> int:
     best = np.array([row[2] for row in rows])
     small_talk = np.array([row[3] for row in rows])
     short = np.array([row[4] for row in rows])
-    # A question of what the asker told or wrote is a task whatever the probe reads (routing._decide).
-    recorded = np.array([asks_what_i_recorded(row[0]) for row in rows])
+    # A question of the asker's records is a task whatever the probe reads (routing.speaks_of_records).
+    recorded = np.array([speaks_of_records(row[0]) for row in rows])
     mine = np.arange(len(rows)) < sum(1 for q in own.questions if q.text not in NO_FIT)  # the everyday half
 
     # BFCL's calibration questions choose the gate's thresholds beside ours, each half of the measure;
@@ -268,7 +268,7 @@ def main() -> int:
     external_best = np.array([row[2] for row in external])
     external_small_talk = np.array([row[3] for row in external])
     external_short = np.array([row[4] for row in external])
-    external_recorded = np.array([asks_what_i_recorded(row[0]) for row in external])
+    external_recorded = np.array([speaks_of_records(row[0]) for row in external])
 
     order = np.random.default_rng(33).permutation(len(rows))
     folds = np.array_split(order, FOLDS)

@@ -340,12 +340,39 @@ def test_a_question_of_what_the_user_told_or_wrote_is_a_task_though_it_reads_lik
         "How long do I boil the spaghetti, according to my recipe?",
     ):
         decision = decide_route([search], [0.6], 0.2, question=text, task=0.05)
-        assert decision.needs_tool and "told or wrote" in decision.reason, (text, decision.reason)
+        assert decision.needs_tool and "the user's records" in decision.reason, (text, decision.reason)
         assert not decide_route([search], [0.1], 0.2, question=text, task=0.05).needs_tool, text
     # A score under the clear fit (which calls a tool whatever the question's form).
     assert not decide_route(
         [search], [0.6], 0.2, question="Did anyone mention Ibrahim?", task=0.05
     ).needs_tool
+
+
+def test_a_request_to_keep_what_the_user_says_is_a_task_though_it_reads_like_a_statement() -> None:
+    """Out of fold, the probe read "I'm allergic to peanuts, please keep that in mind from now on." as
+    chat (task 0.42). A question about remembering, or one that recalls, is no such request."""
+    create = ToolSpec(
+        "memory__create_entities", "memory", "Create multiple new entities in the knowledge graph."
+    )
+    for text in (
+        "I'm allergic to peanuts, please keep that in mind from now on.",
+        "Remember that my favourite colour is green.",
+        "Remember: the spare key is under the blue flowerpot",
+        "my cat is called Miso, note it down",
+        "My son Leo started school this year, don't forget that.",
+        "Could you remember that the plumber is called Stan?",
+    ):
+        decision = decide_route([create], [0.6], 0.2, question=text, task=0.05)
+        assert decision.needs_tool and "the user's records" in decision.reason, (text, decision.reason)
+        assert not decide_route([create], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+    for text in (
+        "How can I remember names better?",
+        "Do you remember things between chats?",
+        "Why do I remember song lyrics but not what I ate?",
+        "Remember when phones had buttons?",
+        "Tips to keep my notes tidy",
+    ):
+        assert not decide_route([create], [0.6], 0.2, question=text, task=0.05).needs_tool, text
 
 
 def test_a_question_naming_a_file_the_user_has_is_a_task_though_it_reads_like_chat() -> None:

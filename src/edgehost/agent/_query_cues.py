@@ -35,6 +35,7 @@ __all__ = [
     "argument_fit",
     "asks_for_change",
     "asks_for_words",
+    "asks_to_keep",
     "asks_what_i_recorded",
     "speaks_of_kept",
     "asks_how_or_whether",
@@ -119,6 +120,20 @@ _RECORDED = re.compile(
     r"|wrote|note\w*|save\w*|store\w*|put|record\w*|keep|kept)\b"
     r"|\bi(?:'ve|\s+have)?\s+(?:once\s+|already\s+)?(?:told|said\s+to|mentioned\s+to)\s+you\b"
     r"|\baccording\s+to\s+my\b",
+    re.I,
+)
+# A request to keep what the asker says ("Remember that my sister lives in Lyon.", "my car is a 2019
+# Skoda Octavia, keep that in mind", "Note that down.", "don't forget that"): a statement to the
+# probe, which read 3 of the 18 in the calibration sets as chat out of fold. "remember" counts where
+# it begins a request, not after a subject ("how can I remember names", "do you remember things?") nor
+# before a question word ("remember when we ...").
+_KEEP = re.compile(
+    r"(?:^|[,.;:!?]\s*|\b(?:please|pls|and|also|so|just|now|could\s+you|can\s+you|would\s+you|will\s+you)\s+)"
+    r"(?:remember|memori[sz]e|note\s+down|jot\s+down)\b(?!\s+(?:when|how|what|why|who|where|if|whether)\b)"
+    r"|\b(?:keep|bear)\s+(?:that|this|it)\s+in\s+mind\b"
+    r"|\b(?:note|jot|write|put)\s+(?:that|this|it)\s+down\b"
+    r"|\bmake\s+a\s+note\s+(?:that|of)\b"
+    r"|\bdon'?t\s+forget\s+that\b",
     re.I,
 )
 # An act the question asks about as done, by the asker or anyone ("did I ever write ...", "have you
@@ -207,6 +222,13 @@ def asks_what_i_recorded(query: str) -> bool:
     "Who did I say was leading the migration?"): a task for a tool that keeps records, however much
     it reads like a chat."""
     return _RECORDED.search(query) is not None
+
+
+def asks_to_keep(query: str) -> bool:
+    """Whether the question asks the assistant to keep what it says ("remember that ...", "keep that
+    in mind", "note it down"): a task for a tool that keeps records, however much it reads like a
+    statement."""
+    return _KEEP.search(query) is not None
 
 
 def speaks_of_kept(query: str) -> bool:

@@ -42,7 +42,10 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   say?".
 - A question of what the asker once told or wrote ("Did I ever mention Ibrahim?", "what did I write
   down about the wifi", "according to my recipe") is a task, however much it reads like a chat: only
-  the asker's records answer it. It passes the question probe; its best tool must still fit.
+  the asker's records answer it. So is a request to keep what the asker says ("Remember that my
+  sister lives in Lyon.", "my car is a Skoda, keep that in mind"): out of fold, the probe read 3 of
+  the 18 such requests in the calibration sets as chat, and no plain chat question there is one. Either
+  passes the question probe; its best tool must still fit (speaks_of_records).
 - Never a call the question cannot fill. A tool that requires more numbers than the question writes
   is no candidate: "Calculate the prime factors of 100" is not a compound-interest calculation with
   100 for its principal, its rate, its periods and its years. On 360 of BFCL's calibration questions
@@ -75,6 +78,7 @@ from edgehost.agent._query_cues import (
     asks_for_change,
     asks_for_words,
     asks_how_or_whether,
+    asks_to_keep,
     asks_what_i_recorded,
     lacks_required_values,
     numbers_missing,
@@ -104,6 +108,7 @@ __all__ = [
     "parameters_from_name",
     "resolve_routing",
     "small_talk_examples",
+    "speaks_of_records",
     "split_material",
 ]
 
@@ -254,6 +259,12 @@ def about_attached(query: str, best: float, about: float | None) -> str:
     return ""
 
 
+def speaks_of_records(question: str) -> bool:
+    """Whether only the asker's records answer ``question``, or it asks to keep something in them: a
+    task for the gate whatever the question probe reads (module docstring)."""
+    return asks_what_i_recorded(question) or asks_to_keep(question)
+
+
 def is_follow_up(query: str) -> bool:
     """A short question that brings a new value for the previous one (module docstring)."""
     return len(query.split()) <= FOLLOW_UP_MAX_WORDS and bool(_NEW_VALUE.search(query))
@@ -333,9 +344,9 @@ def _decide(
     )
     # Only the asker's records or files answer it: a task for the gate, however much it reads like a
     # chat. Not a request for a change: the change rule below reads the probe's own ``task``.
-    records = task is not None and question is not None and (own_file or asks_what_i_recorded(question))
+    records = task is not None and question is not None and (own_file or speaks_of_records(question))
     if records:
-        reason += ", it names a file the user has" if own_file else ", it asks what the user told or wrote"
+        reason += ", it names a file the user has" if own_file else ", it asks of the user's records"
     if not passes(best, small_talk, 1.0 if records else task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):
