@@ -9,9 +9,9 @@
   (everyday questions over the reference servers' tools, and plain chat), on which the ranker's
   weights and the routing gate were first chosen, and tests/fixtures/agent_questions/questions.json
   (issue 9's 49 questions).
-- more calibration (issue 33): tests/fixtures/tool_queries/calibration_more.json, 252 questions over the
-  everyday set's servers (168 for tools, 84 plain chat), written
-  from the tool lists by a writer who saw neither half of the everyday set nor any ranker's score.
+- more calibration (issue 33): tests/fixtures/tool_queries/calibration_more.json, 1,228 questions over
+  the everyday set's servers (628 for tools, 600 plain chat), written from the tool lists over
+  several stops by writers who saw neither half of the everyday set nor any ranker's score.
   Calibration material only: ``calibration_more()``.
 """
 

@@ -10,7 +10,7 @@ and now, or about the user's own files, notes and repository, or for something t
 knowledge, an explanation, advice or a joke. A logistic regression on the unit vector (one weight per
 dimension and a bias) reads that direction. It is trained by bench/fit_question_probe.py on the
 calibration questions only (the calibration half of tests/fixtures/everyday_questions/, the
-earlier sets, all tuned on before, and tests/fixtures/tool_queries/calibration_more.json, 266 more
+earlier sets, all tuned on before, and tests/fixtures/tool_queries/calibration_more.json, 1,228 more
 questions written from the tool lists alone): a question that has tools is a task, plain chat is not; a task
 that no tool of the set fits ("Convert 100 Fahrenheit to Celsius") is left out of the training, so
 that the probe reads the kind of question and the ranker's score whether a tool fits it. The probe reads
