@@ -110,7 +110,7 @@ def test_a_result_frame_in_the_models_own_spelling_ends_its_answer() -> None:
     assert (
         without_result_frames("The quick brown fox [RESULT name=everything__echo]") == "The quick brown fox"
     )
-    assert without_result_frames("Nothing found. [End_TOOL_RESULT]\nmore") == "Nothing found."
+    assert without_result_frames("Nothing found. [end_tool_result]\nmore") == "Nothing found."
     assert without_result_frames("Done.\n[tool_result name=x]\n12 files") == "Done."
     # Words that only look alike stay: results, a bracketed note, a result named in prose.
     kept = "The [results] are in; [note] the result [3] stands."

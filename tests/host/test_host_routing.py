@@ -125,7 +125,7 @@ async def test_an_answer_with_the_results_numbers_stands(make_host) -> None:
 
 async def test_a_result_frame_the_model_writes_itself_is_cut_from_the_answer(make_host) -> None:
     # Spelt unlike the host's frames, so no stop sequence ends the reply there.
-    reply = "About {mb} MB are free. [End_TOOL_RESULT] [RESULT name=x] 5 MB"
+    reply = "About {mb} MB are free. [End_Tool_Result] [RESULT name=x] 5 MB"
     result, recorder = await asked_for_free_memory(make_host, reply)
     assert recorder.of(ev.AnswerUngrounded) == []
     assert result.text.endswith(" MB are free.") and "RESULT" not in result.text

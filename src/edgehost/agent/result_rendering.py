@@ -71,8 +71,8 @@ def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
 
 
 # A small model that has read framed results writes frames of its own, spelt its own way ("The quick
-# brown fox [RESULT name=everything__echo]", "No matching file was found. [End_TOOL_RESULT]"): the
-# backend's stop sequences match only the exact frames (agent/reply_round.py, RESULT_FRAMES).
+# brown fox [RESULT name=everything__echo]"): the backend's stop sequences match only the exact frames
+# (agent/reply_round.py, RESULT_FRAMES).
 _RESULT_FRAME = re.compile(r"\[\s*/?\s*(?:end[\s_]*)?(?:tool[\s_]*)?result\b[^\]\n]*\]?", re.IGNORECASE)
 
 
