@@ -329,19 +329,26 @@ async def test_a_question_of_what_a_term_means_calls_nothing(
     assert (await selector.route("What is the CPU temperature right now?", tools)).needs_tool
 
 
+def assert_tasks_of_records(tool: ToolSpec, *texts: str) -> None:
+    """Each of ``texts``, read as chat by the probe (task 0.05), calls ``tool`` when it fits (score 0.6)
+    as a question of the user's records, and nothing when it does not (0.1)."""
+    for text in texts:
+        decision = decide_route([tool], [0.6], 0.2, question=text, task=0.05)
+        assert decision.needs_tool and "the user's records" in decision.reason, (text, decision.reason)
+        assert not decide_route([tool], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+
+
 def test_a_question_of_what_the_user_told_or_wrote_is_a_task_though_it_reads_like_chat() -> None:
     """Out of fold, the probe read "Did I ever mention somebody called Ibrahim?" and "what did i write
     down about the wifi" as chat: only the user's records answer them. Its best tool must still fit."""
     search = ToolSpec("memory__search_nodes", "memory", "Search for nodes in the knowledge graph.")
-    for text in (
+    assert_tasks_of_records(
+        search,
         "Did I ever mention somebody called Ibrahim?",
         "what did i write down about the wifi",
         "What's my garage code? I'm sure I told you before.",
         "How long do I boil the spaghetti, according to my recipe?",
-    ):
-        decision = decide_route([search], [0.6], 0.2, question=text, task=0.05)
-        assert decision.needs_tool and "the user's records" in decision.reason, (text, decision.reason)
-        assert not decide_route([search], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+    )
     # A score under the clear fit (which calls a tool whatever the question's form).
     assert not decide_route(
         [search], [0.6], 0.2, question="Did anyone mention Ibrahim?", task=0.05
@@ -354,17 +361,15 @@ def test_a_request_to_keep_what_the_user_says_is_a_task_though_it_reads_like_a_s
     create = ToolSpec(
         "memory__create_entities", "memory", "Create multiple new entities in the knowledge graph."
     )
-    for text in (
+    assert_tasks_of_records(
+        create,
         "I'm allergic to peanuts, please keep that in mind from now on.",
         "Remember that my favourite colour is green.",
         "Remember: the spare key is under the blue flowerpot",
         "my cat is called Miso, note it down",
         "My son Leo started school this year, don't forget that.",
         "Could you remember that the plumber is called Stan?",
-    ):
-        decision = decide_route([create], [0.6], 0.2, question=text, task=0.05)
-        assert decision.needs_tool and "the user's records" in decision.reason, (text, decision.reason)
-        assert not decide_route([create], [0.1], 0.2, question=text, task=0.05).needs_tool, text
+    )
     for text in (
         "How can I remember names better?",
         "Do you remember things between chats?",
