@@ -294,8 +294,9 @@ class TurnRunner:
     def _checked_answer(self, turn: TurnState, round_: Round) -> str | None:
         """None when the reply that ends the turn stands as its answer; otherwise what the user reads
         instead (decision 11), announced with AnswerUngrounded or, after calls EdgeHost chose whose
-        results the reply is grounded in, AnswerWithResults."""
-        answer = turn.answer()
+        results the reply is grounded in, AnswerWithResults. A result frame the model wrote itself ends
+        the reply (result_rendering.without_result_frames)."""
+        answer = without_result_frames(turn.answer())
         if turn.unrun and echoes(answer, turn.unrun, (DENIAL_INSTRUCTION,)):
             # The model copied what EdgeHost told it (the denial and its instruction, or the
             # error): the user reads EdgeHost's own statement of what happened instead.
@@ -392,7 +393,6 @@ class TurnRunner:
         in words while its numbers are right. An ungrounded one gives way to the results, marked as
         the model's (AnswerUngrounded)."""
         grounded_in = turn.grounded_in
-        answer = without_result_frames(answer)
         grounding = check_answer(
             answer,
             results=[text for _name, text, _arguments in grounded_in],
