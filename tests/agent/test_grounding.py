@@ -127,9 +127,9 @@ def test_after_a_tool_that_found_nothing_no_answer_passes_for_one() -> None:
     # A board without thermal sensors: whatever the model says, the user reads that nothing was found.
     empty = json.dumps({"zones": []})
     grounding = check_answer("The board is cool and quiet.", results=[empty])
-    assert not grounding.grounded and grounding.reason == "the tool found nothing"
+    assert not grounding.grounded and grounding.reason == "the tool returned nothing"
     text = ungrounded_answer_text([("board__temperatures", empty)], "The board is cool and quiet.", grounding)
-    assert "- zones: none" in text and "(the tool found nothing)" in text
+    assert "- zones: none" in text and "(the tool returned nothing)" in text
     assert "does not match" not in text  # it may well say so itself; nothing in it comes from the tool
     assert not check_answer("None found.", results=["", "[]", '{"a": {"b": null}}']).grounded
     one_has_data = check_answer(

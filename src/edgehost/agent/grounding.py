@@ -12,7 +12,7 @@ tool call is *ungrounded* when
    rounded or cut to fewer places (45 or 45.2 for 45.23, 978 for 978.8), or counts the items of a
    list there; or
 4. every result is empty (``{"zones": []}``, ``[]``, no text): whatever the model says, the user reads
-   that the tool found nothing, with the model's text beside it; or
+   that the tool returned nothing, with the model's text beside it; or
 5. the question asks for an amount ("how much memory is free?", "how hot…", "how many…", "what time…")
    and the results hold numbers, but the answer states none of them ("The RAM is nearly full."); or
 6. it gives a number under the name of another: a key of a structured result written in the answer
@@ -311,7 +311,7 @@ def check_answer(
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
     if results and all(is_empty_result(text) for text in results):
-        return Grounding(False, "the tool found nothing")
+        return Grounding(False, "the tool returned nothing")
     if _PLACEHOLDER.search(answer):
         return Grounding(False, "the model's reply is a template with nothing filled in")
     if _BROKEN_OFF.search(answer.rstrip().rstrip("*_")):
