@@ -60,7 +60,7 @@ from tests.question_sets import QuestionSet, calibration, calibration_more, eval
 from edgehost.agent import vector_index  # noqa: E402
 from edgehost.agent._e5_embedding import E5Embedder  # noqa: E402
 from edgehost.agent._embedding import MINILM_EMBEDDERS, MiniLMEmbedder  # noqa: E402
-from edgehost.agent._query_cues import asks_for_words, numbers_missing  # noqa: E402
+from edgehost.agent._query_cues import asks_for_words, cannot_fill  # noqa: E402
 from edgehost.agent.query_adapter import ADAPTER_FILE, QueryAdapter, shipped_adapter  # noqa: E402
 from edgehost.agent.question_probe import PROBE_FILE  # noqa: E402
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker  # noqa: E402
@@ -128,10 +128,10 @@ def _gate(
 def scored(ranker: BlendedRanker, text: str, tools: list[ToolSpec]) -> tuple[float, bool]:
     """The best tool score of ``text`` over ``tools``, and whether routing calls nothing after the gate
     all the same: the question asks for words (how to do something, a suggestion: _query_cues.asks_for_words), or
-    that tool needs more numbers than it writes (_query_cues.numbers_missing)."""
+    the question cannot fill that tool (_query_cues.cannot_fill: too few numbers, no typed value)."""
     scores = ranker.scores(text, tools)
     best = max(range(len(tools)), key=lambda i: scores[i])
-    return scores[best], asks_for_words(text) or numbers_missing(text, tools[best]) > 0
+    return scores[best], asks_for_words(text) or cannot_fill(text, tools[best])
 
 
 def external_rows(ranker: BlendedRanker) -> list[tuple[str, bool, float, float, bool]]:

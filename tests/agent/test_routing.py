@@ -274,9 +274,22 @@ def test_a_tool_needing_more_numbers_than_the_question_writes_is_no_candidate() 
     short = decide_route([interest, echo], scores, None, question="Calculate the prime factors of 100.")
     assert [t.name for t in short.candidates] == ["calc__echo"]
     alone = decide_route([interest], scores[:1], None, question="Calculate the prime factors of 100.")
-    assert not alone.needs_tool and "needs numbers the question does not give" in alone.reason
+    assert not alone.needs_tool and "needs values the question does not give" in alone.reason
     question = "Interest on 1,000 at 5% compounded twelve times a year for 3 years?"
     assert decide_route([interest], scores[:1], None, question=question).needs_tool
+
+
+def test_a_tool_given_none_of_the_values_it_requires_is_no_candidate(reference_tools) -> None:
+    convert, now = reference_tools["time__convert_time"], reference_tools["time__get_current_time"]
+    scores = [0.6, 0.59]
+    question = "Convert 100 Fahrenheit to Celsius"
+    decision = decide_route([convert], scores[:1], None, question=question)
+    assert not decision.needs_tool and "needs values the question does not give" in decision.reason
+    assert [t.name for t in decide_route([convert, now], scores, None, question=question).candidates] == [
+        "time__get_current_time"  # one required zone: the model fills the local one
+    ]
+    for asked in ("Convert 3pm Berlin time to Sydney time.", "what's 18:30 here in New York?"):
+        assert decide_route([convert], scores[:1], None, question=asked).needs_tool, asked
 
 
 async def assert_calls_nothing_for_its_form(selector, tools: list[ToolSpec], text: str) -> None:

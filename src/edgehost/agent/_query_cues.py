@@ -40,6 +40,8 @@ __all__ = [
     "speaks_of_kept",
     "asks_how_or_whether",
     "expanded_terms",
+    "cannot_fill",
+    "gives_no_required_values",
     "lacks_required_values",
     "numbers_missing",
     "question_cues",
@@ -318,6 +320,21 @@ def lacks_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
     (a path, a URL, a time zone ...) that EdgeHost does not know itself."""
     _counts, required = _argument_kinds(tool)
     return any(not cues[kind] for kind in required)
+
+
+def gives_no_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
+    """Whether ``tool`` requires two or more typed values EdgeHost does not know (a time and two
+    time zones, a source and a destination), and the question (its ``cues``) holds a value of none
+    of their kinds: "Convert 100 Fahrenheit to Celsius" gives convert_time no time and no zone."""
+    _counts, required = _argument_kinds(tool)
+    return len(required) >= 2 and not any(cues[kind] for kind in required)
+
+
+def cannot_fill(query: str, tool: ToolSpec) -> bool:
+    """Whether ``query`` cannot fill a call of ``tool``: it writes fewer numbers than the tool
+    requires, or none of the two or more typed values it requires (numbers_missing,
+    gives_no_required_values)."""
+    return numbers_missing(query, tool) > 0 or gives_no_required_values(question_cues(query), tool)
 
 
 def numbers_missing(query: str, tool: ToolSpec) -> int:

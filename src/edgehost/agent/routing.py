@@ -50,7 +50,10 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   is no candidate: "Calculate the prime factors of 100" is not a compound-interest calculation with
   100 for its principal, its rate, its periods and its years. On 360 of BFCL's calibration questions
   this left 14 more of the 42 no-fit questions the gate let through alone, for 4 of the 240 tool
-  questions lost ("the next month" for a count of months).
+  questions lost ("the next month" for a count of months). Nor is a tool that requires two or more
+  typed values (a time and its zones, a source and a destination) of which the question writes none:
+  "Convert 100 Fahrenheit to Celsius" is no time to convert between zones. No tool question of the
+  calibration sets (796) has such a right tool.
 
 - Attached content. A question sent with content (an attached resource, or a text that carries its
   own: an MCP prompt's "Please analyze the following resource:" and the resource after it; see
@@ -80,8 +83,8 @@ from edgehost.agent._query_cues import (
     asks_how_or_whether,
     asks_to_keep,
     asks_what_i_recorded,
+    cannot_fill,
     lacks_required_values,
-    numbers_missing,
     question_cues,
 )
 from edgehost.agent.approval import tool_risk
@@ -361,13 +364,13 @@ def _decide(
     )
     if question is not None:
         unasked = [t for t in candidates if not destructive_call_asked(question, t, task)]
-        short = [t for t in candidates if t not in unasked and numbers_missing(question, t)]
+        short = [t for t in candidates if t not in unasked and cannot_fill(question, t)]
         candidates = tuple(t for t in candidates if t not in unasked and t not in short)
         if not candidates:
             why = (
                 f"the question does not ask for what {', '.join(t.name for t in unasked)} would change"
                 if unasked
-                else f"{', '.join(t.name for t in short)} needs numbers the question does not give"
+                else f"{', '.join(t.name for t in short)} needs values the question does not give"
             )
             return RouteDecision(False, (), best, f"no tool is needed: {why} ({reason})")
     return RouteDecision(True, candidates, best, reason)
