@@ -41,9 +41,7 @@ __all__ = [
     "asks_how_or_whether",
     "expanded_terms",
     "cannot_fill",
-    "gives_no_required_values",
     "lacks_required_values",
-    "numbers_missing",
     "question_cues",
 ]
 
@@ -322,7 +320,7 @@ def lacks_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
     return any(not cues[kind] for kind in required)
 
 
-def gives_no_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
+def _gives_no_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
     """Whether ``tool`` requires two or more typed values EdgeHost does not know (a time and two
     time zones, a source and a destination), and the question (its ``cues``) holds a value of none
     of their kinds: "Convert 100 Fahrenheit to Celsius" gives convert_time no time and no zone."""
@@ -332,12 +330,12 @@ def gives_no_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
 
 def cannot_fill(query: str, tool: ToolSpec) -> bool:
     """Whether ``query`` cannot fill a call of ``tool``: it writes fewer numbers than the tool
-    requires, or none of the two or more typed values it requires (numbers_missing,
-    gives_no_required_values)."""
-    return numbers_missing(query, tool) > 0 or gives_no_required_values(question_cues(query), tool)
+    requires, or none of the two or more typed values it requires (_numbers_missing,
+    _gives_no_required_values)."""
+    return _numbers_missing(query, tool) > 0 or _gives_no_required_values(question_cues(query), tool)
 
 
-def numbers_missing(query: str, tool: ToolSpec) -> int:
+def _numbers_missing(query: str, tool: ToolSpec) -> int:
     """How many more numbers ``tool`` requires (its required number arguments without choices of their
     own, that EdgeHost does not know) than ``query`` writes ("Calculate the prime factors of 100"
     gives one of the four a compound-interest tool needs)."""

@@ -77,6 +77,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = [
+    "NOTHING_RETURNED",
     "Grounding",
     "check_answer",
     "echoes",
@@ -86,6 +87,7 @@ __all__ = [
     "repeats_itself",
 ]
 
+NOTHING_RETURNED = "the tool returned nothing"  # why any answer after only empty results is ungrounded
 # A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?")
 # "1. ", "2) " at the start of a line number a list; they are not facts.
@@ -311,7 +313,7 @@ def check_answer(
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
     if results and all(is_empty_result(text) for text in results):
-        return Grounding(False, "the tool returned nothing")
+        return Grounding(False, NOTHING_RETURNED)
     if _PLACEHOLDER.search(answer):
         return Grounding(False, "the model's reply is a template with nothing filled in")
     if _BROKEN_OFF.search(answer.rstrip().rstrip("*_")):

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from edgehost.agent.grounding import Grounding, echoes, has_words, is_empty_result
+from edgehost.agent.grounding import NOTHING_RETURNED, Grounding, echoes, has_words, is_empty_result
 
 __all__ = [
     "NOT_RUN",
@@ -115,7 +115,7 @@ def ungrounded_answer_text(results: Sequence[tuple[str, str]], model_text: str, 
         quoted = "\n".join(f"> {line}" for line in model_text.strip().splitlines())
         if grounding.nothing_to_go_on or all(is_empty_result(text) for _name, text in results):
             # Nothing to contradict: the reply may even say so, but none of it comes from the tool.
-            reason = grounding.reason if grounding.nothing_to_go_on else "the tool returned nothing"
+            reason = grounding.reason if grounding.nothing_to_go_on else NOTHING_RETURNED
             mark = f"*The model's reply, which has nothing from the tool to go on ({reason}):*"
         else:
             mark = f"*The model's reply, which does not match this result ({grounding.reason}):*"
