@@ -308,6 +308,32 @@ def test_a_list_argument_is_offered_the_series_the_question_writes_whole() -> No
     assert "enum" not in grounded_schema(schema, "A recipe with chicken")["properties"]["ingredients"]
 
 
+def test_a_list_of_paths_is_offered_every_file_the_question_writes(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    tool = reference_tools["filesystem__read_multiple_files"]
+    grounded = grounded_schema(tool.input_schema, "Open notes.txt and todo.md together", tool.tool_name)
+    assert grounded["properties"]["paths"]["enum"] == [["notes.txt", "todo.md"]]
+    # One file is a list of one, item by item; a sum's numbers are no files.
+    one = grounded_schema(tool.input_schema, "Open notes.txt", tool.tool_name)["properties"]["paths"]
+    assert "enum" not in one and one["items"]["enum"] == ["notes.txt"]
+    numbers = grounded_schema(tool.input_schema, "add 17.5 and 24.25", tool.tool_name)["properties"]["paths"]
+    assert "enum" not in numbers
+
+
+def test_a_free_text_is_offered_the_series_the_question_writes_across_commas_whole(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    tool = reference_tools["filesystem__write_file"]
+    question = "Create a file called shopping.txt with eggs, milk and flour in it"
+    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    assert content[0] == "eggs, milk and flour" and "eggs" in content
+    # The last item ends where a clause begins.
+    question = "Add salt, pepper, and garlic to soup.md"
+    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    assert content[0] == "salt, pepper, and garlic"
+
+
 def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading() -> None:
     from edgehost.agent.question_values import written_dates, written_numbers, written_series
 

@@ -43,7 +43,7 @@ from typing import Any
 from edgehost.agent._bm25 import terms
 from edgehost.agent.arguments import is_valid
 from edgehost.agent.currencies import currency_roles, named_currencies, wants_currency
-from edgehost.agent.known_arguments import offered_values
+from edgehost.agent.known_arguments import FILE_NAME, offered_values
 from edgehost.agent.number_placement import (
     described_terms,
     numbers_with_their_words,
@@ -61,6 +61,7 @@ from edgehost.agent.question_values import (
     path_values,
     question_spans,
     quoted_phrases,
+    series_as_written,
     told_facts,
     written_addition,
     written_dates,
@@ -94,6 +95,8 @@ _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IG
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
+# A number the question writes ("17.5"), which reads like a file name with its extension.
+_NUMBER_ONLY = re.compile(r"[\d.,]+")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
     {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
@@ -151,19 +154,30 @@ def grounded_schema(
 
 
 def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> dict[str, Any]:
-    """``grounded`` with each of its own list-of-text arguments (not a path's, not inside an object of
-    a list) offered the series the question writes whole: "uses chicken and mushrooms" gives
-    ["chicken", "mushrooms"] (item by item, the 135M model stopped after one)."""
+    """``grounded`` with each of its own list-of-text arguments (not inside an object of a list)
+    offered the series the question writes whole: "uses chicken and mushrooms" gives ["chicken",
+    "mushrooms"] (item by item, the 135M model stopped after one); a list of paths, the files the
+    question writes, all of them: "Open notes.txt and todo.md together" gives ["notes.txt", "todo.md"]
+    (item by item, the model read todo.md alone)."""
     properties, own = grounded.get("properties"), schema.get("properties")
-    series = written_series(text)
-    if not series or not isinstance(properties, Mapping) or not isinstance(own, Mapping):
+    if not isinstance(properties, Mapping) or not isinstance(own, Mapping):
         return grounded
+    series = written_series(text)
+    files = [
+        path for path in path_values(text) if FILE_NAME.search(path) and not _NUMBER_ONLY.fullmatch(path)
+    ]
+    file_lists = [files] if len(files) >= 2 else []
     listed = {
         key: {**value, "enum": fitting}
         for key, value in properties.items()
         if _free_text_list(own, key, value)
-        and not _PATH_NAMES.search(key)
-        and (fitting := [items for items in series if is_valid(items, own[key])])
+        and (
+            fitting := [
+                items
+                for items in (file_lists if _PATH_NAMES.search(key) else series)
+                if is_valid(items, own[key])
+            ]
+        )
     }
     return {**grounded, "properties": {**properties, **listed}} if listed else grounded
 
@@ -616,7 +630,7 @@ def _text_values(
     # An empty default means "not given": offered as a value, it lets a small model write a call that
     # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.
     given = [d for d in default if d.strip()]
-    spans = question_spans(text)
+    spans = [*series_as_written(text), *question_spans(text)]
     naming = [span for span in spans if names_the_tool(span, named)]
     values = [span for span in spans if span not in naming]
     # A word of the tool's own name is a value only where one must be given: an optional argument

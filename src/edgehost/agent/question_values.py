@@ -43,6 +43,7 @@ __all__ = [
     "quoted_phrases",
     "told_facts",
     "written_dates",
+    "series_as_written",
     "written_lists",
     "written_numbers",
     "written_addition",
@@ -291,6 +292,23 @@ def written_series(text: str) -> list[list[str]]:
             if len(items) >= 2:
                 series.append([" ".join(item) for item in items])
     return [list(s) for s in dict.fromkeys(tuple(s) for s in series)]
+
+
+def series_as_written(text: str) -> list[str]:
+    """The series ``text`` writes across commas, each as one text as written ("eggs, milk and
+    flour"): what a free text of a list's items (a file's content, a message) says whole. A series
+    without a comma is a run of question_spans already."""
+    found = []
+    for items in written_series(text):
+        last = items[-1].split()
+        # The last item ends where a clause begins: "salt, pepper and garlic to soup.md".
+        cut = next((i for i, word in enumerate(last) if i and word.lower() in CLAUSE_WORDS), len(last))
+        last_item = " ".join(last[:cut])
+        start = text.find(items[0])
+        end = text.find(last_item, start) + len(last_item)
+        if start >= 0 and end > start and "," in text[start:end]:
+            found.append(text[start:end])
+    return found
 
 
 def _series_clauses(text: str) -> list[list[str]]:
