@@ -332,6 +332,10 @@ def test_a_free_text_is_offered_the_series_the_question_writes_across_commas_who
     question = "Add salt, pepper, and garlic to soup.md"
     content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
     assert content[0] == "salt, pepper, and garlic"
+    # Whole words of one sentence: "eggs" is not where "eggshell" starts.
+    question = "Mind the eggshell. Write eggs, milk and flour to list.txt"
+    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    assert content[0] == "eggs, milk and flour"
 
 
 def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading() -> None:

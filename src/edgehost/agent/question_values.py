@@ -303,11 +303,12 @@ def series_as_written(text: str) -> list[str]:
         last = items[-1].split()
         # The last item ends where a clause begins: "salt, pepper and garlic to soup.md".
         cut = next((i for i, word in enumerate(last) if i and word.lower() in CLAUSE_WORDS), len(last))
-        last_item = " ".join(last[:cut])
-        start = text.find(items[0])
-        end = text.find(last_item, start) + len(last_item)
-        if start >= 0 and end > start and "," in text[start:end]:
-            found.append(text[start:end])
+        # Whole words, within one clause: "eggs" is not the start of "eggshell".
+        written = re.search(
+            rf"\b{re.escape(items[0])}\b[^.;:?!]*?\b{re.escape(' '.join(last[:cut]))}\b", text
+        )
+        if written is not None and "," in written.group(0):
+            found.append(written.group(0))
     return found
 
 
