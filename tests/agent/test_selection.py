@@ -145,6 +145,14 @@ def test_a_change_to_something_kept_favours_the_tool_that_changes_what_exists(to
         assert added == created, other
 
 
+def test_a_removal_from_something_kept_does_not_favour_the_tool_that_adds(tools):
+    by_name = {t.name: t for t in tools}
+    trio = [by_name[f"memory__{n}"] for n in ("delete_observations", "add_observations", "create_entities")]
+    # "entry" speaks of something kept; deleting from it changes what exists as much as adding does.
+    deleted, added, created = cue_bonus("drop 'vegetarian' from Pete's entry", trio)
+    assert deleted == added > created
+
+
 def test_a_question_with_two_file_names_fits_the_tool_taking_two_paths_better(tools):
     by_name = {t.name: t for t in tools}
     two = question_cues("Rename draft.txt to final.txt")

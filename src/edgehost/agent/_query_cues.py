@@ -239,9 +239,13 @@ def speaks_of_kept(query: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def acts_on_existing(tool: ToolSpec) -> bool:
-    """Whether the tool's description says it changes something that exists ("Add new observations
-    to existing entities")."""
-    return _EXISTING.search(tool.description) is not None
+    """Whether the tool changes something that exists: its description says so ("Add new observations
+    to existing entities"), or its name says it deletes (what it deletes exists). "Drop 'vegetarian'
+    from Pete's entry" speaks of something kept and asks to remove from it: the kept bonus must not
+    go to the one tool that adds."""
+    return _EXISTING.search(tool.description) is not None or any(
+        "delete" in _action_of().get(word, ()) for word in terms(tool.tool_name)
+    )
 
 
 def asks_for_change(query: str) -> bool:
