@@ -186,6 +186,9 @@ def test_a_path_written_from_the_root_or_home_is_a_value_whole() -> None:
     assert path_values("what is in ~/notes/todo.txt.") == ["~/notes/todo.txt"]
     assert path_values("read the file at /etc/hostname") == ["/etc/hostname"]  # not also etc/hostname
     assert path_values("fetch https://example.com/a") == []  # a URL's slashes are not a path
+    # A number is no file name, though "17.5" reads like one with its extension; "syslog.1" is one.
+    assert path_values("add 17.5 and 24.25") == []
+    assert path_values("show me syslog.1 and the last 3.5 lines") == ["syslog.1"]
 
 
 def test_the_one_path_the_question_names_fills_a_path_the_model_left_out() -> None:

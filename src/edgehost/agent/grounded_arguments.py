@@ -95,8 +95,6 @@ _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IG
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
-# A number the question writes ("17.5"), which reads like a file name with its extension.
-_NUMBER_ONLY = re.compile(r"[\d.,]+")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
     {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
@@ -163,9 +161,7 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
     if not isinstance(properties, Mapping) or not isinstance(own, Mapping):
         return grounded
     series = written_series(text)
-    files = [
-        path for path in path_values(text) if FILE_NAME.search(path) and not _NUMBER_ONLY.fullmatch(path)
-    ]
+    files = [path for path in path_values(text) if FILE_NAME.search(path)]
     file_lists = [files] if len(files) >= 2 else []
     listed = {
         key: {**value, "enum": fitting}

@@ -129,7 +129,9 @@ _QUOTED = re.compile(r"(?<!\w)'([^'\n]+?(?:'\w[^'\n]*?)*)'(?!\w)|\"([^\"]+)\"|â€
 WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 
 
-_FILE_LIKE = re.compile(r"^[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}$|^[\w\-.]+/[\w\-./]*$")
+# A file name ("notes.txt", "syslog.1", "logs/app.log") or a relative path; a number the question writes
+# ("17.5", "3.14") reads like one with its extension, and is none.
+_FILE_LIKE = re.compile(r"^(?![\d.]+$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
 
 
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
