@@ -11,7 +11,7 @@ import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
-from edgehost.agent.question_values import path_values, question_spans, told_facts
+from edgehost.agent.question_values import path_values, question_spans, told_facts, written_out
 from edgehost.agent.tools import ToolSpec
 from edgehost.servers.files import build_server
 
@@ -624,3 +624,15 @@ def test_the_count_a_question_asks_for_is_passed_to_the_only_count_a_tool_takes(
     assert "max_count" in asked["required"] and asked["properties"]["max_count"]["enum"] == [3]
     # "the last 2 days" is a time, not a count of commits.
     assert "max_count" not in grounded_schema(log, "What changed in the last 2 days?")["required"]
+
+
+def test_a_text_written_out_after_saying_so_is_offered_whole_without_its_file(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    tool = reference_tools["filesystem__write_file"]
+    question = "Create a file called ideas.txt that says: paint the fence blue"
+    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    assert content[0] == "paint the fence blue"
+    assert written_out("Make a note saying call mum back, name it todo.txt") == ["call mum back"]
+    assert written_out("add a line saying meet in the park to notes.txt") == ["meet in the park"]
+    assert written_out("what does the readme say?") == []

@@ -593,3 +593,25 @@ async def test_a_relation_runs_between_two_names_in_the_order_the_question_write
         assert not {start, end} & {word for value in offered_types for word in value.split()}
         if relation_type is not None:
             assert offered_types == relation_type
+
+
+async def test_a_list_of_names_is_offered_the_name_the_question_gives(selector, reference_tools) -> None:
+    """The memory server's delete_entities takes a list of names. Offered every run of "Forget Carol
+    completely." item by item, the 135M model deleted the entity "completely"; fitted by what the list
+    holds (entity names), the item is the question's name."""
+    delete = reference_tools["memory__delete_entities"]
+    fitted = (await selector.with_fitting_values(delete, "Forget Carol completely.")).input_schema
+    assert fitted["properties"]["entityNames"]["items"]["enum"] == ["Carol"]
+    # Two names written as a series are offered as one list, whole.
+    both = (await selector.with_fitting_values(delete, "Forget Carol and Dana.")).input_schema
+    assert ["Carol", "Dana"] in both["properties"]["entityNames"]["enum"]
+
+
+async def test_a_files_content_written_out_is_the_one_value_offered(selector, reference_tools) -> None:
+    """Offered the runs nearest to "content", the 135M model wrote "says" into ideas.txt: a run that
+    holds the file's name ("ideas.txt that says") is the path's, and the text written out after
+    "says:" is the content, whole."""
+    write = reference_tools["filesystem__write_file"]
+    question = "Create a file called ideas.txt that says: paint the fence blue"
+    fitted = (await selector.with_fitting_values(write, question)).input_schema["properties"]
+    assert fitted["content"]["enum"] == ["paint the fence blue"]

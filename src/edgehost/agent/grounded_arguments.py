@@ -67,6 +67,7 @@ from edgehost.agent.question_values import (
     written_dates,
     written_lists,
     written_numbers,
+    written_out,
     written_replacement,
     written_series,
 )
@@ -626,7 +627,7 @@ def _text_values(
     # An empty default means "not given": offered as a value, it lets a small model write a call that
     # asks for nothing (search_files with pattern "" and contains ""); it may leave the argument out.
     given = [d for d in default if d.strip()]
-    spans = [*series_as_written(text), *question_spans(text)]
+    spans = [*written_out(text), *series_as_written(text), *question_spans(text)]
     naming = [span for span in spans if names_the_tool(span, named)]
     values = [span for span in spans if span not in naming]
     # A word of the tool's own name is a value only where one must be given: an optional argument

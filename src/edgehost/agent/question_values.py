@@ -538,6 +538,30 @@ _ADDED_END = re.compile(
 )
 
 
+# A text the question writes out after a word that says it is the text: "a file called ideas.txt that
+# says: paint the fence blue", "a note saying call mum back".
+_WRITTEN_OUT = re.compile(
+    r"\b(?:that\s+says|which\s+says|saying|that\s+reads|with\s+the\s+(?:text|words|line))\s*:?\s+"
+    r"(?P<what>(?:[^.!?\n]|\.(?=\w))+)",
+    re.IGNORECASE,
+)
+# Where the file it goes to follows it: "..., name it todo.txt", "... to notes.txt".
+_FILE_AFTER = re.compile(
+    r"(?:,[^,]*?\s|\s+(?:to|onto|in|into)\s+(?:(?:my|the|a|this)\s+)?)[\w\-/]+\.\w{1,5}\b.*$", re.IGNORECASE
+)
+
+
+def written_out(text: str) -> list[str]:
+    """The texts the question writes out whole after a word that says so (_WRITTEN_OUT), unquoted and
+    without the file they go to: what a free text (a file's content, a message) is to hold, where runs
+    of its words cut it."""
+    found = []
+    for said in _WRITTEN_OUT.finditer(text):
+        what = _FILE_AFTER.sub("", said.group("what")).strip()
+        found.append(_unquoted(what) or what)
+    return [what for what in found if what]
+
+
 def written_addition(text: str) -> str | None:
     """The text the question asks to add to a file or a list ("add 'buy eggs' to my todo list" gives
     "buy eggs"; "add a line saying the dentist is on Thursday" gives "the dentist is on Thursday");

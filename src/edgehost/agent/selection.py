@@ -28,7 +28,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
-from edgehost.agent.question_values import WORD, quoted_phrases, written_numbers
+from edgehost.agent.question_values import WORD, path_values, quoted_phrases, written_numbers, written_out
 from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
@@ -216,7 +216,7 @@ def _nearest_values(
     similarities: dict[str, dict[str, float]] = {}
     slots: dict[str, Slot] = {}
     named = tool_words(tool)
-    quoted = frozenset(quoted_phrases(question))
+    quoted = frozenset([*quoted_phrases(question), *written_out(question)])
     free: list[str] = []  # the free text arguments offered every run
     for key, schema in arguments.items():
         values = list(schema["enum"])
@@ -226,7 +226,7 @@ def _nearest_values(
         description = str(schema.get("description") or schema.get("title") or "")
         slot = Slot.of(key, description)
         candidates = [
-            v for v in values if not FILE_NAME.search(v) and fit_adjustment(question, v, slot) is not None
+            v for v in values if not _holds_a_file(v) and fit_adjustment(question, v, slot) is not None
         ]
         candidates = [v for v in candidates if not names_the_tool(v, named)] or candidates
         if not candidates:
@@ -248,6 +248,12 @@ def _nearest_values(
         else:
             nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
     return _without_taken_values(nearest, free)
+
+
+def _holds_a_file(value: str) -> bool:
+    """Whether a run of the question's words holds a file name ("notes.txt", "ideas.txt that says"):
+    a path's value, not a text of its own kind."""
+    return any(FILE_NAME.search(path) for path in path_values(value))
 
 
 def _without_taken_values(
@@ -460,6 +466,15 @@ class ToolSelector:
                 declared = _item_properties(own.get(key))
                 inner = await self._fitted(items["properties"], items, declared, question, tool)
                 fitted[key] = {**value, "items": {**items, "properties": inner}}
+            elif isinstance(items, Mapping) and items.get("type") == "string" and "enum" in items:
+                # A list of texts ("entityNames: An array of entity names to delete") is fitted by
+                # what the list is: "Forget Carol completely." offered "completely" as a name.
+                described = {**items, "description": items.get("description") or value.get("description", "")}
+                declared_items = own[key].get("items") if isinstance(own.get(key), Mapping) else None
+                inner = await self._fitted(
+                    {key: described}, {"required": [key]}, {key: declared_items or {}}, question, tool
+                )
+                fitted[key] = {**value, "items": {**items, "enum": inner[key]["enum"]}}
         return dataclasses.replace(
             tool, input_schema={**schema, "properties": _one_use(fitted, schema, question)}
         )
