@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 from tests.host.conftest import WAIT_S, call
@@ -219,6 +220,27 @@ async def test_a_question_for_a_switched_off_tool_is_answered_with_how_to_switch
     # A question for a tool that is on goes on as before.
     answered = await host.submit("How much memory is free?")
     assert answered.executions[0]["tool"] == "board__memory_usage"
+
+
+async def test_a_switched_off_tool_gives_way_to_another_servers_tool_of_the_same_name(
+    make_host, data_dir
+) -> None:
+    # Seen in a newcomer's walk-through: with the built-in files server switched off, every file
+    # question was answered "files__read_file is switched off", though the filesystem server's
+    # read_file, on, does the same job. Here a second board server stands in for it.
+    servers = Paths.resolve(None, data_dir).servers_file
+    servers.parent.mkdir(parents=True, exist_ok=True)
+    sensors = {"command": sys.executable, "args": ["-m", "edgehost", "serve", "board"]}
+    servers.write_text(json.dumps({"mcpServers": {"sensors": sensors}}), encoding="utf-8")
+    backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "done"])
+    settings = Settings(routing="host", disabled_tools=["board__memory_usage"])
+    host, recorder = await make_host(backend, settings)
+    turn = host.start_turn("How much memory is free?")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))  # a server the user added asks
+    result = await asyncio.wait_for(turn, WAIT_S)
+    assert "switched off" not in result.text
+    assert [(e["tool"], e["status"]) for e in result.executions] == [("sensors__memory_usage", "ok")]
 
 
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(

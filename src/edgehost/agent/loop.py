@@ -431,14 +431,19 @@ class TurnRunner:
         self, question: str, tools: Sequence[ToolSpec], earlier: Sequence[str], attached: bool = False
     ) -> ToolSpec | None:
         """The switched-off tool that the question calls for, if the host would have chosen it among
-        all the tools (decision 11); None otherwise. A small model asked "how hot is the board?" with
-        board__temperatures off answered with the uptime, or with nothing to do with the board."""
+        all the tools (decision 11) and no tool of the same name is on (another server's: the built-in
+        files server off, the filesystem server's read_file does the job); None otherwise. A small
+        model asked "how hot is the board?" with board__temperatures off answered with the uptime, or
+        with nothing to do with the board."""
         if all(t.enabled for t in tools):
             return None
         everything = [dataclasses.replace(t, enabled=True) for t in tools]
         overall = await self._selector.route(question, everything, context=earlier, attached=attached)
         best = overall.candidates[0] if overall.needs_tool and overall.candidates else None
-        return next((t for t in tools if best is not None and t.name == best.name and not t.enabled), None)
+        off = next((t for t in tools if best is not None and t.name == best.name and not t.enabled), None)
+        if off is None or any(t.enabled and t.tool_name == off.tool_name for t in tools):
+            return None
+        return off
 
     def _answer_switched_off(self, conversation: Conversation, tool: ToolSpec) -> ev.TurnCompleted:
         """The turn's answer, without the model: the tool for the question is switched off, and how to
