@@ -324,21 +324,27 @@ def test_a_list_of_paths_is_offered_every_file_the_question_writes(
     assert "enum" not in numbers
 
 
+def _content_offered(reference_tools: dict[str, ToolSpec], question: str) -> list[str]:
+    """What the filesystem server's write_file is offered for its content."""
+    tool = reference_tools["filesystem__write_file"]
+    return grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+
+
 def test_a_free_text_is_offered_the_series_the_question_writes_across_commas_whole(
     reference_tools: dict[str, ToolSpec],
 ) -> None:
-    tool = reference_tools["filesystem__write_file"]
-    question = "Create a file called shopping.txt with eggs, milk and flour in it"
-    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    content = _content_offered(
+        reference_tools, "Create a file called shopping.txt with eggs, milk and flour in it"
+    )
     assert content[0] == "eggs, milk and flour" and "eggs" in content
     # The last item ends where a clause begins.
-    question = "Add salt, pepper, and garlic to soup.md"
-    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
-    assert content[0] == "salt, pepper, and garlic"
+    assert (
+        _content_offered(reference_tools, "Add salt, pepper, and garlic to soup.md")[0]
+        == "salt, pepper, and garlic"
+    )
     # Whole words of one sentence: "eggs" is not where "eggshell" starts.
     question = "Mind the eggshell. Write eggs, milk and flour to list.txt"
-    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
-    assert content[0] == "eggs, milk and flour"
+    assert _content_offered(reference_tools, question)[0] == "eggs, milk and flour"
 
 
 def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading() -> None:
@@ -629,9 +635,9 @@ def test_the_count_a_question_asks_for_is_passed_to_the_only_count_a_tool_takes(
 def test_a_text_written_out_after_saying_so_is_offered_whole_without_its_file(
     reference_tools: dict[str, ToolSpec],
 ) -> None:
-    tool = reference_tools["filesystem__write_file"]
-    question = "Create a file called ideas.txt that says: paint the fence blue"
-    content = grounded_schema(tool.input_schema, question, tool.tool_name)["properties"]["content"]["enum"]
+    content = _content_offered(
+        reference_tools, "Create a file called ideas.txt that says: paint the fence blue"
+    )
     assert content[0] == "paint the fence blue"
     assert written_out("Make a note saying call mum back, name it todo.txt") == ["call mum back"]
     assert written_out("add a line saying meet in the park to notes.txt") == ["meet in the park"]
