@@ -11,7 +11,13 @@ import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
-from edgehost.agent.question_values import path_values, question_spans, told_facts, written_out
+from edgehost.agent.question_values import (
+    path_values,
+    question_spans,
+    told_facts,
+    written_addition,
+    written_out,
+)
 from edgehost.agent.tools import ToolSpec
 from edgehost.servers.files import build_server
 
@@ -188,6 +194,7 @@ def test_a_path_written_from_the_root_or_home_is_a_value_whole() -> None:
     assert path_values("fetch https://example.com/a") == []  # a URL's slashes are not a path
     # A number is no file name, though "17.5" reads like one with its extension; "syslog.1" is one.
     assert path_values("add 17.5 and 24.25") == []
+    assert path_values("make a folder called 2.5") == []
     assert path_values("show me syslog.1 and the last 3.5 lines") == ["syslog.1"]
 
 
@@ -642,3 +649,12 @@ def test_a_text_written_out_after_saying_so_is_offered_whole_without_its_file(
     assert written_out("Make a note saying call mum back, name it todo.txt") == ["call mum back"]
     assert written_out("add a line saying meet in the park to notes.txt") == ["meet in the park"]
     assert written_out("what does the readme say?") == []
+    # The file the host read a follow-up with is no part of the text; a number is no file; a question
+    # asks about what is said, and writes nothing.
+    assert written_out("Also add a line saying call the plumber (notes.txt)") == ["call the plumber"]
+    assert written_out("a note saying the meeting moved to 4.30 on Friday") == [
+        "the meeting moved to 4.30 on Friday"
+    ]
+    assert written_out("What is Bob saying about the budget?") == []
+    # One reading for an addition: "meet in the park" keeps its park there too.
+    assert written_addition("add a line saying meet in the park to notes.txt") == "meet in the park"

@@ -131,6 +131,7 @@ WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 
 # A file name ("notes.txt", "syslog.1", "logs/app.log") or a relative path; a number the question writes
 # ("17.5", "3.14") reads like one with its extension, and is none.
+_NUMBER_NAME = re.compile(r"^[\d.]+$")
 _FILE_LIKE = re.compile(r"^(?![\d.]+$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
 
 
@@ -358,7 +359,7 @@ def path_values(text: str) -> list[str]:
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""
         names_a_folder = after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named")
-        if names_a_folder and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
+        if names_a_folder and word.lower() not in EDGE_WORDS | _FOLDER_WORDS and not _NUMBER_NAME.match(word):
             found.append(word)
     return list(dict.fromkeys(found))
 
@@ -530,34 +531,37 @@ _ADDED_TO = re.compile(
     r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
     re.IGNORECASE,
 )
-# ... or a file in brackets after it, as the host reads a follow-up (agent/references.py): "add a line
-# saying the dentist is on Thursday (notes.txt)".
-_ADDED_END = re.compile(
-    rf"{_ADDED_INTO}(?:(?:my|the|our|this)\s|[\w\-/]+\.\w{{1,5}}\b).*$|\s*\([\w\-/]+(?:\.\w{{1,5}}|/)\)\s*$",
+# A file a text goes to: a name of two letters or more with an extension, no number ("4.30", "e.g.").
+_DESTINATION_FILE = r"(?![\d.]+\b)[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
+# Where a text written out ends and its destination begins: "... to my notes", "... to notes.txt", "...,
+# name it todo.txt", or a file in brackets after it, as the host reads a follow-up (agent/references.py):
+# "add a line saying the dentist is on Thursday (notes.txt)". "meet in the park" keeps its park.
+_TEXT_DESTINATION = re.compile(
+    rf"{_ADDED_INTO}(?:(?:my|our|this|your)\s|(?:the\s+|a\s+)?{_DESTINATION_FILE}).*$"
+    rf"|,[^,]*?\s{_DESTINATION_FILE}.*$"
+    r"|\s*\([\w\-/]+(?:\.\w{1,5}|/)\)\s*$",
     re.IGNORECASE,
 )
-
-
 # A text the question writes out after a word that says it is the text: "a file called ideas.txt that
-# says: paint the fence blue", "a note saying call mum back".
+# says: paint the fence blue", "a note saying call mum back". In a question ("What is Bob saying about
+# the budget?") the words after it are asked about, not written.
 _WRITTEN_OUT = re.compile(
     r"\b(?:that\s+says|which\s+says|saying|that\s+reads|with\s+the\s+(?:text|words|line))\s*:?\s+"
     r"(?P<what>(?:[^.!?\n]|\.(?=\w))+)",
     re.IGNORECASE,
 )
-# Where the file it goes to follows it: "..., name it todo.txt", "... to notes.txt".
-_FILE_AFTER = re.compile(
-    r"(?:,[^,]*?\s|\s+(?:to|onto|in|into)\s+(?:(?:my|the|a|this)\s+)?)[\w\-/]+\.\w{1,5}\b.*$", re.IGNORECASE
-)
+_ASKED = re.compile(r"\?\s*$|^\s*(?:who|what|which|when|where|why|how|is|are|was|were|do|does|did)\b", re.I)
 
 
 def written_out(text: str) -> list[str]:
     """The texts the question writes out whole after a word that says so (_WRITTEN_OUT), unquoted and
     without the file they go to: what a free text (a file's content, a message) is to hold, where runs
     of its words cut it."""
+    if _ASKED.search(text):
+        return []
     found = []
     for said in _WRITTEN_OUT.finditer(text):
-        what = _FILE_AFTER.sub("", said.group("what")).strip()
+        what = _TEXT_DESTINATION.sub("", said.group("what")).strip()
         found.append(_unquoted(what) or what)
     return [what for what in found if what]
 
@@ -568,7 +572,7 @@ def written_addition(text: str) -> str | None:
     None when it asks for no addition."""
     said = _ADDED_LINE.search(text)
     if said is not None:
-        line = _ADDED_END.sub("", said.group("what")).strip()
+        line = _TEXT_DESTINATION.sub("", said.group("what")).strip()
         return _unquoted(line) or line or None
     added = _ADDED_TO.search(text)
     return (_bare_value(added.group("what")) or None) if added is not None else None

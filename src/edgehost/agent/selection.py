@@ -204,11 +204,14 @@ def _nearest_values(
     question: str,
     required: frozenset[str],
     tool: str = "",
+    items: bool = False,
 ) -> dict[str, list[Any] | None]:
     """For each argument, its enum cut to the FITTING_VALUES that fit it best (agent/value_fit.py), when
-    the nearest by meaning is at least FIT_MIN_SIMILARITY; else the phrases the question quotes, or the
-    whole enum, in order (ToolSelector.with_fitting_values). None for an optional argument no value
-    fits: it is left out. File names are no fitting value: they are a path's; nor are words of the
+    the nearest by meaning is at least FIT_MIN_SIMILARITY (the items of a list: every value that
+    near, for a list may hold several); else the phrases the question quotes or writes out (a note
+    "saying ..."), or the whole enum, in order (ToolSelector.with_fitting_values). None for an optional
+    argument no value fits: it is left out. A run holding a file name is no fitting value: it is a
+    path's; nor are words of the
     ``tool``'s own name where the question gives others ("Whole Foods" is no product of whole_foods.find_top_brands). Without the
     embedding model, every enum whole."""
     semantic = _semantic(ranker)
@@ -245,6 +248,8 @@ def _nearest_values(
     for key, ranked in assign_values(question, similarities, slots).items():
         if key not in required and ranked[0][1] < FIT_MIN_SIMILARITY:
             nearest[key] = None
+        elif items:
+            nearest[key] = [value for value, score in ranked if score >= FIT_MIN_SIMILARITY] or [ranked[0][0]]
         else:
             nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
     return _without_taken_values(nearest, free)
@@ -450,7 +455,7 @@ class ToolSelector:
         of the animal" and "tigers", not "100"), to the FITTING_VALUES that fit best, each run of words
         to one argument (agent/value_fit.py); an optional argument nothing fits is left out. The text
         fields of a list of objects (the memory server's entities: name, entityType) are fitted the
-        same way, among themselves. Arguments with choices of their own keep them; without the
+        same way, among themselves, and the items of a list of texts by the list's description. Arguments with choices of their own keep them; without the
         embedding model, the words alone. For the calls the host chooses under a grammar (decision 11)."""
         schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
         properties = schema.get("properties")
@@ -472,7 +477,12 @@ class ToolSelector:
                 described = {**items, "description": items.get("description") or value.get("description", "")}
                 declared_items = own[key].get("items") if isinstance(own.get(key), Mapping) else None
                 inner = await self._fitted(
-                    {key: described}, {"required": [key]}, {key: declared_items or {}}, question, tool
+                    {key: described},
+                    {"required": [key]},
+                    {key: declared_items or {}},
+                    question,
+                    tool,
+                    items=True,
                 )
                 fitted[key] = {**value, "items": {**items, "enum": inner[key]["enum"]}}
         return dataclasses.replace(
@@ -486,10 +496,12 @@ class ToolSelector:
         own: Mapping[str, Any],
         question: str,
         tool: ToolSpec,
+        items: bool = False,
     ) -> dict[str, Any]:
         """``properties`` (of ``schema``, as grounded; ``own``: as the tool declares them) with each free
-        text argument offered more than FITTING_VALUES values cut to those that fit it best, and an
-        optional one nothing fits left out (with_fitting_values)."""
+        text argument offered more than FITTING_VALUES values cut to those that fit it best (``items``:
+        the items of a list, every value that fits), and an optional one nothing fits left out
+        (with_fitting_values)."""
         many = {
             key: value
             for key, value in properties.items()
@@ -502,7 +514,7 @@ class ToolSelector:
         if not many:
             return dict(properties)
         required = frozenset(schema.get("required") or ())
-        nearest = await self._ranked(_nearest_values, many, question, required, tool.name)
+        nearest = await self._ranked(_nearest_values, many, question, required, tool.name, items)
         return {
             key: value if nearest.get(key) is None else {**value, "enum": nearest[key]}
             for key, value in properties.items()
