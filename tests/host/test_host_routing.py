@@ -243,6 +243,33 @@ async def test_a_switched_off_tool_gives_way_to_another_servers_tool_of_the_same
     assert [(e["tool"], e["status"]) for e in result.executions] == [("sensors__memory_usage", "ok")]
 
 
+async def test_a_file_only_another_servers_folder_holds_is_read_by_that_server(
+    make_host, data_dir, tmp_path
+) -> None:
+    # Seen in a newcomer's walk-through: the built-in files server's folder was empty, the user's file
+    # was in the filesystem server's folder, and "read" went to the files server, whose read tool
+    # ranks alike. Here a second files server, on another folder, stands in for it.
+    documents = tmp_path / "documents"
+    documents.mkdir()
+    (documents / "shopping.txt").write_text("eggs, milk, flour\n", encoding="utf-8")
+    servers = Paths.resolve(None, data_dir).servers_file
+    servers.parent.mkdir(parents=True, exist_ok=True)
+    notes = {
+        "command": sys.executable,
+        "args": ["-m", "edgehost", "serve", "files", "--root", str(documents)],
+    }
+    servers.write_text(json.dumps({"mcpServers": {"notes": notes}}), encoding="utf-8")
+    backend = ScriptedBackend(['{"path": "shopping.txt"}}[END_TOOL_CALL]', "done"])
+    host, recorder = await make_host(backend, host_routing())
+    turn = host.start_turn("Read me shopping.txt")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))  # a server the user added asks
+    result = await asyncio.wait_for(turn, WAIT_S)
+    [routed] = recorder.of(ev.TurnRouted)
+    assert routed.candidates == ("notes__read_file",), routed
+    assert [(e["tool"], e["status"]) for e in result.executions] == [("notes__read_file", "ok")]
+
+
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(
     make_host, data_dir
 ) -> None:

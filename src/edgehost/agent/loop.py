@@ -20,7 +20,7 @@ from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
-from edgehost.agent.named_files import with_named_files
+from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
     build_system_prompt,
     choose_dialect,
@@ -119,7 +119,7 @@ class TurnRunner:
         route: RouteDecision | None = None
         # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
         # file named by its words as that file (agent/named_files.py).
-        question, own_file = await asyncio.to_thread(  # a folder's listing: off the window's thread
+        question, holders = await asyncio.to_thread(  # a folder's listing: off the window's thread
             with_named_files,
             resolved_references(user_text, earlier_questions),
             [t.served_folder for t in tools if t.enabled and t.served_folder],
@@ -129,10 +129,13 @@ class TurnRunner:
             # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
             asked, material = split_material(question)
             attached = bool(attachments) or bool(material)
-            switched_off = await self._switched_off_tool(asked, tools, earlier_questions, attached)
+            reaching = tools_for_named_files(tools, holders)  # the servers that can reach its file
+            switched_off = await self._switched_off_tool(asked, reaching, earlier_questions, attached)
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
-            route = await self._route(conversation.id, asked, tools, earlier_questions, attached, own_file)
+            route = await self._route(
+                conversation.id, asked, reaching, earlier_questions, attached, bool(holders)
+            )
         plan = await self._choose_tools(
             conversation, question, tools, caps, routing, route, pinned, server_instructions
         )

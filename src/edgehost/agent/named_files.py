@@ -26,7 +26,10 @@ host that offered it as the path would have the tool read nothing. "Do any of my
 names the folder in the plural: all of it is meant, and it stays named.
 
 A question about a file the user has is a task, however much it reads like a chat ("Does my soup
-recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py).
+recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py), and
+routes it among the servers whose folder holds the file, with those that serve no folder
+(tools_for_named_files): a server started on a folder acts in it, so another folder's server cannot
+reach the file, however well its tool's words fit.
 """
 
 from __future__ import annotations
@@ -34,14 +37,15 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from edgehost.agent._bm25 import Bm25Index, alike, terms
 from edgehost.agent._query_cues import asks_what_i_recorded
 from edgehost.agent.question_values import WORD, path_values
+from edgehost.agent.tools import ToolSpec
 
-__all__ = ["files_in", "with_named_files"]
+__all__ = ["files_in", "tools_for_named_files", "with_named_files"]
 
 MAX_DEPTH = 2
 MAX_ENTRIES = 500
@@ -56,32 +60,43 @@ _NAME_PARTS = re.compile(r"[-_. ]+|(?<=[a-z])(?=[A-Z])")
 _NAME_LIKE = re.compile(r"[-_\d]")
 
 
-def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, bool]:
+def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, tuple[str, ...]]:
     """``question`` as the host reads it: with the one file or folder of ``folders`` it names by its
-    words after it, in brackets (module docstring); and whether it names one those folders hold, by
-    its words or written whole ("Does notes.txt mention the dentist?")."""
+    words after it, in brackets (module docstring); and the folders of ``folders`` that hold what it
+    names, by its words or written whole ("Does notes.txt mention the dentist?"), () for none."""
     folders = list(dict.fromkeys(folders))
     written = path_values(question)
     if written:
-        return question, any(_holds(folder, path) for folder in folders for path in written)
+        return question, tuple(f for f in folders if any(_holds(f, path) for path in written))
     words = [w.lower() for w in WORD.findall(question)]
     owned = [i for i in range(1, len(words)) if words[i - 1] in _OWNING]  # where a named file may start
     recorded = asks_what_i_recorded(question)
     if not owned and not recorded:
-        return question, False  # nothing to look for: the folders are not listed
+        return question, ()  # nothing to look for: the folders are not listed
+    listings = {folder: files_in(folder) for folder in folders}
     # Two servers may serve one folder: a path is one file however many list it.
-    listed = {relative: folder for folder in reversed(folders) for relative in files_in(folder)}
+    listed = {relative: folder for folder in reversed(folders) for relative in listings[folder]}
     named = [relative for relative in listed if owned and _names(words, owned, relative)]
     if len(named) > 1:
-        return question, False
-    if named:
-        relative = named[0]
-        if relative.endswith("/") and _in_singular(words, relative):
-            inside = {r: f for r, f in listed.items() if r.startswith(relative)}
-            relative = _told_in(question, inside) or relative
-        return f"{question} ({relative})", True
-    meant = _told_in(question, listed) if recorded else None
-    return (f"{question} ({meant})", True) if meant else (question, False)
+        return question, ()
+    meant = named[0] if named else _told_in(question, listed) if recorded else None
+    if meant is None:
+        return question, ()
+    if meant.endswith("/") and _in_singular(words, meant):
+        inside = {r: f for r, f in listed.items() if r.startswith(meant)}
+        meant = _told_in(question, inside) or meant
+    return f"{question} ({meant})", tuple(f for f in folders if meant in listings[f])
+
+
+def tools_for_named_files(tools: Sequence[ToolSpec], holders: Sequence[str]) -> list[ToolSpec]:
+    """The ``tools`` that can reach what a question names, where served folders ``holders`` hold it
+    (with_named_files): a server started on a folder acts in that folder, so of the servers that serve
+    one, only those whose folder holds it; every tool where none does. With the built-in files server
+    on an empty folder and a filesystem server on the user's documents, "read notes.txt" ranked the
+    two servers' read tools alike and read the empty folder."""
+    if not holders:
+        return list(tools)
+    return [t for t in tools if t.served_folder is None or t.served_folder in holders]
 
 
 def _holds(folder: str, path: str) -> bool:
