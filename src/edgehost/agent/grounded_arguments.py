@@ -16,7 +16,8 @@ grammar (agent/grammar.py) holds the model to one of them:
   ``Asia/Tokyo``), else the zones the description quotes;
 - currencies (an argument named or described as one): the ISO codes of those the question names
   ("Japanese Yen" gives JPY, agent/currencies.py); a pair of them (from and to, base and target)
-  each takes its own: the amount's or the one after "from" is the source (_paired_currencies);
+  each takes its own: the amount's or the one after "from" is the source (_paired_currencies); a
+  source and a destination path take what moves and where it goes (agent/path_roles.py);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
   question writes with their year, in that layout;
@@ -50,6 +51,7 @@ from edgehost.agent.number_placement import (
     placed_numbers,
     within,
 )
+from edgehost.agent.path_roles import path_roles
 from edgehost.agent.places import named_zones, timezone_roles
 from edgehost.agent.question_values import (
     DATE_FORMAT,
@@ -284,6 +286,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     }
     properties = _paired_currencies(schema["properties"], properties, text)
     properties = _paired_timezones(schema["properties"], properties, text)
+    properties = _paired_paths(schema["properties"], properties, text)
     properties, edited = _paired_edit(schema["properties"], properties, text, needed)
     properties = _told(schema["properties"], properties, text)
     properties = _places_apart(schema["properties"], properties)
@@ -369,6 +372,19 @@ def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: 
         return properties
     local = next(filter(None, (_local_zone(str(own[key].get("description") or "")) for key in pair)), None)
     roles = timezone_roles(text, local)
+    return properties if roles is None else _in_roles(properties, pair, roles)
+
+
+def _paired_paths(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of path arguments (source and destination) each offered its one path,
+    when the question writes what moves and where it goes (agent/path_roles.py): "move shopping.txt
+    into the recipes folder" gives shopping.txt and recipes/shopping.txt."""
+    pair = [
+        key
+        for key in _free_texts(own, properties)
+        if _PATH_NAMES.search(key) and _key_words(key) & (_SOURCE_TERMS | _TARGET_TERMS)
+    ]
+    roles = path_roles(text) if len(pair) == 2 else None
     return properties if roles is None else _in_roles(properties, pair, roles)
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "DATE_FORMAT",
     "EDGE_WORDS",
     "EXAMPLE_CLAUSE",
+    "FOLDER_WORDS",
     "MAX_SPAN_WORDS",
     "WORD",
     "clauses",
@@ -135,7 +136,7 @@ _NUMBER_NAME = re.compile(r"^[\d.]+$")
 _FILE_LIKE = re.compile(r"^(?![\d.]+$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
 
 
-_FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
 _BRACKETED_FOLDER = re.compile(r"\(([\w\-.]+(?:/[\w\-.]+)*/)\)")
 
 
@@ -358,8 +359,8 @@ def path_values(text: str) -> list[str]:
     for index, word in enumerate(words):
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""
-        names_a_folder = after.lower() in _FOLDER_WORDS or before.lower() in ("called", "named")
-        if names_a_folder and word.lower() not in EDGE_WORDS | _FOLDER_WORDS and not _NUMBER_NAME.match(word):
+        names_a_folder = after.lower() in FOLDER_WORDS or before.lower() in ("called", "named")
+        if names_a_folder and word.lower() not in EDGE_WORDS | FOLDER_WORDS and not _NUMBER_NAME.match(word):
             found.append(word)
     return list(dict.fromkeys(found))
 

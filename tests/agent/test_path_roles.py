@@ -1,0 +1,47 @@
+"""What moves and where it goes, of the two paths a question writes (agent/path_roles.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgehost.agent.grounded_arguments import grounded_schema
+from edgehost.agent.path_roles import path_roles
+from edgehost.agent.tools import ToolSpec
+
+
+def test_a_file_goes_into_the_folder_the_question_names_whatever_the_order() -> None:
+    assert path_roles("move shopping.txt into the recipes folder") == ("shopping.txt", "recipes/shopping.txt")
+    assert path_roles("put old.log in the archive folder") == ("old.log", "archive/old.log")
+    assert path_roles("Move recipes/soup.md to the soups directory") == ("recipes/soup.md", "soups/soup.md")
+    # The host wrote the file the question names by its words after it (agent/named_files.py).
+    assert path_roles("move my notes into the archive folder (notes.txt)") == (
+        "notes.txt",
+        "archive/notes.txt",
+    )
+
+
+def test_two_files_are_what_moves_and_its_new_name_in_the_order_written() -> None:
+    assert path_roles("Rename notes.txt to ideas.txt") == ("notes.txt", "ideas.txt")
+    assert path_roles("copy recipes/soup.md as soups/soup.md please") == ("recipes/soup.md", "soups/soup.md")
+
+
+def test_no_roles_where_the_question_does_not_write_two_paths_or_their_order_says_nothing() -> None:
+    assert path_roles("move notes.txt") is None
+    assert path_roles("move shopping.txt, todo.md and old.log into the archive folder") is None
+    # One of them named by its words, the other written: where the named one stood is not known.
+    assert path_roles("rename my todo list to tasks.md (todo.md)") is None
+
+
+def test_a_move_tools_source_and_destination_are_each_offered_their_one_path(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    move = dict(reference_tools["filesystem__move_file"].input_schema)
+
+    def offered(question: str) -> dict[str, Any]:
+        return {k: v.get("enum") for k, v in grounded_schema(move, question)["properties"].items()}
+
+    assert offered("move shopping.txt into the recipes folder") == {
+        "source": ["shopping.txt"],
+        "destination": ["recipes/shopping.txt"],
+    }
+    assert offered("Rename notes.txt to ideas.txt") == {"source": ["notes.txt"], "destination": ["ideas.txt"]}
