@@ -160,6 +160,19 @@ def test_a_files_name_is_one_the_question_writes_not_what_the_files_say() -> Non
     assert called["pattern"] == ["budget.xlsx"]
 
 
+def test_a_kind_of_file_named_by_its_extension_is_looked_for_by_its_glob_not_its_text() -> None:
+    # "find all the .md files" searched the files whose text holds "md".
+    values = enums(grounded_schema(SEARCH, "find all the .md files", "files__search_files"))
+    assert values["pattern"] == ["*.md"] and not {"md", "md files"} & set(values["contains"])
+    assert enums(grounded_schema(SEARCH, "any .txt file here?", "files__search_files"))["pattern"] == [
+        "*.txt"
+    ]
+    # A dot between words or after one is no extension.
+    assert "pattern" not in enums(
+        grounded_schema(SEARCH, "Find the files that say e.g. pasta.", "files__search_files")
+    )
+
+
 def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_for() -> None:
     searched = {**SEARCH, "properties": {**SEARCH["properties"], "path": {"type": "string", "default": ""}}}
     garlic = "Do any of my recipes use garlic? (recipes/)"

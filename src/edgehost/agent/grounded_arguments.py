@@ -98,6 +98,8 @@ _PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IG
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
+# A kind of file the question names by its extension alone ("all the .md files"): the glob "*.md".
+_EXTENSION = re.compile(r"(?<![\w./*])\.([A-Za-z][A-Za-z0-9]{0,7})\b(?![./\w])")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
     {"is", "has", "include", "with", "want", "use", "show", "get", "consider", "enable", "allow", "return"}
@@ -289,7 +291,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     properties = _paired_paths(schema["properties"], properties, text)
     properties, edited = _paired_edit(schema["properties"], properties, text, needed)
     properties = _told(schema["properties"], properties, text)
-    properties = _places_apart(schema["properties"], properties)
+    properties = _places_apart(schema["properties"], properties, named)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -476,30 +478,42 @@ def _by_text_instead(own: Mapping[str, Any], properties: dict[str, Any], needed:
 
 
 def _offered_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[str]:
-    """The free text arguments of ``properties`` that are not paths, offered a list of values."""
+    """The free text arguments of ``properties`` that are not paths or file names, offered a list of
+    values."""
     return [
         key
         for key in _free_texts(own, properties)
-        if not _PATH_NAMES.search(key) and isinstance(properties[key].get("enum"), list)
+        if not _names_a_place(key, own) and isinstance(properties[key].get("enum"), list)
     ]
 
 
-def _places_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+def _names_a_place(key: str, own: Mapping[str, Any]) -> bool:
+    """Whether the argument ``key`` (of an object whose properties are ``own``) is a path, or a file's
+    name or pattern by its description."""
+    described = own.get(key)
+    description = str(described.get("description") or "") if isinstance(described, Mapping) else ""
+    return bool(_PATH_NAMES.search(key) or _NAMES_A_FILE.search(description))
+
+
+def _places_apart(
+    own: Mapping[str, Any], properties: dict[str, Any], named: frozenset[str]
+) -> dict[str, Any]:
     """``properties`` with the words of the paths offered to a path argument taken from the other text
     arguments: the file or folder a question names is where the tool acts, not what it looks for.
     "Do any of my recipes use garlic? (recipes/)" offered search_files "recipes" as its pattern and
-    as the text to find, and the 135M model searched the folder for the word "recipes". An argument
-    left with nothing else keeps them."""
+    as the text to find, and the 135M model searched the folder for the word "recipes". Words of the
+    tool's name (``named``) go with them: "md files" of "find all the .md files" is the pattern "*.md"
+    told again, not a text to find. An argument left with nothing else keeps them."""
     paths = [
         value
         for key, schema in properties.items()
-        if _PATH_NAMES.search(key) and isinstance(schema, Mapping)
+        if _names_a_place(key, own) and isinstance(schema, Mapping)
         for value in schema.get("enum") or ()
         if isinstance(value, str) and value
     ]
     if not paths:
         return properties
-    in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)}
+    in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)} | named
     apart = {
         key: {**properties[key], "enum": kept}
         for key in _offered_texts(own, properties)
@@ -632,6 +646,7 @@ def _text_values(
         # A file's name or a glob ("File name to look for: a glob such as '*.md'") is one the question
         # writes; "garlic" of "Do any of my recipes use garlic?" is what the files say, not their name.
         names = [p for p in path_values(text) if not p.endswith("/")] + _GLOB.findall(text)
+        names += [f"*.{extension}" for extension in _EXTENSION.findall(text)]
         if names:
             return list(dict.fromkeys([*names, *(d for d in default if d.strip())]))
         if default and not required:

@@ -131,9 +131,11 @@ WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 
 
 # A file name ("notes.txt", "syslog.1", "logs/app.log") or a relative path; a number the question writes
-# ("17.5", "3.14") reads like one with its extension, and is none.
+# ("17.5", "3.14") reads like one with its extension, and is none, nor is an abbreviation ("e.g", "i.e").
 _NUMBER_NAME = re.compile(r"^[\d.]+$")
-_FILE_LIKE = re.compile(r"^(?![\d.]+$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
+_FILE_LIKE = re.compile(
+    r"^(?![\d.]+$)(?![A-Za-z]\.[A-Za-z]$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$"
+)
 
 
 FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
