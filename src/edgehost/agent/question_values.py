@@ -133,9 +133,7 @@ WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 # A file name ("notes.txt", "syslog.1", "logs/app.log") or a relative path; a number the question writes
 # ("17.5", "3.14") reads like one with its extension, and is none, nor is an abbreviation ("e.g", "i.e").
 _NUMBER_NAME = re.compile(r"^[\d.]+$")
-_FILE_LIKE = re.compile(
-    r"^(?![\d.]+$)(?![A-Za-z]\.[A-Za-z]$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$"
-)
+_FILE_LIKE = re.compile(r"^(?![A-Za-z]\.[A-Za-z]$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
 
 
 FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
@@ -362,9 +360,9 @@ def path_values(text: str) -> list[str]:
         before = words[index - 1] if index else ""
         after = words[index + 1] if index + 1 < len(words) else ""
         names_a_folder = after.lower() in FOLDER_WORDS or before.lower() in ("called", "named")
-        if names_a_folder and word.lower() not in EDGE_WORDS | FOLDER_WORDS and not _NUMBER_NAME.match(word):
+        if names_a_folder and word.lower() not in EDGE_WORDS | FOLDER_WORDS:
             found.append(word)
-    return list(dict.fromkeys(found))
+    return [path for path in dict.fromkeys(found) if not _NUMBER_NAME.match(path)]
 
 
 @cache
@@ -529,13 +527,13 @@ _ADDED_LINE = re.compile(
 )
 # Where it goes: "to my list", "at the end of notes.txt".
 _ADDED_INTO = r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
-_ADDED_TO = re.compile(
-    rf"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?){_ADDED_INTO}"
-    r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
-    re.IGNORECASE,
-)
 # A file a text goes to: a name of two letters or more with an extension, no number ("4.30", "e.g.").
 _DESTINATION_FILE = r"(?![\d.]+\b)[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
+_ADDED_TO = re.compile(
+    rf"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?){_ADDED_INTO}"
+    rf"(?:my|the|our|this|that|your|{_DESTINATION_FILE})",
+    re.IGNORECASE,
+)
 # Where a text written out ends and its destination begins: "... to my notes", "... to notes.txt", "...,
 # name it todo.txt", or a file in brackets after it, as the host reads a follow-up (agent/references.py):
 # "add a line saying the dentist is on Thursday (notes.txt)". "meet in the park" keeps its park.
