@@ -64,6 +64,9 @@ def test_a_path_is_a_file_name_of_the_question_or_the_folder_it_names() -> None:
     }
     assert enums(grounded_schema(optional, "What's inside the recipes folder?")) == {"path": ["recipes", ""]}
     assert enums(grounded_schema(optional, "Create a folder called photos.")) == {"path": ["photos", ""]}
+    # A folder written with its "/" is one path, whole or relative.
+    assert path_values("move notes.txt into archive/") == ["archive/", "notes.txt"]
+    assert path_values("list /home/anna/archive/ please") == ["/home/anna/archive/"]
     # No name in the question: an optional path is left out, so the server's default (the folder itself)
     # holds and the model cannot fill it with "" or a word of its own.
     assert enums(grounded_schema(optional, "List the files in my folder.")) == {}
@@ -671,3 +674,6 @@ def test_a_text_written_out_after_saying_so_is_offered_whole_without_its_file(
     assert written_out("What is Bob saying about the budget?") == []
     # One reading for an addition: "meet in the park" keeps its park there too.
     assert written_addition("add a line saying meet in the park to notes.txt") == "meet in the park"
+    # A file named by its date is a file, not a number.
+    assert written_addition("append 'call mum' to 2024-05-01.md") == "call mum"
+    assert written_out("a note saying call mum, name it 2024-05-01.md") == ["call mum"]

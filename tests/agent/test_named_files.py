@@ -123,6 +123,10 @@ def test_only_the_folders_that_hold_the_named_file_are_given_and_only_their_serv
     # Both hold todo.md: both servers can reach it.
     assert with_named_files("open todo.md", [folder, str(other)])[1] == (folder, str(other))
 
+    # A file meant by what it says: the folder whose copy says it.
+    (other / "notes.txt").write_text("The wifi password is on the fridge.", encoding="utf-8")
+    assert with_named_files("what did i write down about the wifi", [folder, str(other)])[1] == (str(other),)
+
     def tool(name: str, served: str | None) -> ToolSpec:
         return ToolSpec(
             name=name, server=name.split("__")[0], description="", input_schema={}, served_folder=served
@@ -135,3 +139,6 @@ def test_only_the_folders_that_hold_the_named_file_are_given_and_only_their_serv
     )
     assert tools_for_named_files([files, notes, clock], (str(other),)) == [notes, clock]
     assert tools_for_named_files([files, notes, clock], ()) == [files, notes, clock]
+    # A server on a folder that holds the one holding it reaches the file too.
+    home = tool("home__read_file", str(tmp_path))
+    assert tools_for_named_files([files, home], (str(other),)) == [home]

@@ -20,6 +20,28 @@ def test_a_file_goes_into_the_folder_the_question_names_whatever_the_order() -> 
     )
 
 
+def test_a_folder_is_one_the_question_names_as_one() -> None:
+    assert path_roles("move notes.txt to the folder called archive") == ("notes.txt", "archive/notes.txt")
+    assert path_roles("move notes.txt into archive/") == ("notes.txt", "archive/notes.txt")
+    assert path_roles("move /home/u/notes.txt to /home/u/archive/") == (
+        "/home/u/notes.txt",
+        "/home/u/archive/notes.txt",
+    )
+    # "a file called final" is a new name, not a folder; a path with no extension is no file to put
+    # into the folder the question names.
+    assert path_roles("rename draft.txt to a file called final") == ("draft.txt", "final")
+    assert path_roles("move the photos folder into archive/2024") == ("photos", "archive/2024")
+
+
+def test_what_is_taken_from_somewhere_is_the_source() -> None:
+    assert path_roles("copy notes.txt from the backup folder") == ("backup/notes.txt", "notes.txt")
+    assert path_roles("restore notes.txt from backup/notes.txt") == ("backup/notes.txt", "notes.txt")
+
+
+def test_a_tool_that_neither_moves_nor_copies_is_given_the_folder_itself() -> None:
+    assert path_roles("extract photos.zip into the holiday folder", into=False) == ("photos.zip", "holiday")
+
+
 def test_two_files_are_what_moves_and_its_new_name_in_the_order_written() -> None:
     assert path_roles("Rename notes.txt to ideas.txt") == ("notes.txt", "ideas.txt")
     assert path_roles("copy recipes/soup.md as soups/soup.md please") == ("recipes/soup.md", "soups/soup.md")
@@ -30,6 +52,8 @@ def test_no_roles_where_the_question_does_not_write_two_paths_or_their_order_say
     assert path_roles("move shopping.txt, todo.md and old.log into the archive folder") is None
     # One of them named by its words, the other written: where the named one stood is not known.
     assert path_roles("rename my todo list to tasks.md (todo.md)") is None
+    # "notes.txt" is part of the file's name: moved, a file of another name would go.
+    assert path_roles("move 'meeting notes.txt' into the Old Stuff folder") is None
 
 
 def test_a_move_tools_source_and_destination_are_each_offered_their_one_path(
@@ -38,7 +62,10 @@ def test_a_move_tools_source_and_destination_are_each_offered_their_one_path(
     move = dict(reference_tools["filesystem__move_file"].input_schema)
 
     def offered(question: str) -> dict[str, Any]:
-        return {k: v.get("enum") for k, v in grounded_schema(move, question)["properties"].items()}
+        return {
+            k: v.get("enum")
+            for k, v in grounded_schema(move, question, "filesystem__move_file")["properties"].items()
+        }
 
     assert offered("move shopping.txt into the recipes folder") == {
         "source": ["shopping.txt"],

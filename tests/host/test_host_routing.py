@@ -261,6 +261,7 @@ async def test_a_file_only_another_servers_folder_holds_is_read_by_that_server(
     servers.write_text(json.dumps({"mcpServers": {"notes": notes}}), encoding="utf-8")
     backend = ScriptedBackend(['{"path": "shopping.txt"}}[END_TOOL_CALL]', "done"])
     host, recorder = await make_host(backend, host_routing())
+    await asyncio.wait_for(host.wait_warm(), WAIT_S)  # the second server's tools embedded first
     turn = host.start_turn("Read me shopping.txt")
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     host.resolve_approval(request.id, ApprovalDecision(allow=True))  # a server the user added asks

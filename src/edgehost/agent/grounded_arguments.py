@@ -11,13 +11,16 @@ grammar (agent/grammar.py) holds the model to one of them:
   keeps the one that fits each argument best;
 - paths (a property named or described as a path, file, folder, source or destination): names that
   look like files (``notes.txt``, ``recipes/pasta.md``), the word before "folder" or after "called";
-  else, for an optional path, only its default;
+  else, for an optional path, only its default; a source and a destination take what moves and where
+  it goes (agent/path_roles.py);
+- a file's name or pattern (a property so described): the files and globs the question writes, and a
+  kind of file it names by its extension alone (".md files" gives ``*.md``); the words of these and
+  of the paths, and of the tool's name, are then no value of its other text properties;
 - IANA time zones (described as such): the zone whose city the question names (``Tokyo`` gives
   ``Asia/Tokyo``), else the zones the description quotes;
 - currencies (an argument named or described as one): the ISO codes of those the question names
   ("Japanese Yen" gives JPY, agent/currencies.py); a pair of them (from and to, base and target)
-  each takes its own: the amount's or the one after "from" is the source (_paired_currencies); a
-  source and a destination path take what moves and where it goes (agent/path_roles.py);
+  each takes its own: the amount's or the one after "from" is the source (_paired_currencies);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
   question writes with their year, in that layout;
@@ -111,6 +114,8 @@ _NEGATION_REACH = 4
 # What the name of one of a pair of currency arguments says of its role.
 _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
+# The words of the name of a tool that moves or copies a file (into a folder, by its name).
+_MOVING_TERMS = frozenset({"move", "copy", "rename", "mv", "cp"})
 # What the name of one of a pair of text arguments says of its role in a replacement.
 _REPLACED_TERMS = frozenset({"old", "original", "search", "find"})
 _REPLACING_TERMS = frozenset({"new", "replacement", "replace"})
@@ -288,7 +293,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     }
     properties = _paired_currencies(schema["properties"], properties, text)
     properties = _paired_timezones(schema["properties"], properties, text)
-    properties = _paired_paths(schema["properties"], properties, text)
+    properties = _paired_paths(schema["properties"], properties, text, named)
     properties, edited = _paired_edit(schema["properties"], properties, text, needed)
     properties = _told(schema["properties"], properties, text)
     properties = _places_apart(schema["properties"], properties, named)
@@ -377,16 +382,19 @@ def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: 
     return properties if roles is None else _in_roles(properties, pair, roles)
 
 
-def _paired_paths(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+def _paired_paths(
+    own: Mapping[str, Any], properties: dict[str, Any], text: str, named: frozenset[str]
+) -> dict[str, Any]:
     """``properties`` with a pair of path arguments (source and destination) each offered its one path,
     when the question writes what moves and where it goes (agent/path_roles.py): "move shopping.txt
-    into the recipes folder" gives shopping.txt and recipes/shopping.txt."""
+    into the recipes folder" gives a tool that moves or copies (by the words of its name, ``named``)
+    shopping.txt and recipes/shopping.txt."""
     pair = [
         key
         for key in _free_texts(own, properties)
         if _PATH_NAMES.search(key) and _key_words(key) & (_SOURCE_TERMS | _TARGET_TERMS)
     ]
-    roles = path_roles(text) if len(pair) == 2 else None
+    roles = path_roles(text, into=bool(named & _MOVING_TERMS)) if len(pair) == 2 else None
     return properties if roles is None else _in_roles(properties, pair, roles)
 
 

@@ -28,8 +28,8 @@ names the folder in the plural: all of it is meant, and it stays named.
 A question about a file the user has is a task, however much it reads like a chat ("Does my soup
 recipe need an onion?"): only the file holds the answer. Routing is told so (agent/routing.py), and
 routes it among the servers whose folder holds the file, with those that serve no folder
-(tools_for_named_files): a server started on a folder acts in it, so another folder's server cannot
-reach the file, however well its tool's words fit.
+(tools_for_named_files): a server started on a folder acts in it, so a server on another folder, not
+one that holds it, cannot reach the file however well its tool's words fit.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ _NAME_LIKE = re.compile(r"[-_\d]")
 def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, tuple[str, ...]]:
     """``question`` as the host reads it: with the one file or folder of ``folders`` it names by its
     words after it, in brackets (module docstring); and the folders of ``folders`` that hold what it
-    names, by its words or written whole ("Does notes.txt mention the dentist?"), () for none."""
+    names, by its words or written whole ("Does notes.txt mention the dentist?"), () for none; of a
+    file meant by what it says, the folder whose copy says it."""
     folders = list(dict.fromkeys(folders))
     written = path_values(question)
     if written:
@@ -74,29 +75,41 @@ def with_named_files(question: str, folders: Iterable[str]) -> tuple[str, tuple[
     if not owned and not recorded:
         return question, ()  # nothing to look for: the folders are not listed
     listings = {folder: files_in(folder) for folder in folders}
-    # Two servers may serve one folder: a path is one file however many list it.
-    listed = {relative: folder for folder in reversed(folders) for relative in listings[folder]}
-    named = [relative for relative in listed if owned and _names(words, owned, relative)]
+    every = [(folder, relative) for folder in folders for relative in listings[folder]]
+    # Two folders may hold one name: it names one file or folder however many list it.
+    relatives = dict.fromkeys(relative for _folder, relative in every)
+    named = [relative for relative in relatives if owned and _names(words, owned, relative)]
     if len(named) > 1:
         return question, ()
-    meant = named[0] if named else _told_in(question, listed) if recorded else None
-    if meant is None:
+    if named and named[0].endswith("/") and _in_singular(words, named[0]):
+        told = _told_in(question, [f for f in every if f[1].startswith(named[0])])
+    else:
+        told = None if named or not recorded else _told_in(question, every)
+    if told is not None:  # the file whose text says it: the folder whose copy says it
+        return f"{question} ({told[1]})", (told[0],)
+    if not named:
         return question, ()
-    if meant.endswith("/") and _in_singular(words, meant):
-        inside = {r: f for r, f in listed.items() if r.startswith(meant)}
-        meant = _told_in(question, inside) or meant
-    return f"{question} ({meant})", tuple(f for f in folders if meant in listings[f])
+    return f"{question} ({named[0]})", tuple(f for f in folders if named[0] in listings[f])
 
 
 def tools_for_named_files(tools: Sequence[ToolSpec], holders: Sequence[str]) -> list[ToolSpec]:
     """The ``tools`` that can reach what a question names, where served folders ``holders`` hold it
     (with_named_files): a server started on a folder acts in that folder, so of the servers that serve
-    one, only those whose folder holds it; every tool where none does. With the built-in files server
-    on an empty folder and a filesystem server on the user's documents, "read notes.txt" ranked the
-    two servers' read tools alike and read the empty folder."""
+    one, only those whose folder holds it or a folder that does; every tool where none does. With the
+    built-in files server on an empty folder and a filesystem server on the user's documents, "read
+    notes.txt" ranked the two servers' read tools alike and read the empty folder."""
     if not holders:
         return list(tools)
-    return [t for t in tools if t.served_folder is None or t.served_folder in holders]
+    return [
+        t
+        for t in tools
+        if t.served_folder is None or any(_within(holder, t.served_folder) for holder in holders)
+    ]
+
+
+def _within(folder: str, served: str) -> bool:
+    """Whether ``folder`` is the folder ``served`` or one inside it (both whole paths)."""
+    return folder == served or folder.startswith(served.rstrip(os.sep) + os.sep)
 
 
 def _holds(folder: str, path: str) -> bool:
@@ -157,16 +170,15 @@ def _in_singular(words: list[str], folder: str) -> bool:
     return name.endswith("s") and name[:-1] in words
 
 
-def _told_in(question: str, listed: dict[str, str]) -> str | None:
-    """The file of ``listed`` (relative path: the folder holding it) whose name and text hold the
-    question's words clearly best (module docstring), as its relative path; None where none does."""
-    files = [(folder, relative) for relative, folder in listed.items() if not relative.endswith("/")]
+def _told_in(question: str, files: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """Of ``files`` (each a folder and a path relative to it), the one whose name and text hold the
+    question's words clearly best (module docstring); None where none does."""
     documents, kept = [], []
-    for folder, relative in files[:MAX_FILES_READ]:
+    for folder, relative in [f for f in files if not f[1].endswith("/")][:MAX_FILES_READ]:
         text = _text_of(os.path.join(folder, relative))
         if text is not None:
             documents.append(terms(f"{relative} {text}"))
-            kept.append(relative)
+            kept.append((folder, relative))
     if not kept:
         return None
     scores = Bm25Index(documents).scores(terms(question))

@@ -32,12 +32,12 @@ __all__ = [
     "DATE_FORMAT",
     "EDGE_WORDS",
     "EXAMPLE_CLAUSE",
-    "FOLDER_WORDS",
     "MAX_SPAN_WORDS",
     "WORD",
     "clauses",
     "clock_times",
     "date_format",
+    "folder_values",
     "named_timezones",
     "path_values",
     "question_spans",
@@ -133,11 +133,13 @@ WORD = re.compile(r"\w[\w./:@+\-]*\w|\w")
 # A file name ("notes.txt", "syslog.1", "logs/app.log") or a relative path; a number the question writes
 # ("17.5", "3.14") reads like one with its extension, and is none, nor is an abbreviation ("e.g", "i.e").
 _NUMBER_NAME = re.compile(r"^[\d.]+$")
-_FILE_LIKE = re.compile(r"^(?![A-Za-z]\.[A-Za-z]$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
+_FILE_LIKE = re.compile(r"^(?!(?:e\.g|i\.e)$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[\w\-.]+/[\w\-./]*)$")
 
 
-FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
-_BRACKETED_FOLDER = re.compile(r"\(([\w\-.]+(?:/[\w\-.]+)*/)\)")
+_FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+# A folder written with its "/" at the end ("archive/", "recipes/2024/"; WORD leaves the "/" out), also
+# as the host reads a question with a folder it names, in brackets ("(recipes/)", agent/named_files.py).
+_SLASHED_FOLDER = re.compile(r"(?<![\w/.~:])([\w\-.]+(?:/[\w\-.]+)*/)(?=[\s,;!?)]|\.?$)")
 
 
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.IGNORECASE)
@@ -350,19 +352,42 @@ def _run(words: list[str], start: int, *, step: int, longest: int = MAX_SPAN_WOR
 
 
 def path_values(text: str) -> list[str]:
-    """Paths the question writes whole ("/tmp", "~/notes/todo.txt"), file names ("notes.txt"), the
-    folder it names ("the recipes folder", "called photos"), and a folder the host read it with, in
-    brackets with its "/" ("(recipes/)", agent/named_files.py)."""
+    """Paths the question writes whole ("/tmp", "~/notes/todo.txt", "archive/"), file names
+    ("notes.txt"), the folder it names ("the recipes folder", "called photos"), and a folder the host
+    read it with, in brackets with its "/" ("(recipes/)", agent/named_files.py)."""
     words = WORD.findall(text)
-    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)] + _BRACKETED_FOLDER.findall(text)
-    found += [w for w in words if _FILE_LIKE.match(w) and not any(p.endswith("/" + w) for p in found)]
-    for index, word in enumerate(words):
-        before = words[index - 1] if index else ""
-        after = words[index + 1] if index + 1 < len(words) else ""
-        names_a_folder = after.lower() in FOLDER_WORDS or before.lower() in ("called", "named")
-        if names_a_folder and word.lower() not in EDGE_WORDS | FOLDER_WORDS:
-            found.append(word)
+    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)] + _SLASHED_FOLDER.findall(text)
+    found += [
+        w
+        for w in words
+        if _FILE_LIKE.match(w) and not any(f"/{p}".rstrip("/").endswith(f"/{w}") for p in found)
+    ]
+    found += _named_folders(words, called_alone=True)
     return [path for path in dict.fromkeys(found) if not _NUMBER_NAME.match(path)]
+
+
+def folder_values(text: str) -> list[str]:
+    """The paths of path_values the question names as folders: written with a "/" at the end, or by a
+    word for one ("the recipes folder", "a folder called archive"; "a file called ideas" is no folder)."""
+    folders = [p for p in WRITTEN_PATH.findall(text) if p.endswith("/")] + _SLASHED_FOLDER.findall(text)
+    folders += _named_folders(WORD.findall(text), called_alone=False)
+    return [path for path in dict.fromkeys(folders) if not _NUMBER_NAME.match(path.rstrip("/"))]
+
+
+def _named_folders(words: list[str], *, called_alone: bool) -> list[str]:
+    """The words named as folders: before a word for one ("recipes folder"), after "called" or "named"
+    where one stands before it ("folder called photos"), or after "called" or "named" alone where
+    ``called_alone`` ("create one called photos")."""
+    named = []
+    for index, word in enumerate(words):
+        before = [w.lower() for w in words[max(index - 2, 0) : index]]
+        after = words[index + 1].lower() if index + 1 < len(words) else ""
+        called = bool(before) and before[-1] in ("called", "named")
+        if (
+            after in _FOLDER_WORDS or (called and (called_alone or before[0] in _FOLDER_WORDS))
+        ) and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
+            named.append(word)
+    return named
 
 
 @cache
@@ -528,10 +553,10 @@ _ADDED_LINE = re.compile(
 # Where it goes: "to my list", "at the end of notes.txt".
 _ADDED_INTO = r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
 # A file a text goes to: a name of two letters or more with an extension, no number ("4.30", "e.g.").
-_DESTINATION_FILE = r"(?![\d.]+\b)[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
+_DESTINATION_FILE = r"(?![\d.]+(?![\w\-]))[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
 _ADDED_TO = re.compile(
     rf"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?){_ADDED_INTO}"
-    rf"(?:my|the|our|this|that|your|{_DESTINATION_FILE})",
+    r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
     re.IGNORECASE,
 )
 # Where a text written out ends and its destination begins: "... to my notes", "... to notes.txt", "...,
