@@ -112,7 +112,7 @@ def test_a_question_being_typed_is_handed_to_the_ranking_process_when_typing_pau
                     break
             assert drafts == ["How much memory is free?"]  # once typing paused, not once a key
             QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
-            await finished(window.turn_task)
+            await finished(window.turn_task, FIRST_ROUTED_TURN_S)
             assert drafts == ["How much memory is free?"]
 
     run(scenario())
@@ -128,7 +128,8 @@ def test_while_the_model_reads_the_prompt_the_window_says_which_tool_edgehost_ch
             window = desktop.window
             window.send("How much memory is free?")
             await wait_until(
-                lambda: window.chat.thinking is not None and window.chat.thinking.text() != "Thinking…"
+                lambda: window.chat.thinking is not None and window.chat.thinking.text() != "Thinking…",
+                FIRST_ROUTED_TURN_S,
             )
             assert window.chat.thinking is not None
             assert (
