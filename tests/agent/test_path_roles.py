@@ -23,6 +23,8 @@ def test_a_file_goes_into_the_folder_the_question_names_whatever_the_order() -> 
 def test_a_folder_is_one_the_question_names_as_one() -> None:
     assert path_roles("move notes.txt to the folder called archive") == ("notes.txt", "archive/notes.txt")
     assert path_roles("move notes.txt into archive/") == ("notes.txt", "archive/notes.txt")
+    # A folder named by a year is a folder where its "/" says so, as any other.
+    assert path_roles("move notes.txt into 2024/") == ("notes.txt", "2024/notes.txt")
     assert path_roles("move /home/u/notes.txt to /home/u/archive/") == (
         "/home/u/notes.txt",
         "/home/u/archive/notes.txt",

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 
+from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.question_values import folder_values, path_values, quoted_phrases
 
 __all__ = ["path_roles"]
 
 # What the host wrote after the question: a file or folder it names by its words (named_files).
 _HOST_BRACKETS = re.compile(r"\s*\([^()]*\)\s*$")
-_FILE = re.compile(r"\.\w{1,5}$")
 
 
 def path_roles(text: str, *, into: bool = True) -> tuple[str, str] | None:
@@ -42,7 +42,7 @@ def path_roles(text: str, *, into: bool = True) -> tuple[str, str] | None:
         return None
     named_folders = {f.rstrip("/") for f in folder_values(text)}
     folders = [p for p in paths if p.rstrip("/") in named_folders]
-    files = [p for p in paths if p not in folders and _FILE.search(p)]
+    files = [p for p in paths if p not in folders and FILE_NAME.search(p)]
     if len(folders) == 1 and len(files) == 1:
         folder, moved = folders[0], files[0]
         inside = f"{folder.rstrip('/')}/{moved.rsplit('/', 1)[-1]}"

@@ -356,22 +356,32 @@ def path_values(text: str) -> list[str]:
     ("notes.txt"), the folder it names ("the recipes folder", "called photos"), and a folder the host
     read it with, in brackets with its "/" ("(recipes/)", agent/named_files.py)."""
     words = WORD.findall(text)
-    found = [p.rstrip(".") for p in WRITTEN_PATH.findall(text)] + _SLASHED_FOLDER.findall(text)
+    found = _written_paths(text)
     found += [
         w
         for w in words
         if _FILE_LIKE.match(w) and not any(f"/{p}".rstrip("/").endswith(f"/{w}") for p in found)
     ]
-    found += _named_folders(words, called_alone=True)
-    return [path for path in dict.fromkeys(found) if not _NUMBER_NAME.match(path)]
+    return _named_paths([*found, *_named_folders(words, called_alone=True)])
 
 
 def folder_values(text: str) -> list[str]:
     """The paths of path_values the question names as folders: written with a "/" at the end, or by a
     word for one ("the recipes folder", "a folder called archive"; "a file called ideas" is no folder)."""
-    folders = [p for p in WRITTEN_PATH.findall(text) if p.endswith("/")] + _SLASHED_FOLDER.findall(text)
-    folders += _named_folders(WORD.findall(text), called_alone=False)
-    return [path for path in dict.fromkeys(folders) if not _NUMBER_NAME.match(path.rstrip("/"))]
+    folders = [p for p in _written_paths(text) if p.endswith("/")]
+    return _named_paths([*folders, *_named_folders(WORD.findall(text), called_alone=False)])
+
+
+def _written_paths(text: str) -> list[str]:
+    """The paths ``text`` writes whole ("/tmp", "~/notes/todo.txt") and the folders it writes with a
+    "/" at the end ("archive/")."""
+    return [p.rstrip(".") for p in WRITTEN_PATH.findall(text)] + _SLASHED_FOLDER.findall(text)
+
+
+def _named_paths(found: list[str]) -> list[str]:
+    """``found`` once each, in order, without the names of digits and dots alone ("17.5", "2024"): a
+    number, not a file or a folder ("2024/", written with its "/", stays one)."""
+    return [path for path in dict.fromkeys(found) if not _NUMBER_NAME.match(path)]
 
 
 def _named_folders(words: list[str], *, called_alone: bool) -> list[str]:
@@ -552,13 +562,13 @@ _ADDED_LINE = re.compile(
 )
 # Where it goes: "to my list", "at the end of notes.txt".
 _ADDED_INTO = r"\s+(?:to|onto|on|in|into|at\s+the\s+(?:end|bottom)\s+of)\s+"
-# A file a text goes to: a name of two letters or more with an extension, no number ("4.30", "e.g.").
-_DESTINATION_FILE = r"(?![\d.]+(?![\w\-]))[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
 _ADDED_TO = re.compile(
     rf"\b(?:add|append|put|jot\s+down|write\s+down)\s+(?P<what>.+?){_ADDED_INTO}"
     r"(?:my|the|our|this|that|your|[\w\-/]+\.\w{1,5}\b)",
     re.IGNORECASE,
 )
+# A file a text goes to: a name of two letters or more with an extension, no number ("4.30", "e.g.").
+_DESTINATION_FILE = r"(?![\d.]+(?![\w\-]))[\w\-/]{2,}\.[A-Za-z]\w{0,4}\b"
 # Where a text written out ends and its destination begins: "... to my notes", "... to notes.txt", "...,
 # name it todo.txt", or a file in brackets after it, as the host reads a follow-up (agent/references.py):
 # "add a line saying the dentist is on Thursday (notes.txt)". "meet in the park" keeps its park.
