@@ -26,7 +26,8 @@ from functools import cache, lru_cache
 from typing import Any
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent.known_arguments import FILE_NAME, is_folder_argument
+from edgehost.agent.known_arguments import FILE_NAME, PATH_ARGUMENT, is_folder_argument
+from edgehost.agent.places import wants_zone
 from edgehost.agent.question_values import clock_times, named_timezones, path_values, written_numbers
 from edgehost.agent.tools import ToolSpec
 
@@ -306,11 +307,11 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
         return "url"
     if is_folder_argument(name, schema, tool_name):
         return "directory"
-    if "timezone" in text.replace(" ", "") or "IANA" in description:
+    if wants_zone(name, description):
         return "zone"
     if "HH:MM" in description:
         return "time"
-    if re.search(r"path|file|folder|directory|source|destination", name, re.IGNORECASE):
+    if PATH_ARGUMENT.search(name):
         return "path"
     if schema.get("type") in ("number", "integer"):
         return "number"

@@ -11,16 +11,14 @@ grammar (agent/grammar.py) holds the model to one of them:
   keeps the one that fits each argument best;
 - paths (a property named or described as a path, file, folder, source or destination): names that
   look like files (``notes.txt``, ``recipes/pasta.md``), the word before "folder" or after "called";
-  else, for an optional path, only its default; a source and a destination take what moves and where
-  it goes (agent/path_roles.py);
+  else, for an optional path, only its default;
 - a file's name or pattern (a property so described): the files and globs the question writes, and a
   kind of file it names by its extension alone (".md files" gives ``*.md``); the words of these and
   of the paths, and of the tool's name, are then no value of its other text properties;
 - IANA time zones (described as such): the zone whose city the question names (``Tokyo`` gives
   ``Asia/Tokyo``), else the zones the description quotes;
 - currencies (an argument named or described as one): the ISO codes of those the question names
-  ("Japanese Yen" gives JPY, agent/currencies.py); a pair of them (from and to, base and target)
-  each takes its own: the amount's or the one after "from" is the source (_paired_currencies);
+  ("Japanese Yen" gives JPY, agent/currencies.py);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
   question writes with their year, in that layout;
@@ -35,7 +33,9 @@ grammar (agent/grammar.py) holds the model to one of them:
   description" for ``detail``, "in which year" for ``want_year``), false where it says them after
   "no", "not" or "without"; else free.
 
-A const keeps it; a value with no candidate keeps its schema. Pure functions.
+A pair of arguments (currencies, zones, a source and a destination, an edit's old and new text) then
+takes one value each where the question gives both (agent/paired_arguments.py). A const keeps it; a
+value with no candidate keeps its schema. Pure functions.
 """
 
 from __future__ import annotations
@@ -46,16 +46,16 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent.arguments import is_valid
-from edgehost.agent.currencies import currency_roles, named_currencies, wants_currency
-from edgehost.agent.known_arguments import FILE_NAME, offered_values
+from edgehost.agent.currencies import named_currencies, wants_currency
+from edgehost.agent.known_arguments import FILE_NAME, PATH_ARGUMENT, offered_values
 from edgehost.agent.number_placement import (
     described_terms,
     numbers_with_their_words,
     placed_numbers,
     within,
 )
-from edgehost.agent.path_roles import path_roles
-from edgehost.agent.places import named_zones, timezone_roles
+from edgehost.agent.paired_arguments import free_texts, key_words, paired_arguments
+from edgehost.agent.places import local_zone, named_zones, wants_zone
 from edgehost.agent.question_values import (
     DATE_FORMAT,
     EXAMPLE_CLAUSE,
@@ -68,12 +68,10 @@ from edgehost.agent.question_values import (
     quoted_phrases,
     series_as_written,
     told_facts,
-    written_addition,
     written_dates,
     written_lists,
     written_numbers,
     written_out,
-    written_replacement,
     written_series,
 )
 from edgehost.agent.value_fit import written_names
@@ -87,7 +85,6 @@ __all__ = [
 
 # 'America/New_York' in "(e.g. 'America/New_York')"; not the apostrophes of "the issue's state".
 _DESCRIBED = re.compile(r"(?<!\w)'([^'\s][^']{0,60})'(?!\w)")
-_LOCAL_ZONE = re.compile(r"'([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)'\s+as\s+(?:the\s+)?local\b", re.IGNORECASE)
 _UNIVERSAL = re.compile(r"\b(?:UTC|GMT|Zulu)\b", re.IGNORECASE)
 # The words of the name of an argument that counts what a tool gives, and those a question asks for a
 # count of them with.
@@ -97,7 +94,6 @@ _COUNTED = frozenset({"last", "first", "latest", "recent", "top", "newest", "old
 _TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
 # The words of the name of a list that holds statements, not names: a memory's observations.
 _STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
-_PATH_NAMES = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
@@ -111,14 +107,6 @@ _NEGATIONS = frozenset({"no", "not", "without", "don", "dont", "never", "exclude
 # Words before a flag's word that may negate it: "don't include any images" ("don", "t", "include",
 # "any" before "images").
 _NEGATION_REACH = 4
-# What the name of one of a pair of currency arguments says of its role.
-_SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
-_TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
-# The words of the name of a tool that moves or copies a file (into a folder, by its name).
-_MOVING_TERMS = frozenset({"move", "copy", "rename", "mv", "cp"})
-# What the name of one of a pair of text arguments says of its role in a replacement.
-_REPLACED_TERMS = frozenset({"old", "original", "search", "find"})
-_REPLACING_TERMS = frozenset({"new", "replacement", "replace"})
 
 
 def tool_words(tool: str) -> frozenset[str]:
@@ -180,7 +168,7 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
         and (
             fitting := [
                 items
-                for items in (file_lists if _PATH_NAMES.search(key) else series)
+                for items in (file_lists if PATH_ARGUMENT.search(key) else series)
                 if is_valid(items, own[key])
             ]
         )
@@ -291,10 +279,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         for key, value in properties.items()
         if key in needed or not (isinstance(value, Mapping) and _only_default(value))
     }
-    properties = _paired_currencies(schema["properties"], properties, text)
-    properties = _paired_timezones(schema["properties"], properties, text)
-    properties = _paired_paths(schema["properties"], properties, text, named)
-    properties, edited = _paired_edit(schema["properties"], properties, text, needed)
+    properties, edited = paired_arguments(schema["properties"], properties, text, named, needed)
     properties = _told(schema["properties"], properties, text)
     properties = _places_apart(schema["properties"], properties, named)
     properties = placed_numbers(schema["properties"], properties, text, needed)
@@ -324,111 +309,6 @@ def _nullable_of(schema: Mapping[str, Any]) -> dict[str, Any] | None:
     return {**concrete[0], **own}
 
 
-def _free_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[str]:
-    """The text arguments of ``properties`` that have no choices of their own (``own``: as declared)."""
-    return [
-        key
-        for key, value in properties.items()
-        if isinstance(value, Mapping)
-        and value.get("type") == "string"
-        and isinstance(own.get(key), Mapping)
-        and "enum" not in own[key]
-    ]
-
-
-def _offered(properties: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    """``properties`` with each argument of ``values`` offered its one value."""
-    return {**properties, **{key: {**properties[key], "enum": [value]} for key, value in values.items()}}
-
-
-def _in_roles(properties: dict[str, Any], pair: list[str], roles: tuple[str, str]) -> dict[str, Any]:
-    """``properties`` with the two arguments of ``pair`` offered (the source's value, the target's):
-    the one whose name says source (from, base) the first, the other the second; where the names say
-    neither, in their order."""
-    first, second = pair
-    if _key_words(first) & _TARGET_TERMS or _key_words(second) & _SOURCE_TERMS:
-        first, second = second, first
-    return _offered(properties, {first: roles[0], second: roles[1]})
-
-
-def _paired_currencies(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
-    """``properties`` with a pair of currency arguments each offered its one currency, when the question
-    names two (agent/currencies.currency_roles): the currency converted, and the one it becomes."""
-    pair = [
-        key
-        for key in _free_texts(own, properties)
-        if len(properties[key].get("enum") or ()) >= 2
-        and wants_currency(key, str(own[key].get("description") or ""))
-    ]
-    roles = currency_roles(text) if len(pair) == 2 else None
-    return properties if roles is None else _in_roles(properties, pair, roles)
-
-
-def _paired_timezones(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
-    """``properties`` with a pair of zone arguments (source and target) each offered its one zone, when
-    the question names two places, or one and the server's description says the user's own zone
-    (places.timezone_roles): "whats 8am in san francisco in paris time" gives America/Los_Angeles and
-    Europe/Paris. Offered both, the 135M model wrote Europe/Paris for both."""
-    pair = [
-        key
-        for key in _free_texts(own, properties)
-        if _wants_zone(key, str(own[key].get("description") or ""))
-    ]
-    named = [_key_words(key) & (_SOURCE_TERMS | _TARGET_TERMS) for key in pair]
-    if len(pair) != 2 or not all(named):
-        return properties
-    local = next(filter(None, (_local_zone(str(own[key].get("description") or "")) for key in pair)), None)
-    roles = timezone_roles(text, local)
-    return properties if roles is None else _in_roles(properties, pair, roles)
-
-
-def _paired_paths(
-    own: Mapping[str, Any], properties: dict[str, Any], text: str, named: frozenset[str]
-) -> dict[str, Any]:
-    """``properties`` with a pair of path arguments (source and destination) each offered its one path,
-    when the question writes what moves and where it goes (agent/path_roles.py): "move shopping.txt
-    into the recipes folder" gives a tool that moves or copies (by the words of its name, ``named``)
-    shopping.txt and recipes/shopping.txt."""
-    pair = [
-        key
-        for key in _free_texts(own, properties)
-        if _PATH_NAMES.search(key) and _key_words(key) & (_SOURCE_TERMS | _TARGET_TERMS)
-    ]
-    roles = path_roles(text, into=bool(named & _MOVING_TERMS)) if len(pair) == 2 else None
-    return properties if roles is None else _in_roles(properties, pair, roles)
-
-
-def _paired_edit(
-    own: Mapping[str, Any], properties: dict[str, Any], text: str, needed: set[str]
-) -> tuple[dict[str, Any], list[str]]:
-    """``properties`` with a pair of text arguments for what to replace and what to put instead
-    (old_text and new_text, oldText and newText, search and replace) each offered its one value, when the
-    question writes a replacement (question_values.written_replacement): "so it says Monday instead of
-    Friday" gives old_text "Friday" and new_text "Monday". Offered every run of the question's words,
-    the 135M model took "fix my letter" and "draft.txt so it says". Where what is replaced is optional
-    (the built-in files server's edit_file adds new_text as a line when it is left out) and the question
-    writes an addition instead ("add 'buy eggs' to my todo list", question_values.written_addition),
-    it is left out and what is added is new_text; where the question writes neither, the host's call
-    gives it (else a small model's call that leaves it out would add a line no one asked for). Also
-    the arguments the call must now give."""
-    texts = _free_texts(own, properties)
-    old = [key for key in texts if _key_words(key) & _REPLACED_TERMS]
-    new = [key for key in texts if _key_words(key) & _REPLACING_TERMS]
-    if len(old) != 1 or len(new) != 1 or old == new:
-        return properties, []
-    replaced, replacing = old[0], new[0]
-    # What is replaced, optional beside a required replacement, is given unless an addition is asked.
-    given = [replaced] if replaced not in needed and replacing in needed else []
-    replacement = written_replacement(text)
-    if replacement is not None:
-        return _offered(properties, {replaced: replacement[0], replacing: replacement[1]}), given
-    added = written_addition(text) if given else None
-    if added is None:
-        return properties, given
-    kept = {key: value for key, value in properties.items() if key != replaced}
-    return _offered(kept, {replacing: added}), []
-
-
 def _numeric(described: Mapping[str, Any]) -> list[str]:
     """The number arguments of an object whose properties are ``described``."""
     return [
@@ -450,7 +330,7 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     lists = [
         key
         for key, value in properties.items()
-        if _free_text_list(own, key, value) and _key_words(key) & _STATEMENTS
+        if _free_text_list(own, key, value) and key_words(key) & _STATEMENTS
     ]
     if not lists:
         return properties
@@ -460,7 +340,7 @@ def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict
     inside = {span for fact in facts for span in question_spans(fact)} | set(written_names(text))
     named = {
         key: {**properties[key], "enum": kept}
-        for key in _free_texts(own, properties)
+        for key in free_texts(own, properties)
         if isinstance(properties[key].get("enum"), list)
         and (kept := [v for v in properties[key]["enum"] if v in inside])
     }
@@ -490,7 +370,7 @@ def _offered_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[s
     values."""
     return [
         key
-        for key in _free_texts(own, properties)
+        for key in free_texts(own, properties)
         if not _names_a_place(key, own) and isinstance(properties[key].get("enum"), list)
     ]
 
@@ -500,7 +380,7 @@ def _names_a_place(key: str, own: Mapping[str, Any]) -> bool:
     name or pattern by its description."""
     described = own.get(key)
     description = str(described.get("description") or "") if isinstance(described, Mapping) else ""
-    return bool(_PATH_NAMES.search(key) or _NAMES_A_FILE.search(description))
+    return bool(PATH_ARGUMENT.search(key) or _NAMES_A_FILE.search(description))
 
 
 def _places_apart(
@@ -551,7 +431,7 @@ def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) ->
         }
         # The only count a tool takes is the one a question asks for as "the last 3", "the top 5"
         # (git_log's undescribed max_count: "Show me the last 3 commits").
-        counted = _COUNTED if _key_words(key) & _COUNTS and len(numeric) == 1 else frozenset()
+        counted = _COUNTED if key_words(key) & _COUNTS and len(numeric) == 1 else frozenset()
         return any(
             within(value, own) in grounded["enum"]
             and (words & beside or (counted & beside and not _TIME_UNITS & beside))
@@ -615,11 +495,6 @@ def _same_flag_word(term: str, word: str) -> bool:
     )
 
 
-def _key_words(key: str) -> set[str]:
-    """The words of an argument's name, stop words kept ("to_currency": to, currency)."""
-    return {word.lower() for word in re.findall(r"[a-z]+|[A-Z][a-z]*", key)}
-
-
 def _only_default(schema: Mapping[str, Any]) -> bool:
     offered = schema.get("enum")
     return offered == [] or ("default" in schema and offered == [schema["default"]])
@@ -631,7 +506,7 @@ def _text_values(
     description = str(schema.get("description") or "")
     described = _DESCRIBED.findall(description)
     default = [schema["default"]] if isinstance(schema.get("default"), str) else []
-    if _wants_zone(name, description):
+    if wants_zone(name, description):
         return _timezones(text, described, description)
     if "HH:MM" in description:
         return clock_times(text) or described
@@ -643,7 +518,7 @@ def _text_values(
         dates = written_dates(text, date_format(description))
         if dates:
             return dates
-    if _PATH_NAMES.search(name):
+    if PATH_ARGUMENT.search(name):
         # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
         paths = [path for path in path_values(text) if not names_the_tool(path, named)]
         if paths:
@@ -687,22 +562,14 @@ def path_from_question(
     fields = [
         key
         for key, value in properties.items()
-        if _PATH_NAMES.search(key) and isinstance(value, Mapping) and value.get("type", "string") == "string"
+        if PATH_ARGUMENT.search(key)
+        and isinstance(value, Mapping)
+        and value.get("type", "string") == "string"
     ]
     if len(fields) != 1 or str(arguments.get(fields[0]) or "").strip():
         return None
     paths = path_values(text)
     return {**arguments, fields[0]: paths[0]} if len(paths) == 1 else None
-
-
-def _wants_zone(name: str, description: str) -> bool:
-    return "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description
-
-
-def _local_zone(description: str) -> str | None:
-    """The zone a description names as the user's own ("Use 'Europe/Paris' as local timezone")."""
-    found = _LOCAL_ZONE.search(description)
-    return found.group(1) if found else None
 
 
 def _timezones(text: str, described: list[str], description: str) -> list[str]:
@@ -713,5 +580,5 @@ def _timezones(text: str, described: list[str], description: str) -> list[str]:
         named.append("UTC")
     if named:
         return list(dict.fromkeys(named))
-    local = _local_zone(description)
+    local = local_zone(description)
     return list(dict.fromkeys([local, *described])) if local else described

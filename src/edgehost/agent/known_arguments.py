@@ -27,6 +27,7 @@ from typing import Any
 
 __all__ = [
     "FILE_NAME",
+    "PATH_ARGUMENT",
     "WRITTEN_PATH",
     "filled_by_host",
     "is_folder_argument",
@@ -57,6 +58,9 @@ _RUNNER_FLAG = re.compile(
 # A path written whole in a question: from the root or the home folder (not a URL's "//host").
 WRITTEN_PATH = re.compile(r"(?<![\w/.~:])(~?/[\w\-.][\w\-./]*)")
 FILE_NAME = re.compile(r"\.\w{1,5}$")
+# An argument whose name says it is a path (file_path, source, destination_folder): one the question
+# names, where a folder argument may be one the host knows.
+PATH_ARGUMENT = re.compile(r"path|file|folder|directory|source|destination", re.IGNORECASE)
 
 
 def is_place_argument(name: str) -> bool:

@@ -31,7 +31,7 @@ from functools import cache, lru_cache
 from edgehost.agent.question_values import clock_times
 from edgehost.paths import shipped_dir
 
-__all__ = ["ZoneMention", "named_zones", "timezone_roles"]
+__all__ = ["ZoneMention", "local_zone", "named_zones", "timezone_roles", "wants_zone"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,8 @@ _SOURCE_CUES = frozenset({"from"})
 _TARGET_CUES = frozenset({"to", "into"})
 _PLACE_CUES = _SOURCE_CUES | _TARGET_CUES | {"in", "at", "for"}
 _CLOCK_REACH = 3  # words between a clock time and the place it is given in ("8am in San Francisco")
+# The zone a description names as the user's own: "Use 'Europe/Paris' as local timezone".
+_LOCAL_ZONE = re.compile(r"'([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)'\s+as\s+(?:the\s+)?local\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -138,3 +140,14 @@ def timezone_roles(text: str, local: str | None = None) -> tuple[str, str] | Non
     target = next((m for m in mentions if m is not source and m.role == "target"), None)
     target = target or next(m for m in mentions if m is not source)
     return source.zone, target.zone
+
+
+def wants_zone(name: str, description: str) -> bool:
+    """Whether an argument named ``name`` and so described takes a time zone (an IANA name)."""
+    return "timezone" in f"{name} {description}".lower().replace(" ", "") or "IANA" in description
+
+
+def local_zone(description: str) -> str | None:
+    """The zone a description names as the user's own ("Use 'Europe/Paris' as local timezone")."""
+    found = _LOCAL_ZONE.search(description)
+    return found.group(1) if found else None
