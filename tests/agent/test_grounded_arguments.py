@@ -176,6 +176,22 @@ def test_a_kind_of_file_named_by_its_extension_is_looked_for_by_its_glob_not_its
     )
 
 
+def test_an_undescribed_pattern_is_a_glob_where_the_tools_description_says_so(
+    reference_tools: dict[str, ToolSpec],
+) -> None:
+    # The filesystem server's search_files says "glob-style patterns" of its undescribed pattern only.
+    search = reference_tools["filesystem__search_files"]
+
+    def pattern(question: str, description: str = search.description) -> list[str] | None:
+        return enums(grounded_schema(search.input_schema, question, search.name, description=description))[
+            "pattern"
+        ]
+
+    assert pattern("find all the .md files") == ["*.md"]
+    assert pattern("search for *.log files in the logs folder") == ["*.log"]  # the folder is no name
+    assert "md files" in (pattern("find all the .md files", description="Search for files.") or [])
+
+
 def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_for() -> None:
     searched = {**SEARCH, "properties": {**SEARCH["properties"], "path": {"type": "string", "default": ""}}}
     garlic = "Do any of my recipes use garlic? (recipes/)"

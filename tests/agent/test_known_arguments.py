@@ -67,6 +67,7 @@ def test_only_the_place_a_tool_works_in_or_a_folder_it_reads_is_known() -> None:
     assert known("git_log") == {"repo_path": folder}
     assert known("git_commit") == {"repo_path": folder}  # it changes the repository it works in
     assert known("list_directory") == {"path": folder}  # a folder it only reads
+    assert known("search_files") == {"path": folder}  # the folder a search looks in
     assert known("create_directory") == {}  # the folder it makes is the user's to name
     assert known("read_text_file") == {}  # a file never
     assert known_arguments("git_log", LOG_SCHEMA, None, read_only=True) == {}  # no one folder served

@@ -76,7 +76,13 @@ def tool_call_grammar(
         tools = [
             _Grounded(
                 t.name,
-                grounded_schema(_schema_of(t), grounded_in, t.name, getattr(t, "known_arguments", None)),
+                grounded_schema(
+                    _schema_of(t),
+                    grounded_in,
+                    t.name,
+                    getattr(t, "known_arguments", None),
+                    getattr(t, "description", ""),
+                ),
             )
             for t in tools
         ]

@@ -62,6 +62,7 @@ from edgehost.agent.question_values import (
     WORD,
     clock_times,
     date_format,
+    folder_values,
     named_timezones,
     path_values,
     question_spans,
@@ -96,6 +97,8 @@ _TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
 _STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
+# The words of the name of an argument that may be a pattern of names (key_words: "filePattern").
+_PATTERN_NAMES = frozenset({"pattern", "patterns", "glob"})
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
 # A kind of file the question names by its extension alone ("all the .md files"): the glob "*.md".
 _EXTENSION = re.compile(r"(?<![\w./*])\.([A-Za-z][A-Za-z0-9]{0,7})\b(?![./\w])")
@@ -128,14 +131,20 @@ def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
 
 
 def grounded_schema(
-    schema: Mapping[str, Any], text: str, tool: str = "", known: Mapping[str, str] | None = None
+    schema: Mapping[str, Any],
+    text: str,
+    tool: str = "",
+    known: Mapping[str, str] | None = None,
+    description: str = "",
 ) -> dict[str, Any]:
     """``schema`` with its free values limited to what ``text`` (the question) holds (module docstring).
     A text value that is only words of the ``tool``'s name ("files" for search_files) is offered last:
     the question names the tool with it, not the value. A ``known`` argument (the folder EdgeHost
     knows the tool's server serves) is offered what known_arguments.offered_values says: the paths
-    the question writes whole, a folder it names inside the served one, then that folder."""
+    the question writes whole, a folder it names inside the served one, then that folder. The tool's
+    ``description`` says what an undescribed pattern is (_described_patterns)."""
     named = tool_words(tool)
+    schema = _described_patterns(schema, description)
     grounded = _listed(_ground(dict(schema), text, required=True, named=named), schema, text)
     properties = grounded.get("properties")
     if not known or not isinstance(properties, Mapping):
@@ -147,6 +156,26 @@ def grounded_schema(
         if isinstance(properties.get(name), Mapping)
     }
     return {**grounded, "properties": {**properties, **offered}}
+
+
+def _described_patterns(schema: Mapping[str, Any], description: str) -> Mapping[str, Any]:
+    """``schema`` with a text argument named for a pattern and described by nothing of its own
+    described as the tool's description says, where that says the patterns are globs of file names:
+    the filesystem server's search_files has an undescribed ``pattern``, and its description says
+    "The patterns should be glob-style patterns". Read as free text, "find all the .md files" gave it
+    "md files"; described, it is offered ``*.md``."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or not _NAMES_A_FILE.search(description):
+        return schema
+    patterns = {
+        key: {**value, "description": "A glob pattern of file names, as the tool's description says."}
+        for key, value in properties.items()
+        if isinstance(value, Mapping)
+        and value.get("type") == "string"
+        and not value.get("description")
+        and key_words(key) & _PATTERN_NAMES
+    }
+    return {**schema, "properties": {**properties, **patterns}} if patterns else schema
 
 
 def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> dict[str, Any]:
@@ -528,7 +557,9 @@ def _text_values(
     elif _NAMES_A_FILE.search(description):
         # A file's name or a glob ("File name to look for: a glob such as '*.md'") is one the question
         # writes; "garlic" of "Do any of my recipes use garlic?" is what the files say, not their name.
-        names = [p for p in path_values(text) if not p.endswith("/")] + _GLOB.findall(text)
+        folders = set(folder_values(text))
+        names = [p for p in path_values(text) if not p.endswith("/") and p not in folders]
+        names += _GLOB.findall(text)
         names += [f"*.{extension}" for extension in _EXTENSION.findall(text)]
         if names:
             return list(dict.fromkeys([*names, *(d for d in default if d.strip())]))

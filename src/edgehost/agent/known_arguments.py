@@ -10,10 +10,10 @@ So a *required* argument that names a folder of a tool whose server serves exact
 known: the host offers that folder when the question names none, fills it where the model left it
 out, and the tool card says EdgeHost filled it. A folder argument is one whose name says repository,
 root, workspace or project (the place the tool works in), or, for a tool that only reads, a folder
-or directory (``path`` described as a directory, or undescribed in a tool named for directories:
-the filesystem server's ``list_directory``). The folder argument of a tool that changes something
-is the folder it changes (``create_directory``'s new one), and a file path is never filled: which
-folder or file to change or read is the user's to say. Pure functions, except that a server's
+or directory (``path`` described as a directory, or undescribed in a tool named for directories or
+for a search: the filesystem server's ``list_directory`` and ``search_files``). The folder argument
+of a tool that changes something is the folder it changes (``create_directory``'s new one), and a
+file path is never filled: which folder or file to change or read is the user's to say. Pure functions, except that a server's
 arguments are checked for being existing folders.
 """
 
@@ -49,7 +49,8 @@ _PLACE_NAME = re.compile(
 _FOLDER_NAME = re.compile(r"^(?:\w+_)?(?:dir|directory|folder)(?:_?path)?$", re.I)
 # A "path" described as a folder ("Directory relative to ...", "The folder to list").
 _FOLDER_DESCRIPTION = re.compile(r"^\s*(?:the\s+)?(?:new\s+)?(?:directory|folder)\b", re.I)
-_FOLDER_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)", re.I)
+# A tool named for folders, or for a search (its path is the folder it looks in).
+_FOLDER_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)|search", re.I)
 # A flag of the program that starts a server, whose folder is where it runs or keeps its own things,
 # not what it serves: uv --directory/--project, npm --prefix, docker -v/-w, --config-dir, --cache-dir.
 _RUNNER_FLAG = re.compile(
@@ -71,7 +72,8 @@ def is_place_argument(name: str) -> bool:
 def is_folder_argument(name: str, schema: Any, tool_name: str) -> bool:
     """Whether the argument ``name`` of ``tool_name`` (its JSON ``schema``) is a folder's path: named
     for a place or a folder, or a ``path`` described as a folder or, undescribed, of a tool named for
-    folders. A schema that says it is a URL, or holds its own choices, is not."""
+    folders or for a search (the filesystem server's search_files: where it searches). A schema that
+    says it is a URL, or holds its own choices, is not."""
     if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
         return False
     if "enum" in schema or "const" in schema or schema.get("format") == "uri":

@@ -457,7 +457,9 @@ class ToolSelector:
         fields of a list of objects (the memory server's entities: name, entityType) are fitted the
         same way, among themselves, and the items of a list of texts by the list's description. Arguments with choices of their own keep them; without the
         embedding model, the words alone. For the calls the host chooses under a grammar (decision 11)."""
-        schema = grounded_schema(tool.input_schema, question, tool.name, tool.known_arguments)
+        schema = grounded_schema(
+            tool.input_schema, question, tool.name, tool.known_arguments, tool.description
+        )
         properties = schema.get("properties")
         own = tool.properties
         if not isinstance(properties, Mapping):
