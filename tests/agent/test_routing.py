@@ -399,13 +399,15 @@ def test_a_question_naming_a_file_the_user_has_is_a_task_though_it_reads_like_ch
     the same form without such a file stays chat."""
     read = ToolSpec("files__read_file", "files", "Read a text file of the files folder.")
     question = "Does my soup recipe need an onion? (recipes/soup.md)"
-    decision = decide_route([read], [0.5], 0.3, question=question, task=0.24, own_file=True)
-    assert decision.needs_tool and "names a file the user has" in decision.reason, decision.reason
-    assert not decide_route([read], [0.1], 0.3, question=question, task=0.24, own_file=True).needs_tool
+    decision = decide_route([read], [0.5], 0.3, question=question, task=0.24, own_record=True)
+    assert decision.needs_tool and "names a file or a thing the user keeps" in decision.reason, (
+        decision.reason
+    )
+    assert not decide_route([read], [0.1], 0.3, question=question, task=0.24, own_record=True).needs_tool
     assert not decide_route([read], [0.5], 0.3, question="Does soup need an onion?", task=0.24).needs_tool
     # Asking for words still calls nothing.
     advice = "Should I delete my old log? (old.log)"
-    assert not decide_route([read], [0.5], 0.3, question=advice, task=0.24, own_file=True).needs_tool
+    assert not decide_route([read], [0.5], 0.3, question=advice, task=0.24, own_record=True).needs_tool
 
 
 def test_a_request_for_suggestions_calls_nothing_even_where_it_names_a_change() -> None:

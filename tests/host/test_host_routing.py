@@ -9,6 +9,7 @@ import json
 import sys
 
 import pytest
+from tests.conftest import peer_path
 from tests.host.conftest import WAIT_S, call
 
 from edgehost.agent.approval import ApprovalDecision
@@ -269,6 +270,38 @@ async def test_a_file_only_another_servers_folder_holds_is_read_by_that_server(
     [routed] = recorder.of(ev.TurnRouted)
     assert routed.candidates == ("notes__read_file",), routed
     assert [(e["tool"], e["status"]) for e in result.executions] == [("notes__read_file", "ok")]
+
+
+async def test_a_statement_about_a_thing_the_memory_keeps_adds_to_it_rather_than_making_it_again(
+    make_host, data_dir, tmp_path, node
+) -> None:
+    # Seen in a newcomer's walk-through: "Alice also has a cat named Miso." made Alice again
+    # (create_entities), which the memory server skips for a name it has: the fact was lost.
+    store = tmp_path / "memory.jsonl"
+    alice = {"type": "entity", "name": "Alice", "entityType": "person", "observations": ["lives in Lyon"]}
+    store.write_text(json.dumps(alice) + "\n", encoding="utf-8")
+    script = peer_path("@modelcontextprotocol", "server-memory", "dist", "index.js")
+    memory = {"command": node, "args": [str(script)], "env": {"MEMORY_FILE_PATH": str(store)}}
+    servers = Paths.resolve(None, data_dir).servers_file
+    servers.parent.mkdir(parents=True, exist_ok=True)
+    servers.write_text(json.dumps({"mcpServers": {"memory": memory}}), encoding="utf-8")
+    added = (
+        '{"observations": [{"entityName": "Alice", "contents": ["has a cat named Miso"]}]}}[END_TOOL_CALL]'
+    )
+    host, recorder = await make_host(ScriptedBackend([added, "done"]), host_routing())
+    await asyncio.wait_for(host.wait_warm(), WAIT_S)  # the memory server's tools embedded first
+    turn = host.start_turn("Alice also has a cat named Miso.")
+    routed = await recorder.wait_for(lambda e: isinstance(e, ev.TurnRouted))
+    assert routed.needs_tool and routed.candidates[0] == "memory__add_observations", routed
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))
+    result = await asyncio.wait_for(turn, WAIT_S)
+    assert "a thing the user keeps" in routed.reason
+    assert [(e["tool"], e["status"]) for e in result.executions] == [("memory__add_observations", "ok")]
+    assert (
+        "has a cat named Miso"
+        in json.loads(store.read_text(encoding="utf-8").splitlines()[0])["observations"]
+    )
 
 
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(

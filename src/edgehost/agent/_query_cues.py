@@ -36,6 +36,7 @@ __all__ = [
     "argument_fit",
     "asks_for_change",
     "asks_for_words",
+    "asks_something",
     "asks_to_keep",
     "asks_what_i_recorded",
     "speaks_of_kept",
@@ -190,7 +191,7 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
     writing is looked up, not done again."""
     table = _action_of()
-    asking = _QUESTION.search(query) is not None
+    asking = asks_something(query)
     done = _done_verbs(query)
     return [
         (word, _LOOKED_UP if (asking and word in _RECALLED) or word in done else table.get(word, frozenset()))
@@ -201,6 +202,11 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
 def expanded_terms(query: str) -> list[str]:
     """The query's BM25 terms followed by the tool verbs its words stand for."""
     return terms(query) + [a for _word, actions in _actions(query) for a in sorted(actions)]
+
+
+def asks_something(query: str) -> bool:
+    """Whether ``query`` is a question (by its first word or its question mark), not a statement."""
+    return _QUESTION.search(query) is not None
 
 
 def asks_how_or_whether(query: str) -> bool:

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from edgehost.agent import events as ev
 from edgehost.agent._turn_state import CallResult, TurnPlan, TurnState
@@ -19,6 +20,7 @@ from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
+from edgehost.agent.kept_names import KeptNames
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
@@ -92,6 +94,7 @@ class TurnRunner:
         # Numbers the calls ("c1", "c2"…); the host passes its own, so a call id is not used twice in
         # its life (a card and its "Open the view" are found by it) when a runner is made anew.
         self._calls = ToolCalls(executor, approver, policy, emit, self.config, call_numbers)
+        self._kept = KeptNames(self._listing)
 
     async def run(
         self,
@@ -118,13 +121,17 @@ class TurnRunner:
         routing = self.routing_for(conversation)
         route: RouteDecision | None = None
         # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
-        # file named by its words as that file (agent/named_files.py).
-        question, holders = await asyncio.to_thread(  # a folder's listing: off the window's thread
-            with_named_files,
-            resolved_references(user_text, earlier_questions),
-            [t.served_folder for t in tools if t.enabled and t.served_folder],
+        # file named by its words as that file (agent/named_files.py); routing is told which servers
+        # keep a thing it names (agent/kept_names.py).
+        read_as = resolved_references(user_text, earlier_questions)
+        host_routes = routing == "host" and pinned is None
+        (question, holders), keeping = await asyncio.gather(
+            asyncio.to_thread(  # a folder's listing: off the window's thread
+                with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]
+            ),
+            self._kept.servers_naming(read_as, [t for t in tools if t.enabled] if host_routes else []),
         )
-        if routing == "host" and pinned is None:
+        if host_routes:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
             # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
             asked, material = split_material(question)
@@ -134,7 +141,7 @@ class TurnRunner:
             if switched_off is not None:
                 return self._answer_switched_off(conversation, switched_off)
             route = await self._route(
-                conversation.id, asked, reaching, earlier_questions, attached, bool(holders)
+                conversation.id, asked, reaching, earlier_questions, attached, bool(holders), keeping
             )
         plan = await self._choose_tools(
             conversation, question, tools, caps, routing, route, pinned, server_instructions
@@ -155,10 +162,20 @@ class TurnRunner:
         except asyncio.CancelledError:
             cancelled = True
             await self._stop(conversation, turn)
+        for record in turn.executions:  # what a server keeps may have changed: read it again
+            called = plan.by_name.get(str(record.get("tool")))
+            if called is not None and called.hint("readOnlyHint") is not True:
+                self._kept.changed(called.server)
         completed = self._finish(turn, cancelled)
         if cancelled:
             raise asyncio.CancelledError
         return completed
+
+    async def _listing(self, tool: ToolSpec) -> Any:
+        """The structured result of a call of ``tool`` with no arguments, the host's own (no card, no
+        approval: a tool that only reads, agent/kept_names.py); None when it failed."""
+        outcome = await self.executor.call(tool, {}, _unreported)
+        return None if outcome.is_error else outcome.structured
 
     async def _route(
         self,
@@ -168,6 +185,7 @@ class TurnRunner:
         earlier: Sequence[str],
         attached: bool,
         own_file: bool,
+        keeping: frozenset[str],
     ) -> RouteDecision | None:
         """The host's decision on the question (decision 11), announced with TurnRouted; None when
         no tool is switched on."""
@@ -175,7 +193,12 @@ class TurnRunner:
         if not enabled:
             return None
         route = await self._selector.route(
-            question, enabled, context=earlier, attached=attached, own_file=own_file
+            question,
+            enabled,
+            context=earlier,
+            attached=attached,
+            own_record=own_file or bool(keeping),
+            keeping=keeping,
         )
         self.emit(
             ev.TurnRouted(conv_id, route.needs_tool, tuple(t.name for t in route.candidates), route.reason)
@@ -520,3 +543,14 @@ def _with_filled_arguments(
     if arguments == call.arguments and not filled:
         return call
     return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)
+
+
+def _unreported(
+    done: float,
+    total: float | None,
+    message: str | None,
+    *,
+    task_id: str | None = None,
+    task_status: str | None = None,
+) -> None:
+    """The progress of the host's own look-up, which no card shows."""

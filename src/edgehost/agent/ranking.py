@@ -18,6 +18,7 @@ from edgehost.agent._query_cues import (
     acts_on_existing,
     argument_fit,
     asks_for_change,
+    asks_something,
     expanded_terms,
     question_cues,
     speaks_of_kept,
@@ -37,6 +38,7 @@ __all__ = [
     "SimilarityIndex",
     "ToolRanker",
     "described_text",
+    "kept_bonus",
     "lexical_document",
     "load_ranker",
     "ordered",
@@ -115,6 +117,18 @@ def cue_bonus(query: str, tools: Sequence[ToolSpec]) -> list[float]:
         + (KEPT_WEIGHT if kept and acts_on_existing(tool) else 0.0)
         for tool in tools
     ]
+
+
+def kept_bonus(query: str, tools: Sequence[ToolSpec], keeping: frozenset[str]) -> list[float]:
+    """What naming a thing a server keeps (``keeping``: those servers, agent/kept_names.py) adds to
+    each tool: KEPT_WEIGHT to their tools that act on what exists, where the question states
+    something or asks for a change ("Alice also has a cat named Miso" of a kept Alice is
+    add_observations, not create_entities, which would skip Alice and lose the fact), and cue_bonus
+    has not given it already. A question of it ("What do you know about Alice?") looks it up."""
+    change = asks_for_change(query)
+    if not keeping or (change and speaks_of_kept(query)) or (asks_something(query) and not change):
+        return [0.0] * len(tools)
+    return [KEPT_WEIGHT if t.server in keeping and acts_on_existing(t) else 0.0 for t in tools]
 
 
 class LexicalRanker:

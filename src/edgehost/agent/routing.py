@@ -283,7 +283,7 @@ def decide_route(
     attached: tuple[str, float | None] | None = None,
     question: str | None = None,
     task: float | None = None,
-    own_file: bool = False,
+    own_record: bool = False,
 ) -> RouteDecision:
     """The decision from the ranker's ``scores`` for ``tools`` and the question's similarity to small
     talk (None without embeddings); ``task``: the question probe's probability that it asks for a task
@@ -291,8 +291,9 @@ def decide_route(
     probability of a short follow-up read with the previous question (module docstring); when that
     calls for a tool, it wins. ``attached``: the question and its similarity to ABOUT_ATTACHED_EXAMPLES, when content was
     sent with it (module docstring). ``question``: the text whose values a destructive candidate needs
-    (module docstring); None leaves the candidates as ranked. ``own_file``: the question names a file
-    or folder a server serves (agent/named_files.py): a task."""
+    (module docstring); None leaves the candidates as ranked. ``own_record``: the question names a file
+    or folder a server serves (agent/named_files.py) or a thing a server keeps (agent/kept_names.py):
+    a task."""
     decision = _decide(
         tools,
         scores,
@@ -301,7 +302,7 @@ def decide_route(
         follow_up=follow_up,
         question=question,
         task=task,
-        own_file=own_file,
+        own_record=own_record,
     )
     if attached is None or not decision.needs_tool:
         return decision
@@ -320,7 +321,7 @@ def _decide(
     follow_up: tuple[Sequence[float], float | None, str, float | None] | None,
     question: str | None,
     task: float | None,
-    own_file: bool = False,
+    own_record: bool = False,
 ) -> RouteDecision:
     if not tools:
         return RouteDecision(False, (), 0.0, "no tools are enabled")
@@ -332,7 +333,7 @@ def _decide(
             max_candidates=max_candidates,
             question=follow_up[2],
             task=follow_up[3],
-            own_file=own_file,
+            own_record=own_record,
         )
         if decision.needs_tool:
             return RouteDecision(
@@ -347,9 +348,11 @@ def _decide(
     )
     # Only the asker's records or files answer it: a task for the gate, however much it reads like a
     # chat. Not a request for a change: the change rule below reads the probe's own ``task``.
-    records = task is not None and question is not None and (own_file or speaks_of_records(question))
+    records = task is not None and question is not None and (own_record or speaks_of_records(question))
     if records:
-        reason += ", it names a file the user has" if own_file else ", it asks of the user's records"
+        reason += (
+            ", it names a file or a thing the user keeps" if own_record else ", it asks of the user's records"
+        )
     if not passes(best, small_talk, 1.0 if records else task):
         return RouteDecision(False, (), best, f"no tool is needed ({reason})")
     if question is not None and asks_for_words(question):

@@ -35,6 +35,7 @@ from edgehost.agent.ranking import (
     LexicalRanker,
     RankerChoice,
     ToolRanker,
+    kept_bonus,
     load_ranker,
     ordered,
 )
@@ -575,15 +576,20 @@ class ToolSelector:
         context: Sequence[str] = (),
         max_candidates: int = 3,
         attached: bool = False,
-        own_file: bool = False,
+        own_record: bool = False,
+        keeping: frozenset[str] = frozenset(),
     ) -> RouteDecision:
         """Whether ``query`` needs one of ``tools`` (the enabled ones) and the plausible ones, best
         first (agent/routing.py). ``context``: the conversation's earlier questions, newest last.
         ``attached``: content was sent with the question (an attached resource, a prompt's text):
-        it then calls a tool only when it clearly asks for one. ``own_file``: it names a file or folder
-        a server serves (agent/named_files.py), so it asks for a task. Ranking runs in a thread."""
+        it then calls a tool only when it clearly asks for one. ``own_record``: it names a file or folder
+        a server serves (agent/named_files.py) or a thing a server keeps, so it asks for a task;
+        ``keeping``: the servers that keep a thing it names (agent/kept_names.py), whose tools that
+        act on what exists gain (ranking.kept_bonus). Ranking runs in a thread."""
         enabled = [t for t in tools if t.enabled]
-        return await self._ranked(self._route, query, enabled, context, max_candidates, attached, own_file)
+        return await self._ranked(
+            self._route, query, enabled, context, max_candidates, attached, own_record, keeping
+        )
 
     @staticmethod
     def _route(
@@ -593,11 +599,16 @@ class ToolSelector:
         context: Sequence[str],
         max_candidates: int,
         attached: bool = False,
-        own_file: bool = False,
+        own_record: bool = False,
+        keeping: frozenset[str] = frozenset(),
     ) -> RouteDecision:
         if not tools:
             return decide_route(tools, [], None)
         semantic = ranker.semantic if isinstance(ranker, BlendedRanker) else None
+
+        def scores(text: str) -> list[float]:
+            ranked = ranker.scores(text, tools)
+            return [s + bonus for s, bonus in zip(ranked, kept_bonus(text, tools, keeping), strict=True)]
 
         def small_talk(text: str) -> float | None:
             if semantic is None:
@@ -610,7 +621,7 @@ class ToolSelector:
         follow_up = None
         if context and is_follow_up(query):
             combined = f"{context[-1]} {query}"
-            follow_up = (ranker.scores(combined, tools), small_talk(combined), combined, task(combined))
+            follow_up = (scores(combined), small_talk(combined), combined, task(combined))
         about = (
             (
                 query,
@@ -622,12 +633,12 @@ class ToolSelector:
         # The question last: its vector is the one kept for the selection of the same turn.
         return decide_route(
             tools,
-            ranker.scores(query, tools),
+            scores(query),
             small_talk(query),
             max_candidates=max_candidates,
             follow_up=follow_up,
             attached=about,
             question=query,
             task=task(query),
-            own_file=own_file,
+            own_record=own_record,
         )

@@ -39,7 +39,7 @@ class ToolSpec:
     original_name: str | None = None
     output_schema: Mapping[str, Any] | None = field(
         default=None, hash=False
-    )  # listed; the agent never reads it
+    )  # listed; agent/kept_names.py reads it (a tool that lists what its server keeps)
     # False for a tool its server listed when last connected, while the whole server is switched off
     # (host/known_tools.py): never offered, only recognised as the tool a question calls for.
     server_enabled: bool = True

@@ -1,0 +1,133 @@
+"""The things a server keeps that a question names: "Alice" of "Alice also has a cat named Miso".
+
+A memory server keeps named things (the reference memory server's entities). A statement about one
+of them reads like chat, and a small model's call makes it again: create_entities for "Alice", which
+the server skips as it exists, so the new fact was lost while the answer said it was kept. The host
+can know what is kept: a server that keeps named things has a tool that lists them, read-only,
+taking no argument, whose output schema is a list of objects with a name (read_graph's
+``entities``). So the host reads it (at most once per MAX_AGE_S, and again after a call of the host
+changed something through that server) and finds the names the question writes, whole, in any case
+("alice's cat" names Alice; "Al" of a kept "Alan" does not).
+
+A question that names a kept thing asks about the asker's records: a task (agent/routing.py, as a
+file the question names, agent/named_files.py). A statement or a request for a change that names
+one changes what exists, so the kept bonus of ranking goes to that server's tools that act on what
+exists (ranking.kept_bonus): add_observations, not create_entities.
+
+A listing that fails, or takes longer than LOOK_UP_TIMEOUT_S, names nothing, and the server is not
+asked again before MAX_AGE_S: a turn never waits on it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from edgehost.agent.tools import ToolSpec
+
+__all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in"]
+
+log = logging.getLogger(__name__)
+
+MAX_AGE_S = 60.0
+LOOK_UP_TIMEOUT_S = 2.0
+MIN_NAME_LETTERS = 3
+
+
+def lists_kept_names(tool: ToolSpec) -> bool:
+    """Whether ``tool`` lists the named things its server keeps: read-only, no required argument, an
+    output schema with a list of objects that have a text ``name`` (module docstring)."""
+    if tool.hint("readOnlyHint") is not True or tool.required or not tool.enabled:
+        return False
+    properties = (tool.output_schema or {}).get("properties")
+    return isinstance(properties, Mapping) and any(_named_items(value) for value in properties.values())
+
+
+def _named_items(schema: Any) -> bool:
+    """Whether ``schema`` is a list of objects with a text ``name``."""
+    if not isinstance(schema, Mapping) or schema.get("type") != "array":
+        return False
+    items = schema.get("items")
+    properties = items.get("properties") if isinstance(items, Mapping) else None
+    name = properties.get("name") if isinstance(properties, Mapping) else None
+    return isinstance(name, Mapping) and name.get("type", "string") == "string"
+
+
+def kept_names_in(structured: Any) -> tuple[str, ...]:
+    """The names of the objects of the lists of a listing's structured result, once each."""
+    if not isinstance(structured, Mapping):
+        return ()
+    names = (
+        item["name"]
+        for value in structured.values()
+        if isinstance(value, list)
+        for item in value
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str)
+    )
+    return tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+
+
+def names_in(question: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The ``names`` ``question`` writes, whole and in any case, of MIN_NAME_LETTERS letters or more."""
+    lowered = question.lower()
+    return tuple(
+        name
+        for name in names
+        if name.lower() in lowered  # a quick test first: a store may keep thousands of names
+        and sum(c.isalpha() for c in name) >= MIN_NAME_LETTERS
+        and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
+    )
+
+
+@dataclass
+class _Listing:
+    names: tuple[str, ...]
+    read_at: float
+    stale: bool = False
+
+
+class KeptNames:
+    """The names each server keeps, read with its listing tool through ``call`` (module docstring)."""
+
+    def __init__(
+        self,
+        call: Callable[[ToolSpec], Awaitable[Any]],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._call = call  # a listing tool's structured result, or None
+        self._clock = clock
+        self._listings: dict[str, _Listing] = {}
+
+    async def servers_naming(self, question: str, tools: Sequence[ToolSpec]) -> frozenset[str]:
+        """The servers of ``tools`` that keep a thing ``question`` names."""
+        listers = {t.server: t for t in tools if lists_kept_names(t)}
+        if not listers:
+            return frozenset()
+        listings = await asyncio.gather(*(self._listing(tool) for tool in listers.values()))
+        return frozenset(
+            server for server, names in zip(listers, listings, strict=True) if names_in(question, names)
+        )
+
+    def changed(self, server: str) -> None:
+        """Something ``server`` keeps was changed: its names are read again before the next question."""
+        if server in self._listings:
+            self._listings[server].stale = True
+
+    async def _listing(self, tool: ToolSpec) -> tuple[str, ...]:
+        now = self._clock()
+        kept = self._listings.get(tool.server)
+        if kept is not None and not kept.stale and now - kept.read_at < MAX_AGE_S:
+            return kept.names
+        try:
+            names = kept_names_in(await asyncio.wait_for(self._call(tool), LOOK_UP_TIMEOUT_S))
+        except Exception as exc:  # a look-up that fails names nothing; the turn goes on
+            log.info("listing what %s keeps failed: %s", tool.server, exc)
+            names = ()
+        self._listings[tool.server] = _Listing(names, now)
+        return names
