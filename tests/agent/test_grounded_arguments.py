@@ -179,7 +179,8 @@ def test_a_kind_of_file_named_by_its_extension_is_looked_for_by_its_glob_not_its
 def test_an_undescribed_pattern_is_a_glob_where_the_tools_description_says_so(
     reference_tools: dict[str, ToolSpec],
 ) -> None:
-    # The filesystem server's search_files says "glob-style patterns" of its undescribed pattern only.
+    # The filesystem server's search_files says "glob-style patterns" of its undescribed pattern only,
+    # and that '**/*.ext' matches in all subdirectories: its '*.md' matches the searched folder alone.
     search = reference_tools["filesystem__search_files"]
 
     def pattern(question: str, description: str = search.description) -> list[str] | None:
@@ -187,9 +188,11 @@ def test_an_undescribed_pattern_is_a_glob_where_the_tools_description_says_so(
             "pattern"
         ]
 
-    assert pattern("find all the .md files") == ["*.md"]
-    assert pattern("search for *.log files in the logs folder") == ["*.log"]  # the folder is no name
-    assert "md files" in (pattern("find all the .md files", description="Search for files.") or [])
+    assert pattern("find all the .md files") == ["**/*.md"]
+    assert pattern("search for *.log files in the logs folder") == ["**/*.log"]  # the folder is no name
+    assert pattern("find recipes/pasta.md") == ["recipes/pasta.md"]  # a path is where it is
+    assert pattern("find all the .md files", description="Find files by a glob pattern.") == ["*.md"]
+    assert "md files" in (pattern("find all the .md files", description="Returns file names.") or [])
 
 
 def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_for() -> None:

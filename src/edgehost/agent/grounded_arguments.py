@@ -97,6 +97,10 @@ _TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
 _STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 _NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
+# A tool's description that says its patterns are globs ("glob-style patterns"), and how it writes
+# a pattern that matches in every folder below the one searched.
+_GLOB_DESCRIBED = re.compile(r"\bglob\b", re.IGNORECASE)
+_IN_EVERY_FOLDER = "**/"
 # The words of the name of an argument that may be a pattern of names (key_words: "filePattern").
 _PATTERN_NAMES = frozenset({"pattern", "patterns", "glob"})
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
@@ -160,15 +164,17 @@ def grounded_schema(
 
 def _described_patterns(schema: Mapping[str, Any], description: str) -> Mapping[str, Any]:
     """``schema`` with a text argument named for a pattern and described by nothing of its own
-    described as the tool's description says, where that says the patterns are globs of file names:
-    the filesystem server's search_files has an undescribed ``pattern``, and its description says
-    "The patterns should be glob-style patterns". Read as free text, "find all the .md files" gave it
-    "md files"; described, it is offered ``*.md``."""
+    described as the tool's description says, where that says the patterns are globs: the filesystem
+    server's search_files has an undescribed ``pattern``, and its description says "The patterns
+    should be glob-style patterns ... '**/*.ext' to match files in all subdirectories". Read as free
+    text, "find all the .md files" gave it "md files"; described, it is offered ``**/*.md`` (its
+    ``*.md`` matches the files of the searched folder alone, not those in its folders)."""
     properties = schema.get("properties")
-    if not isinstance(properties, Mapping) or not _NAMES_A_FILE.search(description):
+    if not isinstance(properties, Mapping) or not _GLOB_DESCRIBED.search(description):
         return schema
+    said = _IN_EVERY_FOLDER + " matches in every folder." if _IN_EVERY_FOLDER in description else ""
     patterns = {
-        key: {**value, "description": "A glob pattern of file names, as the tool's description says."}
+        key: {**value, "description": f"A glob pattern of file names, as the tool's description says.{said}"}
         for key, value in properties.items()
         if isinstance(value, Mapping)
         and value.get("type") == "string"
@@ -561,6 +567,8 @@ def _text_values(
         names = [p for p in path_values(text) if not p.endswith("/") and p not in folders]
         names += _GLOB.findall(text)
         names += [f"*.{extension}" for extension in _EXTENSION.findall(text)]
+        if _IN_EVERY_FOLDER in description:  # a name the question gives is looked for in every folder
+            names = [n if "/" in n else f"{_IN_EVERY_FOLDER}{n}" for n in names]
         if names:
             return list(dict.fromkeys([*names, *(d for d in default if d.strip())]))
         if default and not required:

@@ -50,7 +50,7 @@ _FOLDER_NAME = re.compile(r"^(?:\w+_)?(?:dir|directory|folder)(?:_?path)?$", re.
 # A "path" described as a folder ("Directory relative to ...", "The folder to list").
 _FOLDER_DESCRIPTION = re.compile(r"^\s*(?:the\s+)?(?:new\s+)?(?:directory|folder)\b", re.I)
 # A tool named for folders, or for a search (its path is the folder it looks in).
-_FOLDER_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)|search", re.I)
+_FOLDER_TOOL = re.compile(r"directory|folder|(?:^|_)dir(?:_|$)|(?:^|_)search(?:_|$)", re.I)
 # A flag of the program that starts a server, whose folder is where it runs or keeps its own things,
 # not what it serves: uv --directory/--project, npm --prefix, docker -v/-w, --config-dir, --cache-dir.
 _RUNNER_FLAG = re.compile(
