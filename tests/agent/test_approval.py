@@ -118,6 +118,18 @@ def test_an_untrusted_server_cannot_make_a_delete_tool_look_harmless():
     assert tool_risk(trusted(liar))[0] == "safe"  # a trusted server's word is taken
 
 
+def test_edgehost_looks_up_with_a_safe_tool_only_where_no_rule_denies_or_asks_for_it(reference_tools):
+    # The host reads what the memory server keeps with read_graph (agent/kept_names.py), unasked.
+    read_graph = reference_tools["memory__read_graph"]
+    assert ApprovalPolicy().lets_host_look_up(read_graph)  # untrusted, but safe by annotations and name
+    for action in ("ask", "deny"):
+        policy = ApprovalPolicy(parse_rules([{"server": "memory", "tool": "read_graph", "action": action}]))
+        assert not policy.lets_host_look_up(read_graph), action
+    liar = ToolSpec(name="shady__reset_graph", server="shady", annotations={"readOnlyHint": True})
+    assert not ApprovalPolicy().lets_host_look_up(liar)  # the name says reset: never called unasked
+    assert not ApprovalPolicy().lets_host_look_up(trusted(reference_tools["fetch__fetch"]))  # open world
+
+
 def test_names_are_matched_on_whole_words():
     assert (
         tool_risk(ToolSpec(name="a__get_address", server="a", annotations={"readOnlyHint": True}))[0]

@@ -85,6 +85,9 @@ def test_a_statement_about_a_kept_thing_favours_the_tools_that_act_on_what_exist
         )
     )
     assert bonus["add_observations"] == KEPT_WEIGHT and bonus["create_entities"] == 0.0
+    assert bonus["delete_observations"] == 0.0  # a statement adds; it does not delete
+    forget = kept_bonus("Forget Alice, please.", memory, frozenset({"memory"}))
+    assert dict(zip((t.tool_name for t in memory), forget, strict=True))["delete_entities"] == KEPT_WEIGHT
     # A question of it looks it up; a server that keeps nothing it names gains nothing.
     assert not any(kept_bonus("What do you know about Alice?", memory, frozenset({"memory"})))
     assert not any(kept_bonus("Alice also has a cat.", memory, frozenset()))

@@ -288,7 +288,8 @@ async def test_a_statement_about_a_thing_the_memory_keeps_adds_to_it_rather_than
     added = (
         '{"observations": [{"entityName": "Alice", "contents": ["has a cat named Miso"]}]}}[END_TOOL_CALL]'
     )
-    host, recorder = await make_host(ScriptedBackend([added, "done"]), host_routing())
+    bob = '{"observations": [{"entityName": "Bob", "contents": ["likes tea"]}]}}[END_TOOL_CALL]'
+    host, recorder = await make_host(ScriptedBackend([added, "done", bob, "done"]), host_routing())
     await asyncio.wait_for(host.wait_warm(), WAIT_S)  # the memory server's tools embedded first
     turn = host.start_turn("Alice also has a cat named Miso.")
     routed = await recorder.wait_for(lambda e: isinstance(e, ev.TurnRouted))
@@ -302,6 +303,19 @@ async def test_a_statement_about_a_thing_the_memory_keeps_adds_to_it_rather_than
         "has a cat named Miso"
         in json.loads(store.read_text(encoding="utf-8").splitlines()[0])["observations"]
     )
+    # Another program adds Bob. The host's own call above changed what the server keeps, so the next
+    # question reads it again (not a minute later) and finds him.
+    lines = [*store.read_text(encoding="utf-8").splitlines(), json.dumps({**alice, "name": "Bob"})]
+    store.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first = routed
+    turn = host.start_turn("Bob also likes tea.")
+    routed = await recorder.wait_for(lambda e: isinstance(e, ev.TurnRouted) and e is not first)
+    assert routed.needs_tool and routed.candidates[0] == "memory__add_observations", routed
+    request = (
+        await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested) and e.request.id != request.id)
+    ).request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))
+    await asyncio.wait_for(turn, WAIT_S)
 
 
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(

@@ -39,6 +39,7 @@ __all__ = [
     "asks_something",
     "asks_to_keep",
     "asks_what_i_recorded",
+    "deletes",
     "speaks_of_kept",
     "asks_how_or_whether",
     "expanded_terms",
@@ -250,9 +251,13 @@ def acts_on_existing(tool: ToolSpec) -> bool:
     to existing entities"), or its name says it deletes (what it deletes exists). "Drop 'vegetarian'
     from Pete's entry" speaks of something kept and asks to remove from it: the kept bonus must not
     go to the one tool that adds."""
-    return _EXISTING.search(tool.description) is not None or any(
-        "delete" in _action_of().get(word, ()) for word in terms(tool.tool_name)
-    )
+    return _EXISTING.search(tool.description) is not None or deletes(tool)
+
+
+@lru_cache(maxsize=4096)
+def deletes(tool: ToolSpec) -> bool:
+    """Whether the tool's name says it deletes (delete_entities, remove_file, drop_table)."""
+    return any("delete" in _action_of().get(word, ()) for word in terms(tool.tool_name))
 
 
 def asks_for_change(query: str) -> bool:

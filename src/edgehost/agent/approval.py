@@ -291,6 +291,13 @@ class ApprovalPolicy:
     def _user_rule(self, tool: ToolSpec) -> ApprovalRule | None:
         return next((r for r in self._rules if r.matches(tool)), None)
 
+    def lets_host_look_up(self, tool: ToolSpec) -> bool:
+        """Whether EdgeHost itself may call ``tool``, with no arguments, to read a question (what a
+        server keeps, agent/kept_names.py): a safe tool, by its annotations and its name, that no rule
+        of the user's denies or asks for. No card, no approval: the call reads what the user keeps."""
+        rule = self._user_rule(tool)
+        return tool_risk(tool)[0] == "safe" and (rule is None or rule.action == "allow")
+
     def evaluate(
         self, tool: ToolSpec, arguments: Mapping[str, Any], conversation_id: ConversationId | None
     ) -> PolicyVerdict:

@@ -14,8 +14,10 @@ file the question names, agent/named_files.py). A statement or a request for a c
 one changes what exists, so the kept bonus of ranking goes to that server's tools that act on what
 exists (ranking.kept_bonus): add_observations, not create_entities.
 
-A listing that fails, or takes longer than LOOK_UP_TIMEOUT_S, names nothing, and the server is not
-asked again before MAX_AGE_S: a turn never waits on it twice.
+Only a listing tool EdgeHost may call by itself is read (approval.ApprovalPolicy.lets_host_look_up:
+safe by its annotations and its name, no rule of the user's that denies or asks for it); it gets no
+card and no approval. A listing that fails, or takes longer than LOOK_UP_TIMEOUT_S, names nothing
+until it is read again: after MAX_AGE_S, or after the host's next change through that server.
 """
 
 from __future__ import annotations

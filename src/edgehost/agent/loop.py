@@ -20,7 +20,7 @@ from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
-from edgehost.agent.kept_names import KeptNames
+from edgehost.agent.kept_names import KeptNames, lists_kept_names
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
@@ -129,7 +129,7 @@ class TurnRunner:
             asyncio.to_thread(  # a folder's listing: off the window's thread
                 with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]
             ),
-            self._kept.servers_naming(read_as, [t for t in tools if t.enabled] if host_routes else []),
+            self._kept.servers_naming(read_as, self._listers(tools) if host_routes else []),
         )
         if host_routes:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
@@ -170,6 +170,10 @@ class TurnRunner:
         if cancelled:
             raise asyncio.CancelledError
         return completed
+
+    def _listers(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        """The tools that list what their server keeps which EdgeHost may call itself (approval.py)."""
+        return [t for t in tools if lists_kept_names(t) and self.policy.lets_host_look_up(t)]
 
     async def _listing(self, tool: ToolSpec) -> Any:
         """The structured result of a call of ``tool`` with no arguments, the host's own (no card, no
@@ -545,12 +549,5 @@ def _with_filled_arguments(
     return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)
 
 
-def _unreported(
-    done: float,
-    total: float | None,
-    message: str | None,
-    *,
-    task_id: str | None = None,
-    task_status: str | None = None,
-) -> None:
+def _unreported(*_progress: object, **_state: object) -> None:
     """The progress of the host's own look-up, which no card shows."""

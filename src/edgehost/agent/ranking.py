@@ -19,6 +19,7 @@ from edgehost.agent._query_cues import (
     argument_fit,
     asks_for_change,
     asks_something,
+    deletes,
     expanded_terms,
     question_cues,
     speaks_of_kept,
@@ -124,11 +125,17 @@ def kept_bonus(query: str, tools: Sequence[ToolSpec], keeping: frozenset[str]) -
     each tool: KEPT_WEIGHT to their tools that act on what exists, where the question states
     something or asks for a change ("Alice also has a cat named Miso" of a kept Alice is
     add_observations, not create_entities, which would skip Alice and lose the fact), and cue_bonus
-    has not given it already. A question of it ("What do you know about Alice?") looks it up."""
-    change = asks_for_change(query)
-    if not keeping or (change and speaks_of_kept(query)) or (asks_something(query) and not change):
+    has not given it already. A statement that asks for no change adds, it does not delete; a question
+    of it ("What do you know about Alice?") looks it up."""
+    if not keeping:
         return [0.0] * len(tools)
-    return [KEPT_WEIGHT if t.server in keeping and acts_on_existing(t) else 0.0 for t in tools]
+    change = asks_for_change(query)
+    if (change and speaks_of_kept(query)) or (asks_something(query) and not change):
+        return [0.0] * len(tools)
+    return [
+        KEPT_WEIGHT if t.server in keeping and acts_on_existing(t) and (change or not deletes(t)) else 0.0
+        for t in tools
+    ]
 
 
 class LexicalRanker:
