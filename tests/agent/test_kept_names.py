@@ -10,6 +10,9 @@ from typing import Any
 import anyio
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel
 from tests.conftest import peer_path
 from tests.support import CONNECT_TIMEOUT_S, tool_specs
 
@@ -71,6 +74,43 @@ async def test_the_memory_servers_names_are_read_with_its_listing_tool_and_again
     # The server is gone: the listing fails, names nothing, and the turn goes on.
     kept.changed("memory")
     assert await kept.servers_naming("Bob likes tea", tools) == frozenset()
+
+
+class Person(BaseModel):
+    name: str
+    notes: list[str]
+
+
+class People(BaseModel):
+    people: list[Person]
+
+
+async def test_a_listing_whose_items_a_python_server_defines_apart_is_found() -> None:
+    # pydantic writes the items of a list of models as a reference to "$defs".
+    server = MCPServer("contacts")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def list_people() -> People:
+        """Every person the address book keeps."""
+        return People(people=[Person(name="Alice", notes=["lives in Lyon"])])
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def find_person(query: str) -> People:
+        """The people whose name holds the query."""
+        return People(people=[])
+
+    async with Client(server) as client:
+        tools = {t.tool_name: t for t in tool_specs({"contacts": (await client.list_tools()).tools})}
+        assert "$defs" in (tools["list_people"].output_schema or {})
+        assert lists_kept_names(tools["list_people"])
+        assert not lists_kept_names(tools["find_person"])  # it needs a query: no listing of all
+
+        async def listing(tool: ToolSpec) -> Any:
+            return (await client.call_tool(tool.tool_name, {})).structured_content
+
+        assert await KeptNames(listing).servers_naming("alice's birthday", list(tools.values())) == {
+            "contacts"
+        }
 
 
 def test_a_statement_about_a_kept_thing_favours_the_tools_that_act_on_what_exists(

@@ -46,18 +46,31 @@ def lists_kept_names(tool: ToolSpec) -> bool:
     output schema with a list of objects that have a text ``name`` (module docstring)."""
     if tool.hint("readOnlyHint") is not True or tool.required or not tool.enabled:
         return False
-    properties = (tool.output_schema or {}).get("properties")
-    return isinstance(properties, Mapping) and any(_named_items(value) for value in properties.values())
+    output = tool.output_schema or {}
+    properties = output.get("properties")
+    return isinstance(properties, Mapping) and any(
+        _named_items(value, output) for value in properties.values()
+    )
 
 
-def _named_items(schema: Any) -> bool:
-    """Whether ``schema`` is a list of objects with a text ``name``."""
+def _named_items(schema: Any, output: Mapping[str, Any]) -> bool:
+    """Whether ``schema`` (of the ``output`` schema, whose ``$defs`` it may refer to, as pydantic
+    writes them) is a list of objects with a text ``name``."""
     if not isinstance(schema, Mapping) or schema.get("type") != "array":
         return False
-    items = schema.get("items")
+    items = _resolved(schema.get("items"), output)
     properties = items.get("properties") if isinstance(items, Mapping) else None
     name = properties.get("name") if isinstance(properties, Mapping) else None
     return isinstance(name, Mapping) and name.get("type", "string") == "string"
+
+
+def _resolved(schema: Any, output: Mapping[str, Any]) -> Any:
+    """``schema``, or the definition of ``output`` it refers to ("#/$defs/Entity")."""
+    reference = schema.get("$ref") if isinstance(schema, Mapping) else None
+    if not isinstance(reference, str) or not reference.startswith("#/$defs/"):
+        return schema
+    definitions = output.get("$defs")
+    return definitions.get(reference.removeprefix("#/$defs/")) if isinstance(definitions, Mapping) else None
 
 
 def kept_names_in(structured: Any) -> tuple[str, ...]:
