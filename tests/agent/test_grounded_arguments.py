@@ -11,14 +11,9 @@ import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
-from edgehost.agent.question_values import (
-    path_values,
-    question_spans,
-    told_facts,
-    written_addition,
-    written_out,
-)
+from edgehost.agent.question_values import path_values, question_spans
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.written_texts import told_facts, written_addition, written_out
 from edgehost.servers.files import build_server
 
 PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."

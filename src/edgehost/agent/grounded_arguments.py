@@ -68,14 +68,13 @@ from edgehost.agent.question_values import (
     question_spans,
     quoted_phrases,
     series_as_written,
-    told_facts,
     written_dates,
     written_lists,
     written_numbers,
-    written_out,
     written_series,
 )
 from edgehost.agent.value_fit import written_names
+from edgehost.agent.written_texts import told_facts, written_out
 
 __all__ = [
     "grounded_schema",
@@ -356,7 +355,7 @@ def _numeric(described: Mapping[str, Any]) -> list[str]:
 def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
     """``properties`` with each list of statements (a list of text named for contents, observations or
     facts: the memory server's observations) offered the facts the question tells, whole
-    (question_values.told_facts): offered runs of up to four words, the 135M model kept "code" of "my
+    (written_texts.told_facts): offered runs of up to four words, the 135M model kept "code" of "my
     bike lock code is 4512" and "flowerpot" of "the spare key is under the blue flowerpot". The
     other text arguments beside it (the entity's name and type) are offered the words of those facts."""
     facts = told_facts(text)

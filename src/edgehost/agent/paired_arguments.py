@@ -9,7 +9,7 @@ of them for both. Where the names of the pair say their roles, each is offered i
   server's description names (agent/places.timezone_roles);
 - paths (source and destination): what moves and where it goes (agent/path_roles.py);
 - an edit (old_text and new_text, search and replace): what the question replaces and what it puts
-  instead, or what it adds (question_values.written_replacement, written_addition).
+  instead, or what it adds (written_texts.written_replacement, written_addition).
 
 Used by agent/grounded_arguments.py once each argument has its own values. Pure functions.
 """
@@ -24,7 +24,7 @@ from edgehost.agent.currencies import currency_roles, wants_currency
 from edgehost.agent.known_arguments import PATH_ARGUMENT
 from edgehost.agent.path_roles import path_roles
 from edgehost.agent.places import local_zone, timezone_roles, wants_zone
-from edgehost.agent.question_values import written_addition, written_replacement
+from edgehost.agent.written_texts import written_addition, written_replacement
 
 __all__ = ["free_texts", "key_words", "paired_arguments"]
 
@@ -128,11 +128,11 @@ def _paired_edit(
 ) -> tuple[dict[str, Any], list[str]]:
     """``properties`` with a pair of text arguments for what to replace and what to put instead
     (old_text and new_text, oldText and newText, search and replace) each offered its one value, when the
-    question writes a replacement (question_values.written_replacement): "so it says Monday instead of
+    question writes a replacement (written_texts.written_replacement): "so it says Monday instead of
     Friday" gives old_text "Friday" and new_text "Monday". Offered every run of the question's words,
     the 135M model took "fix my letter" and "draft.txt so it says". Where what is replaced is optional
     (the built-in files server's edit_file adds new_text as a line when it is left out) and the question
-    writes an addition instead ("add 'buy eggs' to my todo list", question_values.written_addition),
+    writes an addition instead ("add 'buy eggs' to my todo list", written_texts.written_addition),
     it is left out and what is added is new_text; where the question writes neither, the host's call
     gives it (else a small model's call that leaves it out would add a line no one asked for). Also
     the arguments the call must now give."""

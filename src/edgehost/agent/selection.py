@@ -28,7 +28,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
-from edgehost.agent.question_values import WORD, path_values, quoted_phrases, written_numbers, written_out
+from edgehost.agent.question_values import WORD, path_values, quoted_phrases, written_numbers
 from edgehost.agent.ranking import (
     BlendedRanker,
     EmbeddingRanker,
@@ -48,6 +48,7 @@ from edgehost.agent.routing import (
 )
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment, span_places
+from edgehost.agent.written_texts import written_out
 from edgehost.errors import EmbeddingUnavailable
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
