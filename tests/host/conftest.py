@@ -20,6 +20,9 @@ from edgehost.settings import Settings
 from edgehost.slow_machine import scaled_wait
 
 WAIT_S = scaled_wait(30.0)
+# The start-up work wait_warm waits for: the ranker's models loaded and every tool embedded, which
+# under the whole suite on a loaded 2-core machine took longer than WAIT_S.
+WARM_S = scaled_wait(90.0)
 
 
 def call(name: str, **arguments: Any) -> str:

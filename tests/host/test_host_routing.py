@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from tests.conftest import peer_path
-from tests.host.conftest import WAIT_S, call
+from tests.host.conftest import WAIT_S, WARM_S, call
 
 from edgehost.agent.approval import ApprovalDecision
 from edgehost.agent.routing import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
@@ -262,7 +262,7 @@ async def test_a_file_only_another_servers_folder_holds_is_read_by_that_server(
     servers.write_text(json.dumps({"mcpServers": {"notes": notes}}), encoding="utf-8")
     backend = ScriptedBackend(['{"path": "shopping.txt"}}[END_TOOL_CALL]', "done"])
     host, recorder = await make_host(backend, host_routing())
-    await asyncio.wait_for(host.wait_warm(), WAIT_S)  # the second server's tools embedded first
+    await asyncio.wait_for(host.wait_warm(), WARM_S)  # the second server's tools embedded first
     turn = host.start_turn("Read me shopping.txt")
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     host.resolve_approval(request.id, ApprovalDecision(allow=True))  # a server the user added asks
@@ -290,7 +290,7 @@ async def test_a_statement_about_a_thing_the_memory_keeps_adds_to_it_rather_than
     )
     bob = '{"observations": [{"entityName": "Bob", "contents": ["likes tea"]}]}}[END_TOOL_CALL]'
     host, recorder = await make_host(ScriptedBackend([added, "done", bob, "done"]), host_routing())
-    await asyncio.wait_for(host.wait_warm(), WAIT_S)  # the memory server's tools embedded first
+    await asyncio.wait_for(host.wait_warm(), WARM_S)  # the memory server's tools embedded first
     turn = host.start_turn("Alice also has a cat named Miso.")
     routed = await recorder.wait_for(lambda e: isinstance(e, ev.TurnRouted))
     assert routed.needs_tool and routed.candidates[0] == "memory__add_observations", routed
