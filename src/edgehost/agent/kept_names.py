@@ -113,15 +113,17 @@ class KeptNames:
         self,
         call: Callable[[ToolSpec], Awaitable[Any]],
         *,
+        may_call: Callable[[ToolSpec], bool] = lambda _tool: True,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._call = call  # a listing tool's structured result, or None
+        self._may_call = may_call  # whether EdgeHost may call a listing tool by itself (approval.py)
         self._clock = clock
         self._listings: dict[str, _Listing] = {}
 
     async def servers_naming(self, question: str, tools: Sequence[ToolSpec]) -> frozenset[str]:
         """The servers of ``tools`` that keep a thing ``question`` names."""
-        listers = {t.server: t for t in tools if lists_kept_names(t)}
+        listers = {t.server: t for t in tools if lists_kept_names(t) and self._may_call(t)}
         if not listers:
             return frozenset()
         listings = await asyncio.gather(*(self._listing(tool) for tool in listers.values()))

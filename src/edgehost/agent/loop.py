@@ -20,7 +20,7 @@ from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
-from edgehost.agent.kept_names import KeptNames, lists_kept_names
+from edgehost.agent.kept_names import KeptNames
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
@@ -94,7 +94,7 @@ class TurnRunner:
         # Numbers the calls ("c1", "c2"…); the host passes its own, so a call id is not used twice in
         # its life (a card and its "Open the view" are found by it) when a runner is made anew.
         self._calls = ToolCalls(executor, approver, policy, emit, self.config, call_numbers)
-        self._kept = KeptNames(self._listing)
+        self._kept = KeptNames(self._listing, may_call=policy.lets_host_look_up)
 
     async def run(
         self,
@@ -129,7 +129,7 @@ class TurnRunner:
             asyncio.to_thread(  # a folder's listing: off the window's thread
                 with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]
             ),
-            self._kept.servers_naming(read_as, self._listers(tools) if host_routes else []),
+            self._kept.servers_naming(read_as, tools if host_routes else []),
         )
         if host_routes:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
@@ -170,10 +170,6 @@ class TurnRunner:
         if cancelled:
             raise asyncio.CancelledError
         return completed
-
-    def _listers(self, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
-        """The tools that list what their server keeps which EdgeHost may call itself (approval.py)."""
-        return [t for t in tools if lists_kept_names(t) and self.policy.lets_host_look_up(t)]
 
     async def _listing(self, tool: ToolSpec) -> Any:
         """The structured result of a call of ``tool`` with no arguments, the host's own (no card, no
