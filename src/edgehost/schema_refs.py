@@ -1,8 +1,9 @@
 """``$ref`` in a tool's JSON schema, followed the way JSON Schema means it (through ``referencing``).
 
 One resolver for every user (argument coercion in edgehost.agent.arguments, example values in
-edgehost.mcp.schema_values): a JSON pointer's ``~0`` / ``~1`` escapes and percent-encoding, draft-07
-``definitions`` as well as ``$defs``, ``$id`` base URIs and refs that lead to further refs. Nothing is
+edgehost.mcp.schema_values, the listings of edgehost.agent.kept_names): a JSON pointer's ``~0`` /
+``~1`` escapes and percent-encoding, draft-07 ``definitions`` as well as ``$defs``, ``$id`` base URIs
+and refs that lead to further refs. Nothing is
 fetched: a ref to another document is left as it is.
 """
 

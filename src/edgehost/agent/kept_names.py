@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.tools import ToolSpec
+from edgehost.schema_refs import resolve_ref
 
 __all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in"]
 
@@ -56,21 +57,13 @@ def lists_kept_names(tool: ToolSpec) -> bool:
 def _named_items(schema: Any, output: Mapping[str, Any]) -> bool:
     """Whether ``schema`` (of the ``output`` schema, whose ``$defs`` it may refer to, as pydantic
     writes them) is a list of objects with a text ``name``."""
+    schema = resolve_ref(schema, output)
     if not isinstance(schema, Mapping) or schema.get("type") != "array":
         return False
-    items = _resolved(schema.get("items"), output)
+    items = resolve_ref(schema.get("items"), output)
     properties = items.get("properties") if isinstance(items, Mapping) else None
     name = properties.get("name") if isinstance(properties, Mapping) else None
     return isinstance(name, Mapping) and name.get("type", "string") == "string"
-
-
-def _resolved(schema: Any, output: Mapping[str, Any]) -> Any:
-    """``schema``, or the definition of ``output`` it refers to ("#/$defs/Entity")."""
-    reference = schema.get("$ref") if isinstance(schema, Mapping) else None
-    if not isinstance(reference, str) or not reference.startswith("#/$defs/"):
-        return schema
-    definitions = output.get("$defs")
-    return definitions.get(reference.removeprefix("#/$defs/")) if isinstance(definitions, Mapping) else None
 
 
 def kept_names_in(structured: Any) -> tuple[str, ...]:
