@@ -15,6 +15,22 @@ def test_a_person_pronoun_stands_for_the_previous_questions_first_name() -> None
     )
 
 
+def test_a_name_of_several_capitalised_words_is_taken_whole() -> None:
+    """ "she" after "my dentist is Dr Ruiz" was read as "Dr": add_observations then failed, as the
+    memory keeps no entity "Dr"."""
+    later = "Also remember that she only works mornings."
+    for dentist, name in (
+        ("Dr Ruiz", "Dr Ruiz"),
+        ("Dr. Ruiz", "Dr. Ruiz"),
+        ("Uncle Rafi's dog", "Uncle Rafi"),
+    ):
+        earlier = [f"Remember that my dentist is {dentist}."]
+        assert resolved_references(later, earlier) == f"Also remember that {name} only works mornings."
+    # A full stop after a name that is not a title ends its sentence; a day's name is no part of it.
+    assert resolved_references("what does he like?", ["I met Tom. Anna said hi"]) == "what does Tom like?"
+    assert resolved_references("what does he like?", ["ok so Tom Monday"]) == "what does Tom like?"
+
+
 def test_her_owns_what_follows_only_when_a_noun_follows() -> None:
     earlier = ["Remember that Maria likes green tea"]
     assert resolved_references("What is her phone number?", earlier) == "What is Maria's phone number?"

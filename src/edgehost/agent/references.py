@@ -7,7 +7,8 @@ name the user means. The user's message is kept as written; only the host's read
 
 Resolved, only where the previous question leaves one reading:
 - "she", "he", "him", "his", "her" stand for the previous question's first proper name: a capitalised
-  word inside a sentence (not its first word, not "I", not a month or a day's name), without its "'s".
+  word inside a sentence (not its first word, not "I", not a month or a day's name) and the
+  capitalised words that follow it ("Dr Ruiz"; "she" was "Dr" alone), without its "'s".
   "his age" becomes "Biscuit's age"; "her" is
   read as owning what follows ("her age") unless a pronoun, an article or a preposition follows.
 - "it" stands for the only file or folder the previous question names ("Open notes.txt", then "now
@@ -41,6 +42,10 @@ _NOT_OWNED = frozenset({
 _IT = re.compile(r"(?<!\bis\s)\bit\b(?!\s+is\b|')", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
+# A name's next word: "Ruiz" of "Dr Ruiz" (or "Dr. Ruiz"), "Walt" of "Grandpa Walt".
+_NAME_GOES_ON = re.compile(r"(?P<stop>\.)? (?P<word>[A-Z][a-z]+)(?:'s)?\b")
+# The titles written with a full stop inside a name ("Dr. Ruiz"); after another word it ends a sentence.
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "st", "rev", "capt"})
 _CARRYING_ON = re.compile(
     r"^\W*(?:now|then|next|also|and)\b|\bthe\s+(?:first|second|third|fourth|fifth|last|next|top|bottom)"
     r"\s+(?:item|line|entry|row|paragraph|bullet|point|task|sentence|word)s?\b",
@@ -95,11 +100,28 @@ def _with_implied_thing(question: str, previous: str) -> str:
 
 def _first_proper_name(text: str) -> str | None:
     """The first capitalised word of ``text`` that is not a sentence's first word, "I", a month or a
-    day's name, without its "'s"."""
+    day's name, with the capitalised words that follow it ("Dr Ruiz", "Uncle Rafi"), without "'s"."""
     for match in _CAPITALISED.finditer(text):
         word = match.group().removesuffix("'s")
         lowered = word.lower()
         if _SENTENCE_START.search(text[: match.start()]) or lowered in _DAYS or is_month(word):
             continue
-        return word
+        end = match.end()
+        while not text[:end].endswith("'s") and (following := _next_name_word(text, end)):
+            end = following.end()
+        return text[match.start() : end].removesuffix("'s")
     return None
+
+
+def _next_name_word(text: str, end: int) -> re.Match[str] | None:
+    """The capitalised word after ``end`` that goes on the name before it: not a day's or a month's
+    name, and after a full stop only where the word before is a title ("Dr. Ruiz"; "I met Tom. Anna
+    said hi" is two sentences)."""
+    following = _NAME_GOES_ON.match(text, end)
+    if following is None:
+        return None
+    word = following.group("word")
+    after_title = text[text.rfind(" ", 0, end) + 1 : end].lower() in _TITLES
+    if (following.group("stop") and not after_title) or word.lower() in _DAYS or is_month(word):
+        return None
+    return following
