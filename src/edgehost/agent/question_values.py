@@ -52,12 +52,14 @@ __all__ = [
 MAX_SPAN_WORDS = 4
 
 
-# Words a value does not start or end with: "the photos" is "photos", "Save" is not a value.
-# fmt: off
 # Where a description gives examples, to the end of its sentence: "e.g. Denver, CO", "(e.g., 'UTC')".
 EXAMPLE_CLAUSE = re.compile(
     r"\b(?:e\.\s?g\.?|for example|for instance|such as)[:,]?\s[^;)]*?(?=[;)]|\.\s|\.?$)", re.I
 )
+# Words a value does not start or end with: "the photos" is "photos", "Save" is not a value, nor is a
+# pronoun ("forget the bit about his age" named no entity "his"; agent/references.py reads a
+# follow-up's pronoun as the name it stands for).
+# fmt: off
 EDGE_WORDS = frozenset({
     "a", "an", "the", "my", "your", "our", "this", "that", "these", "those", "to", "in", "on", "at",
     "of", "for", "from", "into", "with", "and", "or", "is", "are", "be", "me", "please", "what",
@@ -69,7 +71,8 @@ EDGE_WORDS = frozenset({
     "across", "around", "through", "since", "until", "like", "as", "if", "then", "so", "but", "get",
     "calculate", "compute", "search", "look", "fetch", "book", "predict", "generate", "determine",
     "check", "need", "want", "can", "could", "would", "should", "will", "let", "know", "help", "also",
-    "just", "were", "some", "any", "there", "here", "we", "us",
+    "just", "were", "some", "any", "there", "here", "we", "us", "he", "she", "him", "his", "her", "hers",
+    "they", "them", "their", "theirs", "record",
 })
 
 
