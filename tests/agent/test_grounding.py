@@ -112,6 +112,10 @@ def test_a_result_frame_in_the_models_own_spelling_ends_its_answer() -> None:
     )
     assert without_result_frames("Nothing found. [end_tool_result]\nmore") == "Nothing found."
     assert without_result_frames("Done.\n[tool_result name=x]\n12 files") == "Done."
+    # The heading of a result as the host renders it, copied from an earlier answer with made-up lines.
+    copied = "**memory__delete_relations** returned:\n\n- entityName: Max\n- removedObservations: none"
+    assert without_result_frames(copied) == ""
+    assert without_result_frames(f"Removed.\n\n{copied}") == "Removed."
     # Words that only look alike stay: results, a bracketed note, a result named in prose.
     kept = "The [results] are in; [note] the result [3] stands."
     assert without_result_frames(kept) == kept

@@ -72,8 +72,12 @@ def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
 
 # A small model that has read framed results writes frames of its own, spelt its own way ("The quick
 # brown fox [RESULT name=everything__echo]"): the backend's stop sequences match only the exact frames
-# (agent/reply_round.py, RESULT_FRAMES).
-_RESULT_FRAME = re.compile(r"\[\s*/?\s*(?:end[\s_]*)?(?:tool[\s_]*)?result\b[^\]\n]*\]?", re.IGNORECASE)
+# (agent/reply_round.py, RESULT_FRAMES). It copies the heading of a result the host rendered in an
+# earlier answer too ("**memory__delete_relations** returned:" over observations it made up).
+_RESULT_FRAME = re.compile(
+    r"\[\s*/?\s*(?:end[\s_]*)?(?:tool[\s_]*)?result\b[^\]\n]*\]?|\*\*[\w.-]+\*\*\s+(?:returned|was\s+not\s+run):",
+    re.IGNORECASE,
+)
 
 
 def without_result_frames(answer: str) -> str:
