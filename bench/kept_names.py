@@ -7,6 +7,9 @@ observations (a large personal memory); the question names one of them. Median o
   RESULT kept_names_cached_ms    servers_naming within MAX_AGE_S of the last read: the match alone
   RESULT kept_names_read_ratio_to_list_tools    kept_names_read_ms / listing the same server's tools (the
                                  same run's baseline: the round trip every connection makes)
+  RESULT unchanged_check_change_ms   an add_observations read around (agent/unchanged_calls.py): the
+                                 listing before and after it, and the call
+  RESULT unchanged_check_ratio   unchanged_check_change_ms / the same call made directly, same run
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 
 from edgehost.agent.kept_names import KeptNames, lists_kept_names
+from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.unchanged_calls import UnchangedNoted
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support import tool_specs  # noqa: E402
@@ -76,9 +81,31 @@ async def main() -> None:
             read_ms = await median_ms(read)
             cached_ms = await median_ms(lambda: kept.servers_naming(QUESTION, tools))
             baseline_ms = await median_ms(client.list_tools)
+
+            class Direct:
+                async def call(
+                    self, tool: ToolSpec, arguments: dict[str, Any], _progress: Any
+                ) -> ToolOutcome:
+                    result = await client.call_tool(tool.tool_name, arguments)
+                    return ToolOutcome(str(result.content), is_error=bool(result.is_error))
+
+            [add] = [t for t in tools if t.tool_name == "add_observations"]
+            added = iter(range(10 * RUNS))
+
+            def change(executor: Any) -> Callable[[], Awaitable[object]]:
+                def one() -> Awaitable[object]:
+                    content = {"entityName": "Person 250", "contents": [f"fact {next(added)}"]}
+                    return executor.call(add, {"observations": [content]}, None)
+
+                return one
+
+            direct_ms = await median_ms(change(Direct()))
+            checked_ms = await median_ms(change(UnchangedNoted(Direct(), kept)))
     print(f"RESULT kept_names_read_ms {read_ms:.2f}")
     print(f"RESULT kept_names_cached_ms {cached_ms:.3f}")
     print(f"RESULT kept_names_read_ratio_to_list_tools {read_ms / baseline_ms:.1f}")
+    print(f"RESULT unchanged_check_change_ms {checked_ms:.2f}")
+    print(f"RESULT unchanged_check_ratio {checked_ms / direct_ms:.1f}")
 
 
 if __name__ == "__main__":

@@ -113,16 +113,30 @@ class KeptNames:
         self._may_call = may_call  # whether EdgeHost may call a listing tool by itself (approval.py)
         self._clock = clock
         self._listings: dict[str, _Listing] = {}
+        self._listers: dict[str, ToolSpec] = {}  # the listing tool of each server seen to keep names
 
     async def servers_naming(self, question: str, tools: Sequence[ToolSpec]) -> frozenset[str]:
         """The servers of ``tools`` that keep a thing ``question`` names."""
         listers = {t.server: t for t in tools if lists_kept_names(t) and self._may_call(t)}
+        self._listers.update(listers)
         if not listers:
             return frozenset()
         listings = await asyncio.gather(*(self._listing(tool) for tool in listers.values()))
         return frozenset(
             server for server, names in zip(listers, listings, strict=True) if names_in(question, names)
         )
+
+    async def everything_kept(self, server: str) -> Any:
+        """What ``server`` keeps now, as its listing tool's structured result (read now, not cached);
+        None when no listing of it is known or the read fails (agent/unchanged_calls.py)."""
+        tool = self._listers.get(server)
+        if tool is None or not (tool.enabled and self._may_call(tool)):
+            return None
+        try:
+            return await asyncio.wait_for(self._call(tool), LOOK_UP_TIMEOUT_S)
+        except Exception as exc:
+            log.info("reading what %s keeps failed: %s", server, exc)
+            return None
 
     def changed(self, server: str) -> None:
         """Something ``server`` keeps was changed: its names are read again before the next question."""

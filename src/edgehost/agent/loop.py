@@ -50,6 +50,7 @@ from edgehost.agent.tool_calls import (
     edited_statement,
 )
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.unchanged_calls import UnchangedNoted
 from edgehost.llm.base import Backend, Capabilities, ChatMessage, Perf, estimate_tokens
 
 SUMMARY_TOKENS = 1024  # a tool result shown to the user when the model wrote nothing after it
@@ -93,8 +94,10 @@ class TurnRunner:
         self._selector = selector or ToolSelector()
         # Numbers the calls ("c1", "c2"…); the host passes its own, so a call id is not used twice in
         # its life (a card and its "Open the view" are found by it) when a runner is made anew.
-        self._calls = ToolCalls(executor, approver, policy, emit, self.config, call_numbers)
         self._kept = KeptNames(self._listing, may_call=policy.lets_host_look_up)
+        # A change through a server that keeps named things is read around (agent/unchanged_calls.py).
+        checked = UnchangedNoted(executor, self._kept)
+        self._calls = ToolCalls(checked, approver, policy, emit, self.config, call_numbers)
 
     async def run(
         self,

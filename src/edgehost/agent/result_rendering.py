@@ -53,15 +53,18 @@ def _lines(value: Any, indent: str = "") -> Iterable[str]:
 
 def render_result(text: str, max_lines: int = SUMMARY_MAX_LINES) -> str:
     """A short, readable form of a tool result: structured content (JSON) as an indented list of
-    ``key: value`` lines, other text as its first lines; at most ``max_lines`` lines."""
+    ``key: value`` lines, other text as its first lines, a note written after the JSON (EdgeHost's,
+    agent/unchanged_calls.py) under them; at most ``max_lines`` lines."""
+    stripped = text.strip()
     try:
-        value = json.loads(text)
+        value, end = json.JSONDecoder().raw_decode(stripped)
     except (json.JSONDecodeError, ValueError):
-        value = None
+        value, end = None, 0
     if isinstance(value, (Mapping, list)):
-        lines = list(_lines(value)) or ["(empty)"]
+        after = stripped[end:].strip()
+        lines = (list(_lines(value)) or ["(empty)"]) + (["", *after.splitlines()] if after else [])
     else:
-        lines = [line.rstrip() for line in text.strip().splitlines()] or ["(empty)"]
+        lines = [line.rstrip() for line in stripped.splitlines()] or ["(empty)"]
     lines = [
         line if len(line) <= SUMMARY_LINE_CHARS else line[: SUMMARY_LINE_CHARS - 1] + "…" for line in lines
     ]
