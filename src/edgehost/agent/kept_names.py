@@ -132,11 +132,7 @@ class KeptNames:
         tool = self._listers.get(server)
         if tool is None or not (tool.enabled and self._may_call(tool)):
             return None
-        try:
-            return await asyncio.wait_for(self._call(tool), LOOK_UP_TIMEOUT_S)
-        except Exception as exc:
-            log.info("reading what %s keeps failed: %s", server, exc)
-            return None
+        return await self._read(tool)
 
     def changed(self, server: str) -> None:
         """Something ``server`` keeps was changed: its names are read again before the next question."""
@@ -148,10 +144,14 @@ class KeptNames:
         kept = self._listings.get(tool.server)
         if kept is not None and not kept.stale and now - kept.read_at < MAX_AGE_S:
             return kept.names
-        try:
-            names = kept_names_in(await asyncio.wait_for(self._call(tool), LOOK_UP_TIMEOUT_S))
-        except Exception as exc:  # a look-up that fails names nothing; the turn goes on
-            log.info("listing what %s keeps failed: %s", tool.server, exc)
-            names = ()
+        names = kept_names_in(await self._read(tool))  # a look-up that fails names nothing
         self._listings[tool.server] = _Listing(names, now)
         return names
+
+    async def _read(self, tool: ToolSpec) -> Any:
+        """The listing's structured result; None when it fails or takes too long (the turn goes on)."""
+        try:
+            return await asyncio.wait_for(self._call(tool), LOOK_UP_TIMEOUT_S)
+        except Exception as exc:
+            log.info("listing what %s keeps failed: %s", tool.server, exc)
+            return None

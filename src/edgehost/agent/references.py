@@ -107,7 +107,7 @@ def _first_proper_name(text: str) -> str | None:
         if _SENTENCE_START.search(text[: match.start()]) or lowered in _DAYS or is_month(word):
             continue
         end = match.end()
-        while not text[:end].endswith("'s") and (following := _next_name_word(text, end)):
+        while not text.endswith("'s", 0, end) and (following := _next_name_word(text, end)):
             end = following.end()
         return text[match.start() : end].removesuffix("'s")
     return None
