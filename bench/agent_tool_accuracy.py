@@ -16,6 +16,9 @@ and ran no other tool; a plain-chat question when the turn ran no tool at all.
   RESULT agent_tool_accuracy_<half>_grounded_answers  tool turns whose answer the grounding check passed
   RESULT chat_destructive_proposals_<half>     plain-chat questions for which a call of a tool that may
                                                destroy something was proposed (run or not): must be 0
+  RESULT agent_tool_choice_<half>_<server>     the questions of one server's tools whose turn ran one of
+                                               the question's tools first (the host's choice, as the
+                                               user meets it; selection_recall.py reports the ranker's)
 
 then one line per question (routing, verdict, tools run, the answer's start) to read the answers.
 ``--routing model`` runs the baseline of issue 9 (the model decides) instead of ``auto``.
@@ -198,6 +201,8 @@ async def ask_all(
 def main() -> int:
     from tests.question_sets import SPLITS, everyday_document
 
+    from edgehost.agent.tools import NAMESPACE_SEPARATOR
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=SPLITS, default="heldout", help="the half to ask")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
@@ -240,6 +245,16 @@ def main() -> int:
         print(
             f"RESULT chat_destructive_proposals_{args.split}{'' if routing == 'auto' else '_' + routing} {destructive}"
         )
+        by_server: dict[str, list[bool]] = {}
+        for r in results:
+            if r["expected"]:
+                first = r["ran"][0][0] if r["ran"] else None
+                by_server.setdefault(r["expected"][0].split(NAMESPACE_SEPARATOR)[0], []).append(
+                    first in r["expected"]
+                )
+        for server, chosen in sorted(by_server.items()):
+            choice = f"agent_tool_choice_{args.split}" + ("" if routing == "auto" else f"_{routing}_routing")
+            print(f"RESULT {choice}_{server} {sum(chosen) / len(chosen):.3f}")
     for results in rows.values():
         for r in results:
             mark = "ok " if r["correct"] else "BAD"
