@@ -9,13 +9,14 @@ fetched: a ref to another document is left as it is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-__all__ = ["resolve_ref"]
+__all__ = ["item_properties", "resolve_ref"]
 
 # A chain of refs longer than this is taken for a loop the identity check did not see.
 _MAX_HOPS = 32
@@ -40,6 +41,15 @@ def resolve_ref(schema: Any, root: Any) -> Any:
 # What referencing raises on a schema that is not one (a "$defs" entry that is a number, an "$id" that
 # is not a string): tool schemas come from any server, so such a ref is left unresolved.
 _BROKEN_SCHEMA = (Unresolvable, AttributeError, TypeError, ValueError, KeyError, IndexError)
+
+
+def item_properties(schema: Any, root: Any = None) -> dict[str, Any]:
+    """The properties of the objects a list ``schema`` holds, the list's ref and its items' followed in
+    ``root`` (pydantic writes a list of models' items as a ref to ``$defs``); {} for any other schema."""
+    schema = resolve_ref(schema, root)
+    items = resolve_ref(schema.get("items"), root) if isinstance(schema, Mapping) else None
+    properties = items.get("properties") if isinstance(items, Mapping) else None
+    return dict(properties) if isinstance(properties, Mapping) else {}
 
 
 def _follow(schema: dict[str, Any], root: dict[str, Any]) -> Any:

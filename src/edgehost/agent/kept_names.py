@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgehost.agent.tools import ToolSpec
-from edgehost.schema_refs import resolve_ref
+from edgehost.schema_refs import item_properties, resolve_ref
 
 __all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in"]
 
@@ -57,12 +57,10 @@ def lists_kept_names(tool: ToolSpec) -> bool:
 def _named_items(schema: Any, output: Mapping[str, Any]) -> bool:
     """Whether ``schema`` (of the ``output`` schema, whose ``$defs`` it may refer to, as pydantic
     writes them) is a list of objects with a text ``name``."""
-    schema = resolve_ref(schema, output)
-    if not isinstance(schema, Mapping) or schema.get("type") != "array":
+    listed = resolve_ref(schema, output)
+    if not isinstance(listed, Mapping) or listed.get("type") != "array":
         return False
-    items = resolve_ref(schema.get("items"), output)
-    properties = items.get("properties") if isinstance(items, Mapping) else None
-    name = properties.get("name") if isinstance(properties, Mapping) else None
+    name = item_properties(listed, output).get("name")
     return isinstance(name, Mapping) and name.get("type", "string") == "string"
 
 

@@ -50,6 +50,7 @@ from edgehost.agent.tools import ToolSpec
 from edgehost.agent.value_fit import Slot, assign_values, fit_adjustment, span_places
 from edgehost.agent.written_texts import written_out
 from edgehost.errors import EmbeddingUnavailable
+from edgehost.schema_refs import item_properties
 from edgehost.settings import DEFAULT_TOOL_BUDGET_FRACTION
 
 __all__ = [
@@ -314,13 +315,6 @@ def _one_use(properties: Mapping[str, Any], schema: Mapping[str, Any], question:
     return {key: value for key, value in properties.items() if key in required or only(value) not in taken}
 
 
-def _item_properties(declared: Any) -> Mapping[str, Any]:
-    """The properties of the objects a declared list argument holds ({} for any other argument)."""
-    items = declared.get("items") if isinstance(declared, Mapping) else None
-    properties = items.get("properties") if isinstance(items, Mapping) else None
-    return properties if isinstance(properties, Mapping) else {}
-
-
 def _prepare(ranker: ToolRanker, tools: Sequence[ToolSpec]) -> None:
     ranker.prepare(tools)
 
@@ -472,7 +466,7 @@ class ToolSelector:
                 value.get("items") if isinstance(value, Mapping) and value.get("type") == "array" else None
             )
             if isinstance(items, Mapping) and isinstance(items.get("properties"), Mapping):
-                declared = _item_properties(own.get(key))
+                declared = item_properties(own.get(key))
                 inner = await self._fitted(items["properties"], items, declared, question, tool)
                 fitted[key] = {**value, "items": {**items, "properties": inner}}
             elif isinstance(items, Mapping) and items.get("type") == "string" and "enum" in items:
