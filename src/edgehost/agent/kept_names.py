@@ -33,7 +33,7 @@ from typing import Any
 from edgehost.agent.tools import ToolSpec
 from edgehost.schema_refs import item_properties, resolve_ref
 
-__all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in"]
+__all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in", "writes_name_at"]
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +85,24 @@ def names_in(question: str, names: Iterable[str]) -> tuple[str, ...]:
         name
         for name in names
         if name.lower() in lowered  # a quick test first: a store may keep thousands of names
-        and sum(c.isalpha() for c in name) >= MIN_NAME_LETTERS
+        and _long_enough(name)
         and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
     )
+
+
+def writes_name_at(text: str, start: int, names: Iterable[str]) -> bool:
+    """Whether one of ``names`` is written whole at ``start`` of ``text``, as names_in finds them."""
+    head = text[start:].lower()
+    return any(
+        head.startswith(name.lower())
+        and _long_enough(name)
+        and re.match(rf"{re.escape(name)}(?![\w-])", text[start:], re.IGNORECASE)
+        for name in names
+    )
+
+
+def _long_enough(name: str) -> bool:
+    return sum(c.isalpha() for c in name) >= MIN_NAME_LETTERS
 
 
 @dataclass
@@ -115,14 +130,19 @@ class KeptNames:
 
     async def servers_naming(self, question: str, tools: Sequence[ToolSpec]) -> frozenset[str]:
         """The servers of ``tools`` that keep a thing ``question`` names."""
+        kept = await self._kept_by_server(tools)
+        return frozenset(server for server, names in kept.items() if names_in(question, names))
+
+    async def names(self, tools: Sequence[ToolSpec]) -> tuple[str, ...]:
+        """Every name the servers of ``tools`` keep (agent/references.py reads a sentence's first word
+        as a name when it begins one)."""
+        return tuple(name for names in (await self._kept_by_server(tools)).values() for name in names)
+
+    async def _kept_by_server(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
         listers = {t.server: t for t in tools if lists_kept_names(t) and self._may_call(t)}
         self._listers.update(listers)
-        if not listers:
-            return frozenset()
         listings = await asyncio.gather(*(self._listing(tool) for tool in listers.values()))
-        return frozenset(
-            server for server, names in zip(listers, listings, strict=True) if names_in(question, names)
-        )
+        return dict(zip(listers, listings, strict=True))
 
     async def everything_kept(self, server: str) -> Any:
         """What ``server`` keeps now, as its listing tool's structured result (read now, not cached);

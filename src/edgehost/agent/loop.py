@@ -125,9 +125,10 @@ class TurnRunner:
         route: RouteDecision | None = None
         # The host reads a follow-up's pronouns as what they stand for (agent/references.py) and a
         # file named by its words as that file (agent/named_files.py); routing is told which servers
-        # keep a thing it names (agent/kept_names.py).
-        read_as = resolved_references(user_text, earlier_questions)
+        # keep a thing it names (agent/kept_names.py: read once, for both).
         host_routes = routing == "host" and pinned is None
+        kept = await self._kept.names(tools if host_routes else [])
+        read_as = resolved_references(user_text, earlier_questions, kept)
         (question, holders), keeping = await asyncio.gather(
             asyncio.to_thread(  # a folder's listing: off the window's thread
                 with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]

@@ -8,7 +8,9 @@ name the user means. The user's message is kept as written; only the host's read
 Resolved, only where the previous question leaves one reading:
 - "she", "he", "him", "his", "her" stand for the previous question's first proper name: a capitalised
   word inside a sentence (not its first word, not "I", not a month or a day's name) and the
-  capitalised words that follow it ("Dr Ruiz"; "she" was "Dr" alone), without its "'s".
+  capitalised words that follow it ("Dr Ruiz"; "she" was "Dr" alone), without its "'s". A sentence's
+  first word is a name when it begins one the host knows is kept (agent/kept_names.py): after "Lena
+  is Max's sister, record that", "she" was read as Max, and Lena's new fact went to him.
   "his age" becomes "Biscuit's age"; "her" is
   read as owning what follows ("her age") unless a pronoun, an article or a preposition follows.
 - "it" stands for the only file or folder the previous question names ("Open notes.txt", then "now
@@ -25,9 +27,10 @@ Resolved, only where the previous question leaves one reading:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from edgehost.agent._query_cues import asks_for_change
+from edgehost.agent.kept_names import writes_name_at
 from edgehost.agent.question_values import is_month, path_values
 
 _PERSON = re.compile(r"\b(?P<word>she|he|him|his|her)\b(?P<after>\s+(?P<next>\w+))?", re.IGNORECASE)
@@ -54,21 +57,21 @@ _CARRYING_ON = re.compile(
 _DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
-def resolved_references(question: str, earlier: Sequence[str]) -> str:
+def resolved_references(question: str, earlier: Sequence[str], kept: Collection[str] = ()) -> str:
     """``question`` with its pronouns replaced by what they stand for in the last of ``earlier`` (the
     conversation's questions before it, newest last); unchanged where there is nothing to resolve
-    or more than one reading (module docstring)."""
+    or more than one reading (module docstring). ``kept``: the names the host knows are kept."""
     if not earlier:
         return question
     previous = earlier[-1]
-    resolved = _resolve_thing(_resolve_person(question, previous), previous)
+    resolved = _resolve_thing(_resolve_person(question, previous, kept), previous)
     return _with_implied_thing(resolved, previous)
 
 
-def _resolve_person(question: str, previous: str) -> str:
+def _resolve_person(question: str, previous: str, kept: Collection[str]) -> str:
     if not _PERSON.search(question):
         return question
-    name = _first_proper_name(previous)
+    name = _first_proper_name(previous, kept)
     if name is None or name in question:
         return question
 
@@ -98,13 +101,17 @@ def _with_implied_thing(question: str, previous: str) -> str:
     return f"{question} ({paths[0]})" if len(paths) == 1 else question
 
 
-def _first_proper_name(text: str) -> str | None:
-    """The first capitalised word of ``text`` that is not a sentence's first word, "I", a month or a
-    day's name, with the capitalised words that follow it ("Dr Ruiz", "Uncle Rafi"), without "'s"."""
+def _first_proper_name(text: str, kept: Collection[str] = ()) -> str | None:
+    """The first capitalised word of ``text`` that is not a sentence's first word (unless it begins a
+    ``kept`` name), "I", a month or a day's name, with the capitalised words that follow it ("Dr Ruiz",
+    "Uncle Rafi"), without "'s"."""
     for match in _CAPITALISED.finditer(text):
         word = match.group().removesuffix("'s")
         lowered = word.lower()
-        if _SENTENCE_START.search(text[: match.start()]) or lowered in _DAYS or is_month(word):
+        opens = _SENTENCE_START.search(text[: match.start()]) and not writes_name_at(
+            text, match.start(), kept
+        )
+        if opens or lowered in _DAYS or is_month(word):
             continue
         end = match.end()
         while not text.endswith("'s", 0, end) and (following := _next_name_word(text, end)):
