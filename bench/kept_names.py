@@ -10,6 +10,9 @@ observations (a large personal memory); the question names one of them. Median o
   RESULT unchanged_check_change_ms   an add_observations read around (agent/unchanged_calls.py): the
                                  listing before and after it, and the call
   RESULT unchanged_check_ratio   unchanged_check_change_ms / the same call made directly, same run
+  RESULT kept_values_ms          a delete_observations offered the kept texts a question speaks of
+                                 (agent/kept_values.py), over the same store's listing
+  RESULT kept_values_ratio_to_read   kept_values_ms / kept_names_read_ms
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 
 from edgehost.agent.kept_names import KeptNames, lists_kept_names
+from edgehost.agent.kept_values import with_kept_values
 from edgehost.agent.tool_calls import ToolOutcome
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.unchanged_calls import UnchangedNoted
@@ -101,11 +105,19 @@ async def main() -> None:
 
             direct_ms = await median_ms(change(Direct()))
             checked_ms = await median_ms(change(UnchangedNoted(Direct(), kept)))
+            [forget] = [t for t in tools if t.tool_name == "delete_observations"]
+            await kept.servers_naming(QUESTION, tools)  # the listing as the last change left it
+            listing = kept.last_read("memory")
+            asked = "Forget fact 7 about Person 250"
+            assert with_kept_values(forget, listing, asked) is not forget
+            values_ms = await median_ms(lambda: asyncio.to_thread(with_kept_values, forget, listing, asked))
     print(f"RESULT kept_names_read_ms {read_ms:.2f}")
     print(f"RESULT kept_names_cached_ms {cached_ms:.3f}")
     print(f"RESULT kept_names_read_ratio_to_list_tools {read_ms / baseline_ms:.1f}")
     print(f"RESULT unchanged_check_change_ms {checked_ms:.2f}")
     print(f"RESULT unchanged_check_ratio {checked_ms / direct_ms:.1f}")
+    print(f"RESULT kept_values_ms {values_ms:.2f}")
+    print(f"RESULT kept_values_ratio_to_read {values_ms / read_ms:.2f}")
 
 
 if __name__ == "__main__":

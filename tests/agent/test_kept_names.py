@@ -61,16 +61,24 @@ async def test_the_memory_servers_names_are_read_with_its_listing_tool_and_again
                 listings.append(tool.name)
                 return (await client.call_tool(tool.original_name or tool.name, {})).structured_content
 
-            kept = KeptNames(listing)
+            allowed = [True]  # the approval rules let EdgeHost read the listing by itself
+            kept = KeptNames(listing, may_call=lambda _tool: allowed[0])
+            assert await kept.names(tools) == ("Alice",)
             assert await kept.servers_naming("Alice also has a cat named Miso.", tools) == {"memory"}
             assert await kept.servers_naming("Tell me a joke about cats.", tools) == frozenset()
-            assert listings == ["memory__read_graph"]  # read once for both questions
+            assert listings == ["memory__read_graph"]  # read once for the three
+            assert [e["name"] for e in kept.last_read("memory")["entities"]] == ["Alice"]
             await client.call_tool(
                 "create_entities", {"entities": [{"name": "Bob", "entityType": "person", "observations": []}]}
             )
             kept.changed("memory")  # the host's own call changed what the server keeps
+            assert kept.last_read("memory") is None  # out of date: no value is taken from it
             assert await kept.servers_naming("Bob likes tea", tools) == {"memory"}
             assert len(listings) == 2
+            assert [e["name"] for e in kept.last_read("memory")["entities"]] == ["Alice", "Bob"]
+            allowed[0] = False  # a rule of the user's now asks before read_graph runs
+            assert kept.last_read("memory") is None
+            allowed[0] = True
     # The server is gone: the listing fails, names nothing, and the turn goes on.
     kept.changed("memory")
     assert await kept.servers_naming("Bob likes tea", tools) == frozenset()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from tests.conftest import peer_path
 from tests.host.conftest import WAIT_S, WARM_S, call
+from tests.host.test_turn_bounds import GrammarBackend
 
 from edgehost.agent.approval import ApprovalDecision
 from edgehost.agent.routing import HOST_ROUTING_BELOW_PARAMETERS, parameters_from_name, resolve_routing
@@ -352,6 +353,23 @@ async def test_a_pronoun_after_a_sentence_opening_with_a_kept_name_stands_for_th
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     host.resolve_approval(request.id, ApprovalDecision(allow=True))
     await asyncio.wait_for(turn, WAIT_S)
+
+
+async def test_a_deletion_the_host_chooses_is_offered_the_exact_texts_the_memory_keeps(
+    make_host, data_dir, tmp_path, node
+) -> None:
+    # "Forget the garage code" cannot write "garage code is 4512", which delete_observations needs
+    # word for word (agent/kept_values.py): the grammar the model writes the call under offers it.
+    home = {"type": "entity", "name": "Home", "entityType": "place", "observations": ["garage code is 4512"]}
+    serve_memory(tmp_path / "memory.jsonl", [home], node, data_dir)
+    backend = GrammarBackend()  # the call comes out invalid: only what the grammar offers is asked here
+    host, recorder = await make_host(backend, host_routing())
+    await asyncio.wait_for(host.wait_warm(), WARM_S)
+    await asyncio.wait_for(host.start_turn("Forget the garage code, I've changed it."), WAIT_S)
+    [routed] = recorder.of(ev.TurnRouted)
+    assert "memory__delete_observations" in routed.candidates, routed
+    grammars = [request.grammar or "" for request in backend.requests]
+    assert any('"garage code is 4512' in grammar for grammar in grammars), grammars
 
 
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(

@@ -109,6 +109,7 @@ def _long_enough(name: str) -> bool:
 class _Listing:
     names: tuple[str, ...]
     read_at: float
+    kept: Any = None  # the listing tool's structured result
     stale: bool = False
 
 
@@ -162,9 +163,19 @@ class KeptNames:
         kept = self._listings.get(tool.server)
         if kept is not None and not kept.stale and now - kept.read_at < MAX_AGE_S:
             return kept.names
-        names = kept_names_in(await self._read(tool))  # a look-up that fails names nothing
-        self._listings[tool.server] = _Listing(names, now)
+        kept = await self._read(tool)
+        names = kept_names_in(kept)  # a look-up that fails names nothing
+        self._listings[tool.server] = _Listing(names, now, kept)
         return names
+
+    def last_read(self, server: str) -> Any:
+        """What ``server`` keeps as its listing was read for this turn's question (agent/kept_values.py);
+        None when it was not read, is out of date or may no longer be read."""
+        listing, tool = self._listings.get(server), self._listers.get(server)
+        if listing is None or tool is None or not (tool.enabled and self._may_call(tool)):
+            return None
+        fresh = not listing.stale and self._clock() - listing.read_at < MAX_AGE_S
+        return listing.kept if fresh else None
 
     async def _read(self, tool: ToolSpec) -> Any:
         """The listing's structured result; None when it fails or takes too long (the turn goes on)."""

@@ -21,6 +21,7 @@ from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
 from edgehost.agent.kept_names import KeptNames
+from edgehost.agent.kept_values import with_kept_values
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
@@ -241,6 +242,12 @@ class TurnRunner:
         if route is not None and route.needs_tool and caps.supports_grammar:
             # The host's call takes values of the question that fit each argument (decision 11).
             forced = [await self._selector.with_fitting_values(t, question) for t in forced]
+            # A deletion of kept things takes their exact texts from what the server keeps (a large
+            # store's texts are read off the window's thread).
+            forced = [
+                await asyncio.to_thread(with_kept_values, t, self._kept.last_read(t.server), question)
+                for t in forced
+            ]
         conversation.selected_tools = [t.name for t in selection.tools]
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
