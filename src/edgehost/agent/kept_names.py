@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 MAX_AGE_S = 60.0
 LOOK_UP_TIMEOUT_S = 2.0
 MIN_NAME_LETTERS = 3
+_NAME_ENDS = r"(?![\w-])"  # a name is written whole: no letter, digit or hyphen goes on after it
 
 
 def lists_kept_names(tool: ToolSpec) -> bool:
@@ -86,17 +87,17 @@ def names_in(question: str, names: Iterable[str]) -> tuple[str, ...]:
         for name in names
         if name.lower() in lowered  # a quick test first: a store may keep thousands of names
         and _long_enough(name)
-        and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.IGNORECASE)
+        and re.search(rf"(?<![\w-]){re.escape(name)}{_NAME_ENDS}", question, re.IGNORECASE)
     )
 
 
 def writes_name_at(text: str, start: int, names: Iterable[str]) -> bool:
     """Whether one of ``names`` is written whole at ``start`` of ``text``, as names_in finds them."""
-    head = text[start:].lower()
+    tail = text[start:]
     return any(
-        head.startswith(name.lower())
+        tail[: len(name)].lower() == name.lower()  # the quick test first, as in names_in
         and _long_enough(name)
-        and re.match(rf"{re.escape(name)}(?![\w-])", text[start:], re.IGNORECASE)
+        and re.match(rf"{re.escape(name)}{_NAME_ENDS}", tail, re.IGNORECASE)
         for name in names
     )
 
@@ -111,6 +112,9 @@ class _Listing:
     read_at: float
     kept: Any = None  # the listing tool's structured result
     stale: bool = False
+
+    def fresh(self, now: float) -> bool:
+        return not self.stale and now - self.read_at < MAX_AGE_S
 
 
 class KeptNames:
@@ -148,10 +152,8 @@ class KeptNames:
     async def everything_kept(self, server: str) -> Any:
         """What ``server`` keeps now, as its listing tool's structured result (read now, not cached);
         None when no listing of it is known or the read fails (agent/unchanged_calls.py)."""
-        tool = self._listers.get(server)
-        if tool is None or not (tool.enabled and self._may_call(tool)):
-            return None
-        return await self._read(tool)
+        tool = self._readable_lister(server)
+        return await self._read(tool) if tool is not None else None
 
     def changed(self, server: str) -> None:
         """Something ``server`` keeps was changed: its names are read again before the next question."""
@@ -161,7 +163,7 @@ class KeptNames:
     async def _listing(self, tool: ToolSpec) -> tuple[str, ...]:
         now = self._clock()
         kept = self._listings.get(tool.server)
-        if kept is not None and not kept.stale and now - kept.read_at < MAX_AGE_S:
+        if kept is not None and kept.fresh(now):
             return kept.names
         kept = await self._read(tool)
         names = kept_names_in(kept)  # a look-up that fails names nothing
@@ -171,11 +173,15 @@ class KeptNames:
     def last_read(self, server: str) -> Any:
         """What ``server`` keeps as its listing was read for this turn's question (agent/kept_values.py);
         None when it was not read, is out of date or may no longer be read."""
-        listing, tool = self._listings.get(server), self._listers.get(server)
-        if listing is None or tool is None or not (tool.enabled and self._may_call(tool)):
+        listing = self._listings.get(server)
+        if listing is None or self._readable_lister(server) is None or not listing.fresh(self._clock()):
             return None
-        fresh = not listing.stale and self._clock() - listing.read_at < MAX_AGE_S
-        return listing.kept if fresh else None
+        return listing.kept
+
+    def _readable_lister(self, server: str) -> ToolSpec | None:
+        """The listing tool of ``server``, where EdgeHost may still call it by itself."""
+        tool = self._listers.get(server)
+        return tool if tool is not None and tool.enabled and self._may_call(tool) else None
 
     async def _read(self, tool: ToolSpec) -> Any:
         """The listing's structured result; None when it fails or takes too long (the turn goes on)."""

@@ -50,8 +50,10 @@ def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
     offered = {}
     for key, value in properties.items():
         fields = item_properties(value, root)
-        lists = (_carried(fields, items) for items in kept.values()) if fields else ()
-        for carried, items in (found for found in lists if found is not None):
+        for items in kept.values() if fields else ():
+            carried = _carried(fields, items)
+            if carried is None:
+                continue
             chosen = _spoken_of(items, carried, question, asked)
             if 0 < len(chosen) <= MAX_OFFERED:
                 offered[key] = _offering(resolve_ref(value, root), fields, carried, chosen, asked)
@@ -61,11 +63,9 @@ def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
     return dataclasses.replace(tool, input_schema={**root, "properties": {**properties, **offered}})
 
 
-def _carried(
-    fields: Mapping[str, Any], items: Any
-) -> tuple[dict[str, str], Sequence[Mapping[str, Any]]] | None:
+def _carried(fields: Mapping[str, Any], items: Any) -> dict[str, str] | None:
     """Each of ``fields`` with the key of the kept ``items`` that holds its value (``entityName``:
-    ``name``), and the items; None when they are no list of objects that carries every field."""
+    ``name``); None when they are no list of objects that carries every field."""
     if not isinstance(items, list) or not items or not all(isinstance(i, Mapping) for i in items):
         return None
     keys = set().union(*(item.keys() for item in items))
@@ -77,7 +77,7 @@ def _carried(
             carried[field] = _NAME
         else:
             return None
-    return carried, items
+    return carried
 
 
 def _spoken_of(
