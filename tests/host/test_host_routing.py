@@ -249,6 +249,7 @@ async def test_a_switched_off_tool_gives_way_to_another_servers_tool_of_the_same
     backend = ScriptedBackend(["{}}[END_TOOL_CALL]", "done"])
     settings = Settings(routing="host", disabled_tools=["board__memory_usage"])
     host, recorder = await make_host(backend, settings)
+    await asyncio.wait_for(host.wait_warm(), WARM_S)  # the second server's tools embedded first
     turn = host.start_turn("How much memory is free?")
     request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
     host.resolve_approval(request.id, ApprovalDecision(allow=True))  # a server the user added asks
