@@ -292,6 +292,27 @@ def test_a_tool_given_none_of_the_values_it_requires_is_no_candidate(reference_t
         assert decide_route([convert], scores[:1], None, question=asked).needs_tool, asked
 
 
+def test_a_tool_needing_dates_in_a_set_layout_the_question_does_not_write_is_no_candidate() -> None:
+    # BFCL's irrelevance questions: "How frequent do members at the Museum of Modern Art visit last
+    # year?" offered most_frequent_visitor, and the host filled start_date "Museum of Modern".
+    date = {"type": "string", "description": "The start date of the period, format: yyyy-mm-dd."}
+    visitor = ToolSpec(
+        "museum__most_frequent_visitor",
+        "museum",
+        "Retrieve the visitor who visited the museum the most within a given period.",
+        input_schema={
+            "type": "object",
+            "properties": {"museum_name": {"type": "string"}, "start_date": date, "end_date": date},
+            "required": ["museum_name", "start_date", "end_date"],
+        },
+    )
+    vague = "Who visited the Museum of Modern Art most often last year?"
+    decision = decide_route([visitor], [0.6], None, question=vague)
+    assert not decision.needs_tool and "needs values the question does not give" in decision.reason
+    dated = "Who visited the Museum of Modern Art most between January 1, 2023 and 2023-06-30?"
+    assert decide_route([visitor], [0.6], None, question=dated).needs_tool
+
+
 async def assert_calls_nothing_for_its_form(selector, tools: list[ToolSpec], text: str) -> None:
     """``text`` calls no tool, and would not for its form alone, however well a tool scored."""
     assert not (await selector.route(text, tools)).needs_tool, text

@@ -7,7 +7,7 @@ bench/selection_recall.py against the plain blend:
 - action words: a question's verbs folded onto the verbs tool names use ("forget" -> delete,
   "remember" -> create/add, "rename" -> move, "what's in" -> read), added to its BM25 terms;
 - argument fit: a tool gains for each typed argument (path, directory, URL, time zone, clock time,
-  number) the question has a value for (a file name such as todo.md is no directory), as many as it has values of that kind ("rename draft.txt to final.txt"
+  date in a set layout, number) the question has a value for (a file name such as todo.md is no directory), as many as it has values of that kind ("rename draft.txt to final.txt"
   fills move_file's source and destination, edit_file's one path), and loses for each *required*
   typed argument whose kind the question holds no value of;
 - caution: a tool that may change something (not annotated read-only) loses a little against the
@@ -28,7 +28,14 @@ from typing import Any
 from edgehost.agent._bm25 import terms
 from edgehost.agent.known_arguments import FILE_NAME, PATH_ARGUMENT, is_folder_argument
 from edgehost.agent.places import wants_zone
-from edgehost.agent.question_values import clock_times, named_timezones, path_values, written_numbers
+from edgehost.agent.question_values import (
+    DATE_FORMAT,
+    clock_times,
+    named_timezones,
+    path_values,
+    written_dates,
+    written_numbers,
+)
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -279,6 +286,7 @@ def question_cues(query: str) -> dict[str, int]:
         "url": len(_URL.findall(query)),
         "zone": len(named_timezones(query)),
         "time": len(clock_times(query)),
+        "date": len(written_dates(query)),
         "number": len(_NUMBER.findall(query)),
     }
 
@@ -322,6 +330,10 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
         return "zone"
     if "HH:MM" in description:
         return "time"
+    # A date in a set layout ("format: yyyy-mm-dd") is one the question writes with its year
+    # (agent/grounded_arguments.py offers no other): "visits last year" gives no start_date.
+    if schema.get("format") in ("date", "date-time") or DATE_FORMAT.search(description):
+        return "date"
     if PATH_ARGUMENT.search(name):
         return "path"
     if schema.get("type") in ("number", "integer"):
