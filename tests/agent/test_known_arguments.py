@@ -121,6 +121,18 @@ def test_a_value_of_the_hosts_reading_the_user_did_not_write_is_said_to_be_the_h
     assert filled_by_host({"path": "todo.md"}, {}, "open todo.md", "open todo.md") == ()
 
 
+def test_a_kept_text_the_host_offered_a_deletion_is_said_to_be_the_hosts() -> None:
+    """ "Forget the garage code" cannot write "garage code is 4512": the host offered the memory's own
+    text (agent/kept_values.py), and the card says the user did not type it."""
+    question = "Forget the garage code, I've changed it."
+    deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
+    assert filled_by_host(deletions, {}, question, question, host_chose=True) == ("deletions",)
+    assert filled_by_host(deletions, {}, question, question) == ()  # the model's own call: its words
+    # A list of what the question writes is the user's: "Forget Biscuit and Miso".
+    names = {"entityNames": ["Biscuit", "Miso"]}
+    assert filled_by_host(names, {}, "Forget Biscuit and Miso", host_chose=True) == ()
+
+
 def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for_its_change() -> None:
     tools = {t.name: t for t in everyday("calibration").tools}
     delete = tools["files__delete_file"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import peer_path
 
 from edgehost.host.host import Host
 from edgehost.host.options import HostOptions
@@ -27,6 +28,16 @@ WARM_S = scaled_wait(90.0)
 
 def call(name: str, **arguments: Any) -> str:
     return "[TOOL_CALL]" + json.dumps({"name": name, "arguments": arguments}) + "[END_TOOL_CALL]"
+
+
+def serve_memory(store: Path, entities: list[dict[str, Any]], node: str, data_dir: Path) -> None:
+    """The reference memory server, keeping ``entities`` in ``store``, as the host's only server."""
+    store.write_text("".join(json.dumps(entity) + "\n" for entity in entities), encoding="utf-8")
+    script = peer_path("@modelcontextprotocol", "server-memory", "dist", "index.js")
+    memory = {"command": node, "args": [str(script)], "env": {"MEMORY_FILE_PATH": str(store)}}
+    servers = Paths.resolve(None, data_dir).servers_file
+    servers.parent.mkdir(parents=True, exist_ok=True)
+    servers.write_text(json.dumps({"mcpServers": {"memory": memory}}), encoding="utf-8")
 
 
 class Recorder:

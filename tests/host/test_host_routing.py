@@ -7,12 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 import pytest
-from tests.conftest import peer_path
-from tests.host.conftest import WAIT_S, WARM_S, call
+from tests.host.conftest import WAIT_S, WARM_S, call, serve_memory
 from tests.host.test_turn_bounds import GrammarBackend
 
 from edgehost.agent.approval import ApprovalDecision
@@ -23,16 +20,6 @@ from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings
-
-
-def serve_memory(store: Path, entities: list[dict[str, Any]], node: str, data_dir: Path) -> None:
-    """The reference memory server, keeping ``entities`` in ``store``, as the host's only server."""
-    store.write_text("".join(json.dumps(entity) + "\n" for entity in entities), encoding="utf-8")
-    script = peer_path("@modelcontextprotocol", "server-memory", "dist", "index.js")
-    memory = {"command": node, "args": [str(script)], "env": {"MEMORY_FILE_PATH": str(store)}}
-    servers = Paths.resolve(None, data_dir).servers_file
-    servers.parent.mkdir(parents=True, exist_ok=True)
-    servers.write_text(json.dumps({"mcpServers": {"memory": memory}}), encoding="utf-8")
 
 
 def host_routing() -> Settings:
@@ -371,6 +358,29 @@ async def test_a_deletion_the_host_chooses_is_offered_the_exact_texts_the_memory
     assert "memory__delete_observations" in routed.candidates, routed
     grammars = [request.grammar or "" for request in backend.requests]
     assert any('"garage code is 4512' in grammar for grammar in grammars), grammars
+
+
+async def test_a_kept_text_in_a_deletion_the_host_chose_is_shown_as_edgehosts_on_its_card(
+    make_host, data_dir, tmp_path, node
+) -> None:
+    # The user typed "the garage code"; "garage code is 4512" is the memory's own text, which the host
+    # offered (agent/kept_values.py). The card says so, as it does for a repository's folder.
+    home = {"type": "entity", "name": "Home", "entityType": "place", "observations": ["garage code is 4512"]}
+    store = tmp_path / "memory.jsonl"
+    serve_memory(store, [home], node, data_dir)
+    deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
+    backend = ScriptedBackend([json.dumps(deletions) + "}[END_TOOL_CALL]", "Done."])
+    host, recorder = await make_host(backend, host_routing())
+    await asyncio.wait_for(host.wait_warm(), WARM_S)
+    turn = host.start_turn("Forget the garage code, I've changed it.")
+    request = (await recorder.wait_for(lambda e: isinstance(e, ev.ApprovalRequested))).request
+    assert request.tool == "memory__delete_observations", request
+    host.resolve_approval(request.id, ApprovalDecision(allow=True))
+    result = await asyncio.wait_for(turn, WAIT_S)
+    [started] = recorder.of(ev.ToolExecutionStarted)
+    assert started.filled_by_host == ("deletions",)
+    assert result.executions[0]["filled_by_host"] == ["deletions"]
+    assert "garage code" not in store.read_text(encoding="utf-8")
 
 
 async def test_a_question_for_a_switched_off_server_names_the_server_to_switch_on_after_a_restart(

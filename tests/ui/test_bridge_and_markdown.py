@@ -111,3 +111,9 @@ def test_a_tool_card_says_which_arguments_edgehost_filled_in(qtbot: Any) -> None
     assert card.filled_label.text() == (
         "Filled in by EdgeHost, not typed by you: repo_path = /home/anna/plants"
     )
+    deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
+    card.set_filled_by_host(("deletions",), deletions)
+    assert card.filled_label.text() == (
+        "Filled in by EdgeHost, not typed by you: deletions = "
+        '[{"entityName": "Home", "observations": ["garage code is 4512"]}]'
+    )

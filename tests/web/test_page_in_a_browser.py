@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.host.conftest import call
+from tests.host.conftest import WARM_S, call, serve_memory
 
 from edgehost.host import events as ev
 from edgehost.llm.base import GenerationEvent, GenerationRequest
@@ -131,6 +131,29 @@ async def test_a_destructive_call_is_approved_on_the_page_and_the_other_browser_
     utc = datetime.fromtimestamp(execution.started, timezone.utc).strftime("%H:%M:%S")
     assert await row.locator("td").first.inner_text() == local and utc not in local
     assert page.errors == [] and other.errors == []
+
+
+async def test_a_kept_text_edgehost_offered_is_shown_on_the_calls_card_as_edgehosts(
+    serve: Any, browser: Any, data_dir: Path, tmp_path: Path, node: str
+) -> None:
+    # The page showed a list argument filled in by EdgeHost as "[object Object]".
+    home = {"type": "entity", "name": "Home", "entityType": "place", "observations": ["garage code is 4512"]}
+    serve_memory(tmp_path / "memory.jsonl", [home], node, data_dir)
+    deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
+    backend = ScriptedBackend([json.dumps(deletions) + "}[END_TOOL_CALL]", "Done."])
+    served = await serve(backend, settings=Settings(routing="host"))
+    await asyncio.wait_for(served.host.wait_warm(), WARM_S)
+    page = await _open(browser, served.server.url)
+    await _ask(page, "Forget the garage code, I've changed it.")
+    await page.wait_for_selector("#approval[open]", timeout=PAGE_S)
+    await page.click("#approval-once")
+    await page.wait_for_selector("#send:not([hidden])", timeout=PAGE_S)
+    filled = page.locator("details.card", has_text="memory__delete_observations").locator(".filled")
+    assert await filled.text_content() == (
+        'Filled in by EdgeHost, not typed by you: deletions = [{"entityName":"Home",'
+        '"observations":["garage code is 4512"]}]'
+    )
+    assert page.errors == []
 
 
 async def test_html_from_the_model_is_shown_as_text(serve: Any, browser: Any) -> None:

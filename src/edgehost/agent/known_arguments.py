@@ -173,13 +173,20 @@ def settled_arguments(
 
 
 def filled_by_host(
-    arguments: Mapping[str, Any], known: Mapping[str, str], question: str, written: str | None = None
+    arguments: Mapping[str, Any],
+    known: Mapping[str, str],
+    question: str,
+    written: str | None = None,
+    *,
+    host_chose: bool = False,
 ) -> tuple[str, ...]:
     """The arguments whose value in ``arguments`` is the host's and not written in the question: a
-    known argument the grammar offered or the host filled in; and, where the host read the question
+    known argument the grammar offered or the host filled in; where the host read the question
     other than as ``written`` (a file it names by its words, a pronoun resolved: agent/named_files.py,
     agent/references.py), a text value of that reading the user did not write ("todo.md" for "my todo
-    list")."""
+    list"); and, in a call the host chose (``host_chose``), a list or object holding a text the
+    question does not, which only what a server keeps offered (agent/kept_values.py: "garage code
+    is 4512" for "Forget the garage code")."""
     known_filled = [
         name
         for name, folder in known.items()
@@ -187,8 +194,16 @@ def filled_by_host(
         and arguments[name].startswith(folder)
         and arguments[name] not in question
     ]
+    kept = [
+        name
+        for name, value in arguments.items()
+        if host_chose
+        and name not in known_filled
+        and isinstance(value, (list, dict))
+        and any(text not in question for text in _texts_within(value))
+    ]
     if written is None:
-        return tuple(known_filled)
+        return (*known_filled, *kept)
     read = [
         name
         for name, value in arguments.items()
@@ -198,4 +213,12 @@ def filled_by_host(
         and value in question
         and value not in written
     ]
-    return (*known_filled, *read)
+    return (*known_filled, *read, *kept)
+
+
+def _texts_within(value: Any) -> list[str]:
+    """The non-empty texts a list or object argument holds, at any depth."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [text for item in items for text in _texts_within(item)]

@@ -550,7 +550,9 @@ def _with_filled_arguments(
     )
     if chosen_by == "host":
         arguments = path_from_question(arguments, tool.input_schema, question) or arguments
-    filled = filled_by_host(arguments, tool.known_arguments, question, written)
+    filled = filled_by_host(
+        arguments, tool.known_arguments, question, written, host_chose=chosen_by == "host"
+    )
     if arguments == call.arguments and not filled:
         return call
     return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)

@@ -61,11 +61,16 @@ def split_tool_name(name: str, server: str = "") -> tuple[str, str]:
 
 def filled_by_host_text(names: Sequence[str], arguments: Mapping[str, Any]) -> str:
     """'Filled in by EdgeHost, not typed by you: repo_path = /home/me/project' (the folder the server
-    serves, or the file the question names by its words)."""
+    serves, the file the question names by its words, or a text a server keeps)."""
     if not names:
         return ""
-    values = "; ".join(f"{name} = {arguments.get(name)}" for name in names)
+    values = "; ".join(f"{name} = {_shown(arguments.get(name))}" for name in names)
     return f"Filled in by EdgeHost, not typed by you: {values}"
+
+
+def _shown(value: Any) -> str:
+    """A value as the user reads it: a text as it is, a list or object as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _compact(arguments: Any) -> str:

@@ -397,10 +397,11 @@ function card(callId, name, args, chosenBy) {
       result.hidden = !text;
     },
     // The arguments EdgeHost filled in, not the user: the repository a git server serves, the file
-    // the question names by its words.
+    // the question names by its words, a text a server keeps (a list or object shown as JSON).
     filled(names, values) {
+      const shown = (v) => (typeof v === "string" ? v : JSON.stringify(v));
       filledNode.textContent = names.length
-        ? "Filled in by EdgeHost, not typed by you: " + names.map((n) => n + " = " + values[n]).join("; ")
+        ? "Filled in by EdgeHost, not typed by you: " + names.map((n) => n + " = " + shown(values[n])).join("; ")
         : "";
       filledNode.hidden = !names.length;
     },
