@@ -311,6 +311,23 @@ def test_a_tool_needing_dates_in_a_set_layout_the_question_does_not_write_is_no_
     assert not decision.needs_tool and "needs values the question does not give" in decision.reason
     dated = "Who visited the Museum of Modern Art most between January 1, 2023 and 2023-06-30?"
     assert decide_route([visitor], [0.6], None, question=dated).needs_tool
+    # A date-time, or a date that may also be relative, is not held to the question's written dates.
+    for start in (
+        {"type": "string", "format": "date-time", "description": "When the event starts."},
+        {"type": "string", "description": "Start date: YYYY-MM-DD, or relative such as 'today'."},
+    ):
+        event = ToolSpec(
+            "calendar__create_event",
+            "calendar",
+            "Create an event in the calendar.",
+            input_schema={
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "start": start, "end": start},
+                "required": ["title", "start", "end"],
+            },
+        )
+        lunch = "Add lunch with Sam tomorrow from 12 to 1"
+        assert decide_route([event], [0.6], None, question=lunch).needs_tool, start
 
 
 async def assert_calls_nothing_for_its_form(selector, tools: list[ToolSpec], text: str) -> None:

@@ -171,6 +171,8 @@ _URL = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|io|dev)\b")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
 # The argument kinds that can take each naming value of a question.
+# A date argument's description that also takes dates relative to today.
+_RELATIVE_DATES = re.compile(r"\b(?:relative|today|tomorrow|yesterday|ago|natural language)\b", re.I)
 _PLACES = {"file": {"path"}, "directory": {"path", "directory"}, "url": {"url"}}
 
 
@@ -330,9 +332,12 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
         return "zone"
     if "HH:MM" in description:
         return "time"
-    # A date in a set layout ("format: yyyy-mm-dd") is one the question writes with its year
-    # (agent/grounded_arguments.py offers no other): "visits last year" gives no start_date.
-    if schema.get("format") in ("date", "date-time") or DATE_FORMAT.search(description):
+    # A date in a set layout ("format: yyyy-mm-dd") is one the question writes with its year, which
+    # agent/grounded_arguments.py lays out so: "visits last year" gives no start_date. Not one that
+    # also takes "today" or "2 weeks ago", nor a date-time (a date alone does not fill it).
+    if (schema.get("format") == "date" or DATE_FORMAT.search(description)) and not _RELATIVE_DATES.search(
+        description
+    ):
         return "date"
     if PATH_ARGUMENT.search(name):
         return "path"
