@@ -125,12 +125,15 @@ def test_a_kept_text_the_host_offered_a_deletion_is_said_to_be_the_hosts() -> No
     """ "Forget the garage code" cannot write "garage code is 4512": the host offered the memory's own
     text (agent/kept_values.py), and the card says the user did not type it."""
     question = "Forget the garage code, I've changed it."
+    kept = frozenset({"Home", "place", "garage code is 4512"})
     deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
-    assert filled_by_host(deletions, {}, question, question, host_chose=True) == ("deletions",)
-    assert filled_by_host(deletions, {}, question, question) == ()  # the model's own call: its words
-    # A list of what the question writes is the user's: "Forget Biscuit and Miso".
-    names = {"entityNames": ["Biscuit", "Miso"]}
-    assert filled_by_host(names, {}, "Forget Biscuit and Miso", host_chose=True) == ()
+    assert filled_by_host(deletions, {}, question, question, kept_texts=kept) == ("deletions",)
+    assert filled_by_host(deletions, {}, question, question) == ()  # nothing kept was offered
+    # What the model wrote itself is its own, not a kept text ("pet", a reworded observation) ...
+    created = {"entities": [{"name": "Biscuit", "entityType": "pet", "observations": ["is five"]}]}
+    assert filled_by_host(created, {}, "Remember Biscuit is five", kept_texts=kept) == ()
+    # ... and a kept name the user wrote, in whatever case, is the user's: "forget home".
+    assert filled_by_host({"entityNames": ["Home"]}, {}, "forget home", kept_texts=kept) == ()
 
 
 def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for_its_change() -> None:

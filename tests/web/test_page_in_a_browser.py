@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from tests.host.conftest import WARM_S, call, serve_memory
+from tests.host.test_turn_bounds import GrammarBackend
 
 from edgehost.host import events as ev
 from edgehost.llm.base import GenerationEvent, GenerationRequest
@@ -140,7 +141,7 @@ async def test_a_kept_text_edgehost_offered_is_shown_on_the_calls_card_as_edgeho
     home = {"type": "entity", "name": "Home", "entityType": "place", "observations": ["garage code is 4512"]}
     serve_memory(tmp_path / "memory.jsonl", [home], node, data_dir)
     deletions = {"deletions": [{"entityName": "Home", "observations": ["garage code is 4512"]}]}
-    backend = ScriptedBackend([json.dumps(deletions) + "}[END_TOOL_CALL]", "Done."])
+    backend = GrammarBackend([call("memory__delete_observations", **deletions), "Done."])
     served = await serve(backend, settings=Settings(routing="host"))
     await asyncio.wait_for(served.host.wait_warm(), WARM_S)
     page = await _open(browser, served.server.url)

@@ -32,6 +32,8 @@ class TurnPlan:
     routing: str  # host | model: who decides the turn's calls (decision 11)
     routed: bool  # the host routed the question: the tools it forces are its candidates
     forced: tuple[ToolSpec, ...]  # the first reply must call one of these (best first)
+    # What servers keep that the host offered its call (agent/kept_values.py): shown as EdgeHost's.
+    kept_texts: frozenset[str] = frozenset()
 
     def chosen_by(self, forced: Sequence[ToolSpec]) -> str:
         """Who chose the calls of a reply that must call one of ``forced``: host, user (a pin) or model."""

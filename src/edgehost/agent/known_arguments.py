@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "offered_values",
     "served_folder",
     "settled_arguments",
+    "texts_within",
 ]
 
 # An argument named for the place a tool works in: repo_path, repository_path, project_dir,
@@ -178,15 +179,15 @@ def filled_by_host(
     question: str,
     written: str | None = None,
     *,
-    host_chose: bool = False,
+    kept_texts: Collection[str] = frozenset(),
 ) -> tuple[str, ...]:
     """The arguments whose value in ``arguments`` is the host's and not written in the question: a
     known argument the grammar offered or the host filled in; where the host read the question
     other than as ``written`` (a file it names by its words, a pronoun resolved: agent/named_files.py,
     agent/references.py), a text value of that reading the user did not write ("todo.md" for "my todo
-    list"); and, in a call the host chose (``host_chose``), a list or object holding a text the
-    question does not, which only what a server keeps offered (agent/kept_values.py: "garage code
-    is 4512" for "Forget the garage code")."""
+    list"); and a list or object holding one of ``kept_texts``, what a server keeps that the host
+    offered the call (agent/kept_values.py: "garage code is 4512" for "Forget the garage code"), that
+    the user did not write."""
     known_filled = [
         name
         for name, folder in known.items()
@@ -194,13 +195,13 @@ def filled_by_host(
         and arguments[name].startswith(folder)
         and arguments[name] not in question
     ]
+    typed = (question if written is None else written).lower()
     kept = [
         name
         for name, value in arguments.items()
-        if host_chose
-        and name not in known_filled
+        if name not in known_filled
         and isinstance(value, (list, dict))
-        and any(text not in question for text in _texts_within(value))
+        and any(text in kept_texts and text.lower() not in typed for text in texts_within(value))
     ]
     if written is None:
         return (*known_filled, *kept)
@@ -216,9 +217,9 @@ def filled_by_host(
     return (*known_filled, *read, *kept)
 
 
-def _texts_within(value: Any) -> list[str]:
-    """The non-empty texts a list or object argument holds, at any depth."""
+def texts_within(value: Any) -> list[str]:
+    """The non-empty texts a value holds, at any depth of its lists and objects."""
     if isinstance(value, str):
         return [value] if value.strip() else []
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return [text for item in items for text in _texts_within(item)]
+    return [text for item in items for text in texts_within(item)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
 from edgehost.agent.kept_names import KeptNames
 from edgehost.agent.kept_values import with_kept_values
-from edgehost.agent.known_arguments import filled_by_host, settled_arguments
+from edgehost.agent.known_arguments import filled_by_host, settled_arguments, texts_within
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
 from edgehost.agent.prompting import (
     build_system_prompt,
@@ -234,6 +234,7 @@ class TurnRunner:
             previous=conversation.selected_tools,
         )
         forced: list[ToolSpec] = [pinned] if pinned is not None else []
+        kept_texts: set[str] = set()
         if route is not None and route.needs_tool:
             forced = list(route.candidates)
         for tool in reversed(forced):  # a forced tool is always described in the prompt
@@ -244,17 +245,28 @@ class TurnRunner:
             forced = [await self._selector.with_fitting_values(t, question) for t in forced]
             # A deletion of kept things takes their exact texts from what the server keeps (a large
             # store's texts are read off the window's thread).
-            forced = [
-                await asyncio.to_thread(with_kept_values, t, self._kept.last_read(t.server), question)
-                for t in forced
-            ]
+            offered = []
+            for tool in forced:
+                listing = self._kept.last_read(tool.server)
+                offered.append(await asyncio.to_thread(with_kept_values, tool, listing, question))
+                if offered[-1] is not tool:
+                    kept_texts.update(texts_within(listing))
+            forced = offered
         conversation.selected_tools = [t.name for t in selection.tools]
         system = build_system_prompt(
             selection.tools, dialect, server_instructions or {}, extra=self.config.extra_instructions
         )
         by_name = {t.name: t for t in tools}
         return TurnPlan(
-            caps, dialect, system, selection.tools, by_name, routing, route is not None, tuple(forced)
+            caps,
+            dialect,
+            system,
+            selection.tools,
+            by_name,
+            routing,
+            route is not None,
+            tuple(forced),
+            frozenset(kept_texts),
         )
 
     async def _one_round(self, conversation: Conversation, plan: TurnPlan, turn: TurnState) -> bool:
@@ -367,7 +379,7 @@ class TurnRunner:
         room = max(limit - turn.calls_made, 0)
         admitted, refused_calls = round_.calls[:room], round_.calls[room:]
         admitted = [
-            _with_filled_arguments(call, plan.by_name, turn.question, round_.chosen_by, turn.written)
+            _with_filled_arguments(call, plan, turn.question, round_.chosen_by, turn.written)
             for call in admitted
         ]
         turn.calls_made += len(admitted)
@@ -535,14 +547,14 @@ def _questions(messages: Sequence[ChatMessage]) -> list[str]:
 
 
 def _with_filled_arguments(
-    call: ToolCallParsed, by_name: Mapping[str, ToolSpec], question: str, chosen_by: str, written: str
+    call: ToolCallParsed, plan: TurnPlan, question: str, chosen_by: str, written: str
 ) -> ToolCallParsed:
     """``call`` with what the model left out filled in, shown and recorded as the call's arguments:
     the folder EdgeHost knows the tool's server serves (agent/known_arguments.py), and, for a call
     the host chose, the path its question names (grounded_arguments.path_from_question). ``question``
-    as the host reads it, ``written`` as the user wrote it: a value of the reading alone is shown as
-    EdgeHost's."""
-    tool = by_name.get(call.name)
+    as the host reads it, ``written`` as the user wrote it: a value of the reading alone, or of what a
+    server keeps that the host offered its call (``plan.kept_texts``), is shown as EdgeHost's."""
+    tool = plan.by_name.get(call.name)
     if tool is None:
         return call
     arguments = settled_arguments(
@@ -550,9 +562,8 @@ def _with_filled_arguments(
     )
     if chosen_by == "host":
         arguments = path_from_question(arguments, tool.input_schema, question) or arguments
-    filled = filled_by_host(
-        arguments, tool.known_arguments, question, written, host_chose=chosen_by == "host"
-    )
+    kept = plan.kept_texts if chosen_by == "host" else frozenset()
+    filled = filled_by_host(arguments, tool.known_arguments, question, written, kept_texts=kept)
     if arguments == call.arguments and not filled:
         return call
     return dataclasses.replace(call, arguments=arguments, filled_by_host=filled)
