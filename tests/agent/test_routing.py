@@ -292,19 +292,22 @@ def test_a_tool_given_none_of_the_values_it_requires_is_no_candidate(reference_t
         assert decide_route([convert], scores[:1], None, question=asked).needs_tool, asked
 
 
+def _requiring(name: str, description: str, **properties: dict[str, str]) -> ToolSpec:
+    """A tool ``server__tool`` requiring each of ``properties``."""
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    return ToolSpec(name, name.split("__")[0], description, input_schema=schema)
+
+
 def test_a_tool_needing_dates_in_a_set_layout_the_question_does_not_write_is_no_candidate() -> None:
     # BFCL's irrelevance questions: "How frequent do members at the Museum of Modern Art visit last
     # year?" offered most_frequent_visitor, and the host filled start_date "Museum of Modern".
     date = {"type": "string", "description": "The start date of the period, format: yyyy-mm-dd."}
-    visitor = ToolSpec(
+    visitor = _requiring(
         "museum__most_frequent_visitor",
-        "museum",
         "Retrieve the visitor who visited the museum the most within a given period.",
-        input_schema={
-            "type": "object",
-            "properties": {"museum_name": {"type": "string"}, "start_date": date, "end_date": date},
-            "required": ["museum_name", "start_date", "end_date"],
-        },
+        museum_name={"type": "string"},
+        start_date=date,
+        end_date=date,
     )
     vague = "Who visited the Museum of Modern Art most often last year?"
     decision = decide_route([visitor], [0.6], None, question=vague)
@@ -316,15 +319,8 @@ def test_a_tool_needing_dates_in_a_set_layout_the_question_does_not_write_is_no_
         {"type": "string", "format": "date-time", "description": "When the event starts."},
         {"type": "string", "description": "Start date: YYYY-MM-DD, or relative such as 'today'."},
     ):
-        event = ToolSpec(
-            "calendar__create_event",
-            "calendar",
-            "Create an event in the calendar.",
-            input_schema={
-                "type": "object",
-                "properties": {"title": {"type": "string"}, "start": start, "end": start},
-                "required": ["title", "start", "end"],
-            },
+        event = _requiring(
+            "calendar__create_event", "Create an event.", title={"type": "string"}, start=start, end=start
         )
         lunch = "Add lunch with Sam tomorrow from 12 to 1"
         assert decide_route([event], [0.6], None, question=lunch).needs_tool, start
