@@ -33,7 +33,15 @@ from typing import Any
 from edgehost.agent.tools import ToolSpec
 from edgehost.schema_refs import item_properties, resolve_ref
 
-__all__ = ["KeptNames", "kept_names_in", "lists_kept_names", "names_in", "writes_name_at"]
+__all__ = [
+    "KeptNames",
+    "every_name",
+    "kept_names_in",
+    "lists_kept_names",
+    "names_in",
+    "servers_naming",
+    "writes_name_at",
+]
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +114,17 @@ def _long_enough(name: str) -> bool:
     return sum(c.isalpha() for c in name) >= MIN_NAME_LETTERS
 
 
+def servers_naming(question: str, by_server: Mapping[str, Iterable[str]]) -> frozenset[str]:
+    """The servers of ``by_server`` (KeptNames.by_server) that keep a thing ``question`` names."""
+    return frozenset(server for server, names in by_server.items() if names_in(question, names))
+
+
+def every_name(by_server: Mapping[str, Iterable[str]]) -> tuple[str, ...]:
+    """Every name the servers of ``by_server`` keep (agent/references.py reads a sentence's first word
+    as a name when it begins one)."""
+    return tuple(name for names in by_server.values() for name in names)
+
+
 @dataclass
 class _Listing:
     names: tuple[str, ...]
@@ -135,15 +154,15 @@ class KeptNames:
 
     async def servers_naming(self, question: str, tools: Sequence[ToolSpec]) -> frozenset[str]:
         """The servers of ``tools`` that keep a thing ``question`` names."""
-        kept = await self._kept_by_server(tools)
-        return frozenset(server for server, names in kept.items() if names_in(question, names))
+        return servers_naming(question, await self.by_server(tools))
 
     async def names(self, tools: Sequence[ToolSpec]) -> tuple[str, ...]:
-        """Every name the servers of ``tools`` keep (agent/references.py reads a sentence's first word
-        as a name when it begins one)."""
-        return tuple(name for names in (await self._kept_by_server(tools)).values() for name in names)
+        """Every name the servers of ``tools`` keep."""
+        return every_name(await self.by_server(tools))
 
-    async def _kept_by_server(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+    async def by_server(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+        """The names each server of ``tools`` keeps (read once, within MAX_AGE_S of the last read),
+        for servers_naming and every_name."""
         listers = {t.server: t for t in tools if lists_kept_names(t) and self._may_call(t)}
         self._listers.update(listers)
         listings = await asyncio.gather(*(self._listing(tool) for tool in listers.values()))

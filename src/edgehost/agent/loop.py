@@ -20,7 +20,7 @@ from edgehost.agent.config import AgentConfig
 from edgehost.agent.detector import ToolCallParsed
 from edgehost.agent.grounded_arguments import path_from_question
 from edgehost.agent.grounding import Grounding, check_answer, echoes, has_words
-from edgehost.agent.kept_names import KeptNames
+from edgehost.agent.kept_names import KeptNames, every_name, servers_naming
 from edgehost.agent.kept_values import with_kept_values
 from edgehost.agent.known_arguments import filled_by_host, settled_arguments, texts_within
 from edgehost.agent.named_files import tools_for_named_files, with_named_files
@@ -128,14 +128,12 @@ class TurnRunner:
         # file named by its words as that file (agent/named_files.py); routing is told which servers
         # keep a thing it names (agent/kept_names.py: read once, for both).
         host_routes = routing == "host" and pinned is None
-        kept = await self._kept.names(tools if host_routes else [])
-        read_as = resolved_references(user_text, earlier_questions, kept)
-        (question, holders), keeping = await asyncio.gather(
-            asyncio.to_thread(  # a folder's listing: off the window's thread
-                with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]
-            ),
-            self._kept.servers_naming(read_as, tools if host_routes else []),
+        kept = await self._kept.by_server(tools if host_routes else [])
+        read_as = resolved_references(user_text, earlier_questions, every_name(kept))
+        question, holders = await asyncio.to_thread(  # a folder's listing: off the window's thread
+            with_named_files, read_as, [t.served_folder for t in tools if t.enabled and t.served_folder]
         )
+        keeping = servers_naming(read_as, kept)
         if host_routes:
             # Content sent with the question (attached, or a prompt's text after its ask) is what the
             # question is most often about: it calls a tool only when it clearly asks for one (routing.py).
