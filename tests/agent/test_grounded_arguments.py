@@ -4,6 +4,7 @@ over the real reference servers' schemas."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -336,8 +337,25 @@ def test_a_date_is_offered_in_the_format_its_argument_describes() -> None:
     grounded = grounded_schema(schema, question)["properties"]
     assert grounded["start_date"]["enum"] == ["05-12-2022", "06-03-2022"]
     assert grounded["until"]["enum"] == ["2022-05-12", "2022-06-03"]  # ISO 8601 when none is named
-    # No year written: no date to offer, the question's words as before.
-    assert "May" in grounded_schema(schema, "Book from May 12")["properties"]["until"]["enum"]
+    # No year written: this year's; relative to today, the day it names (agent/question_dates.py).
+    year = datetime.date.today().year
+    assert grounded_schema(schema, "Book from May 12")["properties"]["until"]["enum"] == [f"{year}-05-12"]
+
+
+def test_a_date_argument_is_offered_the_day_a_relative_date_names() -> None:
+    # A flight search that requires its date laid out: a small model wrote one of its own ("2023-05-12")
+    # for "tomorrow", as nothing of the question was a date.
+    schema = {
+        "type": "object",
+        "properties": {
+            "destination": {"type": "string", "description": "The city to fly to."},
+            "departure_date": {"type": "string", "description": "The day of departure, YYYY-MM-DD."},
+        },
+        "required": ["destination", "departure_date"],
+    }
+    today = datetime.date.today()
+    grounded = grounded_schema(schema, "Find me a flight to Lisbon for tomorrow")["properties"]
+    assert grounded["departure_date"]["enum"] == [(today + datetime.timedelta(days=1)).isoformat()]
 
 
 def test_a_list_argument_is_offered_the_series_the_question_writes_whole() -> None:
@@ -394,7 +412,8 @@ def test_a_free_text_is_offered_the_series_the_question_writes_across_commas_who
 
 
 def test_values_are_read_as_people_write_them_and_nothing_odd_breaks_the_reading() -> None:
-    from edgehost.agent.question_values import written_dates, written_numbers, written_series
+    from edgehost.agent.question_dates import written_dates
+    from edgehost.agent.question_values import written_numbers, written_series
 
     assert [v for v, _s, _e in written_numbers("a tip on twenty-five dollars")] == [25]
     assert [v for v, _s, _e in written_numbers("add the numbers in [1 2]")] == [1, 2]  # not a JSON list

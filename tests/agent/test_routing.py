@@ -314,6 +314,8 @@ def test_a_tool_needing_dates_in_a_set_layout_the_question_does_not_write_is_no_
     assert not decision.needs_tool and "needs values the question does not give" in decision.reason
     dated = "Who visited the Museum of Modern Art most between January 1, 2023 and 2023-06-30?"
     assert decide_route([visitor], [0.6], None, question=dated).needs_tool
+    relative = "Who visited the Museum of Modern Art most between last Monday and yesterday?"
+    assert decide_route([visitor], [0.6], None, question=relative).needs_tool  # days it names
     # A date-time, or a date that may also be relative, is not held to the question's written dates.
     for start in (
         {"type": "string", "format": "date-time", "description": "When the event starts."},

@@ -5,8 +5,10 @@ servers, the real ranker (all-MiniLM-L6-v2), a real history file."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from tests.host.conftest import WAIT_S, WARM_S, call, serve_memory
@@ -20,6 +22,9 @@ from edgehost.host.options import HostOptions
 from edgehost.llm.scripted import ScriptedBackend
 from edgehost.paths import Paths
 from edgehost.settings import Settings
+
+# Serves function definitions as MCP tools over stdio (bench/external_tool_check.py's server).
+FUNCTION_SERVER = Path(__file__).resolve().parents[2] / "bench" / "_function_server.py"
 
 
 def host_routing() -> Settings:
@@ -443,3 +448,37 @@ async def test_a_file_named_by_its_words_is_the_one_the_host_routes_and_offers(m
     [started] = recorder.of(ev.ToolExecutionStarted)
     assert started.filled_by_host == ("path",)
     assert (files / "todo.md").read_text(encoding="utf-8") == "- call the plumber\n- buy eggs\n"
+
+
+async def test_a_date_the_question_names_relative_to_today_is_offered_laid_out(
+    make_host, data_dir, tmp_path
+) -> None:
+    # A flight search requiring its date as YYYY-MM-DD: asked for "tomorrow", a small model wrote a
+    # date of its own, as nothing of the question was one (agent/question_dates.py).
+    flights = {
+        "name": "find_flights",
+        "description": "Find flights to a city on a given day.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "destination": {"type": "string", "description": "The city to fly to."},
+                "departure_date": {"type": "string", "description": "The day of departure, YYYY-MM-DD."},
+            },
+            "required": ["destination", "departure_date"],
+        },
+    }
+    functions = tmp_path / "functions.json"
+    functions.write_text(json.dumps([flights]), encoding="utf-8")
+    servers = Paths.resolve(None, data_dir).servers_file
+    servers.parent.mkdir(parents=True, exist_ok=True)
+    travel = {"command": sys.executable, "args": [str(FUNCTION_SERVER), str(functions)]}
+    servers.write_text(json.dumps({"mcpServers": {"travel": travel}}), encoding="utf-8")
+    backend = GrammarBackend()  # the call comes out invalid: only what the grammar offers is asked here
+    host, recorder = await make_host(backend, host_routing())
+    await asyncio.wait_for(host.wait_warm(), WARM_S)
+    await asyncio.wait_for(host.start_turn("Find me a flight to Lisbon for tomorrow"), WAIT_S)
+    [routed] = recorder.of(ev.TurnRouted)
+    assert routed.candidates == ("travel__find_flights",), routed
+    tomorrow = (datetime.date.today() + datetime.timedelta(days=1)).isoformat()
+    grammars = [request.grammar or "" for request in backend.requests]
+    assert any(f'"{tomorrow}' in grammar for grammar in grammars), grammars

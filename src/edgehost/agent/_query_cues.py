@@ -28,14 +28,8 @@ from typing import Any
 from edgehost.agent._bm25 import terms
 from edgehost.agent.known_arguments import FILE_NAME, PATH_ARGUMENT, is_folder_argument
 from edgehost.agent.places import wants_zone
-from edgehost.agent.question_values import (
-    DATE_FORMAT,
-    clock_times,
-    named_timezones,
-    path_values,
-    written_dates,
-    written_numbers,
-)
+from edgehost.agent.question_dates import DATE_FORMAT, written_dates
+from edgehost.agent.question_values import clock_times, named_timezones, path_values, written_numbers
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
@@ -332,9 +326,10 @@ def _kind(name: str, schema: Any, tool_name: str) -> str | None:
         return "zone"
     if "HH:MM" in description:
         return "time"
-    # A date in a set layout ("format: yyyy-mm-dd") is one the question writes with its year, which
-    # agent/grounded_arguments.py lays out so: "visits last year" gives no start_date. Not one that
-    # also takes "today" or "2 weeks ago", nor a date-time (a date alone does not fill it).
+    # A date in a set layout ("format: yyyy-mm-dd") is one the question writes, which
+    # agent/grounded_arguments.py lays out so (agent/question_dates.py: "March 3, 2024", "tomorrow",
+    # "next Friday"): "visits last year" gives no start_date, a range being no date. Not one that also
+    # takes "today" or "2 weeks ago" as written, nor a date-time (a date alone does not fill it).
     if (schema.get("format") == "date" or DATE_FORMAT.search(description)) and not _RELATIVE_DATES.search(
         description
     ):

@@ -21,7 +21,8 @@ grammar (agent/grammar.py) holds the model to one of them:
   ("Japanese Yen" gives JPY, agent/currencies.py);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
-  question writes with their year, in that layout;
+  question writes, in that layout: with their year, a month and day ("March 3"), or a day relative to
+  today ("tomorrow", "next Friday", "3 days ago"; agent/question_dates.py);
 - numbers: the numbers the question writes ("12,000", "two", "7%"), brought within the schema's
   minimum and maximum ("11 links" for a count of at most 10 offers 10: the nearest the tool can do),
   each placed with the argument whose words stand beside it (agent/number_placement.py);
@@ -56,19 +57,17 @@ from edgehost.agent.number_placement import (
 )
 from edgehost.agent.paired_arguments import free_texts, key_words, paired_arguments
 from edgehost.agent.places import local_zone, named_zones, wants_zone
+from edgehost.agent.question_dates import DATE_FORMAT, date_format, written_dates
 from edgehost.agent.question_values import (
-    DATE_FORMAT,
     EXAMPLE_CLAUSE,
     WORD,
     clock_times,
-    date_format,
     folder_values,
     named_timezones,
     path_values,
     question_spans,
     quoted_phrases,
     series_as_written,
-    written_dates,
     written_lists,
     written_numbers,
     written_series,

@@ -1,5 +1,5 @@
 """The values a question writes, read as people write them (issue 33): the runs of its words a text
-value may be, and the numbers, lists, series, dates, clock times, time zones and paths in it.
+value may be, and the numbers, lists, series, clock times, time zones and paths in it.
 
 - runs of words: quoted phrases whole, then every run of one to MAX_SPAN_WORDS words inside a clause
   (no comma, full stop or bracket inside) that does not begin or end with a filler or command word
@@ -7,16 +7,15 @@ value may be, and the numbers, lists, series, dates, clock times, time zones and
 - numbers: "12,000" is 12000, "two" is 2, "7%" is 7 and 0.07; a bracketed list ("[200, 300]") is a
   list, and its numbers are not counted alone;
 - series: "chicken and mushrooms", "red, green or blue";
-- dates with their year ("January 1, 2021", "10th December 2022", "2022-12-10"), in a named format;
 - clock times ("3pm" is 15:00), the IANA zones of the cities named ("Tokyo" is Asia/Tokyo), paths and
   file names, and the folder a question names ("the recipes folder").
 
-Pure functions; agent/grounded_arguments.py offers these values to a call's arguments.
+Dates are read apart (agent/question_dates.py). Pure functions; agent/grounded_arguments.py offers
+these values to a call's arguments.
 """
 
 from __future__ import annotations
 
-import datetime
 import itertools
 import json
 import re
@@ -29,20 +28,18 @@ from edgehost.agent.known_arguments import WRITTEN_PATH
 __all__ = [
     "CLAUSE_BREAK",
     "CLAUSE_WORDS",
-    "DATE_FORMAT",
     "EDGE_WORDS",
     "EXAMPLE_CLAUSE",
     "MAX_SPAN_WORDS",
+    "NUMBER_WORDS",
     "WORD",
     "clauses",
     "clock_times",
-    "date_format",
     "folder_values",
     "named_timezones",
     "path_values",
     "question_spans",
     "quoted_phrases",
-    "written_dates",
     "series_as_written",
     "written_lists",
     "written_numbers",
@@ -96,7 +93,7 @@ _APOSTROPHES = ("'", "’")
 
 
 # fmt: off
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
@@ -111,7 +108,7 @@ _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _UNITS = "one|two|three|four|five|six|seven|eight|nine"
 _WRITTEN_NUMBER = re.compile(
     r"(?<![\w,\[.])(-?\d{1,3}(?:,\d{3})+)(?![\d,])(\.\d+)?(%)?|(?<![\w.])(-?\d+(?:\.\d+)?)(%)?"
-    rf"|\b({_TENS})[- ]({_UNITS})\b|\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b",
+    rf"|\b({_TENS})[- ]({_UNITS})\b|\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 MAX_ABBREVIATION = 3  # letters of a word a full stop abbreviates ("St.", "Dr.", "Mrs.")
@@ -233,10 +230,10 @@ def written_numbers(text: str, *, decimals: bool = True) -> list[tuple[int | flo
         grouped, fraction, grouped_percent, plain, percent, tens, units, word = match.groups()
         if tens:
             values: list[int | float] = [
-                _NUMBER_WORDS[tens.lower()] + _UNITS.split("|").index(units.lower()) + 1
+                NUMBER_WORDS[tens.lower()] + _UNITS.split("|").index(units.lower()) + 1
             ]
         elif word:
-            values = [_NUMBER_WORDS[word.lower()]]
+            values = [NUMBER_WORDS[word.lower()]]
         else:
             written = grouped.replace(",", "") + (fraction or "") if grouped else plain
             if len(written) > MAX_NUMBER_CHARACTERS:
@@ -436,77 +433,3 @@ def clock_times(text: str) -> list[str]:
         if value < 24:
             times.append(f"{value:02d}:{minute or '00'}")
     return list(dict.fromkeys(times))
-
-
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-         ("october", "oct"), ("november", "nov"), ("december", "dec")),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-
-
-def is_month(word: str) -> bool:
-    """Whether ``word`` names a month ("May", "sept")."""
-    return word.lower().rstrip(".") in _MONTHS
-
-
-_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-
-
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-
-
-_YEAR = r"(?P<year>\d{4})"
-
-
-# A date as people write it: "January 1, 2021", "10th December 2022", "2022-12-10", "12/10/2022" (US order).
-_WRITTEN_DATES = [
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
-    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
-    re.compile(r"\b(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),
-]
-
-
-# The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
-DATE_FORMAT = re.compile(
-    r"\b(?:Y{2,4}|MM|DD)(?P<sep>[-/.])(?:Y{2,4}|MM|DD)(?P=sep)(?:Y{2,4}|MM|DD)\b", re.IGNORECASE
-)
-
-
-def date_format(description: str) -> str:
-    """The date format ``description`` names ("MM-DD-YYYY"; "MM-DD-YYY" read so too), else ISO 8601's
-    "YYYY-MM-DD"."""
-    match = DATE_FORMAT.search(description)
-    if not match:
-        return "YYYY-MM-DD"
-    layout = match.group(0).upper()
-    return re.sub("Y{3,4}", "YYYY", layout)
-
-
-def written_dates(text: str, layout: str = "YYYY-MM-DD") -> list[str]:
-    """The dates ``text`` writes with their year, in ``layout`` (YYYY, MM and DD in any order, one
-    separator): "starting from 10th December 2022" gives "2022-12-10"."""
-    found = []
-    for pattern in _WRITTEN_DATES:
-        for match in pattern.finditer(text):
-            month = match.group("month")
-            number = _MONTHS.get(month.lower().rstrip("."), 0) if not month.isdigit() else int(month)
-            day, year = int(match.group("day")), match.group("year")
-            try:
-                datetime.date(int(year), number, day)
-            except ValueError:
-                continue  # "Feb 30, 2021"
-            found.append((match.start(), _laid_out(layout, year, number, day)))
-    return list(dict.fromkeys(date for _start, date in sorted(found)))
-
-
-def _laid_out(layout: str, year: str, month: int, day: int) -> str:
-    if "YYYY" not in layout:
-        layout, year = layout.replace("YY", "YYYY"), year[-2:]  # a two-digit year: "MM/DD/YY"
-    return layout.replace("YYYY", year).replace("MM", f"{month:02d}").replace("DD", f"{day:02d}")

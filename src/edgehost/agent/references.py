@@ -31,7 +31,8 @@ from collections.abc import Collection, Sequence
 
 from edgehost.agent._query_cues import asks_for_change
 from edgehost.agent.kept_names import writes_name_at
-from edgehost.agent.question_values import is_month, path_values
+from edgehost.agent.question_dates import is_month, is_weekday
+from edgehost.agent.question_values import path_values
 
 _PERSON = re.compile(r"\b(?P<word>she|he|him|his|her)\b(?P<after>\s+(?P<next>\w+))?", re.IGNORECASE)
 # Words after "her" that make it the object ("tell her I said hi", "ask her about it"), not "her age".
@@ -54,7 +55,6 @@ _CARRYING_ON = re.compile(
     r"\s+(?:item|line|entry|row|paragraph|bullet|point|task|sentence|word)s?\b",
     re.IGNORECASE,
 )
-_DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
 def resolved_references(question: str, earlier: Sequence[str], kept: Collection[str] = ()) -> str:
@@ -107,11 +107,10 @@ def _first_proper_name(text: str, kept: Collection[str] = ()) -> str | None:
     "Uncle Rafi"), without "'s"."""
     for match in _CAPITALISED.finditer(text):
         word = match.group().removesuffix("'s")
-        lowered = word.lower()
         opens = _SENTENCE_START.search(text[: match.start()]) and not writes_name_at(
             text, match.start(), kept
         )
-        if opens or lowered in _DAYS or is_month(word):
+        if opens or is_weekday(word) or is_month(word):
             continue
         end = match.end()
         while not text.endswith("'s", 0, end) and (following := _next_name_word(text, end)):
@@ -129,6 +128,6 @@ def _next_name_word(text: str, end: int) -> re.Match[str] | None:
         return None
     word = following.group("word")
     after_title = text[text.rfind(" ", 0, end) + 1 : end].lower() in _TITLES
-    if (following.group("stop") and not after_title) or word.lower() in _DAYS or is_month(word):
+    if (following.group("stop") and not after_title) or is_weekday(word) or is_month(word):
         return None
     return following

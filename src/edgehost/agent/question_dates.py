@@ -1,0 +1,179 @@
+"""The dates a question writes (issue 33), laid out as a date argument wants them.
+
+- a date with its year: "January 1, 2021", "10th December 2022", "2023 April 4th", "2022-12-10",
+  "12/10/2022" (US order);
+- a month and day without one ("March 3", "the 4th of July"): the year of the nearest date the
+  question writes with its year ("from 2023 April 4th to April 8th"), else this year. A lower-case
+  "may" is the verb ("the 2 may be"), not the month;
+- a date relative to today: "today", "tonight", "tomorrow", "yesterday", "the day after tomorrow",
+  "the day before yesterday", "in 3 days", "in two weeks", "a week ago"; and a weekday: "Friday",
+  "on Friday" and "this Friday" are the coming one (today when today is a Friday), "next Friday" the
+  first after today, "last Friday" the last before it.
+
+Each is laid out in the layout a description names ("MM-DD-YYYY", read by ``date_format``), else
+ISO 8601's. Not read: ranges ("next week", "this weekend") and numeric dates without a year ("3/4",
+a fraction as well). Pure functions; today's date is a parameter (the machine's local date when
+not given).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+from edgehost.agent.question_values import NUMBER_WORDS
+
+__all__ = ["DATE_FORMAT", "date_format", "is_month", "is_weekday", "written_dates"]
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+
+
+def is_month(word: str) -> bool:
+    """Whether ``word`` names a month ("May", "sept")."""
+    return word.lower().rstrip(".") in _MONTHS
+
+
+_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+
+
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+
+
+_YEAR = r"(?P<year>\d{4})"
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# The weekday a written date may begin with ("on Saturday, January 1, 2022"): that date's, no other.
+_ITS_WEEKDAY = r"(?:(?:" + "|".join(_WEEKDAYS) + r"),?\s+(?:the\s+)?)?"
+
+
+# A date written with its year: "January 1, 2021", "10th December 2022", "2023 April 4th",
+# "2022-12-10", "12/10/2022" (US order).
+_WITH_YEAR = [
+    re.compile(rf"\b{_ITS_WEEKDAY}{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_ITS_WEEKDAY}{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_YEAR}\s+{_MONTH}\s+{_DAY}\b", re.IGNORECASE),
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),
+    re.compile(r"\b(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),
+]
+# A month and day without a year: "March 3", "the 4th of July".
+_WITHOUT_YEAR = [
+    re.compile(rf"\b{_ITS_WEEKDAY}{_MONTH}\s+{_DAY}\b(?!,?\s+\d)", re.IGNORECASE),
+    re.compile(rf"\b{_ITS_WEEKDAY}{_DAY}(?:\s+of)?\s+{_MONTH}(?!\w|,?\s+\d)", re.IGNORECASE),
+]
+# Days from today.
+_NAMED_DAYS = {
+    "the day after tomorrow": 2,
+    "the day before yesterday": -2,
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "yesterday": -1,
+}
+_NAMED_DAY = re.compile(
+    r"\b(?:" + "|".join(name.replace(" ", r"\s+") for name in _NAMED_DAYS) + r")\b", re.IGNORECASE
+)
+_COUNTS = {"a": 1, "an": 1, "one": 1, **NUMBER_WORDS}
+_COUNT = r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + ")"
+_IN_DAYS = re.compile(rf"\bin\s+{_COUNT}\s+(?P<unit>day|week)s?\b", re.IGNORECASE)
+_DAYS_AGO = re.compile(rf"\b{_COUNT}\s+(?P<unit>day|week)s?\s+ago\b", re.IGNORECASE)
+
+
+def is_weekday(word: str) -> bool:
+    """Whether ``word`` names a day of the week ("Friday")."""
+    return word.lower() in _WEEKDAYS
+
+
+_WEEKDAY = re.compile(
+    r"\b(?:(?P<which>next|last|this|on|coming)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b",
+    re.IGNORECASE,
+)
+
+
+# The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
+DATE_FORMAT = re.compile(
+    r"\b(?:Y{2,4}|MM|DD)(?P<sep>[-/.])(?:Y{2,4}|MM|DD)(?P=sep)(?:Y{2,4}|MM|DD)\b", re.IGNORECASE
+)
+
+
+def date_format(description: str) -> str:
+    """The date format ``description`` names ("MM-DD-YYYY"; "MM-DD-YYY" read so too), else ISO 8601's
+    "YYYY-MM-DD"."""
+    match = DATE_FORMAT.search(description)
+    if not match:
+        return "YYYY-MM-DD"
+    layout = match.group(0).upper()
+    return re.sub("Y{3,4}", "YYYY", layout)
+
+
+def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | None = None) -> list[str]:
+    """The dates ``text`` writes (module docstring), in the order it writes them, in ``layout`` (YYYY,
+    MM and DD in any order, one separator): "starting from 10th December 2022" gives "2022-12-10",
+    "tomorrow" the day after ``today``."""
+    today = today or datetime.date.today()
+    found: list[tuple[int, int, datetime.date]] = []  # start, end, date
+
+    def add(match: re.Match[str], date: datetime.date | None) -> None:
+        start, end = match.span()
+        if date is not None and not any(start < e and s < end for s, e, _date in found):
+            found.append((start, end, date))
+
+    for pattern in _WITH_YEAR:
+        for match in pattern.finditer(text):
+            add(match, _calendar_date(int(match.group("year")), match.group("month"), match.group("day")))
+    years = [(start, date.year) for start, _end, date in found]
+    for pattern in _WITHOUT_YEAR:
+        for match in pattern.finditer(text):
+            if match.group("month") == "may":
+                continue  # "the 2 may be" is no date
+            year = min(years, key=lambda y: abs(y[0] - match.start()))[1] if years else today.year
+            add(match, _calendar_date(year, match.group("month"), match.group("day")))
+    for match in _NAMED_DAY.finditer(text):
+        add(match, today + datetime.timedelta(days=_NAMED_DAYS[" ".join(match.group(0).lower().split())]))
+    for pattern, sign in ((_IN_DAYS, 1), (_DAYS_AGO, -1)):
+        for match in pattern.finditer(text):
+            count = match.group("count").lower()
+            days = (int(count) if count.isdigit() else _COUNTS[count]) * (
+                7 if match.group("unit") == "week" else 1
+            )
+            add(match, today + datetime.timedelta(days=sign * days))
+    for match in _WEEKDAY.finditer(text):
+        add(
+            match, _weekday_date(today, _WEEKDAYS.index(match.group("weekday").lower()), match.group("which"))
+        )
+    return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
+
+
+def _calendar_date(year: int, month: str, day: str) -> datetime.date | None:
+    number = int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")]
+    try:
+        return datetime.date(year, number, int(day))
+    except ValueError:
+        return None  # "Feb 30, 2021"
+
+
+def _weekday_date(today: datetime.date, weekday: int, which: str | None) -> datetime.date:
+    """The date of ``weekday`` (0 is Monday): the coming one, on or after today; "next", the first
+    after today; "last", the last before it."""
+    ahead = (weekday - today.weekday()) % 7
+    if which and which.lower() == "last":
+        return today - datetime.timedelta(days=(today.weekday() - weekday) % 7 or 7)
+    if which and which.lower() == "next":
+        ahead = ahead or 7
+    return today + datetime.timedelta(days=ahead)
+
+
+def _laid_out(layout: str, date: datetime.date) -> str:
+    year = f"{date.year:04d}"
+    if "YYYY" not in layout:
+        layout, year = layout.replace("YY", "YYYY"), year[-2:]  # a two-digit year: "MM/DD/YY"
+    return layout.replace("YYYY", year).replace("MM", f"{date.month:02d}").replace("DD", f"{date.day:02d}")

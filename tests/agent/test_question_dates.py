@@ -1,0 +1,60 @@
+"""The dates a question writes, laid out for a date argument (agent/question_dates.py)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from edgehost.agent.question_dates import written_dates
+
+WEDNESDAY = datetime.date(2026, 12, 2)
+
+
+@pytest.mark.parametrize(
+    ("question", "dates"),
+    [
+        ("Book a table for tomorrow", ["2026-12-03"]),
+        ("what's on tonight?", ["2026-12-02"]),
+        ("move it to the day after tomorrow", ["2026-12-04"]),
+        ("what did I spend yesterday and today", ["2026-12-01", "2026-12-02"]),
+        ("remind me in 3 days", ["2026-12-05"]),
+        ("in two weeks", ["2026-12-16"]),
+        ("the invoice I sent a week ago", ["2026-11-25"]),
+        ("lunch on Friday", ["2026-12-04"]),
+        ("next Friday", ["2026-12-04"]),
+        ("this Wednesday", ["2026-12-02"]),
+        ("next Wednesday", ["2026-12-09"]),
+        ("since last Wednesday", ["2026-11-25"]),
+        ("since last Monday", ["2026-11-30"]),
+    ],
+)
+def test_a_date_relative_to_today_is_the_day_it_names(question: str, dates: list[str]) -> None:
+    assert written_dates(question, today=WEDNESDAY) == dates
+
+
+def test_a_month_and_day_take_the_year_written_nearest_else_this_one() -> None:
+    nights = "a room from 2023 April 4th to April 8th"
+    assert written_dates(nights, today=WEDNESDAY) == ["2023-04-04", "2023-04-08"]
+    assert written_dates("the 4th of July and March 3", today=WEDNESDAY) == ["2026-07-04", "2026-03-03"]
+    assert written_dates("May 2", today=WEDNESDAY) == ["2026-05-02"]
+    # The weekday a date is written with is that date's, not the coming one.
+    assert written_dates("on Saturday, January 1, 2022", today=WEDNESDAY) == ["2022-01-01"]
+
+
+def test_words_that_only_look_like_dates_are_none() -> None:
+    for text in (
+        "the 2 may be late",
+        "every Fridays at 5",
+        "sales in March 2024",
+        "3/4 of the cake",
+        "Feb 30",
+    ):
+        assert written_dates(text, today=WEDNESDAY) == [], text
+
+
+def test_relative_dates_take_the_layout_the_argument_names() -> None:
+    assert written_dates("tomorrow or on 5 January 2027", "MM/DD/YY", today=WEDNESDAY) == [
+        "12/03/26",
+        "01/05/27",
+    ]
