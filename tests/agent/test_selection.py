@@ -420,6 +420,23 @@ async def test_the_descriptions_unquoted_example_is_a_value_and_the_tools_own_na
     assert fitted["location"]["enum"] == ["Denver"]
 
 
+async def test_a_word_of_the_tools_name_in_another_number_is_no_value_of_its_arguments(selector) -> None:
+    # "Find me a flight to Lisbon for tomorrow": the embedded model's destination was "flight".
+    flights = ToolSpec(
+        "travel__find_flights",
+        "travel",
+        "Find flights to a city on a given day.",
+        input_schema={
+            "type": "object",
+            "properties": {"destination": {"type": "string", "description": "The city to fly to."}},
+            "required": ["destination"],
+        },
+    )
+    question = "Find me a flight to Lisbon for tomorrow"
+    fitted = (await selector.with_fitting_values(flights, question)).input_schema["properties"]
+    assert "flight" not in fitted["destination"]["enum"] and "Lisbon" in fitted["destination"]["enum"]
+
+
 async def test_an_optional_argument_is_not_offered_a_value_a_required_one_of_its_kind_takes(selector) -> None:
     """ "dropped from rest after falling for 5 seconds": the time (an integer) takes 5, and the gravity
     (a number, optional: the server's default is Earth's) was offered 5 as well. The same for a list:

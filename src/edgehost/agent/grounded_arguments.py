@@ -120,9 +120,12 @@ def tool_words(tool: str) -> frozenset[str]:
 
 
 def names_the_tool(span: str, named: frozenset[str]) -> bool:
-    """Whether ``span`` is only words of the tool's name (``named``, tool_words): "Whole Foods" for
-    whole_foods.find_top_brands names the tool, not the product."""
-    return {w.lower() for w in WORD.findall(span)} <= named
+    """Whether ``span`` is only words of the tool's name (``named``, tool_words), in any number: "Whole
+    Foods" for whole_foods.find_top_brands names the tool, not the product; "flight" for find_flights."""
+    folded = set(terms(span))
+    return {w.lower() for w in WORD.findall(span)} <= named or (
+        bool(folded) and folded <= set(terms(" ".join(named)))
+    )
 
 
 def _related_examples(schema: Mapping[str, Any], text: str) -> list[str]:
