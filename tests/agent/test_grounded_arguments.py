@@ -337,9 +337,10 @@ def test_a_date_is_offered_in_the_format_its_argument_describes() -> None:
     grounded = grounded_schema(schema, question)["properties"]
     assert grounded["start_date"]["enum"] == ["05-12-2022", "06-03-2022"]
     assert grounded["until"]["enum"] == ["2022-05-12", "2022-06-03"]  # ISO 8601 when none is named
-    # No year written: this year's; relative to today, the day it names (agent/question_dates.py).
-    year = datetime.date.today().year
-    assert grounded_schema(schema, "Book from May 12")["properties"]["until"]["enum"] == [f"{year}-05-12"]
+    # No year written: the coming one; relative to today, the day it names (agent/question_dates.py).
+    today = datetime.date.today()
+    may = datetime.date(today.year + (today > datetime.date(today.year, 5, 12)), 5, 12)
+    assert grounded_schema(schema, "Book from May 12")["properties"]["until"]["enum"] == [may.isoformat()]
 
 
 def test_a_date_argument_is_offered_the_day_a_relative_date_names() -> None:
@@ -356,6 +357,38 @@ def test_a_date_argument_is_offered_the_day_a_relative_date_names() -> None:
     today = datetime.date.today()
     grounded = grounded_schema(schema, "Find me a flight to Lisbon for tomorrow")["properties"]
     assert grounded["departure_date"]["enum"] == [(today + datetime.timedelta(days=1)).isoformat()]
+
+
+def test_a_date_time_argument_is_not_held_to_a_date_alone() -> None:
+    # "tomorrow at 5pm" offered as tomorrow's date alone would lose the hour.
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "remind_date": {"type": "string", "format": "date-time"},
+            "due_date": {"type": "string", "description": "When it is due, a date and time (ISO 8601)."},
+        },
+        "required": ["title", "remind_date", "due_date"],
+    }
+    grounded = grounded_schema(schema, "Remind me tomorrow at 5pm to call mom")["properties"]
+    tomorrow = (datetime.date.today() + datetime.timedelta(days=1)).isoformat()
+    for key in ("remind_date", "due_date"):
+        assert tomorrow not in grounded[key].get("enum", ()), grounded[key]
+        assert "tomorrow at 5pm" in grounded[key]["enum"]  # the question's words, the hour with them
+
+
+def test_one_date_written_states_only_one_of_two_optional_dates() -> None:
+    # "since last Monday" gave both start_date and end_date that Monday: the range became one day.
+    day = {"type": "string", "format": "date"}
+    schema = {
+        "type": "object",
+        "properties": {"category": {"type": "string"}, "start_date": day, "end_date": day},
+        "required": ["category"],
+    }
+    one = grounded_schema(schema, "How much did I spend on food since last Monday?")
+    assert "start_date" not in one["required"] and "end_date" not in one["required"]
+    both = grounded_schema(schema, "What did I spend on food between 2026-11-02 and 2026-11-09?")
+    assert {"start_date", "end_date"} <= set(both["required"])
 
 
 def test_a_list_argument_is_offered_the_series_the_question_writes_whole() -> None:

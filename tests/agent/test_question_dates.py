@@ -17,6 +17,7 @@ WEDNESDAY = datetime.date(2026, 12, 2)
         ("Book a table for tomorrow", ["2026-12-03"]),
         ("what's on tonight?", ["2026-12-02"]),
         ("move it to the day after tomorrow", ["2026-12-04"]),
+        ("day before yesterday", ["2026-11-30"]),
         ("what did I spend yesterday and today", ["2026-12-01", "2026-12-02"]),
         ("remind me in 3 days", ["2026-12-05"]),
         ("in two weeks", ["2026-12-16"]),
@@ -27,17 +28,26 @@ WEDNESDAY = datetime.date(2026, 12, 2)
         ("next Wednesday", ["2026-12-09"]),
         ("since last Wednesday", ["2026-11-25"]),
         ("since last Monday", ["2026-11-30"]),
+        # Of the past, a weekday alone is the last one, today's included.
+        ("what did I spend on Monday?", ["2026-11-30"]),
+        ("everything since Wednesday", ["2026-12-02"]),
     ],
 )
 def test_a_date_relative_to_today_is_the_day_it_names(question: str, dates: list[str]) -> None:
     assert written_dates(question, today=WEDNESDAY) == dates
 
 
-def test_a_month_and_day_take_the_year_written_nearest_else_this_one() -> None:
+def test_a_month_and_day_take_the_year_written_nearest_else_the_coming_one() -> None:
     nights = "a room from 2023 April 4th to April 8th"
     assert written_dates(nights, today=WEDNESDAY) == ["2023-04-04", "2023-04-08"]
-    assert written_dates("the 4th of July and March 3", today=WEDNESDAY) == ["2026-07-04", "2026-03-03"]
-    assert written_dates("May 2", today=WEDNESDAY) == ["2026-05-02"]
+    assert written_dates("What happened on March 3 in 2023?", today=WEDNESDAY) == ["2023-03-03"]
+    # A range does not end before it begins.
+    assert written_dates("from Dec 28, 2026 to Jan 3", today=WEDNESDAY) == ["2026-12-28", "2027-01-03"]
+    # No year written: the coming one, or of the past the last one.
+    coming = written_dates("book a flight on Jan 5 or the 25th of December", today=WEDNESDAY)
+    assert coming == ["2027-01-05", "2026-12-25"]
+    assert written_dates("what did I spend on Dec 25?", today=WEDNESDAY) == ["2025-12-25"]
+    assert written_dates("on March 3, 10am", today=WEDNESDAY) == ["2027-03-03"]  # a clock time after it
     # The weekday a date is written with is that date's, not the coming one.
     assert written_dates("on Saturday, January 1, 2022", today=WEDNESDAY) == ["2022-01-01"]
 
@@ -45,7 +55,11 @@ def test_a_month_and_day_take_the_year_written_nearest_else_this_one() -> None:
 def test_words_that_only_look_like_dates_are_none() -> None:
     for text in (
         "the 2 may be late",
-        "every Fridays at 5",
+        "I want to march 5 miles",
+        "every Friday at 5",
+        "Fridays at 5",
+        "Is Black Friday worth it?",
+        "read the Sunday Times",
         "sales in March 2024",
         "3/4 of the cake",
         "Feb 30",

@@ -2,18 +2,23 @@
 
 - a date with its year: "January 1, 2021", "10th December 2022", "2023 April 4th", "2022-12-10",
   "12/10/2022" (US order);
-- a month and day without one ("March 3", "the 4th of July"): the year of the nearest date the
-  question writes with its year ("from 2023 April 4th to April 8th"), else this year. A lower-case
-  "may" is the verb ("the 2 may be"), not the month;
-- a date relative to today: "today", "tonight", "tomorrow", "yesterday", "the day after tomorrow",
-  "the day before yesterday", "in 3 days", "in two weeks", "a week ago"; and a weekday: "Friday",
-  "on Friday" and "this Friday" are the coming one (today when today is a Friday), "next Friday" the
-  first after today, "last Friday" the last before it.
+- a month and day without one ("March 3", "the 4th of July"): the year of the nearest date or year
+  the question writes ("from 2023 April 4th to April 8th"; the next one where a range written after
+  it would end before it begins: "Dec 28, 2026 to Jan 3"), else the coming one, or the last one when
+  the question speaks of the past ("What did I spend on March 3?"). A lower-case "may" or "march" is
+  a verb ("the 2 may be"), not the month;
+- a date relative to today: "today", "tonight", "tomorrow", "yesterday", "(the) day after tomorrow",
+  "(the) day before yesterday", "in 3 days", "in two weeks", "a week ago"; and a weekday: "Friday",
+  "on Friday" and "this Friday" are the coming one (today when today is a Friday), or the last one,
+  today included, when the question speaks of the past ("what did I spend on Monday?", "since
+  Monday"); "next Friday" is the first after today, "last Friday" the last before it. A weekday in a
+  name inside a sentence ("Is Black Friday", "the Sunday Times") or after "every" (one that recurs)
+  is no date.
 
-Each is laid out in the layout a description names ("MM-DD-YYYY", read by ``date_format``), else
-ISO 8601's. Not read: ranges ("next week", "this weekend") and numeric dates without a year ("3/4",
-a fraction as well). Pure functions; today's date is a parameter (the machine's local date when
-not given).
+The past is what the question's verbs or "since" say (_PAST). Each date is laid out in the layout a
+description names ("MM-DD-YYYY", read by ``date_format``), else ISO 8601's. Not read: ranges ("next
+week", "this weekend"), "the Monday after next", and numeric dates without a year ("3/4", a fraction
+as well). Pure functions; today's date is a parameter (the machine's local date when not given).
 """
 
 from __future__ import annotations
@@ -67,20 +72,25 @@ _WITH_YEAR = [
 ]
 # A month and day without a year: "March 3", "the 4th of July".
 _WITHOUT_YEAR = [
-    re.compile(rf"\b{_ITS_WEEKDAY}{_MONTH}\s+{_DAY}\b(?!,?\s+\d)", re.IGNORECASE),
-    re.compile(rf"\b{_ITS_WEEKDAY}{_DAY}(?:\s+of)?\s+{_MONTH}(?!\w|,?\s+\d)", re.IGNORECASE),
+    re.compile(rf"\b{_ITS_WEEKDAY}{_MONTH}\s+{_DAY}\b", re.IGNORECASE),
+    re.compile(rf"\b{_ITS_WEEKDAY}{_DAY}(?:\s+of)?\s+{_MONTH}(?!\w)", re.IGNORECASE),
 ]
+_VERBS_AS_MONTHS = frozenset({"may", "march"})  # lower case, a verb: "the 2 may be", "march 5 miles"
+# A year written alone, which a month and day near it take: "on March 3 in 2023".
+_LONE_YEAR = re.compile(r"(?<![\d/-])\b(?:19|20)\d{2}\b(?![/-]\d)")
+# A question about the past: a weekday or a month and day alone is the last one, not the coming one.
+_PAST = re.compile(r"\b(?:did|was|were|had|since|happened|spent|went|made|sent)\b", re.IGNORECASE)
 # Days from today.
 _NAMED_DAYS = {
-    "the day after tomorrow": 2,
-    "the day before yesterday": -2,
+    "day after tomorrow": 2,
+    "day before yesterday": -2,
     "today": 0,
     "tonight": 0,
     "tomorrow": 1,
     "yesterday": -1,
 }
 _NAMED_DAY = re.compile(
-    r"\b(?:" + "|".join(name.replace(" ", r"\s+") for name in _NAMED_DAYS) + r")\b", re.IGNORECASE
+    r"\b(?:the\s+)?(?:" + "|".join(name.replace(" ", r"\s+") for name in _NAMED_DAYS) + r")\b", re.IGNORECASE
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, **NUMBER_WORDS}
 _COUNT = r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + ")"
@@ -94,9 +104,12 @@ def is_weekday(word: str) -> bool:
 
 
 _WEEKDAY = re.compile(
-    r"\b(?:(?P<which>next|last|this|on|coming)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b",
+    r"\b(?:(?P<which>next|last|this|on|coming|every)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b",
     re.IGNORECASE,
 )
+# A capitalised word beside a weekday that makes it a name's: "Black Friday", "the Sunday Times".
+_NAME_BEFORE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+\s+$")
+_NAME_AFTER = re.compile(r"^\s+(?!I\b)[A-Z]")
 
 
 # The date format a description names: "in the format of MM-DD-YYYY", "(YYYY-MM-DD)".
@@ -120,6 +133,7 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
     MM and DD in any order, one separator): "starting from 10th December 2022" gives "2022-12-10",
     "tomorrow" the day after ``today``."""
     today = today or datetime.date.today()
+    past = bool(_PAST.search(text))
     found: list[tuple[int, int, datetime.date]] = []  # start, end, date
 
     def add(match: re.Match[str], date: datetime.date | None) -> None:
@@ -130,15 +144,20 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
     for pattern in _WITH_YEAR:
         for match in pattern.finditer(text):
             add(match, _calendar_date(int(match.group("year")), match.group("month"), match.group("day")))
-    years = [(start, date.year) for start, _end, date in found]
+    written = [(start, date) for start, _end, date in found]
+    lone_years = [
+        (m.start(), int(m.group(0)))
+        for m in _LONE_YEAR.finditer(text)
+        if not any(start <= m.start() < end for start, end, _date in found)  # not a written date's
+    ]
     for pattern in _WITHOUT_YEAR:
         for match in pattern.finditer(text):
-            if match.group("month") == "may":
-                continue  # "the 2 may be" is no date
-            year = min(years, key=lambda y: abs(y[0] - match.start()))[1] if years else today.year
-            add(match, _calendar_date(year, match.group("month"), match.group("day")))
+            if match.group("month") in _VERBS_AS_MONTHS:
+                continue
+            add(match, _yearless_date(match, written, lone_years, today, past))
     for match in _NAMED_DAY.finditer(text):
-        add(match, today + datetime.timedelta(days=_NAMED_DAYS[" ".join(match.group(0).lower().split())]))
+        words = match.group(0).lower().split()
+        add(match, today + datetime.timedelta(days=_NAMED_DAYS[" ".join(words).removeprefix("the ")]))
     for pattern, sign in ((_IN_DAYS, 1), (_DAYS_AGO, -1)):
         for match in pattern.finditer(text):
             count = match.group("count").lower()
@@ -147,9 +166,14 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
             )
             add(match, today + datetime.timedelta(days=sign * days))
     for match in _WEEKDAY.finditer(text):
-        add(
-            match, _weekday_date(today, _WEEKDAYS.index(match.group("weekday").lower()), match.group("which"))
+        which = (match.group("which") or "").lower()
+        named = not which and (
+            _NAME_BEFORE.search(text[: match.start()]) or _NAME_AFTER.match(text[match.end() :])
         )
+        if which != "every" and not named:
+            weekday = _WEEKDAYS.index(match.group("weekday").lower())
+            coming = which in ("", "on", "this")
+            add(match, _weekday_date(today, weekday, ("past" if past else "") if coming else which))
     return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
 
 
@@ -161,13 +185,42 @@ def _calendar_date(year: int, month: str, day: str) -> datetime.date | None:
         return None  # "Feb 30, 2021"
 
 
-def _weekday_date(today: datetime.date, weekday: int, which: str | None) -> datetime.date:
-    """The date of ``weekday`` (0 is Monday): the coming one, on or after today; "next", the first
-    after today; "last", the last before it."""
+def _yearless_date(
+    match: re.Match[str],
+    written: list[tuple[int, datetime.date]],
+    lone_years: list[tuple[int, int]],
+    today: datetime.date,
+    past: bool,
+) -> datetime.date | None:
+    """The date of a month and day written without a year (module docstring)."""
+    month, day = match.group("month"), match.group("day")
+    hints = [(start, date.year, date) for start, date in written] + [(s, y, None) for s, y in lone_years]
+    if hints:
+        start, year, beside = min(hints, key=lambda hint: abs(hint[0] - match.start()))
+        date = _calendar_date(year, month, day)
+        if date is not None and beside is not None and start < match.start() and date < beside:
+            date = _calendar_date(year + 1, month, day)  # "Dec 28, 2026 to Jan 3"
+        return date
+    date = _calendar_date(today.year, month, day)
+    if date is None:
+        return _calendar_date(today.year + (-1 if past else 1), month, day)  # Feb 29 of another year
+    if past and date > today:
+        return _calendar_date(today.year - 1, month, day)
+    if not past and date < today:
+        return _calendar_date(today.year + 1, month, day)
+    return date
+
+
+def _weekday_date(today: datetime.date, weekday: int, which: str) -> datetime.date:
+    """The date of ``weekday`` (0 is Monday): the coming one, on or after today; "past", the last one
+    on or before today; "next", the first after today; "last", the last before it."""
+    behind = (today.weekday() - weekday) % 7
+    if which == "last":
+        return today - datetime.timedelta(days=behind or 7)
+    if which == "past":
+        return today - datetime.timedelta(days=behind)
     ahead = (weekday - today.weekday()) % 7
-    if which and which.lower() == "last":
-        return today - datetime.timedelta(days=(today.weekday() - weekday) % 7 or 7)
-    if which and which.lower() == "next":
+    if which == "next":
         ahead = ahead or 7
     return today + datetime.timedelta(days=ahead)
 
