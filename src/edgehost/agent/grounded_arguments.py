@@ -57,7 +57,7 @@ from edgehost.agent.number_placement import (
 )
 from edgehost.agent.paired_arguments import free_texts, key_words, paired_arguments
 from edgehost.agent.places import local_zone, named_zones, wants_zone
-from edgehost.agent.question_dates import DATE_FORMAT, date_format, written_dates
+from edgehost.agent.question_dates import date_format, takes_a_date, written_dates
 from edgehost.agent.question_values import (
     EXAMPLE_CLAUSE,
     WORD,
@@ -450,10 +450,6 @@ def _places_apart(
     return {**properties, **apart}
 
 
-# A description of a date argument that takes a clock time too.
-_WITH_TIME = re.compile(r"date[- ]?time|timestamp|\bHH\b|\band time\b", re.IGNORECASE)
-
-
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
     """Whether the question states the value of the optional argument ``key`` (of the object whose
     properties are ``described``) outright: a flag it says, a choice it names, a number beside words
@@ -485,19 +481,9 @@ def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) ->
     # As many dates as the object takes ("since last Monday" gives a start, not also an end).
     dates = written_dates(text, date_format(description))
     taking = sum(
-        _takes_a_date(other, schema) for other, schema in described.items() if isinstance(schema, Mapping)
+        takes_a_date(other, schema) for other, schema in described.items() if isinstance(schema, Mapping)
     )
     return len(dates) >= taking and set(grounded["enum"]) <= set(dates)
-
-
-def _takes_a_date(name: str, schema: Mapping[str, Any]) -> bool:
-    """Whether the argument ``name`` takes a date alone: format "date", a name with "date" or a
-    described layout (MM-DD-YYYY), and not a date-time (one with a clock time as well: "tomorrow at
-    5pm" is no date alone)."""
-    description = str(schema.get("description") or "")
-    if schema.get("format") == "date-time" or _WITH_TIME.search(description):
-        return False
-    return schema.get("format") == "date" or "date" in terms(name) or bool(DATE_FORMAT.search(description))
 
 
 def _named_choices(schema: dict[str, Any], text: str) -> dict[str, Any]:
@@ -568,7 +554,7 @@ def _text_values(
         codes = [mention.code for mention in named_currencies(text)]
         if codes:
             return codes
-    if _takes_a_date(name, schema):
+    if takes_a_date(name, schema):
         dates = written_dates(text, date_format(description))
         if dates:
             return dates

@@ -18,17 +18,22 @@
 The past is what the question's verbs or "since" say (_PAST). Each date is laid out in the layout a
 description names ("MM-DD-YYYY", read by ``date_format``), else ISO 8601's. Not read: ranges ("next
 week", "this weekend"), "the Monday after next", and numeric dates without a year ("3/4", a fraction
-as well). Pure functions; today's date is a parameter (the machine's local date when not given).
+as well). A date argument (``takes_a_date``) has format "date", "date" in its name or a described
+layout, and is no date-time. Pure functions; today's date is a parameter (the machine's local date
+when not given).
 """
 
 from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Mapping
+from typing import Any
 
+from edgehost.agent._bm25 import terms
 from edgehost.agent.question_values import NUMBER_WORDS
 
-__all__ = ["DATE_FORMAT", "date_format", "is_month", "is_weekday", "written_dates"]
+__all__ = ["DATE_FORMAT", "date_format", "is_month", "is_weekday", "takes_a_date", "written_dates"]
 
 _MONTHS = {
     name: number
@@ -230,3 +235,17 @@ def _laid_out(layout: str, date: datetime.date) -> str:
     if "YYYY" not in layout:
         layout, year = layout.replace("YY", "YYYY"), year[-2:]  # a two-digit year: "MM/DD/YY"
     return layout.replace("YYYY", year).replace("MM", f"{date.month:02d}").replace("DD", f"{date.day:02d}")
+
+
+# A description of a date argument that takes a clock time too.
+_WITH_TIME = re.compile(r"date[- ]?time|timestamp|\bHH\b|\band time\b", re.IGNORECASE)
+
+
+def takes_a_date(name: str, schema: Mapping[str, Any]) -> bool:
+    """Whether the argument ``name`` takes a date alone: format "date", a name with "date" or a
+    described layout (MM-DD-YYYY), and not a date-time (one with a clock time as well: "tomorrow at
+    5pm" is no date alone)."""
+    description = str(schema.get("description") or "")
+    if schema.get("format") == "date-time" or _WITH_TIME.search(description):
+        return False
+    return schema.get("format") == "date" or "date" in terms(name) or bool(DATE_FORMAT.search(description))
