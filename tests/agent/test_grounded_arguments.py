@@ -359,6 +359,18 @@ def test_a_date_argument_is_offered_the_day_a_relative_date_names() -> None:
     assert grounded["departure_date"]["enum"] == [(today + datetime.timedelta(days=1)).isoformat()]
 
 
+def test_a_folder_named_as_a_word_of_the_tools_name_in_another_number_is_still_offered() -> None:
+    # A text made only of the tool name's words in another number ("flight" of find_flights) is no
+    # value; a path is one all the same: "notes/" is a folder list_note may read.
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "The folder to read"}},
+        "required": ["path"],
+    }
+    grounded = grounded_schema(schema, "List the note files in notes/", "docs__list_note")
+    assert grounded["properties"]["path"]["enum"] == ["notes/"]
+
+
 def test_a_date_time_argument_is_not_held_to_a_date_alone() -> None:
     # "tomorrow at 5pm" offered as tomorrow's date alone would lose the hour.
     schema = {

@@ -119,10 +119,11 @@ def tool_words(tool: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z]+", tool.lower()))
 
 
-def names_the_tool(span: str, named: frozenset[str]) -> bool:
-    """Whether ``span`` is only words of the tool's name (``named``, tool_words), in any number: "Whole
-    Foods" for whole_foods.find_top_brands names the tool, not the product; "flight" for find_flights."""
-    folded = set(terms(span))
+def names_the_tool(span: str, named: frozenset[str], *, in_any_number: bool = True) -> bool:
+    """Whether ``span`` is only words of the tool's name (``named``, tool_words): "Whole Foods" for
+    whole_foods.find_top_brands names the tool, not the product; ``in_any_number``, "flight" names
+    find_flights too (not so for a path: "notes/" is a folder of list_note's)."""
+    folded = set(terms(span)) if in_any_number else set()
     return {w.lower() for w in WORD.findall(span)} <= named or (
         bool(folded) and folded <= set(terms(" ".join(named)))
     )
@@ -560,7 +561,7 @@ def _text_values(
             return dates
     if PATH_ARGUMENT.search(name):
         # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
-        paths = [path for path in path_values(text) if not names_the_tool(path, named)]
+        paths = [path for path in path_values(text) if not names_the_tool(path, named, in_any_number=False)]
         if paths:
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
