@@ -383,10 +383,27 @@ def test_a_date_time_argument_is_not_held_to_a_date_alone() -> None:
         "required": ["title", "remind_date", "due_date"],
     }
     grounded = grounded_schema(schema, "Remind me tomorrow at 5pm to call mom")["properties"]
-    tomorrow = (datetime.date.today() + datetime.timedelta(days=1)).isoformat()
+    tomorrow = datetime.date.today() + datetime.timedelta(days=1)
+    # The date and the hour together, as RFC 3339 with the local offset the format asks for.
+    at_five = (
+        datetime.datetime.combine(tomorrow, datetime.time(17)).astimezone().isoformat(timespec="seconds")
+    )
     for key in ("remind_date", "due_date"):
-        assert tomorrow not in grounded[key].get("enum", ()), grounded[key]
-        assert "tomorrow at 5pm" in grounded[key]["enum"]  # the question's words, the hour with them
+        assert grounded[key]["enum"] == [at_five], grounded[key]
+
+
+def test_a_date_time_in_a_described_layout_is_laid_out_so() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "start": {"type": "string", "description": "Start of the meeting, format YYYY-MM-DD HH:MM:SS"},
+            "when": {"type": "string", "description": "Time of day as HH:MM"},
+        },
+        "required": ["start", "when"],
+    }
+    grounded = grounded_schema(schema, "Set up a meeting on March 3, 2027 at 10:30am")["properties"]
+    assert grounded["start"]["enum"] == ["2027-03-03 10:30:00"]  # not the clock time alone
+    assert grounded["when"]["enum"] == ["10:30"]  # a time of day alone stays one
 
 
 def test_one_date_written_states_only_one_of_two_optional_dates() -> None:

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from edgehost.agent.question_dates import written_dates
+from edgehost.agent.question_dates import written_date_times, written_dates
 
 WEDNESDAY = datetime.date(2026, 12, 2)
 
@@ -72,3 +72,18 @@ def test_relative_dates_take_the_layout_the_argument_names() -> None:
         "12/03/26",
         "01/05/27",
     ]
+
+
+def test_date_times_pair_each_written_date_with_each_written_time() -> None:
+    morning = datetime.datetime(2026, 12, 2, 9, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=1)))
+    rfc = {"type": "string", "format": "date-time"}
+    assert written_date_times("call me tomorrow at 5pm", rfc, morning) == ["2026-12-03T17:00:00+01:00"]
+    assert written_date_times("at 3:15pm", rfc, morning) == ["2026-12-02T15:15:00+01:00"]  # today
+    assert written_date_times("on Friday", rfc, morning) == ["2026-12-04T00:00:00+01:00"]  # from midnight
+    assert written_date_times("from 9am to 5pm on Jan 5", rfc, morning) == [
+        "2027-01-05T09:00:00+01:00",
+        "2027-01-05T17:00:00+01:00",
+    ]
+    us = {"type": "string", "description": "When, as MM/DD/YYYY HH:MM"}
+    assert written_date_times("next Friday at noon-ish, say 12:30", us, morning) == ["12/04/2026 12:30"]
+    assert written_date_times("whenever suits you", rfc, morning) == []

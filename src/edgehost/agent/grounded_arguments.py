@@ -20,6 +20,8 @@ grammar (agent/grammar.py) holds the model to one of them:
 - currencies (an argument named or described as one): the ISO codes of those the question names
   ("Japanese Yen" gives JPY, agent/currencies.py);
 - clock times described as HH:MM: the times the question writes (``3pm`` gives ``15:00``);
+- date-times (format "date-time", or a described layout such as YYYY-MM-DD HH:MM:SS): each date the
+  question writes at each time it writes, laid out so ("tomorrow at 5pm"; agent/question_dates.py);
 - dates (a date's name, format "date" or a described layout such as MM-DD-YYYY): the dates the
   question writes, in that layout: with their year, a month and day ("March 3"), or a day relative to
   today ("tomorrow", "next Friday", "3 days ago"; agent/question_dates.py);
@@ -57,7 +59,13 @@ from edgehost.agent.number_placement import (
 )
 from edgehost.agent.paired_arguments import free_texts, key_words, paired_arguments
 from edgehost.agent.places import local_zone, named_zones, wants_zone
-from edgehost.agent.question_dates import date_format, takes_a_date, written_dates
+from edgehost.agent.question_dates import (
+    date_format,
+    takes_a_date,
+    takes_a_date_time,
+    written_date_times,
+    written_dates,
+)
 from edgehost.agent.question_values import (
     EXAMPLE_CLAUSE,
     WORD,
@@ -479,6 +487,8 @@ def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) ->
     description = str(own.get("description") or "")
     if wants_currency(key, description):
         return bool(named_currencies(text))
+    if takes_a_date_time(own):
+        return set(grounded["enum"]) <= set(written_date_times(text, own))
     # As many dates as the object takes ("since last Monday" gives a start, not also an end).
     dates = written_dates(text, date_format(description))
     taking = sum(
@@ -549,7 +559,11 @@ def _text_values(
     default = [schema["default"]] if isinstance(schema.get("default"), str) else []
     if wants_zone(name, description):
         return _timezones(text, described, description)
-    if "HH:MM" in description:
+    if takes_a_date_time(schema):
+        moments = written_date_times(text, schema)
+        if moments:
+            return moments
+    elif "HH:MM" in description:
         return clock_times(text) or described
     if wants_currency(name, description):
         codes = [mention.code for mention in named_currencies(text)]

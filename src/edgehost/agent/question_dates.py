@@ -31,9 +31,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent.question_values import NUMBER_WORDS
+from edgehost.agent.question_values import NUMBER_WORDS, clock_times
 
-__all__ = ["DATE_FORMAT", "date_format", "is_month", "is_weekday", "takes_a_date", "written_dates"]
+__all__ = [
+    "DATE_FORMAT",
+    "date_format",
+    "is_month",
+    "is_weekday",
+    "takes_a_date",
+    "takes_a_date_time",
+    "written_date_times",
+    "written_dates",
+]
 
 _MONTHS = {
     name: number
@@ -249,3 +258,53 @@ def takes_a_date(name: str, schema: Mapping[str, Any]) -> bool:
     if schema.get("format") == "date-time" or _WITH_TIME.search(description):
         return False
     return schema.get("format") == "date" or "date" in terms(name) or bool(DATE_FORMAT.search(description))
+
+
+# A clock time's layout in a description: "HH:MM", "HH:MM:SS".
+_TIME_LAYOUT = re.compile(r"\bHH:MM(?::SS)?\b", re.IGNORECASE)
+_ISO = re.compile(r"\b(?:ISO[- ]?8601|RFC[- ]?3339)\b", re.IGNORECASE)
+
+
+def takes_a_date_time(schema: Mapping[str, Any]) -> bool:
+    """Whether the argument takes a date with a clock time: format "date-time", a described layout
+    with both ("YYYY-MM-DD HH:MM:SS"), or a date and time described as ISO 8601."""
+    description = str(schema.get("description") or "")
+    return schema.get("format") == "date-time" or bool(
+        (DATE_FORMAT.search(description) and _TIME_LAYOUT.search(description))
+        or (_ISO.search(description) and _WITH_TIME.search(description))
+    )
+
+
+def written_date_times(
+    text: str, schema: Mapping[str, Any], now: datetime.datetime | None = None
+) -> list[str]:
+    """The date-times ``text`` writes for a date-time argument (takes_a_date_time): each date it
+    writes at each clock time it writes ("tomorrow at 5pm"), a time alone on today, a date alone at
+    midnight, as the argument lays them out: format "date-time" as RFC 3339 with the local offset
+    ("2026-12-04T17:00:00+01:00"), as ISO 8601 so too, a described layout as described ("2026-12-04 17:00:00"). Nothing
+    where it writes neither a date nor a time."""
+    today = (now or datetime.datetime.now()).date()
+    description = str(schema.get("description") or "")
+    dates = [datetime.date.fromisoformat(d) for d in written_dates(text, today=today)]
+    times = [datetime.time.fromisoformat(t) for t in clock_times(text)]
+    if not dates and not times:
+        return []
+    # The local offset of each moment's own day (summer time), or ``now``'s where it has one.
+    zone = now.tzinfo if now is not None else None
+    moments = [
+        datetime.datetime.combine(day, clock, tzinfo=zone)
+        if zone
+        else datetime.datetime.combine(day, clock).astimezone()
+        for day in dates or [today]
+        for clock in times or [datetime.time()]
+    ]
+    date_layout, time_layout = DATE_FORMAT.search(description), _TIME_LAYOUT.search(description)
+    if schema.get("format") == "date-time" or date_layout is None or time_layout is None:
+        return list(dict.fromkeys(m.isoformat(timespec="seconds") for m in moments))
+    between = description[date_layout.end() : time_layout.start()]
+    joint = between if 0 < len(between) <= 3 and not between.strip(" T") else " "
+    clock_layout = "%H:%M:%S" if time_layout.group(0).upper().endswith("SS") else "%H:%M"
+    layout = date_format(description)
+    return list(
+        dict.fromkeys(f"{_laid_out(layout, m.date())}{joint}{m.strftime(clock_layout)}" for m in moments)
+    )
