@@ -781,3 +781,23 @@ def test_a_text_written_out_after_saying_so_is_offered_whole_without_its_file(
     # A file named by its date is a file, not a number.
     assert written_addition("append 'call mum' to 2024-05-01.md") == "call mum"
     assert written_out("a note saying call mum, name it 2024-05-01.md") == ["call mum"]
+
+
+def test_the_words_of_a_date_go_to_the_date_argument_not_to_the_title() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "description": "What the event is"},
+            "start": {"type": "string", "format": "date-time"},
+        },
+        "required": ["title", "start"],
+    }
+    grounded = grounded_schema(schema, "Add a dentist appointment tomorrow at 3pm")["properties"]
+    assert "dentist appointment" in grounded["title"]["enum"]
+    assert not [v for v in grounded["title"]["enum"] if "tomorrow" in v or "3pm" in v], grounded["title"]
+    # Without an argument for the date, the words stay: they may be the title's.
+    alone = {"type": "object", "properties": {"title": schema["properties"]["title"]}, "required": ["title"]}
+    assert (
+        "appointment tomorrow"
+        in grounded_schema(alone, "Add a dentist appointment tomorrow")["properties"]["title"]["enum"]
+    )

@@ -61,6 +61,7 @@ from edgehost.agent.paired_arguments import free_texts, key_words, paired_argume
 from edgehost.agent.places import local_zone, named_zones, wants_zone
 from edgehost.agent.question_dates import (
     date_format,
+    holds_a_moment,
     takes_a_date,
     takes_a_date_time,
     written_date_times,
@@ -327,6 +328,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     properties, edited = paired_arguments(schema["properties"], properties, text, named, needed)
     properties = _told(schema["properties"], properties, text)
     properties = _places_apart(schema["properties"], properties, named)
+    properties = _moments_apart(schema["properties"], properties)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -455,6 +457,29 @@ def _places_apart(
                 v for v in properties[key]["enum"] if not {w.lower() for w in WORD.findall(v)} <= in_paths
             ]
         )
+    }
+    return {**properties, **apart}
+
+
+def _takes_a_moment(key: str, schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (takes_a_date(key, schema) or takes_a_date_time(schema))
+
+
+def _moments_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    """``properties`` with the values that write a date or a clock time taken from the other text
+    arguments where a date or date-time argument is offered the question's: "Add a dentist
+    appointment tomorrow at 3pm" offered the title "appointment tomorrow at 3pm" beside the start
+    it gives. An argument left with nothing else keeps them."""
+    if not any(
+        _takes_a_moment(key, own.get(key)) and isinstance(value, Mapping) and value.get("enum")
+        for key, value in properties.items()
+    ):
+        return properties
+    apart = {
+        key: {**properties[key], "enum": kept}
+        for key in _offered_texts(own, properties)
+        if not _takes_a_moment(key, own.get(key))
+        and (kept := [v for v in properties[key]["enum"] if not (isinstance(v, str) and holds_a_moment(v))])
     }
     return {**properties, **apart}
 

@@ -37,6 +37,7 @@ __all__ = [
     "DATE_FORMAT",
     "date_format",
     "is_month",
+    "holds_a_moment",
     "is_weekday",
     "takes_a_date",
     "takes_a_date_time",
@@ -308,3 +309,8 @@ def written_date_times(
     return list(
         dict.fromkeys(f"{_laid_out(layout, m.date())}{joint}{m.strftime(clock_layout)}" for m in moments)
     )
+
+
+def holds_a_moment(text: str) -> bool:
+    """Whether ``text`` writes a date or a clock time ("dentist tomorrow", "call at 3pm")."""
+    return bool(written_dates(text) or clock_times(text))
