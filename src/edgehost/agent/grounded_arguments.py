@@ -44,7 +44,7 @@ value with no candidate keeps its schema. Pure functions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from edgehost.agent._bm25 import terms
@@ -449,14 +449,21 @@ def _places_apart(
     if not paths:
         return properties
     in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)} | named
+    return _set_apart(own, properties, lambda v: {w.lower() for w in WORD.findall(v)} <= in_paths)
+
+
+def _set_apart(
+    own: Mapping[str, Any],
+    properties: dict[str, Any],
+    taken: Callable[[str], bool],
+    skip: Callable[[str], bool] = lambda _key: False,
+) -> dict[str, Any]:
+    """``properties`` with the values ``taken`` says another argument has taken out of each offered
+    text argument's (but those ``skip`` names); an argument left with nothing else keeps them."""
     apart = {
         key: {**properties[key], "enum": kept}
         for key in _offered_texts(own, properties)
-        if (
-            kept := [
-                v for v in properties[key]["enum"] if not {w.lower() for w in WORD.findall(v)} <= in_paths
-            ]
-        )
+        if not skip(key) and (kept := [v for v in properties[key]["enum"] if not taken(v)])
     }
     return {**properties, **apart}
 
@@ -475,13 +482,12 @@ def _moments_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[s
         for key, value in properties.items()
     ):
         return properties
-    apart = {
-        key: {**properties[key], "enum": kept}
-        for key in _offered_texts(own, properties)
-        if not _takes_a_moment(key, own.get(key))
-        and (kept := [v for v in properties[key]["enum"] if not (isinstance(v, str) and holds_a_moment(v))])
-    }
-    return {**properties, **apart}
+    return _set_apart(
+        own,
+        properties,
+        lambda v: isinstance(v, str) and holds_a_moment(v),
+        lambda key: _takes_a_moment(key, own.get(key)),
+    )
 
 
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:

@@ -36,8 +36,8 @@ from edgehost.agent.question_values import NUMBER_WORDS, clock_times
 __all__ = [
     "DATE_FORMAT",
     "date_format",
-    "is_month",
     "holds_a_moment",
+    "is_month",
     "is_weekday",
     "takes_a_date",
     "takes_a_date_time",
@@ -281,9 +281,9 @@ def written_date_times(
 ) -> list[str]:
     """The date-times ``text`` writes for a date-time argument (takes_a_date_time): each date it
     writes at each clock time it writes ("tomorrow at 5pm"), a time alone on today, a date alone at
-    midnight, as the argument lays them out: format "date-time" as RFC 3339 with the local offset
-    ("2026-12-04T17:00:00+01:00"), as ISO 8601 so too, a described layout as described ("2026-12-04 17:00:00"). Nothing
-    where it writes neither a date nor a time."""
+    midnight, as the argument lays them out: format "date-time" and ISO 8601 as RFC 3339 with the
+    local offset ("2026-12-04T17:00:00+01:00"), a described layout as described ("2026-12-04
+    17:00:00"). Nothing where it writes neither a date nor a time."""
     today = (now or datetime.datetime.now()).date()
     description = str(schema.get("description") or "")
     dates = [datetime.date.fromisoformat(d) for d in written_dates(text, today=today)]
