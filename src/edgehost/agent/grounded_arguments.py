@@ -44,10 +44,18 @@ value with no candidate keeps its schema. Pure functions.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from edgehost.agent._bm25 import terms
+from edgehost.agent.argument_sharing import (
+    NAMES_A_FILE,
+    free_text_list,
+    moments_apart,
+    offered_told_facts,
+    places_apart,
+    text_instead_of_names,
+)
 from edgehost.agent.arguments import is_valid
 from edgehost.agent.currencies import named_currencies, wants_currency
 from edgehost.agent.known_arguments import FILE_NAME, PATH_ARGUMENT, offered_values
@@ -57,11 +65,10 @@ from edgehost.agent.number_placement import (
     placed_numbers,
     within,
 )
-from edgehost.agent.paired_arguments import free_texts, key_words, paired_arguments
+from edgehost.agent.paired_arguments import key_words, paired_arguments
 from edgehost.agent.places import local_zone, named_zones, wants_zone
 from edgehost.agent.question_dates import (
     date_format,
-    holds_a_moment,
     takes_a_date,
     takes_a_date_time,
     written_date_times,
@@ -81,8 +88,7 @@ from edgehost.agent.question_values import (
     written_numbers,
     written_series,
 )
-from edgehost.agent.value_fit import written_names
-from edgehost.agent.written_texts import told_facts, written_out
+from edgehost.agent.written_texts import written_out
 
 __all__ = [
     "grounded_schema",
@@ -100,10 +106,6 @@ _COUNTS = frozenset({"count", "limit", "max", "top", "num", "number", "results"}
 _COUNTED = frozenset({"last", "first", "latest", "recent", "top", "newest", "oldest"})
 # ... but not "the last 2 days": a time, not a count (number_placement's terms, stemmed).
 _TIME_UNITS = frozenset(terms("seconds minutes hours days weeks months years"))
-# The words of the name of a list that holds statements, not names: a memory's observations.
-_STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
-# An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
-_NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
 # A tool's description that says its patterns are globs ("glob-style patterns"), and how it writes
 # a pattern that matches in every folder below the one searched.
 _GLOB_DESCRIBED = re.compile(r"\bglob\b", re.IGNORECASE)
@@ -210,7 +212,7 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
     listed = {
         key: {**value, "enum": fitting}
         for key, value in properties.items()
-        if _free_text_list(own, key, value)
+        if free_text_list(own, key, value)
         and (
             fitting := [
                 items
@@ -220,20 +222,6 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
         )
     }
     return {**grounded, "properties": {**properties, **listed}} if listed else grounded
-
-
-def _free_text_list(own: Mapping[str, Any], key: str, grounded: Any) -> bool:
-    """Whether the argument ``key`` (``own``: the properties as declared; ``grounded``: its schema as
-    grounded) is a list of text with no choices of its own."""
-    declared = own.get(key)
-    return (
-        isinstance(grounded, Mapping)
-        and grounded.get("type") == "array"
-        and isinstance(declared, Mapping)
-        and isinstance(declared.get("items"), Mapping)
-        and declared["items"].get("type") == "string"
-        and not {"enum", "const"} & (set(declared["items"]) | set(declared))
-    )
 
 
 def _ground(
@@ -326,9 +314,9 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         if key in needed or not (isinstance(value, Mapping) and _only_default(value))
     }
     properties, edited = paired_arguments(schema["properties"], properties, text, named, needed)
-    properties = _told(schema["properties"], properties, text)
-    properties = _places_apart(schema["properties"], properties, named)
-    properties = _moments_apart(schema["properties"], properties)
+    properties = offered_told_facts(schema["properties"], properties, text)
+    properties = places_apart(schema["properties"], properties, named)
+    properties = moments_apart(schema["properties"], properties)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
     # the 135M one dropped "detail": true for "with detailed description" and the 2000 of "an
@@ -338,7 +326,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
         for key, value in properties.items()
         if key not in needed and (key in edited or _stated(key, schema["properties"], value, text))
     ]
-    stated += _by_text_instead(schema["properties"], properties, needed | set(stated))
+    stated += text_instead_of_names(schema["properties"], properties, needed | set(stated))
     grounded = {**schema, "properties": properties}
     return {**grounded, "required": [*(schema.get("required") or []), *stated]} if stated else grounded
 
@@ -363,131 +351,6 @@ def _numeric(described: Mapping[str, Any]) -> list[str]:
         for key, schema in described.items()
         if isinstance(schema, Mapping) and schema.get("type") in ("integer", "number")
     ]
-
-
-def _told(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
-    """``properties`` with each list of statements (a list of text named for contents, observations or
-    facts: the memory server's observations) offered the facts the question tells, whole
-    (written_texts.told_facts): offered runs of up to four words, the 135M model kept "code" of "my
-    bike lock code is 4512" and "flowerpot" of "the spare key is under the blue flowerpot". The
-    other text arguments beside it (the entity's name and type) are offered the words of those facts."""
-    facts = told_facts(text)
-    if not facts:
-        return properties
-    lists = [
-        key
-        for key, value in properties.items()
-        if _free_text_list(own, key, value) and key_words(key) & _STATEMENTS
-    ]
-    if not lists:
-        return properties
-    # What the facts are about is in them, or named where the request points at it: the entity's name
-    # and type are words of a fact or a name ("Add to Ms Okoye's entry that she covers chemistry"), not
-    # other words of the request ("Commit" of "Commit this to memory: ...").
-    inside = {span for fact in facts for span in question_spans(fact)} | set(written_names(text))
-    named = {
-        key: {**properties[key], "enum": kept}
-        for key in free_texts(own, properties)
-        if isinstance(properties[key].get("enum"), list)
-        and (kept := [v for v in properties[key]["enum"] if v in inside])
-    }
-    return {**properties, **named, **{key: {**properties[key], "enum": [facts]} for key in lists}}
-
-
-def _by_text_instead(own: Mapping[str, Any], properties: dict[str, Any], needed: set[str]) -> list[str]:
-    """The text argument a search must be given where it cannot look by name: a tool that finds files
-    by a name pattern or by the text they hold (search_files' pattern and contains, both optional)
-    was offered no name, as the question writes none; left to the model, the 135M one gave neither,
-    and the server refused the call. The first other text argument it is offered values for is then
-    required, unless one already is."""
-    unnamed = any(
-        key not in properties
-        and isinstance(value, Mapping)
-        and _NAMES_A_FILE.search(str(value.get("description") or ""))
-        for key, value in own.items()
-    )
-    texts = [key for key in _offered_texts(own, properties) if properties[key]["enum"]]
-    if not unnamed or not texts or needed & set(texts):
-        return []
-    return texts[:1]
-
-
-def _offered_texts(own: Mapping[str, Any], properties: dict[str, Any]) -> list[str]:
-    """The free text arguments of ``properties`` that are not paths or file names, offered a list of
-    values."""
-    return [
-        key
-        for key in free_texts(own, properties)
-        if not _names_a_place(key, own) and isinstance(properties[key].get("enum"), list)
-    ]
-
-
-def _names_a_place(key: str, own: Mapping[str, Any]) -> bool:
-    """Whether the argument ``key`` (of an object whose properties are ``own``) is a path, or a file's
-    name or pattern by its description."""
-    described = own.get(key)
-    description = str(described.get("description") or "") if isinstance(described, Mapping) else ""
-    return bool(PATH_ARGUMENT.search(key) or _NAMES_A_FILE.search(description))
-
-
-def _places_apart(
-    own: Mapping[str, Any], properties: dict[str, Any], named: frozenset[str]
-) -> dict[str, Any]:
-    """``properties`` with the words of the paths offered to a path argument taken from the other text
-    arguments: the file or folder a question names is where the tool acts, not what it looks for.
-    "Do any of my recipes use garlic? (recipes/)" offered search_files "recipes" as its pattern and
-    as the text to find, and the 135M model searched the folder for the word "recipes". Words of the
-    tool's name (``named``) go with them: "md files" of "find all the .md files" is the pattern "*.md"
-    told again, not a text to find. An argument left with nothing else keeps them."""
-    paths = [
-        value
-        for key, schema in properties.items()
-        if _names_a_place(key, own) and isinstance(schema, Mapping)
-        for value in schema.get("enum") or ()
-        if isinstance(value, str) and value
-    ]
-    if not paths:
-        return properties
-    in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)} | named
-    return _set_apart(own, properties, lambda v: {w.lower() for w in WORD.findall(v)} <= in_paths)
-
-
-def _set_apart(
-    own: Mapping[str, Any],
-    properties: dict[str, Any],
-    taken: Callable[[str], bool],
-    skip: Callable[[str], bool] = lambda _key: False,
-) -> dict[str, Any]:
-    """``properties`` with the values ``taken`` says another argument has taken out of each offered
-    text argument's (but those ``skip`` names); an argument left with nothing else keeps them."""
-    apart = {
-        key: {**properties[key], "enum": kept}
-        for key in _offered_texts(own, properties)
-        if not skip(key) and (kept := [v for v in properties[key]["enum"] if not taken(v)])
-    }
-    return {**properties, **apart}
-
-
-def _takes_a_moment(key: str, schema: Any) -> bool:
-    return isinstance(schema, Mapping) and (takes_a_date(key, schema) or takes_a_date_time(schema))
-
-
-def _moments_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
-    """``properties`` with the values that write a date or a clock time taken from the other text
-    arguments where a date or date-time argument is offered the question's: "Add a dentist
-    appointment tomorrow at 3pm" offered the title "appointment tomorrow at 3pm" beside the start
-    it gives. An argument left with nothing else keeps them."""
-    if not any(
-        _takes_a_moment(key, own.get(key)) and isinstance(value, Mapping) and value.get("enum")
-        for key, value in properties.items()
-    ):
-        return properties
-    return _set_apart(
-        own,
-        properties,
-        lambda v: isinstance(v, str) and holds_a_moment(v),
-        lambda key: _takes_a_moment(key, own.get(key)),
-    )
 
 
 def _stated(key: str, described: Mapping[str, Any], grounded: Any, text: str) -> bool:
@@ -611,7 +474,7 @@ def _text_values(
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:
             return default
-    elif _NAMES_A_FILE.search(description):
+    elif NAMES_A_FILE.search(description):
         # A file's name or a glob ("File name to look for: a glob such as '*.md'") is one the question
         # writes; "garlic" of "Do any of my recipes use garlic?" is what the files say, not their name.
         folders = set(folder_values(text))
