@@ -33,6 +33,7 @@ from edgehost.agent.question_values import clock_times, named_timezones, path_va
 from edgehost.agent.tools import ToolSpec
 
 __all__ = [
+    "ACTIONS",
     "acts_on_existing",
     "argument_fit",
     "asks_for_change",
@@ -42,6 +43,8 @@ __all__ = [
     "asks_what_i_recorded",
     "deletes",
     "speaks_of_kept",
+    "tool_verbs",
+    "verbs_asked",
     "asks_how_or_whether",
     "expanded_terms",
     "cannot_fill",
@@ -50,7 +53,7 @@ __all__ = [
 ]
 
 # The verbs of tool names, and the words people use for them.
-_ACTIONS: Mapping[str, str] = {
+ACTIONS: Mapping[str, str] = {
     "read": "read show open view display see content inside look",
     "write": "write save store put",
     "edit": "edit replace change append modify update",
@@ -173,7 +176,7 @@ _PLACES = {"file": {"path"}, "directory": {"path", "directory"}, "url": {"url"}}
 @cache
 def _action_of() -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
-    for action, words in _ACTIONS.items():
+    for action, words in ACTIONS.items():
         for word in terms(words):
             found.setdefault(word, set()).add(action)
     return {word: frozenset(actions) for word, actions in found.items()}
@@ -201,6 +204,18 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
         (word, _LOOKED_UP if (asking and word in _RECALLED) or word in done else table.get(word, frozenset()))
         for word in _plain_words(query)
     ]
+
+
+def verbs_asked(query: str) -> frozenset[str]:
+    """The tool verbs (ACTIONS' keys) the question's words stand for, as _actions reads them."""
+    return frozenset(a for _word, actions in _actions(query) for a in actions)
+
+
+@lru_cache(maxsize=4096)
+def tool_verbs(tool: ToolSpec) -> frozenset[str]:
+    """The tool verbs (ACTIONS' keys) the words of the tool's name stand for (delete_entities:
+    delete; read_graph: read)."""
+    return frozenset(a for word in terms(tool.tool_name) for a in _action_of().get(word, ()))
 
 
 def expanded_terms(query: str) -> list[str]:
@@ -260,7 +275,7 @@ def acts_on_existing(tool: ToolSpec) -> bool:
 @lru_cache(maxsize=4096)
 def deletes(tool: ToolSpec) -> bool:
     """Whether the tool's name says it deletes (delete_entities, remove_file, drop_table)."""
-    return any("delete" in _action_of().get(word, ()) for word in terms(tool.tool_name))
+    return "delete" in tool_verbs(tool)
 
 
 def asks_for_change(query: str) -> bool:

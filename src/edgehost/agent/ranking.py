@@ -1,5 +1,6 @@
 """Ranking tools for a question: BM25 (always available), sentence embeddings (all-MiniLM-L6-v2 on
-the CPU or the NPU) blended with BM25, and the question's cues (agent/_query_cues.py).
+the CPU or the NPU) blended with BM25, and the question's cues (agent/_query_cues.py) with their
+fitted weighing against each tool's kind (agent/fitted_cues.py).
 
 For the host the embedder runs in a process of its own (agent/ranking_process.py), so this module and
 the GUI process need no numpy. agent/selection.py decides from these scores which tools a turn shows.
@@ -24,6 +25,7 @@ from edgehost.agent._query_cues import (
     question_cues,
     speaks_of_kept,
 )
+from edgehost.agent.fitted_cues import fitted_cue_bonus
 from edgehost.agent.question_probe import task_probe
 from edgehost.agent.tools import ToolSpec
 
@@ -238,7 +240,8 @@ class EmbeddingRanker:
 
 
 class BlendedRanker:
-    """Embedding similarity plus a bounded BM25 bonus and the question's cues."""
+    """Embedding similarity plus a bounded BM25 bonus, the question's cues and their fitted weighing
+    (agent/fitted_cues.py)."""
 
     def __init__(
         self,
@@ -262,11 +265,12 @@ class BlendedRanker:
         if self._last is not None and self._last[0] == query and self._last[1] == key:
             return list(self._last[2])
         scores = [
-            s + self.lexical_weight * lex + bonus
-            for s, lex, bonus in zip(
+            s + self.lexical_weight * lex + bonus + fitted
+            for s, lex, bonus, fitted in zip(
                 self.semantic.scores(query, tools),
                 self.lexical.words(query, tools),
                 cue_bonus(query, tools),
+                fitted_cue_bonus(query, tools),
                 strict=True,
             )
         ]
