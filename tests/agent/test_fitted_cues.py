@@ -54,6 +54,12 @@ def test_a_capitalised_word_inside_a_sentence_is_a_name_but_i_is_not() -> None:
     assert not {"one_name", "two_names"} & _asked("What time is it? I need to go.")
 
 
+def test_two_names_are_a_pair_only_within_one_sentence() -> None:
+    # A follow-up read with the previous question: Max and Oslo are in two sentences, no pair to link.
+    assert "two_names" not in _asked("Lena is Max's sister, record that. She lives in Oslo.")
+    assert "two_names" in _asked("Remember this. My boss Anna works at Acme.")
+
+
 def test_arguments_inside_a_list_of_objects_count_as_the_tools_own() -> None:
     relations = ToolSpec(
         name="memory__create_relations",

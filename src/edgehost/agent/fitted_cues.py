@@ -107,6 +107,7 @@ _TEXT_WORDS = frozenset(terms("observations contents text messages notes body de
 def question_features(query: str) -> list[float]:
     """The question's form, one value per QUESTION_FEATURES name."""
     names = _names(query)
+    paired = any(len(_names(sentence)) >= 2 for sentence in _SENTENCE.findall(query))
     asked = verbs_asked(query)
     found = {
         "any": 1.0,
@@ -116,8 +117,8 @@ def question_features(query: str) -> list[float]:
         "asks_to_keep": float(asks_to_keep(query)),
         "asks_recorded": float(asks_what_i_recorded(query)),
         "asks_words": float(asks_for_words(query)),
-        "one_name": float(len(names) == 1),
-        "two_names": float(len(names) >= 2),
+        "one_name": float(len(names) == 1),  # two in one sentence are a pair, in two are not
+        "two_names": float(paired),
         "quoted": float(_QUOTED.search(query) is not None),
         "possessive": float(_POSSESSIVE.search(query) is not None),
         "number": float(bool(written_numbers(query))),

@@ -254,14 +254,20 @@ class BlendedRanker:
         self.lexical_weight = lexical_weight
         self.name = f"{semantic.name}+{self.lexical.name}"
         # The last question's scores: routing and selecting a turn rank the same tools once.
-        self._last: tuple[str, tuple[ToolSpec, ...], list[float]] | None = None
+        self._last: tuple[str, tuple[tuple[ToolSpec, ...], str | None], list[float]] | None = None
 
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
         self.semantic.prepare(tools)
         self.lexical.prepare(tools)
 
-    def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
-        key = tuple(tools)
+    def scores(self, query: str, tools: Sequence[ToolSpec], form: str | None = None) -> list[float]:
+        """``form``: the text whose form the fitted cues weigh when it is not ``query``. A follow-up
+        read with the previous question ("Lena is Max's sister, record that. She lives in Oslo.")
+        takes its meaning from both and its form from what is asked now: the possessive and the pair
+        of names belong to the turn already answered, and weighed again they send "She lives in Oslo"
+        to create_relations instead of add_observations."""
+        form = None if form == query else form
+        key = (tuple(tools), form)
         if self._last is not None and self._last[0] == query and self._last[1] == key:
             return list(self._last[2])
         scores = [
@@ -270,7 +276,7 @@ class BlendedRanker:
                 self.semantic.scores(query, tools),
                 self.lexical.words(query, tools),
                 cue_bonus(query, tools),
-                fitted_cue_bonus(query, tools),
+                fitted_cue_bonus(query if form is None else form, tools),
                 strict=True,
             )
         ]

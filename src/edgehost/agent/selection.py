@@ -602,7 +602,11 @@ class ToolSelector:
         semantic = ranker.semantic if isinstance(ranker, BlendedRanker) else None
 
         def scores(text: str) -> list[float]:
-            ranked = ranker.scores(text, tools)
+            # A follow-up's combined text is weighed by the form of the question asked now.
+            if isinstance(ranker, BlendedRanker):
+                ranked = ranker.scores(text, tools, form=query)
+            else:
+                ranked = ranker.scores(text, tools)
             return [s + bonus for s, bonus in zip(ranked, kept_bonus(text, tools, keeping), strict=True)]
 
         def small_talk(text: str) -> float | None:
