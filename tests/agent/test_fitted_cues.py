@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from edgehost.agent import ranking
 from edgehost.agent.fitted_cues import (
     QUESTION_FEATURES,
     TOOL_FEATURES,
@@ -14,7 +15,9 @@ from edgehost.agent.fitted_cues import (
     shipped_cue_weights,
     tool_features,
 )
+from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.vector_index import VectorIndex
 
 
 def _on(features: list[float] | tuple[float, ...], names: tuple[str, ...]) -> set[str]:
@@ -131,3 +134,15 @@ def test_the_shipped_weights_were_fitted_for_todays_features() -> None:
     # the bonus (shipped_cue_weights logs and returns None).
     shipped_cue_weights.cache_clear()
     assert shipped_cue_weights() is not None
+
+
+def test_the_weighing_reorders_tools_but_keeps_the_best_score_the_gate_reads(
+    ranking_index: VectorIndex, reference_tools: dict[str, ToolSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = [t for t in reference_tools.values() if t.server == "memory"]
+    question = "Drop 'vegetarian' from Pete's entry"
+    weighed = BlendedRanker(EmbeddingRanker(ranking_index)).scores(question, tools)
+    monkeypatch.setattr(ranking, "fitted_cue_bonus", lambda query, offered: [0.0] * len(offered))
+    plain = BlendedRanker(EmbeddingRanker(ranking_index)).scores(question, tools)
+    assert max(weighed) == pytest.approx(max(plain))
+    assert [w - p for w, p in zip(weighed, plain, strict=True)] != pytest.approx([0.0] * len(tools))

@@ -13,8 +13,9 @@ does it ask for a change, to keep something, what the asker recorded, does it na
 things, quote a text, write a possessive, a number, a path; the tool verbs its words stand for),
 a tool by a few features of its kind (tool_features: read-only, destructive, acts on what exists,
 takes no arguments, names alone, two names, free text; the verbs of its name), and the bonus of
-each tool is ``q · W · t`` less the mean over the tools offered, so that it moves tools against one
-another and leaves the scale the routing gate reads. ``W`` is fitted by bench/fit_cue_weights.py on
+each tool is ``q · W · t`` less the mean over the tools offered. It moves tools against one another
+and must leave alone the scale the routing gate reads: the ranker (agent/ranking.py) shifts the
+weighed scores so that the best is what it was without them. ``W`` is fitted by bench/fit_cue_weights.py on
 the calibration questions only (the held-out half is never read), on top of the ranker's whole score
 with the query map (agent/query_adapter.py) as shipped, and ships in resources/routing/cue_weights.json.
 No feature reads a question's topic words: every one is about the form of the question or the shape

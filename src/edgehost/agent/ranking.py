@@ -270,16 +270,23 @@ class BlendedRanker:
         key = (tuple(tools), form)
         if self._last is not None and self._last[0] == query and self._last[1] == key:
             return list(self._last[2])
-        scores = [
-            s + self.lexical_weight * lex + bonus + fitted
-            for s, lex, bonus, fitted in zip(
+        base = [
+            s + self.lexical_weight * lex + bonus
+            for s, lex, bonus in zip(
                 self.semantic.scores(query, tools),
                 self.lexical.words(query, tools),
                 cue_bonus(query, tools),
-                fitted_cue_bonus(query if form is None else form, tools),
                 strict=True,
             )
         ]
+        weighed = [
+            b + f for b, f in zip(base, fitted_cue_bonus(query if form is None else form, tools), strict=True)
+        ]
+        # The fitted cues choose among the tools; how well the best one fits is not theirs to say. The
+        # routing gate reads the best score, so it stays the best of ``base``: less the mean, the bonus
+        # still raised the best tool's score and let plain chat through the gate.
+        shift = max(base, default=0.0) - max(weighed, default=0.0)
+        scores = [w + shift for w in weighed]
         self._last = (query, key, scores)
         return list(scores)
 
