@@ -16,7 +16,13 @@ from tests.agent.conftest import CountingEmbedder
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, RknnEmbedder
-from edgehost.agent._query_cues import argument_fit, asks_for_change, expanded_terms, question_cues
+from edgehost.agent._query_cues import (
+    argument_fit,
+    asks_for_change,
+    expanded_terms,
+    question_cues,
+    verbs_asked,
+)
 from edgehost.agent.prompting import estimate_tokens, render_tool_entry, render_tools_section
 from edgehost.agent.ranking import (
     BlendedRanker,
@@ -128,6 +134,29 @@ def test_crossing_an_item_off_is_a_deletion():
     assert asks_for_change("cross off the second item")
     assert "delete" in expanded_terms("cross off the second item")
     assert "delete" not in expanded_terms("which trains go across the border?")
+
+
+def test_a_phrasal_verb_stands_for_what_it_means_not_for_its_first_word():
+    # "get rid of" is no "get", "track down" no list or read; "pull up" a note shows it.
+    assert verbs_asked("please get rid of the notes/2023 folder") >= {"delete"}
+    assert "get" not in verbs_asked("please get rid of the notes/2023 folder")
+    assert asks_for_change("please get rid of the notes/2023 folder")
+    assert "search" in verbs_asked("Track down the note about the boiler service")
+    assert "read" in verbs_asked("pull up my pasta recipe")
+    assert "edit" in verbs_asked("tack 'a pinch of nutmeg' onto the end of the soup recipe")
+    # The same words apart are not the phrase.
+    assert "delete" not in verbs_asked("get the rid report")
+    assert "search" not in verbs_asked("keep track of the fact that rent is due")
+
+
+def test_a_verb_typed_with_a_letter_left_out_or_two_swapped_is_still_that_verb():
+    assert "delete" in verbs_asked("remov the conection between oskar and the chess club")
+    assert "delete" in verbs_asked("delte notes.txt")
+    assert "search" in verbs_asked("serch my notes for the mot test")
+    assert "edit" in verbs_asked("chnage rent to 950")
+    # Words of their own are not read as misspellings ("older" is not "folder"), nor is a short word.
+    assert verbs_asked("which of my files is older?") == verbs_asked("which of my files is newer?")
+    assert not verbs_asked("we lost touch")
 
 
 def test_a_change_to_something_kept_favours_the_tool_that_changes_what_exists(tools):

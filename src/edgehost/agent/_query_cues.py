@@ -56,16 +56,40 @@ __all__ = [
 ACTIONS: Mapping[str, str] = {
     "read": "read show open view display see content inside look",
     "write": "write save store put",
-    "edit": "edit replace change append modify update",
+    "edit": "edit replace change append modify update fix correct amend",
     "move": "move rename put",
-    "delete": "delete remove forget drop erase wipe purge unstage cross strike",
+    "delete": "delete remove forget drop erase wipe purge unstage cross strike discard scrap",
     "create": "create make new add remember note keep",
     "list": "list inside content folder directory",
-    "search": "find search look mention",
+    "search": "find search look mention locate",
     "get": "get show much many",
     "sum": "add plus sum total",
     "echo": "repeat echo back say",
 }
+# Phrasal verbs, which mean what neither of their words says alone ("get rid of" is not "get";
+# "pull up" a note is to show it), each with the one verb of ACTIONS that means the same: plain
+# English, as a dictionary gives it, not words of any server's tools.
+_PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b(?:{forms})\b", re.I), verb)
+    for forms, verb in (
+        (
+            r"get(?:s|ting)?\s+rid\s+of|got\s+rid\s+of|throw(?:s|ing)?\s+(?:away|out)|threw\s+(?:away|out)"
+            r"|clear(?:s|ing)?\s+out|do\s+away\s+with",
+            "delete",
+        ),
+        (
+            r"track(?:s|ing)?\s+down|hunt(?:s|ing)?\s+(?:for|down)|dig(?:s|ging)?\s+(?:up|out)"
+            r"|look(?:s|ing)?\s+for",
+            "search",
+        ),
+        (r"(?:pull|bring|call)(?:s|ing)?\s+up|brought\s+up|read(?:s|ing)?\s+(?:out|back)", "show"),
+        (r"tack(?:s|ed|ing)?(?=\s[^.!?]{0,60}?\b(?:on|onto)\b)|tack(?:s|ed|ing)?\s+on", "append"),
+        (r"set(?:s|ting)?\s+up", "create"),
+    )
+)
+_MISSPELT_LENGTH = 5
+# The English words among those misspellings (a dictionary's check of them all).
+_WORDS_OF_THEIR_OWN = frozenset({"crate", "director", "forge", "older", "trike"})
 # What a word stands for where it asks to recall, not to store.
 _LOOKED_UP = frozenset({"search", "read"})
 # In a question ("What do you remember about Anna?") these words ask to recall.
@@ -182,9 +206,33 @@ def _action_of() -> dict[str, frozenset[str]]:
     return {word: frozenset(actions) for word, actions in found.items()}
 
 
+@cache
+def _misspelt_action_of() -> dict[str, frozenset[str]]:
+    """The verbs of ACTIONS' words as a hurried hand types them: one letter left out or two letters
+    swapped ("delte", "serch", "chnage", "remov"), five letters or more (a shorter one is too often
+    another word), and no word of ACTIONS or English itself ("older" is not "folder")."""
+    table = _action_of()
+    found: dict[str, set[str]] = {}
+    for word, actions in table.items():
+        variants = {word[:i] + word[i + 1 :] for i in range(len(word))}
+        variants |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+        for variant in variants:
+            if (
+                len(variant) >= _MISSPELT_LENGTH
+                and variant not in table
+                and variant not in _WORDS_OF_THEIR_OWN
+            ):
+                found.setdefault(variant, set()).update(actions)
+    return {word: frozenset(actions) for word, actions in found.items()}
+
+
 def _plain_words(query: str) -> list[str]:
-    """The query's terms outside file names and addresses ("notes.txt" is not the verb "note")."""
-    return terms(_NAMES.sub(" ", query))
+    """The query's terms outside file names and addresses ("notes.txt" is not the verb "note"), each
+    phrasal verb read as the one verb it means (_PHRASAL_VERBS)."""
+    plain = _NAMES.sub(" ", query)
+    for phrase, verb in _PHRASAL_VERBS:
+        plain = phrase.sub(f" {verb} ", plain)
+    return terms(plain)
 
 
 def _done_verbs(query: str) -> set[str]:
@@ -197,7 +245,7 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     stands for search and read, and so does the verb of an act the question asks about as done ("what
     did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
     writing is looked up, not done again."""
-    table = _action_of()
+    table = {**_misspelt_action_of(), **_action_of()}
     asking = asks_something(query)
     done = _done_verbs(query)
     return [
