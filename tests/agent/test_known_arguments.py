@@ -166,16 +166,16 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
 
 
 def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:
-    """The words for a change are too many to list ("throw away", "overwrite", "cut that link"): a
+    """The words for a change are too many to list ("ditch", "overwrite", "cut that link"): a
     question the probe reads as a task at CHANGE_TASK_THRESHOLD or more asks for the change its best
     tool makes, still only with the values the tool needs and never when it asks how or whether."""
     delete = {t.name: t for t in everyday("calibration").tools}["files__delete_file"]
-    question = "Throw away old.log, I've no use for it."
+    question = "Ditch old.log, I've no use for it."
     assert not destructive_call_asked(question, delete)  # no word of it is a listed word for a change
     assert destructive_call_asked(question, delete, task=CHANGE_TASK_THRESHOLD)
     assert not destructive_call_asked(question, delete, task=CHANGE_TASK_THRESHOLD - 0.1)
-    assert not destructive_call_asked("How would I throw away old.log?", delete, task=0.99)
-    assert not destructive_call_asked("Throw away the old stuff", delete, task=0.99)  # names no file
+    assert not destructive_call_asked("How would I ditch old.log?", delete, task=0.99)
+    assert not destructive_call_asked("Ditch the old stuff", delete, task=0.99)  # names no file
     # Routing passes the probe's reading on: the same question and tool score, read as a task or not.
     asked = decide_route([delete], [0.7], None, question=question, task=0.95)
     assert [t.name for t in asked.candidates] == ["files__delete_file"]
