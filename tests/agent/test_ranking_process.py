@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from edgehost.agent import ranking_process
+from edgehost.agent import ranking_process, selection
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker
 from edgehost.agent.ranking_process import RankingProcess
 from edgehost.agent.selection import ToolSelector
@@ -208,6 +208,36 @@ async def test_a_ranking_process_that_hangs_is_killed_after_the_scaled_timeout(
     await selector.aclose()
     with pytest.raises(ProcessLookupError):  # killed, and reaped
         os.kill(pid, 0)
+
+
+async def test_after_a_stall_words_rank_for_a_while_then_a_new_process_ranks_by_meaning(
+    tools, tmp_path, monkeypatch
+) -> None:
+    # A board busy for a minute must not cost the rest of the session its ranking by meaning.
+    monkeypatch.setattr(selection, "RANKER_RETRY_S", 0.0)
+    selector = ToolSelector(cache_dir=tmp_path / "cache")
+    await selector.prepare(tools)
+    stalled = index_of(await selector.ranker()).pid
+    assert stalled is not None
+    with monkeypatch.context() as brief:
+        brief.setattr(ranking_process, "REQUEST_TIMEOUT_S", 0.5)
+        os.kill(stalled, signal.SIGSTOP)
+        try:
+            route = await selector.route("show me the last five commits", tools)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(stalled, signal.SIGCONT)
+    assert route.candidates[0].server == "git"  # that turn, by words
+    # The next turn is still ranked by words, and starts the embedder again beside it.
+    assert isinstance(await selector.ranker(), LexicalRanker)
+    deadline = time.monotonic() + 120
+    while not isinstance(ranker := await selector.ranker(), BlendedRanker):
+        assert time.monotonic() < deadline, selector.ranker_reasons
+        await asyncio.sleep(0.1)
+    assert index_of(ranker).pid not in (None, stalled)
+    route = await selector.route("show me the last five commits", tools)
+    assert route.candidates[0].name == "git__git_log"  # by meaning again: by words it is git_show
+    await selector.aclose()
 
 
 async def test_closing_the_selector_ends_the_process(tools, tmp_path) -> None:

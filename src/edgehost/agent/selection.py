@@ -18,6 +18,7 @@ import functools
 import inspect
 import json
 import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,10 @@ FITTING_VALUES = 1
 FIT_MIN_SIMILARITY = 0.3
 DEFAULT_RESELECT_MARGIN = 0.1
 DEFAULT_RESELECT_MIN_SCORE = 0.22
+# After the embedder failed (its process died or stalled past its timeout: a board busy compiling, a
+# swap storm), tools are ranked by words for this long, and then the embedder is started again in the
+# background: a stall lasts minutes, the session hours.
+RANKER_RETRY_S = 300.0
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -357,6 +362,7 @@ class ToolSelector:
             else ranker_loader
         )
         self._load: asyncio.Task[ToolRanker] | None = None
+        self._retry_at: float | None = None  # when to start the embedder again after it failed
         self._closed = False
         self._anticipated: str | None = None  # the newest draft not embedded yet
         self._anticipating: asyncio.Task[None] | None = None
@@ -368,6 +374,12 @@ class ToolSelector:
 
     async def ranker(self) -> ToolRanker:
         if self._ranker is not None:
+            if self._retry_at is not None and time.monotonic() >= self._retry_at and not self._closed:
+                self._retry_at = None
+                log.info("tool ranking: starting the embedder again; by words until it is ready")
+                self._load = asyncio.get_running_loop().create_task(
+                    self._load_ranker(), name="edgehost-ranker-reload"
+                )
             return self._ranker
         if self._load is None:  # the warm-up and a first turn may ask at once: one load
             self._load = asyncio.get_running_loop().create_task(
@@ -428,8 +440,8 @@ class ToolSelector:
 
     async def _ranked(self, function: Callable[..., T], *args: object) -> T:
         """``function(ranker, *args)`` in a thread. When the embedder stops working (its process
-        died), ranking falls back to words from then on and the call is made again with them: a turn
-        never fails for its ranking."""
+        died or stalled), the call is made again by words: a turn never fails for its ranking. Words
+        rank the turns after it too, for RANKER_RETRY_S, and then the embedder is started again."""
         self._anticipated = None  # the question is asked: drafts typed since are not
         if self._anticipating is not None and not self._anticipating.done():
             # Most often the question itself, typed and then sent: wait, rather than embed it again.
@@ -439,8 +451,9 @@ class ToolSelector:
             return await _in_thread(function, ranker, *args)
         except EmbeddingUnavailable as exc:
             if self._ranker is ranker:
-                log.warning("ranking tools by words from now on: %s", exc)
+                log.warning("ranking tools by words for %.0f s: %s", RANKER_RETRY_S, exc)
                 self._ranker = LexicalRanker()
+                self._retry_at = time.monotonic() + RANKER_RETRY_S
                 self.ranker_reasons = (*self.ranker_reasons, str(exc))
                 await _in_thread(_close_index, ranker)
             return await _in_thread(function, await self.ranker(), *args)
