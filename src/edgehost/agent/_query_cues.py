@@ -83,12 +83,12 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "search",
         ),
         (r"(?:pull|bring|call)(?:s|ing)?\s+up|brought\s+up|read(?:s|ing)?\s+(?:out|back)", "show"),
-        (r"tack(?:s|ed|ing)?(?=\s[^.!?]{0,60}?\b(?:on|onto)\b)|tack(?:s|ed|ing)?\s+on", "append"),
+        (r"tack(?:s|ed|ing)?(?=\s[^.!?]{0,60}?\b(?:on|onto)\b)", "append"),
         (r"set(?:s|ting)?\s+up", "create"),
     )
 )
 _MISSPELT_LENGTH = 5
-# The English words among those misspellings (a dictionary's check of them all).
+# The English words among those misspellings (read through by eye: every one of the few hundred).
 _WORDS_OF_THEIR_OWN = frozenset({"crate", "director", "forge", "older", "trike"})
 # What a word stands for where it asks to recall, not to store.
 _LOOKED_UP = frozenset({"search", "read"})
@@ -207,10 +207,10 @@ def _action_of() -> dict[str, frozenset[str]]:
 
 
 @cache
-def _misspelt_action_of() -> dict[str, frozenset[str]]:
-    """The verbs of ACTIONS' words as a hurried hand types them: one letter left out or two letters
-    swapped ("delte", "serch", "chnage", "remov"), five letters or more (a shorter one is too often
-    another word), and no word of ACTIONS or English itself ("older" is not "folder")."""
+def _typed_action_of() -> dict[str, frozenset[str]]:
+    """_action_of with ACTIONS' words also as a hurried hand types them: one letter left out or two
+    letters swapped ("delte", "serch", "chnage", "remov"), five letters or more (a shorter one is too
+    often another word), and no word of ACTIONS or English itself ("older" is not "folder")."""
     table = _action_of()
     found: dict[str, set[str]] = {}
     for word, actions in table.items():
@@ -223,7 +223,7 @@ def _misspelt_action_of() -> dict[str, frozenset[str]]:
                 and variant not in _WORDS_OF_THEIR_OWN
             ):
                 found.setdefault(variant, set()).update(actions)
-    return {word: frozenset(actions) for word, actions in found.items()}
+    return {**{word: frozenset(actions) for word, actions in found.items()}, **table}
 
 
 def _plain_words(query: str) -> list[str]:
@@ -245,7 +245,7 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     stands for search and read, and so does the verb of an act the question asks about as done ("what
     did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
     writing is looked up, not done again."""
-    table = {**_misspelt_action_of(), **_action_of()}
+    table = _typed_action_of()
     asking = asks_something(query)
     done = _done_verbs(query)
     return [
