@@ -46,6 +46,7 @@ from edgehost.agent.fitted_cues import (  # noqa: E402
     tool_features,
 )
 from edgehost.agent.query_adapter import ADAPTER_FILE  # noqa: E402
+from edgehost.agent.typed_words import as_meant  # noqa: E402
 from fit_query_adapter import (  # noqa: E402
     SHARPNESS,
     Block,
@@ -98,7 +99,7 @@ def part(base: np.ndarray, plain: Block, questions: QuestionSet) -> Part:
     by_name = {t.name: t.server for t in tools}
     return Part(
         base,
-        np.array([question_features(q.as_routed) for q in asked]),
+        np.array([question_features(as_meant(q.as_routed, tools)) for q in asked]),
         features - features.mean(axis=0),
         plain.right,
         [by_name.get(next(iter(sorted(q.tools)), ""), "") for q in asked],

@@ -52,6 +52,7 @@ from edgehost.agent.ranking import (  # noqa: E402
     described_text,
     semantic_text,
 )
+from edgehost.agent.typed_words import as_meant  # noqa: E402
 
 OUTPUT = REPO / "resources" / "routing" / ADAPTER_FILE
 L2_CHOICES = (0.01, 0.03, 0.1)
@@ -122,7 +123,7 @@ def block(model: MiniLMEmbedder, e5: E5Embedder, questions: QuestionSet, own: bo
     views = model.embed(named) + model.embed(described)
     e5_views = e5.embed(named) + e5.embed(described)
     asked = ranked_questions(questions)
-    texts = [q.as_routed for q in asked]
+    texts = [as_meant(q.as_routed, tools) for q in asked]
     lexical = LexicalRanker()
     rest = np.array(
         [

@@ -7,13 +7,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["Bm25Index", "alike", "terms"]
+__all__ = ["STOPWORDS", "Bm25Index", "alike", "terms"]
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z0-9]+")
 # Words that appear in most questions and most descriptions and tell nothing about the tool.
 # fmt: off
-_STOPWORDS = frozenset({
+STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has", "have",
     "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "please", "that", "the",
     "their", "then", "there", "these", "this", "to", "was", "what", "when", "where", "which", "who",
@@ -45,7 +45,7 @@ def alike(term: str, other: str) -> bool:
 def terms(text: str) -> list[str]:
     """Index terms of a text: camelCase, snake_case, kebab-case and `server__tool` split into words."""
     spaced = _CAMEL_BOUNDARY.sub(" ", text)
-    return [_stem(w) for w in _WORD.findall(spaced.lower()) if w not in _STOPWORDS]
+    return [_stem(w) for w in _WORD.findall(spaced.lower()) if w not in STOPWORDS]
 
 
 class Bm25Index:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from edgehost.agent import typed_words
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._query_cues import (
     acts_on_existing,
@@ -28,6 +29,7 @@ from edgehost.agent._query_cues import (
 from edgehost.agent.fitted_cues import fitted_cue_bonus
 from edgehost.agent.question_probe import task_probe
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.typed_words import as_meant
 
 __all__ = [
     "ARGUMENT_WEIGHT",
@@ -150,6 +152,7 @@ class LexicalRanker:
         self._index: tuple[tuple[ToolSpec, ...], Bm25Index] | None = None  # the last tool set's
 
     def scores(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
+        query = as_meant(query, tools)
         return [s + bonus for s, bonus in zip(self.words(query, tools), cue_bonus(query, tools), strict=True)]
 
     def words(self, query: str, tools: Sequence[ToolSpec]) -> list[float]:
@@ -166,6 +169,7 @@ class LexicalRanker:
 
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
         self.index(tools)
+        typed_words.prepare(tools)
 
 
 class SimilarityIndex(Protocol):
@@ -270,17 +274,22 @@ class BlendedRanker:
         key = (tuple(tools), form)
         if self._last is not None and self._last[0] == query and self._last[1] == key:
             return list(self._last[2])
+        # Misspelt words read as the words they stand for (agent/typed_words.py).
+        meant = as_meant(query, tools)
         base = [
             s + self.lexical_weight * lex + bonus
             for s, lex, bonus in zip(
-                self.semantic.scores(query, tools),
-                self.lexical.words(query, tools),
-                cue_bonus(query, tools),
+                self.semantic.scores(meant, tools),
+                self.lexical.words(meant, tools),
+                cue_bonus(meant, tools),
                 strict=True,
             )
         ]
         weighed = [
-            b + f for b, f in zip(base, fitted_cue_bonus(query if form is None else form, tools), strict=True)
+            b + f
+            for b, f in zip(
+                base, fitted_cue_bonus(meant if form is None else as_meant(form, tools), tools), strict=True
+            )
         ]
         # The fitted cues choose among the tools; how well the best one fits is not theirs to say. The
         # routing gate reads the best score, so it stays the best of ``base``: less the mean, the bonus
