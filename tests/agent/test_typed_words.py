@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from edgehost.agent._query_cues import verbs_asked
 from edgehost.agent.ranking import BlendedRanker, EmbeddingRanker, LexicalRanker
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.typed_words import as_meant
@@ -66,3 +67,18 @@ def test_the_ranker_reads_a_misspelt_question_as_the_one_it_stands_for(reference
     scores = blended.scores("list the fiels in my notes foler", tools)
     best = max(range(len(tools)), key=scores.__getitem__)
     assert tools[best].name == "filesystem__list_directory"
+
+
+def test_a_word_with_an_ending_is_that_word_done_and_a_sentence_may_open_with_a_slip(reference_tools):
+    git = _tools(reference_tools, "git")
+    # "unstage" is one of git's words; "unstaged" is it done, not a slip for it.
+    assert as_meant("show me the unstaged diff", git) == "show me the unstaged diff"
+    assert as_meant("Chekout the develop brnach", git) == "Checkout the develop branch"
+    # A name opening the question is no slip for a word a hundred times as common.
+    assert as_meant("Kasia runs the club", git) == "Kasia runs the club"
+
+
+def test_the_question_cues_read_a_verb_typed_with_two_letters_swapped():
+    assert "read" in verbs_asked("opne the soup recipe")
+    assert "move" in verbs_asked("mvoe todo-old.md into the archive folder")
+    assert "delete" not in verbs_asked("show me the unstaged diff")

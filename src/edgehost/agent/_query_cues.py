@@ -31,6 +31,7 @@ from edgehost.agent.places import wants_zone
 from edgehost.agent.question_dates import DATE_FORMAT, written_dates
 from edgehost.agent.question_values import clock_times, named_timezones, path_values, written_numbers
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.typed_words import read_as_meant
 
 __all__ = [
     "ACTIONS",
@@ -87,9 +88,6 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"set(?:s|ting)?\s+up", "create"),
     )
 )
-_MISSPELT_LENGTH = 5
-# The English words among those misspellings (read through by eye: every one of the few hundred).
-_WORDS_OF_THEIR_OWN = frozenset({"crate", "director", "forge", "older", "trike"})
 # What a word stands for where it asks to recall, not to store.
 _LOOKED_UP = frozenset({"search", "read"})
 # In a question ("What do you remember about Anna?") these words ask to recall.
@@ -206,33 +204,19 @@ def _action_of() -> dict[str, frozenset[str]]:
     return {word: frozenset(actions) for word, actions in found.items()}
 
 
-@cache
-def _typed_action_of() -> dict[str, frozenset[str]]:
-    """_action_of with ACTIONS' words also as a hurried hand types them: one letter left out or two
-    letters swapped ("delte", "serch", "chnage", "remov"), five letters or more (a shorter one is too
-    often another word), and no word of ACTIONS or English itself ("older" is not "folder")."""
-    table = _action_of()
-    found: dict[str, set[str]] = {}
-    for word, actions in table.items():
-        variants = {word[:i] + word[i + 1 :] for i in range(len(word))}
-        variants |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
-        for variant in variants:
-            if (
-                len(variant) >= _MISSPELT_LENGTH
-                and variant not in table
-                and variant not in _WORDS_OF_THEIR_OWN
-            ):
-                found.setdefault(variant, set()).update(actions)
-    return {**{word: frozenset(actions) for word, actions in found.items()}, **table}
-
-
 def _plain_words(query: str) -> list[str]:
     """The query's terms outside file names and addresses ("notes.txt" is not the verb "note"), each
-    phrasal verb read as the one verb it means (_PHRASAL_VERBS)."""
+    phrasal verb read as the one verb it means (_PHRASAL_VERBS) and each misspelt word as the word it
+    stands for, ACTIONS' words first ("delte", "serch", "chnage": agent/typed_words.py)."""
     plain = _NAMES.sub(" ", query)
     for phrase, verb in _PHRASAL_VERBS:
         plain = phrase.sub(f" {verb} ", plain)
-    return terms(plain)
+    return terms(read_as_meant(plain, _action_words()))
+
+
+@cache
+def _action_words() -> frozenset[str]:
+    return frozenset(_action_of())
 
 
 def _done_verbs(query: str) -> set[str]:
@@ -245,7 +229,7 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     stands for search and read, and so does the verb of an act the question asks about as done ("what
     did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
     writing is looked up, not done again."""
-    table = _typed_action_of()
+    table = _action_of()
     asking = asks_something(query)
     done = _done_verbs(query)
     return [

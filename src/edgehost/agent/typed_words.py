@@ -14,7 +14,8 @@ word one edit away that keeps its first letter, when one such word stands out:
 - else the commonest English word one edit away, when it is as common as that and ten times as
   common as the next ("recipie" is "recipe"; "lern" may be "learn" or "lean", and stays as typed).
 
-Words that say nothing of a tool (_bm25.STOPWORDS) are never what is meant: a rare word one edit from
+A word is not read as itself less an ending ("unstaged" is "unstage" done, not a slip for it), and
+words that say nothing of a tool (_bm25.STOPWORDS) are never what is meant: a rare word one edit from
 one is a way of writing, not a slip ("wats" is "what's", not "was"). Names, file names, paths and
 words joined by an apostrophe, a dot, a slash or a hyphen are left as typed; so is every word the
 tools use ("repo", "diff", "uptime") and every word people write often enough ("todo", "wifi",
@@ -36,7 +37,7 @@ from functools import cache, lru_cache
 from edgehost.agent._bm25 import STOPWORDS
 from edgehost.agent.tools import ToolSpec
 
-__all__ = ["as_meant", "prepare"]
+__all__ = ["as_meant", "prepare", "read_as_meant"]
 
 SHORTEST = 4
 # Zipf: log10 of a word's count per billion words ("the" 7.7, "recipe" 4.2, "recipie" 1.2).
@@ -48,6 +49,7 @@ CLEAR_LEAD = 1.0
 MUCH_COMMONER = 2.0
 # A word of lower-case letters alone, not part of a name, a path, a file name or a contraction.
 _TYPED_WORD = re.compile(rf"(?<![\w./\\'’-])[a-z]{{{SHORTEST},}}(?![\w/\\'’-]|\.\w)")
+_FIRST_WORD = re.compile(rf"^(\W*)([A-Z][a-z]{{{SHORTEST - 1},}})(?![\w/\\'’-]|\.\w)")
 _TOOL_WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -91,6 +93,9 @@ def _one_edit(word: str) -> tuple[set[str], set[str]]:
 
 def _meant(word: str, tool_words: frozenset[str], english: Mapping[str, float]) -> str:
     slips, others = _one_edit(word)
+    # "unstaged" is "unstage" done, not a slip for it.
+    inflected = {word[:-1]} if word.endswith(("s", "d")) else set()
+    slips, others = slips - inflected, others - inflected
     floor = max(COMMON, english.get(word, 0.0) + MUCH_COMMONER)
     slipped = sorted(
         w for w in slips if w not in STOPWORDS and (w in tool_words or english.get(w, 0.0) >= floor)
@@ -118,17 +123,25 @@ def prepare(tools: Sequence[ToolSpec]) -> None:
 
 
 def as_meant(query: str, tools: Sequence[ToolSpec]) -> str:
-    """``query`` with each misspelt word read as the word it stands for (see the module's text);
-    ``query`` itself when none is, or when the word counts are not installed."""
+    """``query`` with each misspelt word read as the word it stands for (see the module's text), the
+    offered tools' words first; ``query`` itself when none is, or when the word counts are not
+    installed."""
+    return read_as_meant(query, _tool_words(tuple(tools)))
+
+
+def read_as_meant(text: str, words: frozenset[str]) -> str:
+    """``text`` with each misspelt word read as the word it stands for, ``words`` in the place of the
+    tools' words (agent/_query_cues.py reads a question's verbs with the verbs of ACTIONS)."""
     english = _english()
     if english is None:
-        return query
-    tool_words = _tool_words(tuple(tools))
+        return text
 
-    def meant(match: re.Match[str]) -> str:
-        word = match.group(0)
-        if word in tool_words or english.get(word, 0.0) >= KNOWN:
+    def meant(word: str) -> str:
+        if word in words or english.get(word, 0.0) >= KNOWN:
             return word
-        return _meant(word, tool_words, english)
+        return _meant(word, words, english)
 
-    return _TYPED_WORD.sub(meant, query)
+    read = _TYPED_WORD.sub(lambda match: meant(match.group(0)), text)
+    # The first word, capitalised as a sentence opens ("Delte notes.txt"); a name there is no slip for a
+    # word a hundred times as common.
+    return _FIRST_WORD.sub(lambda match: match.group(1) + meant(match.group(2).lower()).capitalize(), read)
