@@ -1,4 +1,4 @@
-"""A question's misspelt words read as the words they stand for, for ranking tools.
+"""A question's misspelt words read as the words they stand for, for ranking tools and reading verbs.
 
 "is there anythign about basil in my recipies" and "show me teh hisotry of comits" reach the
 embedding models as word pieces they never saw together: the sentence loses what it is about.
@@ -7,8 +7,9 @@ is rare in English (under KNOWN on the Zipf scale, about one in three million wo
 word one edit away that keeps its first letter, when one such word stands out:
 
 - a slip of a hurried hand, when only one word is one slip away that the tools use or that is
-  common (COMMON on the Zipf scale) and a hundred times as common as the word typed: two letters swapped ("opne" is "open", not "one"), a double letter typed once
-  ("shoping" is "shopping", not "showing") or a letter typed twice ("commmit");
+  common (COMMON on the Zipf scale) and a hundred times as common as the word typed: two letters
+  swapped ("opne" is "open", not "one"), a double letter typed once ("shoping" is "shopping", not
+  "showing") or a letter typed twice ("commmit");
 - else a word of the tools' names, descriptions or argument names, when only one is one edit away
   (a letter left out, added or changed: "foler" with a tool that speaks of folders is "folder");
 - else the commonest English word one edit away, when it is as common as that and ten times as
@@ -20,8 +21,9 @@ one is a way of writing, not a slip ("wats" is "what's", not "was"). Names, file
 words joined by an apostrophe, a dot, a slash or a hyphen are left as typed; so is every word the
 tools use ("repo", "diff", "uptime") and every word people write often enough ("todo", "wifi",
 "dont"). Some guesses are wrong ("wilting" is rare enough to be read as "willing"): only the tool
-ranker reads the corrected text (and the routing gate its best score); arguments, the question probe
-and the model read the question as typed.
+ranker (as_meant) and the verbs of the question cues (agent/_query_cues.py, with ACTIONS' words in
+the place of the tools') read the corrected text; arguments, the question probe and the model read
+the question as typed.
 
 The word counts are wordfreq's (Apache-2.0 code, CC-BY-SA data: Wikipedia, subtitles, news, books,
 web text, Reddit and Twitter), loaded once, in about 0.4 s (prepare, when the tools are embedded).
