@@ -82,3 +82,9 @@ def test_the_question_cues_read_a_verb_typed_with_two_letters_swapped():
     assert "read" in verbs_asked("opne the soup recipe")
     assert "move" in verbs_asked("mvoe todo-old.md into the archive folder")
     assert "delete" not in verbs_asked("show me the unstaged diff")
+
+
+def test_a_word_that_says_nothing_of_a_tool_is_never_meant_even_when_a_tool_uses_it():
+    # The tool's description has "was", one letter from "wats"; "wats" is still what's.
+    told = ToolSpec(name="log__last", server="log", description="Tells what the last entry was.")
+    assert as_meant("wats the last entry", [told]) == "wats the last entry"

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from edgehost.agent import typed_words
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._query_cues import (
     acts_on_existing,
@@ -30,6 +29,7 @@ from edgehost.agent.fitted_cues import fitted_cue_bonus
 from edgehost.agent.question_probe import task_probe
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.typed_words import as_meant
+from edgehost.agent.typed_words import prepare as prepare_reading
 
 __all__ = [
     "ARGUMENT_WEIGHT",
@@ -169,7 +169,7 @@ class LexicalRanker:
 
     def prepare(self, tools: Sequence[ToolSpec]) -> None:
         self.index(tools)
-        typed_words.prepare(tools)
+        prepare_reading(tools)
 
 
 class SimilarityIndex(Protocol):

@@ -95,23 +95,18 @@ def _one_edit(word: str) -> tuple[set[str], set[str]]:
 
 def _meant(word: str, tool_words: frozenset[str], english: Mapping[str, float]) -> str:
     slips, others = _one_edit(word)
-    # "unstaged" is "unstage" done, not a slip for it.
-    inflected = {word[:-1]} if word.endswith(("s", "d")) else set()
-    slips, others = slips - inflected, others - inflected
+    # Never a word that says nothing of a tool, nor the word less an ending ("unstaged" is "unstage"
+    # done, not a slip for it).
+    unmeant = STOPWORDS | {word[:-1]} if word.endswith(("s", "d")) else STOPWORDS
+    slips, others = slips - unmeant, others - unmeant
     floor = max(COMMON, english.get(word, 0.0) + MUCH_COMMONER)
-    slipped = sorted(
-        w for w in slips if w not in STOPWORDS and (w in tool_words or english.get(w, 0.0) >= floor)
-    )
-    if len(slipped) == 1:
-        return slipped[0]
+    slipped = sorted(w for w in slips if w in tool_words or english.get(w, 0.0) >= floor)
     if slipped:
-        return word
-    tools = sorted((slips | others) & tool_words)
-    if len(tools) == 1:
-        return tools[0]
+        return slipped[0] if len(slipped) == 1 else word
+    tools = sorted(others & tool_words)
     if tools:
-        return word
-    found = sorted(((english[w], w) for w in others if w in english and w not in STOPWORDS), reverse=True)
+        return tools[0] if len(tools) == 1 else word
+    found = sorted(((english[w], w) for w in others if w in english), reverse=True)
     if not found:
         return word
     (top, best), second = found[0], (found[1][0] if len(found) > 1 else 0.0)
