@@ -198,6 +198,23 @@ async def ask_all(
             await host.aclose()
 
 
+def record_grounding_checks(path: Path) -> None:
+    """Write every grounding check of the run to ``path`` at exit: what bench/grounding_rules.py replays
+    (agent/grounding.py's check_answer, called by the loop after a tool ran)."""
+    from edgehost.agent import loop
+
+    checked: list[dict[str, Any]] = []
+    check = loop.check_answer
+
+    def recorded(answer: str, **read: Any) -> Any:
+        grounding = check(answer, **read)
+        checked.append({"answer": answer, **read, "grounded": grounding.grounded, "reason": grounding.reason})
+        return grounding
+
+    loop.check_answer = recorded  # type: ignore[assignment]
+    atexit.register(lambda: path.write_text(json.dumps(checked, indent=1, default=list), encoding="utf-8"))
+
+
 def main() -> int:
     from tests.question_sets import SPLITS, everyday_document
 
@@ -211,7 +228,15 @@ def main() -> int:
         "--only", metavar="TEXT", help="only the questions containing TEXT (to look into one)"
     )
     parser.add_argument("--int8", action="store_true", help="rank with the int8 model the bundle ships")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        type=Path,
+        help="write what each grounding check read (question, results, arguments, reply) to FILE as JSON",
+    )
     args = parser.parse_args()
+    if args.record:
+        record_grounding_checks(args.record)
     if args.int8:
         from edgehost.agent._embedding import MODEL_ENV, find_minilm_source, write_int8_model
 
