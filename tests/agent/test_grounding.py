@@ -293,6 +293,11 @@ def test_an_unfilled_template_or_a_reply_that_breaks_off_is_not_grounded() -> No
     assert "breaks off" in check_answer("The latest commit is e2d7e43 and", results=log).reason
     assert check_answer("The latest commit is e2d7e43, Add readme", results=log).grounded
     assert check_answer("Is e2d7e43 the commit you want to look at?", results=log).grounded
+    # Seen after git_diff_staged: an empty list item after the colon is still nothing after it.
+    staged = ["Staged changes:\n"]
+    assert (
+        "breaks off" in check_answer("Yes, anything staged for commit right now is: -", results=staged).reason
+    )
     # A sentence may end on "in" or "that" without its stop.
     for answer in (
         "e2d7e43 added the readme, and I showed you that",
@@ -401,3 +406,34 @@ def test_a_reply_made_mostly_of_words_from_no_source_is_not_grounded() -> None:
         "According to what I have stored, your sister Clara lives in Porto.",
     ):
         assert check_answer(answer, results=found, question=question).grounded, answer
+
+
+def test_a_reply_that_repeats_the_question_is_not_grounded_where_the_result_says_more() -> None:
+    # Seen with the embedded model: the question back, the clock's answer left out.
+    now = json.dumps(
+        {"timezone": "Europe/London", "datetime": "2026-12-04T09:51:32+00:00", "day_of_week": "Friday"}
+    )
+    grounding = check_answer("What day is it?", results=[now], question="what day is it")
+    assert not grounding.grounded
+    assert grounding.says_nothing
+    assert "repeats the question" in grounding.reason
+    # An echo of the question is the whole result; so is a fact the memory server kept as written.
+    assert check_answer(
+        "The quick brown fox", results=["Echo: quick brown fox"], question="Echo back: the quick brown fox"
+    ).grounded
+    kept = json.dumps(
+        [{"name": "Biscuit", "entityType": "dog", "observations": ["my dog Biscuit is five years old"]}]
+    )
+    assert check_answer(
+        "My dog Biscuit is five years old.",
+        results=[kept],
+        question="Remember that my dog Biscuit is five years old.",
+    ).grounded
+
+
+def test_a_list_number_alone_is_nothing_written() -> None:
+    kept = json.dumps(
+        [{"name": "PC", "entityType": "RAM", "observations": ["my desktop PC has 32 GB of RAM"]}]
+    )
+    assert "wrote nothing" in check_answer("1. ", results=[kept], question="Remember my PC has 32 GB").reason
+    assert check_answer("1. 24105 MB", results=['{"total_mb": 24105.1}'], question="How much RAM?").grounded

@@ -29,7 +29,8 @@ tool call is *ungrounded* when
    midnight": the date, and an hour of its own); or
 9. it is a template left unfilled (``{PATH_RESULT}``, ``{{result}}``), or it breaks off where its
    content should begin: it ends with a colon ("The result is:", seen after a file was written), or
-   with no stop after a word no sentence ends on ("The latest commit in my repo is"); or
+   with no stop after a word no sentence ends on ("The latest commit in my repo is"), an empty list
+   item after either ("anything staged for commit right now is: -"); or
 10. it says nothing of what happened: it has no number (those it has passed rule 3) and no word of
    the results, the calls' arguments or the question, where the results and arguments have words ("True." after a file was deleted, "This is not possible." after the
    board said it has no thermal sensors). Words are compared by their first five letters (deleted,
@@ -51,6 +52,14 @@ tool call is *ungrounded* when
    10) are in none of the results, the calls' arguments or the question, and they are INVENTED_SHARE
    times those that are ("The 'Clara' refers to a member of the edge host, which is a server for the
    EdgeHost-based AI", after the memory server found Clara, the asker's sister who lives in Porto).
+
+15.-17. it claims what the results do not (agent/answer_claims.py): a weekday or month no source names
+   ("The answer is Sunday" after ``day_of_week: Friday``), that nothing was found where the tool found
+   something, or a tool's ``server__tool`` name (a call or a result of its own making).
+18. it repeats the question: every word and number of it is the question's, where the results say
+   something the question does not ("What day is it?" after the clock gave Friday; not "The quick
+   brown fox" after an echo of it, nor "My dog Biscuit is five years old" after the memory server kept
+   just that).
 
 In rule 5 a zero is no amount the answer must write: "there are no sensors" answers an empty list.
 
@@ -75,6 +84,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
+
+from edgehost.agent.answer_claims import unfounded_claim
 
 __all__ = [
     "NOTHING_RETURNED",
@@ -107,6 +118,8 @@ _BROKEN_OFF = re.compile(
     r"|which|my|your|our|their|its))\s*$",
     re.IGNORECASE,
 )
+# A list item with nothing in it at the end of a reply ("Staged: -"): what a reply broke off on.
+_EMPTY_ITEM = re.compile(r"\s+[-*•]$")
 # A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
 _WRITTEN_CALL = re.compile(
     r"\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(?:arguments|parameters)\"\s*:|\[TOOL_CALL\]|<tool_call\b|<function=",
@@ -308,7 +321,7 @@ def check_answer(
     """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring).
     ``failed``: what the turn's calls that did not run returned (an error, a refusal): an answer may
     report those failures."""
-    if not has_words(answer):
+    if not has_words(_ENUMERATORS.sub("", answer + "\n")):  # "1." alone numbers nothing
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
@@ -316,7 +329,7 @@ def check_answer(
         return Grounding(False, NOTHING_RETURNED)
     if _PLACEHOLDER.search(answer):
         return Grounding(False, "the model's reply is a template with nothing filled in")
-    if _BROKEN_OFF.search(answer.rstrip().rstrip("*_")):
+    if _BROKEN_OFF.search(_EMPTY_ITEM.sub("", answer.rstrip()).rstrip("*_")):
         return Grounding(False, "the model's reply breaks off where its content should begin")
     if _WRITTEN_CALL.search(answer):
         return Grounding(False, "the model's reply is a tool call, not an answer")
@@ -324,6 +337,9 @@ def check_answer(
     if failure:
         return Grounding(False, f"it says {failure!r}, which no result says: the call succeeded")
     called = [json.dumps(a, ensure_ascii=False, default=str) for a in arguments]  # the calls' arguments
+    claim = unfounded_claim(answer, results, question, called)
+    if claim:
+        return Grounding(False, claim)
     sources = _Sources(
         _source_numbers([*results, question, *called]),
         results,
@@ -354,6 +370,9 @@ def check_answer(
     said = _stems(" ".join([*results, *called]))
     if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
+    asked = _stems(question)
+    if asked and _stems(answer) <= asked and _stems(" ".join(_values_in(results))) - asked:
+        return Grounding(False, "it repeats the question and says nothing of the result", says_nothing=True)
     worded = {stem for stem in _stems(answer) if not stem.isdigit()}  # numbers passed rule 3
     from_nowhere = worded - said - _stems(question)
     if len(from_nowhere) >= INVENTED_WORDS and len(from_nowhere) >= INVENTED_SHARE * len(
@@ -407,15 +426,29 @@ def _texts_of(sources: Sequence[str]) -> Iterable[str]:
         yield from _strings_in(value)
 
 
-def _strings_in(value: Any) -> Iterable[str]:
+def _values_in(results: Sequence[str]) -> Iterable[str]:
+    """What ``results`` say: a text result whole, a JSON one's strings and numbers without its keys
+    (``entityType`` is no word of what the memory server keeps)."""
+    for text in results:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            yield text
+            continue
+        yield from _strings_in(value, numbers=True)
+
+
+def _strings_in(value: Any, numbers: bool = False) -> Iterable[str]:
     if isinstance(value, str):
         yield value
+    elif numbers and isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield str(value)
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _strings_in(item)
+            yield from _strings_in(item, numbers)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings_in(item)
+            yield from _strings_in(item, numbers)
 
 
 # Rule 14: a reply with at least this many words from no source, this many times those from one.
