@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from edgehost.agent.grounding import check_answer, numbers_in
+from edgehost.agent.answer_numbers import numbers_in
+from edgehost.agent.grounding import check_answer
 from edgehost.agent.result_rendering import (
     answer_with_results,
     render_result,

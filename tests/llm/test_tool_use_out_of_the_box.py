@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.llm.test_cli_models_ask import edgehost
 
-from edgehost.agent.grounding import numbers_in
+from edgehost.agent.answer_numbers import numbers_in
 from edgehost.store import Store
 
 

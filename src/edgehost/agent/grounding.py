@@ -52,7 +52,6 @@ tool call is *ungrounded* when
    10) are in none of the results, the calls' arguments or the question, and they are INVENTED_SHARE
    times those that are ("The 'Clara' refers to a member of the edge host, which is a server for the
    EdgeHost-based AI", after the memory server found Clara, the asker's sister who lives in Porto).
-
 15.-17. it claims what the results do not (agent/answer_claims.py): a weekday or month no source names
    ("The answer is Sunday" after ``day_of_week: Friday``), that nothing was found where the tool found
    something, or a tool's ``server__tool`` name (a call or a result of its own making).
@@ -73,7 +72,9 @@ so that a larger model's correct arithmetic passes (the catalog suggests a 1B mo
   (``used_mb`` of ``total_mb``), or what is left of it (100 minus that share).
 
 Any other conversion (24-hour to 12-hour clock, °C to °F) counts as invented: the user then sees the
-result beside the model's text, which is the safe side for a 135M model. Pure functions only.
+result beside the model's text, which is the safe side for a 135M model. Pure functions only. Rules 6
+and 7 are agent/labelled_numbers.py's, rules 15 to 17 agent/answer_claims.py's; agent/answer_numbers.py
+reads the numbers.
 """
 
 from __future__ import annotations
@@ -82,10 +83,12 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from edgehost.agent.answer_claims import unfounded_claim
+from edgehost.agent.answer_numbers import ENUMERATORS, NUMBER, decimal_of, finite, is_in, numbers_in
+from edgehost.agent.labelled_numbers import answers_another_key, labelled_results, mislabelled
 
 __all__ = [
     "NOTHING_RETURNED",
@@ -94,14 +97,10 @@ __all__ = [
     "echoes",
     "has_words",
     "is_empty_result",
-    "numbers_in",
     "repeats_itself",
 ]
 
 NOTHING_RETURNED = "the tool returned nothing"  # why any answer after only empty results is ungrounded
-# A number as people and models write it: 42, -3, 45.2, 1,024 (thousands), 0.5.
-_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?")
-# "1. ", "2) " at the start of a line number a list; they are not facts.
 # A question whose answer is an amount the tool measured (rule 5).
 _AMOUNT_QUESTION = re.compile(
     r"\bhow\s+(much|many|hot|warm|cold|long|big|large|fast|full|busy|old)\b|\bwhat\s+time\b"
@@ -131,7 +130,6 @@ _FAILURE = re.compile(
     r"|do\s*n[o']t\s+exist|no\s+such|not\s+possible|impossible|permission\s+denied)\b",
     re.IGNORECASE,
 )
-_ENUMERATORS = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 # What may follow a number that is a source number in another unit, or a share in percent.
 _UNIT_AFTER = re.compile(r"\s?(?:[kKMGT]i?B|bytes?|[kMG]Hz)(?![\w])")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per cent\b)")
@@ -165,18 +163,6 @@ class Grounding:
     says_nothing: bool = False  # rule 10: the reply is left out, the result is the answer
 
 
-def _decimal(text: str) -> Decimal | None:
-    try:
-        return Decimal(text.replace(",", ""))
-    except InvalidOperation:
-        return None
-
-
-def numbers_in(text: str) -> list[str]:
-    """The numbers written in ``text``, as written (thousands separators kept)."""
-    return _NUMBER.findall(text)
-
-
 def _list_lengths(value: Any) -> Iterable[int]:
     if isinstance(value, list):
         yield len(value)
@@ -190,7 +176,7 @@ def _list_lengths(value: Any) -> Iterable[int]:
 def _source_numbers(sources: Iterable[str]) -> set[Decimal]:
     found: set[Decimal] = set()
     for text in sources:
-        found.update(d for d in map(_decimal, numbers_in(text)) if d is not None)
+        found.update(d for d in map(decimal_of, numbers_in(text)) if d is not None)
         # A clock time's parts, also inside an ISO timestamp ("2026-11-26T10:54:53", where "10"
         # follows a letter and is no number of its own to numbers_in).
         found.update(
@@ -206,8 +192,8 @@ def _source_numbers(sources: Iterable[str]) -> set[Decimal]:
 
 def _in_other_units(sources: set[Decimal]) -> set[Decimal]:
     """Each source number divided and multiplied by 1000 and 1024, once or twice (MB as GB, kHz as GHz)."""
-    finite = [s for s in sources if _finite(s)]
-    return {s / f for s in finite for f in UNIT_FACTORS} | {s * f for s in finite for f in UNIT_FACTORS}
+    usable = [s for s in sources if finite(s)]
+    return {s / f for s in usable for f in UNIT_FACTORS} | {s * f for s in usable for f in UNIT_FACTORS}
 
 
 def _sibling_numbers(value: Any) -> Iterable[list[Decimal]]:
@@ -217,7 +203,7 @@ def _sibling_numbers(value: Any) -> Iterable[list[Decimal]]:
             d
             for item in value.values()
             if isinstance(item, (int, float)) and not isinstance(item, bool)
-            if (d := _decimal(str(item))) is not None and _finite(d)
+            if (d := decimal_of(str(item))) is not None and finite(d)
         ]
         if len(numbers) > 1:
             yield numbers
@@ -258,43 +244,26 @@ class _Sources:
 
     def explain(self, value: Decimal, text: str, end: int) -> bool:
         """Whether ``value``, written in ``text`` up to ``end``, is one of them."""
-        if _is_in(value, self.numbers):
+        if is_in(value, self.numbers):
             return True
         if _UNIT_AFTER.match(text, end):
             if self._converted is None:
                 self._converted = _in_other_units(self.numbers)
-            return _is_in(value, self._converted)
+            return is_in(value, self._converted)
         if _PERCENT_AFTER.match(text, end):
             if self._shares is None:
                 self._shares = _shares(self.results)
-            return _is_in(value, self._shares)
+            return is_in(value, self._shares)
         return False
 
     def unexplained(self, text: str) -> list[str]:
         """The numbers written in ``text`` that are none of them, as written."""
         return [
             match.group(0)
-            for match in _NUMBER.finditer(text)
-            if (value := _decimal(match.group(0))) is not None and not self.explain(value, text, match.end())
+            for match in NUMBER.finditer(text)
+            if (value := decimal_of(match.group(0))) is not None
+            and not self.explain(value, text, match.end())
         ]
-
-
-def _is_in(number: Decimal, sources: set[Decimal]) -> bool:
-    if number in sources:
-        return True
-    exponent = number.as_tuple().exponent
-    places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
-    quantum = Decimal(1).scaleb(-places)
-    # Rounded or cut to the places written: 45 or 45.2 for 45.23, 978 for 978.8.
-    return any(
-        number in (source.quantize(quantum, ROUND_HALF_UP), source.quantize(quantum, ROUND_DOWN))
-        for source in sources
-        if _finite(source)
-    )
-
-
-def _finite(value: Decimal) -> bool:
-    return value.is_finite() and abs(value) < Decimal(10) ** 30
 
 
 def repeats_itself(text: str, times: int = REPEATED_SENTENCE_TIMES) -> bool:
@@ -321,7 +290,7 @@ def check_answer(
     """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring).
     ``failed``: what the turn's calls that did not run returned (an error, a refusal): an answer may
     report those failures."""
-    if not has_words(_ENUMERATORS.sub("", answer + "\n")):  # "1." alone numbers nothing
+    if not has_words(ENUMERATORS.sub("", answer + "\n")):  # "1." alone numbers nothing
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
@@ -344,14 +313,14 @@ def check_answer(
         _source_numbers([*results, question, *called]),
         results,
     )
-    invented = tuple(dict.fromkeys(sources.unexplained(_ENUMERATORS.sub("", answer))))
+    invented = tuple(dict.fromkeys(sources.unexplained(ENUMERATORS.sub("", answer))))
     if invented:
         return Grounding(False, f"it has numbers the result does not: {', '.join(invented)}", invented)
-    labelled = _labelled_results(results)
-    mislabelled = _mislabelled(answer, labelled)
-    if mislabelled:
-        return Grounding(False, f"it gives numbers under the wrong names: {', '.join(mislabelled)}")
-    other = _answers_another_key(answer, question, labelled)
+    labelled = labelled_results(results)
+    wrong = mislabelled(answer, labelled)
+    if wrong:
+        return Grounding(False, f"it gives numbers under the wrong names: {', '.join(wrong)}")
+    other = answers_another_key(answer, question, labelled)
     if other:
         return Grounding(False, other)
     if _TIME_QUESTION.search(question):
@@ -361,14 +330,14 @@ def check_answer(
             return Grounding(False, "it does not give the time the tool read")
     if _AMOUNT_QUESTION.search(question):
         measured = _Sources(_source_numbers(results) - {Decimal(0)}, results)
-        stated = [match.group(0) for match in _NUMBER.finditer(answer)]
+        stated = [match.group(0) for match in NUMBER.finditer(answer)]
         if measured.numbers and len(measured.unexplained(answer)) == len(stated):
             return Grounding(False, "it answers a question about an amount without the result's numbers")
     unsourced = _not_in_sources(answer, [*results, question, *called])
     if unsourced:
         return Grounding(False, f"it writes {unsourced} that the result does not have")
     said = _stems(" ".join([*results, *called]))
-    if said and not _NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
+    if said and not NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
     asked = _stems(question)
     if asked and _stems(answer) <= asked and _stems(" ".join(_values_in(results))) - asked:
@@ -543,134 +512,6 @@ def echoes(answer: str, texts: Sequence[str], phrases: Sequence[str] = ()) -> bo
         if run >= ECHO_RUN_WORDS or run >= max(ECHO_SHARE * len(said), ECHO_MIN_WORDS):
             return True
     return False
-
-
-def _labelled_numbers(value: Any, found: dict[str, set[Decimal]]) -> dict[str, set[Decimal]]:
-    """{key: the numbers under it} over every mapping of a JSON value."""
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(item, (int, float)) and not isinstance(item, bool):
-                number = _decimal(str(item))
-                if number is not None and len(str(key)) > 2:
-                    found.setdefault(str(key).lower(), set()).add(number)
-            _labelled_numbers(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _labelled_numbers(item, found)
-    return found
-
-
-def _labelled_results(results: Sequence[str]) -> dict[str, set[Decimal]]:
-    labelled: dict[str, set[Decimal]] = {}
-    for text in results:
-        try:
-            _labelled_numbers(json.loads(text), labelled)
-        except (json.JSONDecodeError, ValueError):
-            continue
-    return labelled
-
-
-def _mislabelled(answer: str, labelled: Mapping[str, set[Decimal]]) -> tuple[str, ...]:
-    """Rule 6: "key: number" in the answer where the number is not the key's (as "key: its value")."""
-    wrong: list[str] = []
-    for key, values in labelled.items():
-        name = r"[_\s]+".join(re.escape(part) for part in re.split(r"[_\s]+", key) if part)
-        pattern = rf"(?<![\w]){name}(?![\w])\s*(?:[:=\-–—]|\bis\b|\bwas\b|\bof\b)\s*({_NUMBER.pattern})"
-        for match in re.finditer(pattern, answer, re.IGNORECASE):
-            number = _decimal(match.group(1))
-            if number is not None and not _is_in(number, values):
-                wrong.append(f"{key} {match.group(1)}")
-    wrong += _misnamed_in_words(answer, labelled)
-    return tuple(dict.fromkeys(wrong))
-
-
-# Words of a key that name a unit, not what is measured (used_mb -> used, soc_celsius -> soc).
-_UNIT_WORDS = frozenset(
-    [
-        "mb",
-        "gb",
-        "kb",
-        "tb",
-        "b",
-        "bytes",
-        "c",
-        "celsius",
-        "f",
-        "pct",
-        "percent",
-        "s",
-        "ms",
-        "sec",
-        "secs",
-        "seconds",
-        "min",
-        "minutes",
-        "h",
-        "hours",
-        "mhz",
-        "ghz",
-    ]
-)
-_SYNONYMS = {"available": {"free"}, "free": {"available"}, "used": {"use", "in-use"}}
-_CLAUSE = re.compile(
-    r"[,;:!?()\n]|\.(?!\d)|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bof which\b", re.IGNORECASE
-)
-
-
-def _key_words(key: str) -> set[str]:
-    words = {w for w in re.split(r"[_\W]+", key.lower()) if w and w not in _UNIT_WORDS and not w.isdigit()}
-    return words | {synonym for w in words for synonym in _SYNONYMS.get(w, ())}
-
-
-def _misnamed_in_words(answer: str, labelled: Mapping[str, set[Decimal]]) -> list[str]:
-    """Rule 6 in prose: a number that is one key's value only, whose nearest words in its clause name
-    another key and not its own ("2407.5 MB of memory available"; in "21790.3 MB free of 24105.6 MB"
-    "free" is nearest the first number)."""
-    words_of = {key: _key_words(key) for key in labelled}
-    wrong: list[str] = []
-    for clause in _CLAUSE.split(answer):
-        numbers = list(_NUMBER.finditer(clause))
-        if not numbers:
-            continue
-        near: list[set[str]] = [set() for _ in numbers]
-        for word in re.finditer(r"[a-z][a-z-]*", clause.lower()):
-            distances = [
-                max(number.start() - word.end(), word.start() - number.end(), 0) for number in numbers
-            ]
-            near[distances.index(min(distances))].add(word.group())
-        for number_match, words in zip(numbers, near, strict=True):
-            written = number_match.group()
-            number = _decimal(written)
-            if number is None:
-                continue
-            owners = [key for key, values in labelled.items() if _is_in(number, values)]
-            if len(owners) != 1 or not words_of[owners[0]]:
-                continue
-            own = words_of[owners[0]]
-            others = set().union(*(words_of[k] for k in labelled if k != owners[0])) - own
-            if not words & own and words & others:
-                wrong.append(f"{owners[0]} {written} called {sorted(words & others)[0]}")
-    return wrong
-
-
-def _answers_another_key(answer: str, question: str, labelled: Mapping[str, set[Decimal]]) -> str:
-    """Rule 7: the question names what it asks for in a key's words ("how much memory is *free*" ->
-    available_mb), the answer states numbers of the result, and none of them is a value of an asked key
-    (it gives the total instead). "" when the rule does not apply or holds."""
-    question_words = set(re.findall(r"[a-z][a-z-]*", question.lower()))
-    asked = {key for key in labelled if _key_words(key) & question_words}
-    if not asked or len(asked) == len(labelled):
-        return ""
-    owners = {
-        key
-        for written in numbers_in(_ENUMERATORS.sub("", answer))
-        if (number := _decimal(written)) is not None
-        for key, values in labelled.items()
-        if _is_in(number, values)
-    }
-    if owners and not owners & asked:
-        return f"it answers with {', '.join(sorted(owners))} where the question asks for {', '.join(sorted(asked))}"
-    return ""
 
 
 def is_empty_result(text: str) -> bool:
