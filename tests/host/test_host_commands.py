@@ -171,7 +171,7 @@ async def test_changed_settings_are_saved_and_the_next_turn_uses_the_new_limits(
 async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):
     from edgehost.host.history_view import AnswerText, Question, ToolRun
 
-    backend = ScriptedBackend([call("board__cpu_status"), "Here is the CPU status."])
+    backend = ScriptedBackend([call("board__cpu_status"), "Here is the CPU status of its cores."])
     host, _ = await make_host(backend)
     result = await host.submit("show me the cpu status")
     view = host.history.conversation(result.conversation_id)
@@ -184,7 +184,7 @@ async def test_a_conversation_reads_back_as_the_user_saw_it(make_host):
     assert shown == [
         ("Question", "show me the cpu status"),
         ("ToolRun", "board__cpu_status"),
-        ("AnswerText", "Here is the CPU status."),
+        ("AnswerText", "Here is the CPU status of its cores."),
     ]
     assert isinstance(view.entries[0], Question) and view.last_question == "show me the cpu status"
     assert [c.id for c in host.history.conversations("status")] == [result.conversation_id]
