@@ -84,3 +84,24 @@ def test_a_name_with_two_underscores_that_a_result_writes_is_grounded() -> None:
     assert check_answer(
         "It sets CACHE__SIZE to 64.", results=[result], question="what is the cache size?"
     ).grounded
+
+
+def test_a_day_a_source_abbreviates_or_dates_another_way_is_grounded() -> None:
+    info = "path: notes.txt\nmodified: Fri Dec 04 2026 09:25:44 GMT+0000"
+    reply = "notes.txt was last changed on Friday, 4 December 2026."
+    assert check_answer(reply, results=[info], question="when did notes.txt change?").grounded
+
+
+def test_nothing_else_found_or_a_search_that_counts_zero_is_grounded() -> None:
+    reply = "Only pasta.md uses garlic; no other recipes were found."
+    assert check_answer(reply, results=[FOUND], question="Do any of my recipes use garlic?").grounded
+    assert check_answer(
+        "No matching files were found.", results=["Found 0 matching files."], question="any garlic?"
+    ).grounded
+
+
+def test_a_tool_name_is_read_in_any_case() -> None:
+    result = "config.py:3: CACHE__SIZE = 64"
+    assert check_answer(
+        "It sets cache__size to 64.", results=[result], question="what is the cache size?"
+    ).grounded

@@ -432,9 +432,16 @@ def test_a_reply_that_repeats_the_question_is_not_grounded_where_the_result_says
     ).grounded
 
 
-def test_a_list_number_alone_is_nothing_written() -> None:
-    kept = json.dumps(
-        [{"name": "PC", "entityType": "RAM", "observations": ["my desktop PC has 32 GB of RAM"]}]
+def test_a_yes_or_no_answer_in_the_questions_words_is_grounded() -> None:
+    now = json.dumps(
+        {"timezone": "Europe/London", "datetime": "2026-12-04T09:51:32+00:00", "day_of_week": "Friday"}
     )
-    assert "wrote nothing" in check_answer("1. ", results=[kept], question="Remember my PC has 32 GB").reason
-    assert check_answer("1. 24105 MB", results=['{"total_mb": 24105.1}'], question="How much RAM?").grounded
+    assert check_answer("Yes, today is Friday.", results=[now], question="Is today Friday?").grounded
+    staged = ["Staged changes:\n(none)"]
+    assert check_answer(
+        "notes.txt is not staged.", results=staged, question="Did notes.txt get staged?"
+    ).grounded
+
+
+def test_a_number_alone_answers_a_count() -> None:
+    assert check_answer("4.", results=['{"cpu_count": 4}'], question="How many CPUs are there?").grounded

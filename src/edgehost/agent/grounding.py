@@ -56,7 +56,8 @@ tool call is *ungrounded* when
    ("The answer is Sunday" after ``day_of_week: Friday``), that nothing was found where the tool found
    something, or a tool's ``server__tool`` name (a call or a result of its own making).
 18. it repeats the question: every word and number of it is the question's, where the results say
-   something the question does not ("What day is it?" after the clock gave Friday; not "The quick
+   something the question does not, and it neither answers a yes-or-no question with yes or no nor
+   negates what the question says ("What day is it?" after the clock gave Friday; not "The quick
    brown fox" after an echo of it, nor "My dog Biscuit is five years old" after the memory server kept
    just that).
 
@@ -119,6 +120,12 @@ _BROKEN_OFF = re.compile(
 )
 # A list item with nothing in it at the end of a reply ("Staged: -"): what a reply broke off on.
 _EMPTY_ITEM = re.compile(r"\s+[-*•]$")
+# A question asked to be answered yes or no, a reply that opens with the answer, and a negation (rule 18).
+_YES_NO_QUESTION = re.compile(
+    r"^\W*(?:is|are|am|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b", re.IGNORECASE
+)
+_YES_OR_NO = re.compile(r"^\W*(?:yes|no|yeah|yep|nope)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing)\b|n[’']t\b", re.IGNORECASE)
 # A call written out (rule 12): JSON with a name and its arguments, or a dialect's markers.
 _WRITTEN_CALL = re.compile(
     r"\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(?:arguments|parameters)\"\s*:|\[TOOL_CALL\]|<tool_call\b|<function=",
@@ -290,7 +297,7 @@ def check_answer(
     """Whether ``answer``, given after tools returned ``results``, is grounded in them (module docstring).
     ``failed``: what the turn's calls that did not run returned (an error, a refusal): an answer may
     report those failures."""
-    if not has_words(ENUMERATORS.sub("", answer + "\n")):  # "1." alone numbers nothing
+    if not has_words(answer):
         return Grounding(False, "the model wrote nothing after the tool")
     if stopped_for_repetition or repeats_itself(answer):
         return Grounding(False, "the model's reply repeats itself")
@@ -340,7 +347,12 @@ def check_answer(
     if said and not NUMBER.search(answer) and not _stems(answer) & (said | _stems(question)):
         return Grounding(False, "it says nothing of the result", says_nothing=True)
     asked = _stems(question)
-    if asked and _stems(answer) <= asked and _stems(" ".join(_values_in(results))) - asked:
+    if (
+        asked
+        and _stems(answer) <= asked
+        and _stems(" ".join(_values_in(results))) - asked
+        and not _answers_yes_or_no(answer, question)
+    ):
         return Grounding(False, "it repeats the question and says nothing of the result", says_nothing=True)
     worded = {stem for stem in _stems(answer) if not stem.isdigit()}  # numbers passed rule 3
     from_nowhere = worded - said - _stems(question)
@@ -393,6 +405,15 @@ def _texts_of(sources: Sequence[str]) -> Iterable[str]:
         except ValueError:
             continue
         yield from _strings_in(value)
+
+
+def _answers_yes_or_no(answer: str, question: str) -> bool:
+    """Whether ``answer`` answers a yes-or-no ``question`` with the question's own words ("Yes, today
+    is Friday." to "Is today Friday?"), or says the question's words negated ("notes.txt is not
+    staged")."""
+    if _YES_NO_QUESTION.search(question) and _YES_OR_NO.search(answer):
+        return True
+    return _NEGATION.search(answer) is not None and _NEGATION.search(question) is None
 
 
 def _values_in(results: Sequence[str]) -> Iterable[str]:

@@ -39,6 +39,8 @@ __all__ = [
     "holds_a_moment",
     "is_month",
     "is_weekday",
+    "month_name",
+    "weekday_name",
     "takes_a_date",
     "takes_a_date_time",
     "written_date_times",
@@ -116,6 +118,18 @@ _DAYS_AGO = re.compile(rf"\b{_COUNT}\s+(?P<unit>day|week)s?\s+ago\b", re.IGNOREC
 def is_weekday(word: str) -> bool:
     """Whether ``word`` names a day of the week ("Friday")."""
     return word.lower() in _WEEKDAYS
+
+
+def month_name(word: str) -> str | None:
+    """The month ``word`` names, in full and in lower case ("Dec" and "december": "december")."""
+    number = _MONTHS.get(word.lower().rstrip("."))
+    return None if number is None else next(name for name, n in _MONTHS.items() if n == number)
+
+
+def weekday_name(word: str) -> str | None:
+    """The day of the week ``word`` names, whole or as its first three letters ("Fri": "friday")."""
+    lower = word.lower().rstrip(".")
+    return next((day for day in _WEEKDAYS if lower == day or lower == day[:3]), None)
 
 
 _WEEKDAY = re.compile(
