@@ -34,23 +34,20 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 
-from edgehost.agent.question_dates import month_name, weekday_name, written_dates
+from edgehost.agent.question_dates import (
+    MONTH_NAMES,
+    VERBS_AS_MONTHS,
+    WEEKDAYS,
+    month_name,
+    weekday_name,
+    written_dates,
+)
 from edgehost.agent.tools import NAMESPACE_SEPARATOR
 
 __all__ = ["unfounded_claim"]
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # A weekday or a month written in full: what an answer names (a source may abbreviate, "Fri Dec 04").
-_CALENDAR_WORD = re.compile(
-    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august"
-    r"|september|october|november|december)\b",
-    re.IGNORECASE,
-)
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december",
-)  # fmt: skip
-_VERBS_AS_MONTHS = frozenset({"may", "march"})
+_CALENDAR_WORD = re.compile(r"\b(?:" + "|".join(WEEKDAYS + MONTH_NAMES) + r")\b", re.IGNORECASE)
 # How much of a source is read for its days and dates (a file's text may be long).
 MAX_SOURCE_CHARS = 20_000
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -92,7 +89,7 @@ def _named_in_answer(text: str) -> set[str]:
     found = set()
     for match in _CALENDAR_WORD.finditer(text):
         word = match.group(0)
-        verb = word.lower() in _VERBS_AS_MONTHS
+        verb = word.lower() in VERBS_AS_MONTHS
         if verb and (not word[0].isupper() or _SENTENCE_START.search(text[: match.start()])):
             continue
         found.add(word.lower())
@@ -124,7 +121,7 @@ def _dated_words(texts: Iterable[str], around: bool) -> set[str]:
                 continue
             for shift in (-1, 0, 1) if around else (0,):
                 shifted = date + dt.timedelta(days=shift)
-                found |= {_WEEKDAYS[shifted.weekday()], _MONTHS[shifted.month - 1]}
+                found |= {WEEKDAYS[shifted.weekday()], MONTH_NAMES[shifted.month - 1]}
     return found
 
 

@@ -35,6 +35,9 @@ from edgehost.agent.question_values import NUMBER_WORDS, clock_times
 
 __all__ = [
     "DATE_FORMAT",
+    "MONTH_NAMES",
+    "VERBS_AS_MONTHS",
+    "WEEKDAYS",
     "date_format",
     "holds_a_moment",
     "is_month",
@@ -47,16 +50,14 @@ __all__ = [
     "written_dates",
 ]
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-         ("october", "oct"), ("november", "nov"), ("december", "dec")),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
+# Each month's names, its full name first.
+_MONTH_FORMS = (
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+    ("november", "nov"), ("december", "dec"),
+)  # fmt: skip
+MONTH_NAMES = tuple(forms[0] for forms in _MONTH_FORMS)
+_MONTHS = {name: number for number, forms in enumerate(_MONTH_FORMS, start=1) for name in forms}
 
 
 def is_month(word: str) -> bool:
@@ -73,9 +74,9 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # The weekday a written date may begin with ("on Saturday, January 1, 2022"): that date's, no other.
-_ITS_WEEKDAY = r"(?:(?:" + "|".join(_WEEKDAYS) + r"),?\s+(?:the\s+)?)?"
+_ITS_WEEKDAY = r"(?:(?:" + "|".join(WEEKDAYS) + r"),?\s+(?:the\s+)?)?"
 
 
 # A date written with its year: "January 1, 2021", "10th December 2022", "2023 April 4th",
@@ -92,7 +93,7 @@ _WITHOUT_YEAR = [
     re.compile(rf"\b{_ITS_WEEKDAY}{_MONTH}\s+{_DAY}\b", re.IGNORECASE),
     re.compile(rf"\b{_ITS_WEEKDAY}{_DAY}(?:\s+of)?\s+{_MONTH}(?!\w)", re.IGNORECASE),
 ]
-_VERBS_AS_MONTHS = frozenset({"may", "march"})  # lower case, a verb: "the 2 may be", "march 5 miles"
+VERBS_AS_MONTHS = frozenset({"may", "march"})  # lower case, a verb: "the 2 may be", "march 5 miles"
 # A year written alone, which a month and day near it take: "on March 3 in 2023".
 _LONE_YEAR = re.compile(r"(?<![\d/-])\b(?:19|20)\d{2}\b(?![/-]\d)")
 # A question about the past: a weekday or a month and day alone is the last one, not the coming one.
@@ -117,23 +118,23 @@ _DAYS_AGO = re.compile(rf"\b{_COUNT}\s+(?P<unit>day|week)s?\s+ago\b", re.IGNOREC
 
 def is_weekday(word: str) -> bool:
     """Whether ``word`` names a day of the week ("Friday")."""
-    return word.lower() in _WEEKDAYS
+    return word.lower() in WEEKDAYS
 
 
 def month_name(word: str) -> str | None:
     """The month ``word`` names, in full and in lower case ("Dec" and "december": "december")."""
     number = _MONTHS.get(word.lower().rstrip("."))
-    return None if number is None else next(name for name, n in _MONTHS.items() if n == number)
+    return None if number is None else MONTH_NAMES[number - 1]
 
 
 def weekday_name(word: str) -> str | None:
     """The day of the week ``word`` names, whole or as its first three letters ("Fri": "friday")."""
     lower = word.lower().rstrip(".")
-    return next((day for day in _WEEKDAYS if lower == day or lower == day[:3]), None)
+    return next((day for day in WEEKDAYS if lower == day or lower == day[:3]), None)
 
 
 _WEEKDAY = re.compile(
-    r"\b(?:(?P<which>next|last|this|on|coming|every)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b",
+    r"\b(?:(?P<which>next|last|this|on|coming|every)\s+)?(?P<weekday>" + "|".join(WEEKDAYS) + r")\b",
     re.IGNORECASE,
 )
 # A capitalised word beside a weekday that makes it a name's: "Black Friday", "the Sunday Times".
@@ -181,7 +182,7 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
     ]
     for pattern in _WITHOUT_YEAR:
         for match in pattern.finditer(text):
-            if match.group("month") in _VERBS_AS_MONTHS:
+            if match.group("month") in VERBS_AS_MONTHS:
                 continue
             add(match, _yearless_date(match, written, lone_years, today, past))
     for match in _NAMED_DAY.finditer(text):
@@ -200,7 +201,7 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
             _NAME_BEFORE.search(text[: match.start()]) or _NAME_AFTER.match(text[match.end() :])
         )
         if which != "every" and not named:
-            weekday = _WEEKDAYS.index(match.group("weekday").lower())
+            weekday = WEEKDAYS.index(match.group("weekday").lower())
             coming = which in ("", "on", "this")
             add(match, _weekday_date(today, weekday, ("past" if past else "") if coming else which))
     return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
