@@ -19,6 +19,7 @@ from tests.question_sets import everyday, reference_tools
 from tests.support import CONNECT_TIMEOUT_S, tool_specs
 
 from edgehost.agent import events as ev
+from edgehost.agent._query_cues import asks_to_keep
 from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.agent.known_arguments import filled_by_host, known_arguments, served_folder, settled_arguments
 from edgehost.agent.routing import CHANGE_TASK_THRESHOLD, decide_route, destructive_call_asked
@@ -163,6 +164,24 @@ def test_a_destructive_tool_is_no_candidate_for_a_question_that_does_not_ask_for
         assert not destructive_call_asked(question, reset), question
     assert not destructive_call_asked("How do I delete old.log?", delete)
     assert destructive_call_asked("Can you delete old.log?", delete)
+
+
+def test_a_change_the_question_says_not_to_make_or_the_askers_own_forgetting_asks_for_none() -> None:
+    """ "My sister Anna's birthday is on 12 May, don't let me forget it" read "forget" as a deletion;
+    read with it, its follow-up "Also, she lives in Lyon." deleted Anna."""
+    tools = {t.name: t for t in everyday("calibration").tools}
+    forget, delete = tools["memory__delete_entities"], tools["files__delete_file"]
+    keep = "My sister Anna's birthday is on 12 May, don't let me forget it"
+    assert not destructive_call_asked(keep, forget)
+    assert not destructive_call_asked(f"{keep} Also, she lives in Lyon.", forget)
+    assert asks_to_keep(keep)
+    assert not destructive_call_asked("Don't delete old.log, I still need it", delete)
+    assert not destructive_call_asked("Never remove notes.txt", delete)
+    assert not destructive_call_asked("I keep forgetting what's in todo.md", delete)
+    assert not destructive_call_asked("Before I forget: Anna moved to Lyon", forget)
+    # A verb of its own after a negated one is still asked for; so is forgetting as a request.
+    assert destructive_call_asked("Don't worry about it, delete old.log", delete)
+    assert destructive_call_asked("forget Anna completely", forget)
 
 
 def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:

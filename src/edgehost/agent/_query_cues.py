@@ -162,7 +162,7 @@ _KEEP = re.compile(
     r"|\b(?:keep|bear)\s+(?:that|this|it)\s+in\s+mind\b"
     r"|\b(?:note|jot|write|put)\s+(?:that|this|it)\s+down\b"
     r"|\bmake\s+a\s+note\s+(?:that|of)\b"
-    r"|\bdon'?t\s+forget\s+that\b",
+    r"|\bdon'?t\s+(?:let\s+me\s+)?forget\s+(?:that|this|it)\b",
     re.I,
 )
 # An act the question asks about as done, by the asker or anyone ("did I ever write ...", "have you
@@ -170,6 +170,16 @@ _KEEP = re.compile(
 _PAST_ACT = re.compile(
     r"\b(?:did|have|has|had)\s+(?:i|you|we|they|he|she|anyone|anybody|someone|somebody|\w+\s+else)\s+"
     r"(?:ever\s+|already\s+|once\s+|last\s+|just\s+)?(?P<verb>\w+)",
+    re.I,
+)
+# A verb the question says not to do, or the asker's own forgetting ("don't let me forget it", "never
+# delete the logs", "before I forget", "I keep forgetting what I put in ..."): no tool verb is asked
+# for by it. "My sister Anna's birthday is on 12 May, don't let me forget it" read as a deletion, and
+# its follow-up "Also, she lives in Lyon." deleted Anna.
+_NOT_ASKED = re.compile(
+    r"\b(?:don'?t|do\s+not|never|won'?t|will\s+not)\s+(?:let\s+(?:me|us|you)\s+|ever\s+|you\s+)?(?P<verb>\w+)"
+    r"|\b(?:i|we)(?P<own>(?:'ll|'d|\s+(?:will|might|may|would|always|often|sometimes|keep|kept|tend\s+to|just))*"
+    r"\s+forg[eo]t\w*)",
     re.I,
 )
 # Words by which a request speaks of something already kept, to change it ("Sophie speaks Japanese too,
@@ -224,6 +234,15 @@ def _done_verbs(query: str) -> set[str]:
     return {word for match in _PAST_ACT.finditer(query) for word in terms(match.group("verb"))}
 
 
+def _verbs_not_asked(query: str) -> set[str]:
+    """The terms of the verbs the question says not to do, or says the asker does (_NOT_ASKED)."""
+    return {
+        word
+        for match in _NOT_ASKED.finditer(query)
+        for word in terms(match.group("verb") or match.group("own"))
+    }
+
+
 def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     """Each plain word of the query with the tool verbs it stands for: in a question, "remember"
     stands for search and read, and so does the verb of an act the question asks about as done ("what
@@ -232,8 +251,16 @@ def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     table = _action_of()
     asking = asks_something(query)
     done = _done_verbs(query)
+    not_asked = _verbs_not_asked(query)
     return [
-        (word, _LOOKED_UP if (asking and word in _RECALLED) or word in done else table.get(word, frozenset()))
+        (
+            word,
+            frozenset()
+            if word in not_asked
+            else _LOOKED_UP
+            if (asking and word in _RECALLED) or word in done
+            else table.get(word, frozenset()),
+        )
         for word in _plain_words(query)
     ]
 
