@@ -106,6 +106,32 @@ async def test_a_deletion_takes_the_exact_kept_texts_the_question_speaks_of(
             assert home["observations"] == ["wifi password is on the fridge"]
 
 
+async def test_a_deletion_of_whole_things_takes_the_kept_names_the_question_writes(
+    tmp_path: Path, node: str
+) -> None:
+    """ "wipe biscuit from your memory" became ``delete_entities {"entityNames": ["wipe", "wipe"]}``:
+    the words of the question, and nothing was deleted. Offered the kept names it writes, in any case,
+    the call deletes Biscuit; a question that writes no kept name keeps its own words."""
+    store = _store(tmp_path)
+    with anyio.fail_after(CONNECT_TIMEOUT_S):
+        async with Client(memory_server(store, node)) as client:
+            tools = {t.tool_name: t for t in tool_specs({"memory": (await client.list_tools()).tools})}
+            kept = (await client.call_tool("read_graph", {})).structured_content
+            delete = tools["delete_entities"]
+
+            wipe = with_kept_values(delete, kept, "wipe biscuit from your memory")
+            names = wipe.input_schema["properties"]["entityNames"]
+            assert (names["items"]["enum"], names["minItems"], names["maxItems"]) == (["Biscuit"], 1, 1)
+            both = with_kept_values(delete, kept, "Forget Anna and Bob entirely")
+            assert both.input_schema["properties"]["entityNames"]["items"]["enum"] == ["Anna", "Bob"]
+            assert with_kept_values(delete, kept, "Delete Tom from what you remember") is delete
+
+            await client.call_tool("delete_entities", {"entityNames": names["items"]["enum"]})
+            after = (await client.call_tool("read_graph", {})).structured_content
+            assert "Biscuit" not in {e["name"] for e in after["entities"]}
+            assert "Anna" in {e["name"] for e in after["entities"]}
+
+
 async def test_a_tool_that_creates_or_a_question_of_nothing_kept_keeps_the_questions_values(
     tmp_path: Path, node: str
 ) -> None:

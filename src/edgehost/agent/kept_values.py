@@ -9,7 +9,9 @@ since agent/unchanged_calls.py). The host can know these values: it reads what t
 
 So, for a call the host forces (decision 11) of a tool that deletes, a list of objects among its
 arguments whose fields are fields of the items of one of the kept lists takes its values from those
-items (a field named ``…Name`` or ``…_name``, such as ``entityName``, is the item's ``name``). The
+items (a field named ``…Name`` or ``…_name``, such as ``entityName``, is the item's ``name``); an
+argument of names itself (``entityNames``: "wipe biscuit from your memory" named no entity "wipe")
+takes the names of the kept items the question writes, in any case, when it writes any. The
 items offered are those the question speaks of: the ones whose name it writes, if any, and of those
 the ones that share the most words with it (a word of one of their texts, "garage code"). Each is
 offered whole (one item's fields together, never one item's ``from`` with another's ``to``); a list
@@ -37,6 +39,7 @@ __all__ = ["MAX_OFFERED", "with_kept_values"]
 MAX_OFFERED = 5  # more kept items alike than this: the question does not say which
 _NAME = "name"
 _NAME_FIELD = re.compile(r"(?:[a-z0-9]Name|_name)$")  # entityName, person_name; not filename
+_NAMES_FIELD = re.compile(r"(?:[a-z0-9]Names?|_names?)$")  # an argument of names: entityNames
 
 
 def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
@@ -50,6 +53,9 @@ def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
     offered = {}
     for key, value in properties.items():
         fields = item_properties(value, root)
+        if not fields and (names := _names_offered(key, resolve_ref(value, root), root, kept, question)):
+            offered[key] = names
+            continue
         for items in kept.values() if fields else ():
             carried = _carried(fields, items)
             if carried is None:
@@ -61,6 +67,29 @@ def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
     if not offered:
         return tool
     return dataclasses.replace(tool, input_schema={**root, "properties": {**properties, **offered}})
+
+
+def _names_offered(
+    key: str, schema: Any, root: Mapping[str, Any], kept: Mapping[str, Any], question: str
+) -> dict[str, Any] | None:
+    """``schema`` of the name argument ``key`` (``entityNames``) limited to the names of the kept
+    items the question writes; None for another argument, or when it writes none or too many."""
+    if not _NAMES_FIELD.search(key) or not isinstance(schema, Mapping):
+        return None
+    listed = schema.get("type") == "array"
+    texts = resolve_ref(schema.get("items"), root) if listed else schema
+    if not isinstance(texts, Mapping) or texts.get("type") != "string":
+        return None
+    for items in kept.values():
+        if isinstance(items, list) and all(isinstance(i, Mapping) for i in items):
+            named = names_in(question, [n for i in items if isinstance(n := i.get(_NAME), str)])
+            if 0 < len(named) <= MAX_OFFERED:
+                names = list(dict.fromkeys(named))
+                own = {k: v for k, v in schema.items() if k not in ("enum", "const", "items")}
+                if not listed:
+                    return own | {"enum": names}
+                return own | {"items": {**texts, "enum": names}, "minItems": 1, "maxItems": len(names)}
+    return None
 
 
 def _carried(fields: Mapping[str, Any], items: Any) -> dict[str, str] | None:
