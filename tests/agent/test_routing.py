@@ -269,7 +269,8 @@ def test_a_tool_needing_more_numbers_than_the_question_writes_is_no_candidate() 
             "required": ["principal", "rate", "periods_per_year", "years"],
         },
     )
-    echo = ToolSpec("calc__echo", "calc", "Echo a message.")
+    message = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
+    echo = ToolSpec("calc__echo", "calc", "Echo a message.", input_schema=message)
     scores = [0.6, 0.59]
     short = decide_route([interest, echo], scores, None, question="Calculate the prime factors of 100.")
     assert [t.name for t in short.candidates] == ["calc__echo"]
@@ -290,6 +291,21 @@ def test_a_tool_given_none_of_the_values_it_requires_is_no_candidate(reference_t
     ]
     for asked in ("Convert 3pm Berlin time to Sydney time.", "what's 18:30 here in New York?"):
         assert decide_route([convert], scores[:1], None, question=asked).needs_tool, asked
+
+
+def test_a_request_to_work_out_a_number_it_gives_calls_no_tool_that_takes_nothing(
+    everyday_calibration: QuestionSet,
+) -> None:
+    """ "Convert 100 Fahrenheit to Celsius" ran board__temperatures, which reads the board's sensors
+    and cannot be given the 100; the answer was "no readable temperature sensors"."""
+    tools = {t.name: t for t in everyday_calibration.tools}
+    temperatures, add = tools["board__temperatures"], tools["everything__get-sum"]
+    convert = decide_route([temperatures], [0.6], None, question="Convert 100 Fahrenheit to Celsius")
+    assert not convert.needs_tool and "takes none it gives" in convert.reason
+    assert not decide_route([temperatures], [0.6], None, question="could you calculate 70 F in C?").needs_tool
+    for asked in ("How hot is the board in Fahrenheit?", "Is the CPU over 70 degrees?"):
+        assert decide_route([temperatures], [0.6], None, question=asked).needs_tool, asked
+    assert decide_route([add], [0.6], None, question="Calculate 17.5 plus 24.25").needs_tool
 
 
 def _requiring(name: str, description: str, **properties: dict[str, str]) -> ToolSpec:

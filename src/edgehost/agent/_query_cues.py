@@ -192,6 +192,13 @@ _KEPT = re.compile(
 # What a tool's description says where it changes something that exists.
 _EXISTING = re.compile(r"\bexisting\b", re.I)
 # Actions that change something, and other words that ask for a change.
+# The openings of a request to work out a value from one it gives ("Convert 100 Fahrenheit to
+# Celsius", "could you calculate 15% of 80").
+_WORKS_OUT = re.compile(
+    _LEAD_IN
+    + r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:convert|calculate|compute|work\s+out)\b",
+    re.I,
+)
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
     terms("commit stage checkout switch branch start turn toggle stop run compress download fetch send")
@@ -432,9 +439,25 @@ def _gives_no_required_values(cues: Mapping[str, int], tool: ToolSpec) -> bool:
 
 def cannot_fill(query: str, tool: ToolSpec) -> bool:
     """Whether ``query`` cannot fill a call of ``tool``: it writes fewer numbers than the tool
-    requires, or none of the two or more typed values it requires (_numbers_missing,
-    _gives_no_required_values)."""
-    return _numbers_missing(query, tool) > 0 or _gives_no_required_values(question_cues(query), tool)
+    requires, or none of the two or more typed values it requires, or it asks to work out something
+    from a number it gives and the tool takes nothing (_numbers_missing, _gives_no_required_values,
+    _takes_no_value_given)."""
+    return (
+        _numbers_missing(query, tool) > 0
+        or _gives_no_required_values(question_cues(query), tool)
+        or _takes_no_value_given(query, tool)
+    )
+
+
+def _takes_no_value_given(query: str, tool: ToolSpec) -> bool:
+    """Whether ``query`` asks to work a number it writes into something ("Convert 100 Fahrenheit to
+    Celsius", "calculate 15% of 80") and ``tool`` takes no argument EdgeHost does not know: it reads
+    its own state (board__temperatures, the board's sensors) and cannot be given the number."""
+    return (
+        not set(tool.properties) - set(tool.known_arguments)
+        and _WORKS_OUT.search(query) is not None
+        and bool(written_numbers(query))
+    )
 
 
 def _numbers_missing(query: str, tool: ToolSpec) -> int:

@@ -373,7 +373,7 @@ def _decide(
             why = (
                 f"the question does not ask for what {', '.join(t.name for t in unasked)} would change"
                 if unasked
-                else f"{', '.join(t.name for t in short)} needs values the question does not give"
+                else f"{', '.join(t.name for t in short)} needs values the question does not give, or takes none it gives"
             )
             return RouteDecision(False, (), best, f"no tool is needed: {why} ({reason})")
     return RouteDecision(True, candidates, best, reason)
