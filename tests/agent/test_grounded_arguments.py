@@ -206,6 +206,10 @@ def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_f
     values = enums(grounded_schema(searched, garlic, "files__search_files"))
     assert values["path"] == ["recipes/", ""]
     assert "garlic" in values["contains"] and "recipes" not in values["contains"]
+    # The 135M model then searched for "recipes use": no run of words with the folder's in it is offered.
+    assert not [value for value in values["contains"] if "recipes" in value]
+    wifi = enums(grounded_schema(searched, "search notes.txt for the wifi password", "files__search_files"))
+    assert wifi["contains"] == ["wifi", "password", "wifi password"]
     # Looking by name is left out, so the search must look by text: the server refuses neither.
     assert "contains" in grounded_schema(searched, garlic, "files__search_files")["required"]
     assert "contains" not in grounded_schema(searched, "find every *.md file", "files__search_files").get(

@@ -15,7 +15,7 @@ from typing import Any
 from edgehost.agent.known_arguments import PATH_ARGUMENT
 from edgehost.agent.paired_arguments import free_texts, key_words
 from edgehost.agent.question_dates import holds_a_moment, takes_a_date, takes_a_date_time
-from edgehost.agent.question_values import WORD, question_spans
+from edgehost.agent.question_values import question_spans
 from edgehost.agent.value_fit import written_names
 from edgehost.agent.written_texts import told_facts
 
@@ -33,6 +33,8 @@ __all__ = [
 _STATEMENTS = frozenset({"observations", "contents", "facts", "statements", "notes"})
 # An argument described as a file's name or a pattern of names, and a glob a question writes ("*.md").
 NAMES_A_FILE = re.compile(r"\bfile\s?names?\b|\bglob\b", re.IGNORECASE)
+# The words of a path or of a value, for telling whether they share one ("notes" and "txt").
+_PARTS = re.compile(r"[^\W_]+")
 
 
 def free_text_list(own: Mapping[str, Any], key: str, grounded: Any) -> bool:
@@ -118,9 +120,11 @@ def places_apart(own: Mapping[str, Any], properties: dict[str, Any], named: froz
     """``properties`` with the words of the paths offered to a path argument taken from the other text
     arguments: the file or folder a question names is where the tool acts, not what it looks for.
     "Do any of my recipes use garlic? (recipes/)" offered search_files "recipes" as its pattern and
-    as the text to find, and the 135M model searched the folder for the word "recipes". Words of the
-    tool's name (``named``) go with them: "md files" of "find all the .md files" is the pattern "*.md"
-    told again, not a text to find. An argument left with nothing else keeps them."""
+    as the text to find, and the 135M model searched the folder for the word "recipes"; offered "recipes
+    use" beside "garlic", it searched for "recipes use": a run of words with a word of the place in it
+    is taken out too. Words of the tool's name (``named``) go with them: "md files" of "find all the
+    .md files" is the pattern "*.md" told again, not a text to find. An argument left with nothing
+    else keeps them."""
     paths = [
         value
         for key, schema in properties.items()
@@ -130,8 +134,10 @@ def places_apart(own: Mapping[str, Any], properties: dict[str, Any], named: froz
     ]
     if not paths:
         return properties
-    in_paths = {word.lower() for path in paths for word in re.findall(r"[^\W_]+", path)} | named
-    return _set_apart(own, properties, lambda v: {w.lower() for w in WORD.findall(v)} <= in_paths)
+    in_paths = {word.lower() for path in paths for word in _PARTS.findall(path)} | named
+    return _set_apart(
+        own, properties, lambda v: not in_paths.isdisjoint(w.lower() for w in _PARTS.findall(v))
+    )
 
 
 def _set_apart(
