@@ -31,6 +31,17 @@ def test_spans_are_runs_of_words_without_filler_at_their_edges_and_quoted_phrase
     assert not {"Save", "the", "to", "Save the text"} & set(spans)
 
 
+def test_a_set_phrase_of_when_or_how_is_no_value_nor_part_of_one() -> None:
+    """ "What do you know about me so far?" searched the memory for "far"; "keep that in mind from now
+    on" offered "mind" and "now" as a kept thing's name."""
+    assert question_spans("What do you know about me so far?") == []
+    kept = question_spans("I'm allergic to peanuts, please keep that in mind from now on.")
+    assert not {"mind", "now", "mind from now"} & set(kept) and "allergic to peanuts" in kept
+    hot = question_spans("Is the board running hot right now?")
+    assert "running hot" in hot and not [span for span in hot if "now" in span or "right" in span]
+    assert "Far Cry" in question_spans("Is Far Cry installed?")  # "far" alone is a word like any
+
+
 def test_apostrophes_inside_words_quote_nothing() -> None:
     """ "My sister Anna's birthday is on 12 May, don't let me forget it" offered the memory entity the
     "quoted" run "s birthday is on 12 May, don" first."""

@@ -84,6 +84,14 @@ CLAUSE_WORDS = frozenset({
 
 
 # fmt: on
+# Set phrases that say when or how, never what: "What do you know about me so far?" offered "far" as
+# what to search the memory for, "keep that in mind from now on" offered "mind" and "now".
+SET_PHRASES = re.compile(
+    r"\b(?:so\s+far|right\s+now|just\s+now|for\s+now|from\s+now\s+on|at\s+the\s+moment|at\s+all"
+    r"|by\s+the\s+way|these\s+days|nowadays|in\s+mind|any\s?more|of\s+course|if\s+possible"
+    r"|thank\s+you)\b",
+    re.IGNORECASE,
+)
 # Where a value cannot run on: a comma, a full stop, a colon or semicolon, a question or exclamation
 # mark, brackets ("Hotel Paradise, Las Vegas" is two values).
 CLAUSE_BREAK = re.compile(r"[,.;:?!()\[\]]")
@@ -199,10 +207,15 @@ def _written(text: str, run: Sequence[re.Match[str]]) -> str:
 
 
 def _clause_matches(text: str) -> list[list[re.Match[str]]]:
-    """clauses' words as matches of WORD in ``text``."""
+    """clauses' words as matches of WORD in ``text``; a set phrase (SET_PHRASES) breaks a clause
+    and is no part of one."""
     clauses: list[list[re.Match[str]]] = [[]]
     end = 0
+    phrases = [match.span() for match in SET_PHRASES.finditer(text)]
     for match in WORD.finditer(text):
+        if any(start <= match.start() < stop for start, stop in phrases):
+            clauses.append([])
+            continue
         gap = text[end : match.start()]
         if clauses[-1] and CLAUSE_BREAK.search(gap) and not _abbreviated(clauses[-1][-1].group(0), gap):
             clauses.append([])
