@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from dataclasses import replace
 
 import pytest
 from tests.agent.conftest import CountingEmbedder
@@ -306,6 +307,28 @@ def test_a_request_to_work_out_a_number_it_gives_calls_no_tool_that_takes_nothin
     for asked in ("How hot is the board in Fahrenheit?", "Is the CPU over 70 degrees?"):
         assert decide_route([temperatures], [0.6], None, question=asked).needs_tool, asked
     assert decide_route([add], [0.6], None, question="Calculate 17.5 plus 24.25").needs_tool
+
+
+def test_a_search_the_question_gives_nothing_to_look_for_lists_what_the_server_keeps(
+    everyday_calibration: QuestionSet,
+) -> None:
+    """ "What do you know about me so far?" searched the memory for "far", then for "text", a word the
+    model made up: nothing was found while the memory held facts. The listing reads them all."""
+    tools = {t.name: t for t in everyday_calibration.tools}
+    entities = {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}
+    listed = {"type": "object", "properties": {"entities": entities}}
+    graph = replace(tools["memory__read_graph"], output_schema=listed)  # as the live server declares it
+    search, board = tools["memory__search_nodes"], tools["board__uptime"]
+    offered = [search, graph, board]
+    scores = [0.7, 0.5, 0.2]
+    for vague in ("What do you know about me so far?", "What do you remember?"):
+        decision = decide_route(offered, scores, None, question=vague)
+        assert [t.name for t in decision.candidates] == ["memory__read_graph"], vague
+    named = decide_route(offered, scores, None, question="What do you know about my sister Anna?")
+    assert [t.name for t in named.candidates] == ["memory__search_nodes"]
+    # A server that lists nothing it keeps leaves the search as it is.
+    alone = decide_route([search, board], scores[::2], None, question="What do you remember?")
+    assert [t.name for t in alone.candidates] == ["memory__search_nodes"]
 
 
 def _requiring(name: str, description: str, **properties: dict[str, str]) -> ToolSpec:

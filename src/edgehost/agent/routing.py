@@ -88,7 +88,9 @@ from edgehost.agent._query_cues import (
     question_cues,
 )
 from edgehost.agent.approval import tool_risk
+from edgehost.agent.kept_names import lists_kept_names
 from edgehost.agent.question_probe import TASK_THRESHOLD, shipped_probe
+from edgehost.agent.question_values import question_spans
 from edgehost.agent.tools import ToolSpec
 from edgehost.paths import shipped_dir
 
@@ -376,7 +378,33 @@ def _decide(
                 else f"{', '.join(t.name for t in short)} needs values the question does not give, or takes none it gives"
             )
             return RouteDecision(False, (), best, f"no tool is needed: {why} ({reason})")
+        listings = tuple(dict.fromkeys(_listing_instead(t, tools, question) for t in candidates))
+        if listings != candidates:
+            reason += ", it gives nothing to search for: the server's listing instead"
+            candidates = listings
     return RouteDecision(True, candidates, best, reason)
+
+
+def _listing_instead(tool: ToolSpec, tools: Sequence[ToolSpec], question: str) -> ToolSpec:
+    """The tool of ``tool``'s server that lists everything it keeps (kept_names.lists_kept_names), in
+    place of ``tool`` when that requires a text of its own and ``question`` holds no words to give it:
+    "What do you know about me so far?" searched the memory for "far", then for a word the model made
+    up, and the answer said nothing was known while the memory held facts. ``tool`` otherwise."""
+    if question_spans(question) or not _requires_free_text(tool):
+        return tool
+    return next((t for t in tools if t.server == tool.server and lists_kept_names(t)), tool)
+
+
+def _requires_free_text(tool: ToolSpec) -> bool:
+    """Whether ``tool`` requires a text that has no choices, no default and that EdgeHost does not know."""
+    return any(
+        isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and not {"enum", "const", "default"} & set(schema)
+        and name not in tool.known_arguments
+        for name, schema in tool.properties.items()
+        if name in tool.required
+    )
 
 
 def destructive_call_asked(question: str, tool: ToolSpec, task: float | None = None) -> bool:
