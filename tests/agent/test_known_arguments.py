@@ -179,8 +179,15 @@ def test_a_change_the_question_says_not_to_make_or_the_askers_own_forgetting_ask
     assert not destructive_call_asked("Never remove notes.txt", delete)
     assert not destructive_call_asked("I keep forgetting what's in todo.md", delete)
     assert not destructive_call_asked("Before I forget: Anna moved to Lyon", forget)
-    # A verb of its own after a negated one is still asked for; so is forgetting as a request.
+    # Typed on a phone, with a curly apostrophe.
+    assert not destructive_call_asked(keep.replace("'t", "’t"), forget)
+    assert not destructive_call_asked("Don’t delete old.log, I still need it", delete)
+    # A verb of its own after a negated one is still asked for, and so is the same verb where it is
+    # not negated; so is forgetting as a request.
     assert destructive_call_asked("Don't worry about it, delete old.log", delete)
+    assert destructive_call_asked("Delete old.log but don't delete new.log", delete)
+    assert destructive_call_asked("Forget Bob. Don't forget Anna.", forget)
+    assert destructive_call_asked("I always forget things. Forget Bob entirely.", forget)
     assert destructive_call_asked("forget Anna completely", forget)
 
 

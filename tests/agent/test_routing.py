@@ -304,7 +304,11 @@ def test_a_request_to_work_out_a_number_it_gives_calls_no_tool_that_takes_nothin
     convert = decide_route([temperatures], [0.6], None, question="Convert 100 Fahrenheit to Celsius")
     assert not convert.needs_tool and "takes none it gives" in convert.reason
     assert not decide_route([temperatures], [0.6], None, question="could you calculate 70 F in C?").needs_tool
-    for asked in ("How hot is the board in Fahrenheit?", "Is the CPU over 70 degrees?"):
+    for asked in (
+        "How hot is the board in Fahrenheit?",
+        "Is the CPU over 70 degrees?",
+        "Convert the CPU temperature to Fahrenheit, is it over 100?",  # the 100 is compared with
+    ):
         assert decide_route([temperatures], [0.6], None, question=asked).needs_tool, asked
     assert decide_route([add], [0.6], None, question="Calculate 17.5 plus 24.25").needs_tool
 

@@ -51,6 +51,7 @@ __all__ = [
     "cannot_fill",
     "lacks_required_values",
     "question_cues",
+    "required_free_arguments",
 ]
 
 # The verbs of tool names, and the words people use for them.
@@ -162,7 +163,7 @@ _KEEP = re.compile(
     r"|\b(?:keep|bear)\s+(?:that|this|it)\s+in\s+mind\b"
     r"|\b(?:note|jot|write|put)\s+(?:that|this|it)\s+down\b"
     r"|\bmake\s+a\s+note\s+(?:that|of)\b"
-    r"|\bdon'?t\s+(?:let\s+me\s+)?forget\s+(?:that|this|it)\b",
+    r"|\bdon[’']?t\s+(?:let\s+me\s+)?forget\s+(?:that|this|it)\b",
     re.I,
 )
 # An act the question asks about as done, by the asker or anyone ("did I ever write ...", "have you
@@ -177,8 +178,8 @@ _PAST_ACT = re.compile(
 # for by it. "My sister Anna's birthday is on 12 May, don't let me forget it" read as a deletion, and
 # its follow-up "Also, she lives in Lyon." deleted Anna.
 _NOT_ASKED = re.compile(
-    r"\b(?:don'?t|do\s+not|never|won'?t|will\s+not)\s+(?:let\s+(?:me|us|you)\s+|ever\s+|you\s+)?(?P<verb>\w+)"
-    r"|\b(?:i|we)(?P<own>(?:'ll|'d|\s+(?:will|might|may|would|always|often|sometimes|keep|kept|tend\s+to|just))*"
+    r"\b(?:don[’']?t|do\s+not|never|won[’']?t|will\s+not)\s+(?:let\s+(?:me|us|you)\s+|ever\s+|you\s+)?(?P<verb>\w+)"
+    r"|\b(?:i|we)(?P<own>(?:[’'](?:ll|d)|\s+(?:will|might|may|would|always|often|sometimes|keep|kept|tend\s+to|just))*"
     r"\s+forg[eo]t\w*)",
     re.I,
 )
@@ -191,14 +192,15 @@ _KEPT = re.compile(
 )
 # What a tool's description says where it changes something that exists.
 _EXISTING = re.compile(r"\bexisting\b", re.I)
-# Actions that change something, and other words that ask for a change.
-# The openings of a request to work out a value from one it gives ("Convert 100 Fahrenheit to
-# Celsius", "could you calculate 15% of 80").
+# The openings of a request to work out a value from one it gives, the number right after its verb
+# ("Convert 100 Fahrenheit to Celsius", "could you calculate 15% of 80"; not "Convert the CPU
+# temperature to Fahrenheit, is it over 100?").
 _WORKS_OUT = re.compile(
-    _LEAD_IN
-    + r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:convert|calculate|compute|work\s+out)\b",
+    _LEAD_IN + r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:convert|calculate|compute|work\s+out)"
+    r"\s+(?:what\s+(?:is\s+)?)?(?:about\s+)?-?\d",
     re.I,
 )
+# Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
 _CHANGING_WORDS = frozenset(
     terms("commit stage checkout switch branch start turn toggle stop run compress download fetch send")
@@ -241,34 +243,24 @@ def _done_verbs(query: str) -> set[str]:
     return {word for match in _PAST_ACT.finditer(query) for word in terms(match.group("verb"))}
 
 
-def _verbs_not_asked(query: str) -> set[str]:
-    """The terms of the verbs the question says not to do, or says the asker does (_NOT_ASKED)."""
-    return {
-        word
-        for match in _NOT_ASKED.finditer(query)
-        for word in terms(match.group("verb") or match.group("own"))
-    }
+def _without_unasked_verbs(query: str) -> str:
+    """``query`` with each verb it says not to do, or says the asker does (_NOT_ASKED), blanked where
+    it stands: "Delete old.log but don't delete new.log" still asks for the first deletion."""
+    return _NOT_ASKED.sub(lambda m: query[m.start() : m.start(m.lastgroup or 0)] + " ", query)
 
 
 def _actions(query: str) -> list[tuple[str, frozenset[str]]]:
     """Each plain word of the query with the tool verbs it stands for: in a question, "remember"
     stands for search and read, and so does the verb of an act the question asks about as done ("what
     did I write down about the wifi", "did anyone ever commit something about the cactus?"): the
-    writing is looked up, not done again."""
+    writing is looked up, not done again. A verb the question says not to do ("don't let me forget
+    it") or the asker's own forgetting ("before I forget") is no word of it (_without_unasked_verbs)."""
     table = _action_of()
     asking = asks_something(query)
     done = _done_verbs(query)
-    not_asked = _verbs_not_asked(query)
     return [
-        (
-            word,
-            frozenset()
-            if word in not_asked
-            else _LOOKED_UP
-            if (asking and word in _RECALLED) or word in done
-            else table.get(word, frozenset()),
-        )
-        for word in _plain_words(query)
+        (word, _LOOKED_UP if (asking and word in _RECALLED) or word in done else table.get(word, frozenset()))
+        for word in _plain_words(_without_unasked_verbs(query))
     ]
 
 
@@ -453,11 +445,7 @@ def _takes_no_value_given(query: str, tool: ToolSpec) -> bool:
     """Whether ``query`` asks to work a number it writes into something ("Convert 100 Fahrenheit to
     Celsius", "calculate 15% of 80") and ``tool`` takes no argument EdgeHost does not know: it reads
     its own state (board__temperatures, the board's sensors) and cannot be given the number."""
-    return (
-        not set(tool.properties) - set(tool.known_arguments)
-        and _WORKS_OUT.search(query) is not None
-        and bool(written_numbers(query))
-    )
+    return not set(tool.properties) - set(tool.known_arguments) and _WORKS_OUT.search(query) is not None
 
 
 def _numbers_missing(query: str, tool: ToolSpec) -> int:
@@ -468,16 +456,22 @@ def _numbers_missing(query: str, tool: ToolSpec) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _required_numbers(tool: ToolSpec) -> int:
-    return sum(
-        1
+def required_free_arguments(tool: ToolSpec, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The arguments of the JSON types ``kinds`` that ``tool`` requires, with no choices and no default
+    of their own, and that EdgeHost does not know."""
+    return tuple(
+        name
         for name, schema in tool.properties.items()
         if name in tool.required
         and name not in tool.known_arguments
         and isinstance(schema, Mapping)
-        and schema.get("type") in ("integer", "number")
+        and schema.get("type") in kinds
         and not {"enum", "const", "default"} & set(schema)
     )
+
+
+def _required_numbers(tool: ToolSpec) -> int:
+    return len(required_free_arguments(tool, ("integer", "number")))
 
 
 def argument_fit(cues: Mapping[str, int], tool: ToolSpec) -> int:

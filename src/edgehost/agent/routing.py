@@ -86,6 +86,7 @@ from edgehost.agent._query_cues import (
     cannot_fill,
     lacks_required_values,
     question_cues,
+    required_free_arguments,
 )
 from edgehost.agent.approval import tool_risk
 from edgehost.agent.kept_names import lists_kept_names
@@ -390,21 +391,9 @@ def _listing_instead(tool: ToolSpec, tools: Sequence[ToolSpec], question: str) -
     place of ``tool`` when that requires a text of its own and ``question`` holds no words to give it:
     "What do you know about me so far?" searched the memory for "far", then for a word the model made
     up, and the answer said nothing was known while the memory held facts. ``tool`` otherwise."""
-    if question_spans(question) or not _requires_free_text(tool):
+    if question_spans(question) or not required_free_arguments(tool, ("string",)):
         return tool
     return next((t for t in tools if t.server == tool.server and lists_kept_names(t)), tool)
-
-
-def _requires_free_text(tool: ToolSpec) -> bool:
-    """Whether ``tool`` requires a text that has no choices, no default and that EdgeHost does not know."""
-    return any(
-        isinstance(schema, dict)
-        and schema.get("type") == "string"
-        and not {"enum", "const", "default"} & set(schema)
-        and name not in tool.known_arguments
-        for name, schema in tool.properties.items()
-        if name in tool.required
-    )
 
 
 def destructive_call_asked(question: str, tool: ToolSpec, task: float | None = None) -> bool:
