@@ -122,8 +122,17 @@ async def test_a_deletion_of_whole_things_takes_the_kept_names_the_question_writ
             wipe = with_kept_values(delete, kept, "wipe biscuit from your memory")
             names = wipe.input_schema["properties"]["entityNames"]
             assert (names["items"]["enum"], names["minItems"], names["maxItems"]) == (["Biscuit"], 1, 1)
-            both = with_kept_values(delete, kept, "Forget Anna and Bob entirely")
-            assert both.input_schema["properties"]["entityNames"]["items"]["enum"] == ["Anna", "Bob"]
+
+            def offered(question: str) -> list[str]:
+                return with_kept_values(delete, kept, question).input_schema["properties"]["entityNames"][
+                    "items"
+                ]["enum"]
+
+            # In the question's order; never a name it spares, nor a kept word it writes in passing.
+            assert offered("Forget Bob and Anna entirely") == ["Bob", "Anna"]
+            assert offered("Forget Bob, not Anna") == ["Bob"]
+            assert offered("Don't delete Anna, delete Bob") == ["Bob"]
+            assert offered("Delete Bob, he moved home") == ["Bob"]
             assert with_kept_values(delete, kept, "Delete Tom from what you remember") is delete
 
             await client.call_tool("delete_entities", {"entityNames": names["items"]["enum"]})

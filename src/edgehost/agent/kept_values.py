@@ -30,7 +30,7 @@ from typing import Any
 
 from edgehost.agent._bm25 import terms
 from edgehost.agent._query_cues import deletes
-from edgehost.agent.kept_names import names_in
+from edgehost.agent.kept_names import kept_names_in, names_in
 from edgehost.agent.tools import ToolSpec
 from edgehost.schema_refs import item_properties, resolve_ref
 
@@ -39,7 +39,12 @@ __all__ = ["MAX_OFFERED", "with_kept_values"]
 MAX_OFFERED = 5  # more kept items alike than this: the question does not say which
 _NAME = "name"
 _NAME_FIELD = re.compile(r"(?:[a-z0-9]Name|_name)$")  # entityName, person_name; not filename
-_NAMES_FIELD = re.compile(r"(?:[a-z0-9]Names?|_names?)$")  # an argument of names: entityNames
+_NAMES_FIELD = re.compile(r"(?:[a-z0-9]Names?|_names?)$")  # names, or a name alone: entityNames
+# What spares the name written next: "Forget Bob, not Anna", "except Anna", "don't delete Anna".
+_SPARED = re.compile(
+    r"\b(?:(?:don[’']?t|do\s+not|never)\s+\w+|not|except|but|apart\s+from|other\s+than|keep)\s+(?:the\s+)?$",
+    re.I,
+)
 
 
 def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
@@ -72,24 +77,36 @@ def with_kept_values(tool: ToolSpec, kept: Any, question: str) -> ToolSpec:
 def _names_offered(
     key: str, schema: Any, root: Mapping[str, Any], kept: Mapping[str, Any], question: str
 ) -> dict[str, Any] | None:
-    """``schema`` of the name argument ``key`` (``entityNames``) limited to the names of the kept
-    items the question writes; None for another argument, or when it writes none or too many."""
+    """``schema`` of the argument of names ``key`` (``entityNames``, or one ``entityName`` of a tool
+    that takes it alone) limited to the names of the kept items the question writes, in the order it
+    writes them; None for another argument, or when it writes none or too many (_named_to_delete)."""
     if not _NAMES_FIELD.search(key) or not isinstance(schema, Mapping):
         return None
     listed = schema.get("type") == "array"
     texts = resolve_ref(schema.get("items"), root) if listed else schema
     if not isinstance(texts, Mapping) or texts.get("type") != "string":
         return None
-    for items in kept.values():
-        if isinstance(items, list) and all(isinstance(i, Mapping) for i in items):
-            named = names_in(question, [n for i in items if isinstance(n := i.get(_NAME), str)])
-            if 0 < len(named) <= MAX_OFFERED:
-                names = list(dict.fromkeys(named))
-                own = {k: v for k, v in schema.items() if k not in ("enum", "const", "items")}
-                if not listed:
-                    return own | {"enum": names}
-                return own | {"items": {**texts, "enum": names}, "minItems": 1, "maxItems": len(names)}
-    return None
+    names = _named_to_delete(question, kept_names_in(kept))
+    if not 0 < len(names) <= MAX_OFFERED:
+        return None
+    own = {k: v for k, v in schema.items() if k not in ("enum", "const", "items")}
+    if not listed:
+        return own | {"enum": names}
+    return own | {"items": {**texts, "enum": names}, "minItems": 1, "maxItems": len(names)}
+
+
+def _named_to_delete(question: str, kept: Sequence[str]) -> list[str]:
+    """The ``kept`` names ``question`` writes, in its order: those it capitalises where it capitalises
+    any ("Delete Bob, he moved home" names Bob, not a kept "Home"), and none it spares ("Forget Bob,
+    not Anna", "except Anna")."""
+    found = []
+    for name in names_in(question, kept):
+        places = [m for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.I)]
+        spared = all(_SPARED.search(question[: m.start()]) for m in places)
+        if places and not spared:
+            found.append((places[0].start(), any(m.group(0)[0].isupper() for m in places), name))
+    capitalised = [name for _start, upper, name in sorted(found) if upper]
+    return capitalised or [name for _start, _upper, name in sorted(found)]
 
 
 def _carried(fields: Mapping[str, Any], items: Any) -> dict[str, str] | None:
