@@ -40,6 +40,9 @@ def test_a_set_phrase_of_when_or_how_is_no_value_nor_part_of_one() -> None:
     hot = question_spans("Is the board running hot right now?")
     assert "running hot" in hot and not [span for span in hot if "now" in span or "right" in span]
     assert "Far Cry" in question_spans("Is Far Cry installed?")  # "far" alone is a word like any
+    # Phrases a user may mean as the value itself stay.
+    assert "thank" in question_spans("Write thank you for the lovely dinner to card.txt")
+    assert "course books" in question_spans("Find the list of course books")
 
 
 def test_apostrophes_inside_words_quote_nothing() -> None:
@@ -219,6 +222,14 @@ def test_the_folder_a_question_names_is_where_a_search_looks_not_what_it_looks_f
     assert "garlic" in values["contains"] and "recipes" not in values["contains"]
     # The 135M model then searched for "recipes use": no run of words with the folder's in it is offered.
     assert not [value for value in values["contains"] if "recipes" in value]
+    # A phrase the question quotes is the user's own, whatever words of the path it has.
+    commit = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["path", "message"],
+    }
+    said = enums(grounded_schema(commit, "Commit README.md with the message 'Update README'", "commit"))
+    assert said["path"][0] == "README.md" and said["message"][0] == "Update README"
     wifi = enums(grounded_schema(searched, "search notes.txt for the wifi password", "files__search_files"))
     assert wifi["contains"] == ["wifi", "password", "wifi password"]
     # Looking by name is left out, so the search must look by text: the server refuses neither.

@@ -15,7 +15,7 @@ from typing import Any
 from edgehost.agent.known_arguments import PATH_ARGUMENT
 from edgehost.agent.paired_arguments import free_texts, key_words
 from edgehost.agent.question_dates import holds_a_moment, takes_a_date, takes_a_date_time
-from edgehost.agent.question_values import question_spans
+from edgehost.agent.question_values import question_spans, quoted_phrases
 from edgehost.agent.value_fit import written_names
 from edgehost.agent.written_texts import told_facts
 
@@ -116,15 +116,18 @@ def names_a_place(key: str, own: Mapping[str, Any]) -> bool:
     return bool(PATH_ARGUMENT.search(key) or NAMES_A_FILE.search(description))
 
 
-def places_apart(own: Mapping[str, Any], properties: dict[str, Any], named: frozenset[str]) -> dict[str, Any]:
+def places_apart(
+    own: Mapping[str, Any], properties: dict[str, Any], named: frozenset[str], text: str
+) -> dict[str, Any]:
     """``properties`` with the words of the paths offered to a path argument taken from the other text
     arguments: the file or folder a question names is where the tool acts, not what it looks for.
     "Do any of my recipes use garlic? (recipes/)" offered search_files "recipes" as its pattern and
     as the text to find, and the 135M model searched the folder for the word "recipes"; offered "recipes
     use" beside "garlic", it searched for "recipes use": a run of words with a word of the place in it
     is taken out too. Words of the tool's name (``named``) go with them: "md files" of "find all the
-    .md files" is the pattern "*.md" told again, not a text to find. An argument left with nothing
-    else keeps them."""
+    .md files" is the pattern "*.md" told again, not a text to find. A phrase ``text`` quotes is the
+    user's own ("with the message 'Update README'"), and an argument left with nothing else keeps
+    them."""
     paths = [
         value
         for key, schema in properties.items()
@@ -135,8 +138,11 @@ def places_apart(own: Mapping[str, Any], properties: dict[str, Any], named: froz
     if not paths:
         return properties
     in_paths = {word.lower() for path in paths for word in _PARTS.findall(path)} | named
+    quoted = set(quoted_phrases(text))
     return _set_apart(
-        own, properties, lambda v: not in_paths.isdisjoint(w.lower() for w in _PARTS.findall(v))
+        own,
+        properties,
+        lambda v: v not in quoted and not in_paths.isdisjoint(w.lower() for w in _PARTS.findall(v)),
     )
 
 

@@ -315,7 +315,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     }
     properties, edited = paired_arguments(schema["properties"], properties, text, named, needed)
     properties = offered_told_facts(schema["properties"], properties, text)
-    properties = places_apart(schema["properties"], properties, named)
+    properties = places_apart(schema["properties"], properties, named, text)
     properties = moments_apart(schema["properties"], properties)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,

@@ -85,11 +85,11 @@ CLAUSE_WORDS = frozenset({
 
 # fmt: on
 # Set phrases that say when or how, never what: "What do you know about me so far?" offered "far" as
-# what to search the memory for, "keep that in mind from now on" offered "mind" and "now".
+# what to search the memory for, "keep that in mind from now on" offered "mind" and "now". Not those
+# that may be what a user writes ("thank you" on a card, a song "These Days", "list of course books").
 SET_PHRASES = re.compile(
     r"\b(?:so\s+far|right\s+now|just\s+now|for\s+now|from\s+now\s+on|at\s+the\s+moment|at\s+all"
-    r"|by\s+the\s+way|these\s+days|nowadays|in\s+mind|any\s?more|of\s+course|if\s+possible"
-    r"|thank\s+you)\b",
+    r"|by\s+the\s+way|nowadays|in\s+mind|any\s?more|if\s+possible)\b",
     re.IGNORECASE,
 )
 # Where a value cannot run on: a comma, a full stop, a colon or semicolon, a question or exclamation
