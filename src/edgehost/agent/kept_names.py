@@ -26,7 +26,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = [
     "every_name",
     "kept_names_in",
     "lists_kept_names",
+    "name_places",
     "names_in",
     "servers_naming",
     "writes_name_at",
@@ -95,8 +96,13 @@ def names_in(question: str, names: Iterable[str]) -> tuple[str, ...]:
         for name in names
         if name.lower() in lowered  # a quick test first: a store may keep thousands of names
         and _long_enough(name)
-        and re.search(rf"(?<![\w-]){re.escape(name)}{_NAME_ENDS}", question, re.IGNORECASE)
+        and any(name_places(question, name))
     )
+
+
+def name_places(text: str, name: str) -> Iterator[re.Match[str]]:
+    """Where ``text`` writes ``name`` whole, in any case (names_in's reading of a name)."""
+    return re.finditer(rf"(?<![\w-]){re.escape(name)}{_NAME_ENDS}", text, re.IGNORECASE)
 
 
 def writes_name_at(text: str, start: int, names: Iterable[str]) -> bool:

@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from edgehost.agent._bm25 import terms
-from edgehost.agent._query_cues import deletes
-from edgehost.agent.kept_names import kept_names_in, names_in
+from edgehost.agent._query_cues import NEGATED, deletes
+from edgehost.agent.kept_names import kept_names_in, name_places, names_in
 from edgehost.agent.tools import ToolSpec
 from edgehost.schema_refs import item_properties, resolve_ref
 
@@ -42,7 +42,7 @@ _NAME_FIELD = re.compile(r"(?:[a-z0-9]Name|_name)$")  # entityName, person_name;
 _NAMES_FIELD = re.compile(r"(?:[a-z0-9]Names?|_names?)$")  # names, or a name alone: entityNames
 # What spares the name written next: "Forget Bob, not Anna", "except Anna", "don't delete Anna".
 _SPARED = re.compile(
-    r"\b(?:(?:don[’']?t|do\s+not|never)\s+\w+|not|except|but|apart\s+from|other\s+than|keep)\s+(?:the\s+)?$",
+    rf"\b(?:{NEGATED}\s+\w+|not|except|but|apart\s+from|other\s+than|keep)\s+(?:the\s+)?$",
     re.I,
 )
 
@@ -101,7 +101,7 @@ def _named_to_delete(question: str, kept: Sequence[str]) -> list[str]:
     not Anna", "except Anna")."""
     found = []
     for name in names_in(question, kept):
-        places = [m for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.I)]
+        places = list(name_places(question, name))
         spared = all(_SPARED.search(question[: m.start()]) for m in places)
         if places and not spared:
             found.append((places[0].start(), any(m.group(0)[0].isupper() for m in places), name))
