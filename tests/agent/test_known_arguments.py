@@ -95,6 +95,32 @@ def test_a_known_argument_is_offered_alone_unless_the_question_writes_a_path() -
     assert photos["properties"]["path"]["enum"] == ["/srv/files/photos", "/srv/files"]
 
 
+def test_a_branch_written_like_a_path_keeps_its_name_when_the_repository_is_known() -> None:
+    """ "Switch to the feature/login branch" offered branch_name only "Switch" and "branch": the branch's
+    name reads as a path, and the values sharing a word with a place were taken out of the others,
+    though the host fills the repository and the question names none."""
+    checkout = {
+        "type": "object",
+        "properties": {"repo_path": {"type": "string"}, "branch_name": {"type": "string"}},
+        "required": ["repo_path", "branch_name"],
+    }
+    known = {"repo_path": "/srv/repository"}
+    switch = grounded_schema(checkout, "Switch to the feature/login branch", "git_checkout", known)
+    assert switch["properties"]["repo_path"]["enum"] == ["/srv/repository"]
+    assert "feature/login" in switch["properties"]["branch_name"]["enum"]
+    # A place the question does give the known argument still keeps its words out of the others.
+    searched = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "query": {"type": "string"}},
+        "required": ["path", "query"],
+    }
+    garlic = grounded_schema(
+        searched, "Do any of my recipes use garlic? (recipes/)", "search", {"path": "/srv/files"}
+    )
+    assert garlic["properties"]["path"]["enum"][0].startswith("/srv/files/recipes")
+    assert not [value for value in garlic["properties"]["query"]["enum"] if "recipes" in value]
+
+
 def test_a_value_the_model_left_out_is_filled_and_said_to_be_the_hosts() -> None:
     known = {"repo_path": "/srv/repository"}
 

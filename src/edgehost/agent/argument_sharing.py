@@ -9,7 +9,7 @@ declared properties (``own``) and the properties as grounded so far.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from edgehost.agent.known_arguments import PATH_ARGUMENT
@@ -117,7 +117,11 @@ def names_a_place(key: str, own: Mapping[str, Any]) -> bool:
 
 
 def places_apart(
-    own: Mapping[str, Any], properties: dict[str, Any], named: frozenset[str], text: str
+    own: Mapping[str, Any],
+    properties: dict[str, Any],
+    named: frozenset[str],
+    text: str,
+    given: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """``properties`` with the words of the paths offered to a path argument taken from the other text
     arguments: the file or folder a question names is where the tool acts, not what it looks for.
@@ -127,12 +131,14 @@ def places_apart(
     is taken out too. Words of the tool's name (``named``) go with them: "md files" of "find all the
     .md files" is the pattern "*.md" told again, not a text to find. A phrase ``text`` quotes is the
     user's own ("with the message 'Update README'"), and an argument left with nothing else keeps
-    them."""
+    them. A place argument the host knows is read by what the question ``given`` it, not by the
+    paths it writes (grounded_arguments._given_places)."""
+    given = given or {}
     paths = [
         value
         for key, schema in properties.items()
         if names_a_place(key, own) and isinstance(schema, Mapping)
-        for value in schema.get("enum") or ()
+        for value in (given[key] if key in given else schema.get("enum") or ())
         if isinstance(value, str) and value
     ]
     if not paths:

@@ -162,17 +162,33 @@ def grounded_schema(
     ``description`` says what an undescribed pattern is (_described_patterns)."""
     named = tool_words(tool)
     schema = _described_patterns(schema, description)
-    grounded = _listed(_ground(dict(schema), text, required=True, named=named), schema, text)
+    folders = path_values(text)
+    known_values = {
+        name: offered_values(name, folder, text, folders) for name, folder in (known or {}).items()
+    }
+    given = (
+        {name: _given_places(values, known[name]) for name, values in known_values.items()} if known else {}
+    )
+    grounded = _listed(_ground(dict(schema), text, required=True, named=named, places=given), schema, text)
     properties = grounded.get("properties")
     if not known or not isinstance(properties, Mapping):
         return grounded
-    folders = path_values(text)
     offered = {
-        name: {**properties[name], "enum": offered_values(name, folder, text, folders)}
-        for name, folder in known.items()
+        name: {**properties[name], "enum": values}
+        for name, values in known_values.items()
         if isinstance(properties.get(name), Mapping)
     }
     return {**grounded, "properties": {**properties, **offered}}
+
+
+def _given_places(values: list[str], folder: str) -> list[str]:
+    """What the question gives a known argument among its offered ``values``: each but the served
+    ``folder``, a folder inside it by its own path ("recipes" of ``folder/recipes``). Only these are
+    places the other arguments' values are set apart from (argument_sharing.places_apart): "Switch to
+    the feature/login branch" reads "feature/login" as a path, yet no repository is named, and the
+    branch lost its name."""
+    inside = folder.rstrip("/") + "/"
+    return [v.removeprefix(inside) for v in values if v != folder]
 
 
 def _described_patterns(schema: Mapping[str, Any], description: str) -> Mapping[str, Any]:
@@ -225,8 +241,16 @@ def _listed(grounded: dict[str, Any], schema: Mapping[str, Any], text: str) -> d
 
 
 def _ground(
-    schema: dict[str, Any], text: str, *, required: bool, name: str = "", named: frozenset[str] = frozenset()
+    schema: dict[str, Any],
+    text: str,
+    *,
+    required: bool,
+    name: str = "",
+    named: frozenset[str] = frozenset(),
+    places: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Any]:
+    """``schema`` with its free values limited to what ``text`` gives (grounded_schema). ``places``:
+    the places the question gives each argument of an object the host knows (_given_places)."""
     kind = schema.get("type")
     if "enum" in schema:
         return _named_choices(schema, text)
@@ -236,7 +260,7 @@ def _ground(
     if nullable is not None:
         return _ground_nullable(schema, nullable, text, required=required, name=name, named=named)
     if kind == "object" and isinstance(schema.get("properties"), Mapping):
-        return _ground_object(schema, text, named)
+        return _ground_object(schema, text, named, places or {})
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         if schema["items"].get("type") in ("integer", "number", "array"):
             # A list the question writes in brackets is offered whole: item by item, the 135M model
@@ -295,7 +319,9 @@ def _ground_nullable(
     return grounded
 
 
-def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> dict[str, Any]:
+def _ground_object(
+    schema: dict[str, Any], text: str, named: frozenset[str], places: Mapping[str, list[str]]
+) -> dict[str, Any]:
     """Each property grounded; then what the properties decide together: optional ones with nothing
     to say left out, a currency pair, the numbers placed, the values the question states required."""
     needed = set(schema.get("required") or [])
@@ -315,7 +341,7 @@ def _ground_object(schema: dict[str, Any], text: str, named: frozenset[str]) -> 
     }
     properties, edited = paired_arguments(schema["properties"], properties, text, named, needed)
     properties = offered_told_facts(schema["properties"], properties, text)
-    properties = places_apart(schema["properties"], properties, named, text)
+    properties = places_apart(schema["properties"], properties, named, text, places)
     properties = moments_apart(schema["properties"], properties)
     properties = placed_numbers(schema["properties"], properties, text, needed)
     # An optional argument whose value the question states outright is passed: left to the model,
