@@ -827,3 +827,41 @@ def test_the_words_of_a_date_go_to_the_date_argument_not_to_the_title() -> None:
         "appointment tomorrow"
         in grounded_schema(alone, "Add a dentist appointment tomorrow")["properties"]["title"]["enum"]
     )
+
+
+UNITS = {
+    "type": "object",
+    "properties": {
+        "value": {"type": "number"},
+        "from_unit": {
+            "type": "string",
+            "description": "The unit to convert from. Supports 'teaspoon', 'tablespoon', 'cup'.",
+        },
+        "to_unit": {
+            "type": "string",
+            "description": "The unit to convert to. Supports 'teaspoon', 'tablespoon', 'cup'.",
+        },
+    },
+    "required": ["value", "from_unit", "to_unit"],
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "source", "target"),
+    [
+        # Offered both units in the order written, the call converted teaspoons (BFCL simple_python_366).
+        ("How many teaspoons are in 2 tablespoons for measurement in my recipe?", "tablespoon", "teaspoon"),
+        ("Convert 3 cups to tablespoons", "cup", "tablespoon"),
+        ("what is a teaspoon from a cup, 2 of them I mean", "cup", "teaspoon"),
+    ],
+)
+def test_the_unit_of_the_amount_or_after_from_is_what_a_conversion_converts(
+    question: str, source: str, target: str
+) -> None:
+    values = enums(grounded_schema(UNITS, question, "unit_conversion.convert"))
+    assert (values["from_unit"], values["to_unit"]) == ([source], [target])
+
+
+def test_a_pair_from_and_to_is_left_whole_when_no_amount_or_from_says_which_is_converted() -> None:
+    values = enums(grounded_schema(UNITS, "Is a cup more than a tablespoon?", "unit_conversion.convert"))
+    assert set(values["from_unit"]) == set(values["to_unit"]) == {"cup", "tablespoon"}

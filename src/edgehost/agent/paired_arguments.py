@@ -8,6 +8,8 @@ of them for both. Where the names of the pair say their roles, each is offered i
 - time zones (source and target): the places the question names, or one and the user's own zone the
   server's description names (agent/places.timezone_roles);
 - paths (source and destination): what moves and where it goes (agent/path_roles.py);
+- any other pair of texts named from and to (units, languages, formats): the amount's, or the one
+  after "from", is the source ("How many teaspoons are in 2 tablespoons?" converts tablespoons);
 - an edit (old_text and new_text, search and replace): what the question replaces and what it puts
   instead, or what it adds (written_texts.written_replacement, written_addition).
 
@@ -48,6 +50,7 @@ def paired_arguments(
     properties = _paired_currencies(own, properties, text)
     properties = _paired_timezones(own, properties, text)
     properties = _paired_paths(own, properties, text, named)
+    properties = _paired_amounts(own, properties, text)
     return _paired_edit(own, properties, text, needed)
 
 
@@ -121,6 +124,40 @@ def _paired_paths(
     ]
     roles = path_roles(text, into=bool(named & _MOVING_TERMS)) if len(pair) == 2 else None
     return properties if roles is None else _in_roles(properties, pair, roles)
+
+
+def _paired_amounts(own: Mapping[str, Any], properties: dict[str, Any], text: str) -> dict[str, Any]:
+    """``properties`` with a pair of text arguments whose names say from and to (from_unit and to_unit),
+    each still offered two or more values, offered one each when the question writes one of their
+    values as the amount's ("2 tablespoons") or after "from", and another: that one is the source,
+    the other the target. Offered both in the order written, "How many teaspoons are in 2
+    tablespoons?" converted teaspoons."""
+    texts = [key for key in free_texts(own, properties) if len(properties[key].get("enum") or ()) >= 2]
+    sources = [key for key in texts if key_words(key) & _SOURCE_TERMS]
+    targets = [key for key in texts if key_words(key) & _TARGET_TERMS]
+    if len(sources) != 1 or len(targets) != 1 or sources == targets:
+        return properties
+    offered = [v for key in (*sources, *targets) for v in properties[key]["enum"] if isinstance(v, str)]
+    given = [value for value in dict.fromkeys(offered) if _given_as_source(value, text)]
+    if len(given) != 1:
+        return properties
+    rest = [v for v in properties[targets[0]]["enum"] if isinstance(v, str) and v.lower() != given[0].lower()]
+    written = [v for v in rest if re.search(rf"(?<!\w){re.escape(v)}(?:e?s)?(?!\w)", text, re.I)]
+    if given[0] not in properties[sources[0]]["enum"] or len(written) != 1:
+        return properties
+    return _offered(properties, {sources[0]: given[0], targets[0]: written[0]})
+
+
+def _given_as_source(value: str, text: str) -> bool:
+    """Whether ``text`` writes ``value`` (or its plural) right after an amount or after "from"."""
+    return (
+        re.search(
+            rf"(?:(?<![\w.])\d[\d,.]*\s*|\bfrom\s+(?:an?\s+|the\s+)?){re.escape(value)}(?:e?s)?(?!\w)",
+            text,
+            re.I,
+        )
+        is not None
+    )
 
 
 def _paired_edit(
