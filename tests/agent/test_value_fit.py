@@ -93,6 +93,23 @@ def test_the_arguments_share_the_question_out_for_the_best_sum() -> None:
     assert assigned["location"][0][0] == "Paris"
 
 
+def test_a_name_that_says_the_kind_the_argument_names_is_its_value() -> None:
+    """BFCL simple_python_386, similarities as all-MiniLM-L6-v2 gives them: "Hotel Paradise" is nearer by
+    meaning to "location: The location of the hotel" than "Las Vegas" is, and the best sum gave the
+    hotel's name to the location and the city to hotel_name."""
+    question = "Book a luxury room in Hotel Paradise, Las Vegas, with a city view for 3 days starting from May 12, 2022."
+    similarities = {
+        "hotel_name": {"Hotel Paradise": 0.652, "Las Vegas": 0.325},
+        "location": {"Hotel Paradise": 0.661, "Las Vegas": 0.401},
+    }
+    slots = {
+        "hotel_name": Slot.of("hotel_name", "The name of the hotel."),
+        "location": Slot.of("location", "The location of the hotel."),
+    }
+    assigned = assign_values(question, similarities, slots)
+    assert (assigned["hotel_name"][0][0], assigned["location"][0][0]) == ("Hotel Paradise", "Las Vegas")
+
+
 def test_the_questions_first_word_starts_no_name_and_any_script_is_a_value() -> None:
     slot = Slot.of("song_title", "The title of the song")
     question = "Play Bohemian Rhapsody by Queen"

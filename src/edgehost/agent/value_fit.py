@@ -13,7 +13,8 @@ league).
   of a name: "Premier League" stays), or made only of its words, is not a value of it;
 - a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art"; not an
   amount's unit, "32 GB of RAM") gains NAME_BONUS; a run that cuts a name ("Lakers", "Bulls and Los")
-  loses CUT_NAME_PENALTY;
+  loses CUT_NAME_PENALTY; a whole name that holds a word of the argument's name says its kind
+  ("Hotel Paradise" for hotel_name, "Premier League" for league) and gains CUE_BONUS;
 - for an argument that wants a name but neither a place's nor a title, in a question that writes no
   name, what a statement is about ("my bike lock code is 4471", "the spare key is under ...") counts
   as a whole name;
@@ -277,6 +278,8 @@ def _adjustment_at(
     for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
             adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
+            if any(set(terms(w)) & slot.name_terms for w in span_words):
+                adjustment += CUE_BONUS  # a name that says its kind: "Hotel Paradise" for hotel_name
         elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
             adjustment -= CUT_NAME_PENALTY
         elif start <= run_start and run_end <= end:
