@@ -108,6 +108,19 @@ def test_a_branch_written_like_a_path_keeps_its_name_when_the_repository_is_know
     switch = grounded_schema(checkout, "Switch to the feature/login branch", "git_checkout", known)
     assert switch["properties"]["repo_path"]["enum"] == ["/srv/repository"]
     assert "feature/login" in switch["properties"]["branch_name"]["enum"]
+    # An optional base branch is no path: "named experiment" reads as a thing's name, not a base.
+    create = {
+        "type": "object",
+        "properties": {
+            "repo_path": {"type": "string"},
+            "branch_name": {"type": "string"},
+            "base_branch": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        },
+        "required": ["repo_path", "branch_name"],
+    }
+    new = grounded_schema(create, "make a new branch named experiment off main", "git_create_branch", known)
+    assert "base_branch" not in new["properties"]
+    assert "experiment" in new["properties"]["branch_name"]["enum"]
     # A place the question does give the known argument still keeps its words out of the others.
     searched = {
         "type": "object",

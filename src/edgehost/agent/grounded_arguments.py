@@ -309,9 +309,11 @@ def _ground_nullable(
         return schema  # its own choices, or null
     grounded = _ground(nullable, text, required=required, name=name, named=named)
     if nullable.get("type") == "string" and isinstance(grounded.get("enum"), list):
-        # A value read rather than copied (a date in its layout, a clock time, a zone, a path) is
-        # one the question gives too.
-        copied = set(question_spans(text)) - set(path_values(text))
+        # A value read rather than copied (a date in its layout, a clock time, a zone, a path for a
+        # path) is one the question gives too. Not a path for another kind: "a new branch named
+        # experiment off main" reads "experiment" as a thing's name, and base_branch took it.
+        read = set(path_values(text)) if PATH_ARGUMENT.search(name) else set()
+        copied = set(question_spans(text)) - read
         fitting = quoted_phrases(text) + _related_examples(nullable, text)
         grounded["enum"] = [v for v in grounded["enum"] if v in fitting or v not in copied]
         if required and not grounded["enum"]:
