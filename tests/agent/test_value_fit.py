@@ -110,6 +110,23 @@ def test_a_name_that_says_the_kind_the_argument_names_is_its_value() -> None:
     assert (assigned["hotel_name"][0][0], assigned["location"][0][0]) == ("Hotel Paradise", "Las Vegas")
 
 
+def test_the_word_after_named_or_called_is_the_name_an_argument_asks_for() -> None:
+    """ "make a new branch named experiment off main" created a branch "new": beside "branch" as much as
+    "experiment" is, and a little nearer by meaning to "branch name"."""
+    slot = Slot.of("branch_name", "")
+    question = "make a new branch named experiment off main"
+    similarities = {"branch_name": {"new": 0.06, "experiment": -0.011, "main": 0.165}}
+    assert assign_values(question, similarities, {"branch_name": slot})["branch_name"][0][0] == "experiment"
+    called = fit_adjustment("branch off main into a branch called test", "test", slot)
+    off = fit_adjustment("branch off main into a branch called test", "main", slot)
+    assert called is not None and off is not None and called > off
+    # Only an argument that asks for a name: a search's text after "called" gains nothing.
+    query = Slot.of("query", "The search query")
+    assert fit_adjustment("notes called budget", "budget", query) == fit_adjustment(
+        "notes about budget", "budget", query
+    )
+
+
 def test_the_questions_first_word_starts_no_name_and_any_script_is_a_value() -> None:
     slot = Slot.of("song_title", "The title of the song")
     question = "Play Bohemian Rhapsody by Queen"

@@ -20,6 +20,8 @@ league).
   as a whole name;
 - a run with a clause word inside ("in", "that", "from": question_values.CLAUSE_WORDS), or a name
   with other words around it ("years using Darwin"), loses CLAUSE_PENALTY;
+- for an argument that wants a name, the one word right after "named", "called" or "titled" gains
+  NAME_BONUS ("a new branch named experiment off main" is the branch "experiment", not "new");
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
 - a name just after "in", "near", "at", "on", "to" or "from" is a place, a time or what is done
@@ -73,6 +75,7 @@ _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 NAME_SLOT_BONUS = 0.2
 PLACE_PENALTY = 0.1
 _PLACE_BEFORE = frozenset({"in", "near", "at", "on", "to", "from"})
+_NAMING_WORDS = frozenset({"named", "called", "titled"})
 # Words after a statement's subject ("Tom now works at Siemens", "Lena is Max's sister"): a
 # capitalised first word they follow is a name, not an imperative's verb ("Play Bohemian Rhapsody").
 _AFTER_SUBJECT = frozenset(
@@ -286,6 +289,8 @@ def _adjustment_at(
             adjustment -= CLAUSE_PENALTY  # a name with other words around it: "years using Darwin"
     if any(w.lower() in CLAUSE_WORDS for w in words[start + 1 : end - 1]):
         adjustment -= CLAUSE_PENALTY
+    if slot.wants_name and start and words[start - 1].lower() in _NAMING_WORDS and end - start == 1:
+        adjustment += NAME_BONUS  # what follows "named" or "called" is the name: "a branch named experiment"
     if slot.wants_identifier and len(span_words) == 1 and _IDENTIFIER.match(span):
         adjustment += NAME_SLOT_BONUS  # "rs6034464" for snp_id
     if slot.wants_name_not_place and start and words[start - 1] in _PLACE_BEFORE:
