@@ -865,3 +865,33 @@ def test_the_unit_of_the_amount_or_after_from_is_what_a_conversion_converts(
 def test_a_pair_from_and_to_is_left_whole_when_no_amount_or_from_says_which_is_converted() -> None:
     values = enums(grounded_schema(UNITS, "Is a cup more than a tablespoon?", "unit_conversion.convert"))
     assert set(values["from_unit"]) == set(values["to_unit"]) == {"cup", "tablespoon"}
+
+
+def _timestamp(end: str) -> dict[str, Any]:
+    return {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "default": None,
+        "description": f"{end} timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25')",
+    }
+
+
+LOG = {
+    "type": "object",
+    "properties": {"start_timestamp": _timestamp("Start"), "end_timestamp": _timestamp("End")},
+}
+
+
+def test_a_range_given_one_moment_is_offered_the_end_the_question_says_or_that_whole_day() -> None:
+    """ "what changed since yesterday" offered both ends of the git server's log yesterday at midnight: the
+    log of no time at all."""
+    since = enums(grounded_schema(LOG, "what changed since yesterday", "git_log"))
+    assert list(since) == ["start_timestamp"] and since["start_timestamp"][0][:10] == _day(-1)
+    until = enums(grounded_schema(LOG, "commits until last Friday", "git_log"))
+    assert list(until) == ["end_timestamp"]
+    day = enums(grounded_schema(LOG, "what did I commit yesterday", "git_log"))
+    assert day["start_timestamp"][0][:10] == _day(-1) and day["end_timestamp"][0][:10] == _day(0)
+    assert day["end_timestamp"][0][10:] == day["start_timestamp"][0][10:]  # midnight, laid out alike
+
+
+def _day(offset: int) -> str:
+    return (datetime.date.today() + datetime.timedelta(days=offset)).isoformat()

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from edgehost.agent.known_arguments import PATH_ARGUMENT
-from edgehost.agent.paired_arguments import free_texts, key_words
-from edgehost.agent.question_dates import holds_a_moment, takes_a_date, takes_a_date_time
+from edgehost.agent.paired_arguments import free_texts, key_words, takes_a_moment
+from edgehost.agent.question_dates import holds_a_moment
 from edgehost.agent.question_values import question_spans, quoted_phrases
 from edgehost.agent.value_fit import written_names
 from edgehost.agent.written_texts import told_facts
@@ -168,17 +168,13 @@ def _set_apart(
     return {**properties, **apart}
 
 
-def _takes_a_moment(key: str, schema: Any) -> bool:
-    return isinstance(schema, Mapping) and (takes_a_date(key, schema) or takes_a_date_time(schema))
-
-
 def moments_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
     """``properties`` with the values that write a date or a clock time taken from the other text
     arguments where a date or date-time argument is offered the question's: "Add a dentist
     appointment tomorrow at 3pm" offered the title "appointment tomorrow at 3pm" beside the start
     it gives. An argument left with nothing else keeps them."""
     if not any(
-        _takes_a_moment(key, own.get(key)) and isinstance(value, Mapping) and value.get("enum")
+        takes_a_moment(key, own.get(key)) and isinstance(value, Mapping) and value.get("enum")
         for key, value in properties.items()
     ):
         return properties
@@ -186,5 +182,5 @@ def moments_apart(own: Mapping[str, Any], properties: dict[str, Any]) -> dict[st
         own,
         properties,
         lambda v: isinstance(v, str) and holds_a_moment(v),
-        lambda key: _takes_a_moment(key, own.get(key)),
+        lambda key: takes_a_moment(key, own.get(key)),
     )

@@ -10,6 +10,9 @@ of them for both. Where the names of the pair say their roles, each is offered i
 - paths (source and destination): what moves and where it goes (agent/path_roles.py);
 - any other pair of texts named from and to (units, languages, formats): the amount's, or the one
   after "from", is the source ("How many teaspoons are in 2 tablespoons?" converts tablespoons);
+- a range of moments (start and end, since and until): a question that writes one moment and says
+  only "since" (or only "until") of it gives that end of the range, and the other is left out
+  ("what changed since yesterday" is no log that ends yesterday at midnight);
 - an edit (old_text and new_text, search and replace): what the question replaces and what it puts
   instead, or what it adds (written_texts.written_replacement, written_addition).
 
@@ -18,6 +21,7 @@ Used by agent/grounded_arguments.py once each argument has its own values. Pure 
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -26,15 +30,21 @@ from edgehost.agent.currencies import currency_roles, wants_currency
 from edgehost.agent.known_arguments import PATH_ARGUMENT
 from edgehost.agent.path_roles import path_roles
 from edgehost.agent.places import local_zone, timezone_roles, wants_zone
+from edgehost.agent.question_dates import takes_a_date, takes_a_date_time
 from edgehost.agent.written_texts import written_addition, written_replacement
 
-__all__ = ["free_texts", "key_words", "paired_arguments"]
+__all__ = ["free_texts", "key_words", "paired_arguments", "takes_a_moment"]
 
 # What the name of one of a pair of arguments says of its role.
 _SOURCE_TERMS = frozenset({"from", "base", "source", "origin", "original"})
 _TARGET_TERMS = frozenset({"to", "target", "destination", "desired", "quote"})
 # The words of the name of a tool that moves or copies a file (into a folder, by its name).
 _MOVING_TERMS = frozenset({"move", "copy", "rename", "mv", "cp"})
+# What the name of one of a range's arguments says of its end, and the words a question says one with.
+_START_TERMS = frozenset({"start", "since", "from", "after", "begin", "earliest"})
+_END_TERMS = frozenset({"end", "until", "to", "before", "latest"})
+_SINCE = re.compile(r"\b(?:since|after|starting)\b", re.I)
+_UNTIL = re.compile(r"\b(?:until|till|before|up\s+to)\b", re.I)
 # What the name of one of a pair of text arguments says of its role in a replacement.
 _REPLACED_TERMS = frozenset({"old", "original", "search", "find"})
 _REPLACING_TERMS = frozenset({"new", "replacement", "replace"})
@@ -51,6 +61,7 @@ def paired_arguments(
     properties = _paired_timezones(own, properties, text)
     properties = _paired_paths(own, properties, text, named)
     properties = _paired_amounts(own, properties, text)
+    properties = _one_end_of_a_range(own, properties, text, needed)
     return _paired_edit(own, properties, text, needed)
 
 
@@ -158,6 +169,52 @@ def _given_as_source(value: str, text: str) -> bool:
         )
         is not None
     )
+
+
+def takes_a_moment(key: str, schema: Any) -> bool:
+    """Whether the argument ``key`` (declared ``schema``) takes a date or a date-time."""
+    return isinstance(schema, Mapping) and (takes_a_date(key, schema) or takes_a_date_time(schema))
+
+
+def _one_end_of_a_range(
+    own: Mapping[str, Any], properties: dict[str, Any], text: str, needed: set[str]
+) -> dict[str, Any]:
+    """``properties`` without the optional end of a range of moments the question does not give: both
+    ends offered the one moment it writes, "since yesterday" leaves out the end, "until Friday" the
+    start. Offered yesterday for both, the git log asked for the commits from midnight to midnight."""
+    offered = [
+        key
+        for key, value in properties.items()
+        if takes_a_moment(key, own.get(key)) and isinstance(value, Mapping) and value.get("enum")
+    ]
+    starts = [key for key in offered if key_words(key) & _START_TERMS]
+    ends = [key for key in offered if key_words(key) & _END_TERMS]
+    if len(starts) != 1 or len(ends) != 1 or starts == ends:
+        return properties
+    if properties[starts[0]]["enum"] != properties[ends[0]]["enum"] or len(properties[ends[0]]["enum"]) != 1:
+        return properties
+    since, until = _SINCE.search(text) is not None, _UNTIL.search(text) is not None
+    unsaid = ends[0] if since and not until else starts[0] if until and not since else None
+    if unsaid is None:
+        after = _the_day_after(properties[ends[0]]["enum"][0])
+        return properties if after is None else _offered(properties, {ends[0]: after})
+    if unsaid in needed:
+        return properties
+    return {key: value for key, value in properties.items() if key != unsaid}
+
+
+def _the_day_after(moment: Any) -> str | None:
+    """The midnight after ``moment``, a date or a date-time at midnight, laid out as it is; None for
+    another value. A range given one day ("what did I commit yesterday") ends when that day ends."""
+    try:
+        if isinstance(moment, str) and len(moment) == len("2026-12-04"):
+            return (datetime.date.fromisoformat(moment) + datetime.timedelta(days=1)).isoformat()
+        at = datetime.datetime.fromisoformat(moment) if isinstance(moment, str) else None
+    except ValueError:
+        return None
+    if at is None or at.time() != datetime.time(0):
+        return None
+    return (at + datetime.timedelta(days=1)).isoformat(sep=moment[10], timespec="seconds")
 
 
 def _paired_edit(
