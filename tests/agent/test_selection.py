@@ -410,6 +410,43 @@ async def test_the_hosts_call_takes_the_words_that_fit_each_argument_best_first(
     assert tool.input_schema["properties"]["species"].get("enum") is None  # the tool itself is unchanged
 
 
+async def test_a_text_of_the_users_own_words_takes_the_phrase_the_question_quotes(selector) -> None:
+    """'commit everything with message "fix typo in readme"' committed with the message "fix": by meaning
+    the one word is nearer to a commit message than the phrase the user wrote for it."""
+    commit = ToolSpec(
+        "git__git_commit",
+        "git",
+        input_schema={
+            "type": "object",
+            "properties": {"repo_path": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["repo_path", "message"],
+        },
+        known_arguments={"repo_path": "/srv/repository"},
+    )
+    for question, message in [
+        ('commit everything with message "fix typo in readme"', "fix typo in readme"),
+        ("commit with the message 'Update the docs for v2'", "Update the docs for v2"),
+    ]:
+        fitted = (await selector.with_fitting_values(commit, question)).input_schema["properties"]
+        assert fitted["message"]["enum"] == [message]
+    # A quoted name is no text of that kind: where it goes is still the arguments' sharing-out.
+    lawsuits = ToolSpec(
+        "law__search",
+        "law",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "company": {"type": "string", "description": "The company"},
+                "location": {"type": "string", "description": "The state"},
+            },
+            "required": ["company", "location"],
+        },
+    )
+    question = "Search for lawsuits against the company 'Google' filed in California"
+    fitted = (await selector.with_fitting_values(lawsuits, question)).input_schema["properties"]
+    assert fitted["location"]["enum"] == ["California"]
+
+
 async def test_a_free_text_argument_and_an_arguments_own_choices_are_not_cut(selector) -> None:
     tool = ToolSpec(
         "notes__search",

@@ -47,6 +47,7 @@ from edgehost.agent._query_cues import (
 )
 from edgehost.agent.question_values import path_values, written_numbers
 from edgehost.agent.tools import ToolSpec
+from edgehost.agent.value_fit import TEXT_WORDS
 from edgehost.paths import shipped_dir
 
 __all__ = [
@@ -100,9 +101,8 @@ _CAPITALISED = re.compile(r"^[A-Z][\w-]*")
 _QUOTED = re.compile(r"(?:^|(?<=[\s(:]))[\"'“‘][^\"'“”‘’]{1,80}[\"'”’](?=$|[\s).,;:!?])")
 _POSSESSIVE = re.compile(r"\b\w+'s\b(?!\s+(?:a|an|the|it|that|this|my|your)\b)", re.I)
 _SHORT = 4  # words: "show the graph", "what time is it"
-# Argument names that hold a thing's name, and ones that hold free text.
+# Argument names that hold a thing's name.
 _NAME_ARGUMENT = re.compile(r"name|^(?:from|to|source|target|destination|entity|branch|ref)s?$", re.I)
-_TEXT_WORDS = frozenset(terms("observations contents text messages notes body description query"))
 
 
 def question_features(query: str) -> list[float]:
@@ -172,7 +172,7 @@ def tool_features(tool: ToolSpec) -> tuple[float, ...]:
         "no_arguments": float(not arguments),
         "names_only": float(bool(arguments) and len(named) == len(arguments)),
         "two_names": float(len(named) >= 2),
-        "texts": float(any(_TEXT_WORDS & set(terms(a)) for a in arguments)),
+        "texts": float(any(TEXT_WORDS & set(terms(a)) for a in arguments)),
         **{f"verb_{verb}": float(verb in verbs) for verb in _VERBS},
     }
     return tuple(found[name] for name in TOOL_FEATURES)

@@ -242,6 +242,9 @@ def _nearest_values(
         candidates = [v for v in candidates if not names_the_tool(v, named)] or candidates
         if not candidates:
             continue
+        if slot.wants_text and (own_words := [v for v in candidates if v in quoted]):
+            nearest[key] = own_words  # 'with the message "fix typo in readme"': not "fix", nearer by meaning
+            continue
         what = f"{' '.join(terms(key))}: {description}"
         scores = semantic.index.similarities(what, candidates, keep=False)
         if max(scores) < FIT_MIN_SIMILARITY and not (slot.wants_place or slot.wants_name):

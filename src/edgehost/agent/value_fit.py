@@ -54,7 +54,7 @@ from functools import lru_cache
 from edgehost.agent._bm25 import alike, terms
 from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, EXAMPLE_CLAUSE, WORD, clauses
 
-__all__ = ["Slot", "assign_values", "fit_adjustment", "span_places", "written_names"]
+__all__ = ["TEXT_WORDS", "Slot", "assign_values", "fit_adjustment", "span_places", "written_names"]
 
 NAME_BONUS = 0.2
 CUT_NAME_PENALTY = 0.15
@@ -73,6 +73,8 @@ _EXAMPLE_TAIL = re.compile(
 )
 _IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w\-]+$")
 NAME_SLOT_BONUS = 0.2
+# The words of an argument's name that say it takes a text of the user's own words.
+TEXT_WORDS = frozenset(terms("observations contents text messages notes body description query"))
 PLACE_PENALTY = 0.1
 _PLACE_BEFORE = frozenset({"in", "near", "at", "on", "to", "from"})
 _NAMING_WORDS = frozenset({"named", "called", "titled"})
@@ -129,6 +131,11 @@ class Slot:
     @property
     def wants_place(self) -> bool:
         return bool(self.name_terms & _PLACE_SLOTS)
+
+    @property
+    def wants_text(self) -> bool:
+        """A text of the user's own words ("message", "content", "query"), not a name or a place."""
+        return bool(self.name_terms & TEXT_WORDS)
 
     @property
     def wants_identifier(self) -> bool:
