@@ -290,3 +290,24 @@ async def test_the_repository_of_the_git_server_is_filled_in_and_shown_as_edgeho
     [finished] = session.of(ev.ToolExecutionFinished)
     assert finished.status == "ok" and "Add the cactus" in finished.result_text
     assert completed.executions[0]["filled_by_host"] == ["repo_path"]
+
+
+def test_a_revision_is_the_hash_the_question_writes_or_head_for_the_last_commit() -> None:
+    """ "show me commit a1b2c3d" offered the git server's revision "commit" first, nearer by meaning."""
+    show = {
+        "type": "object",
+        "properties": {"repo_path": {"type": "string"}, "revision": {"type": "string"}},
+        "required": ["repo_path", "revision"],
+    }
+    known = {"repo_path": "/srv/repository"}
+
+    def revision(question: str) -> list[str]:
+        return grounded_schema(show, question, "git_show", known)["properties"]["revision"]["enum"]
+
+    assert revision("show me commit a1b2c3d") == ["a1b2c3d"]
+    assert revision("what did 3f9e2c1b change?") == ["3f9e2c1b"]
+    assert revision("show me the last commit") == ["HEAD"]
+    assert "main" in revision("show me main")  # a branch is a revision too, and no hash is written
+    assert "1234567" in revision(
+        "show 1234567"
+    )  # digits alone: a number as much as a hash, left to the words

@@ -114,6 +114,12 @@ _IN_EVERY_FOLDER = "**/"
 _PATTERN_NAMES = frozenset({"pattern", "patterns", "glob"})
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
 # A kind of file the question names by its extension alone ("all the .md files"): the glob "*.md".
+# A commit's hash as people write it (7 to 40 hex digits, with a digit and a letter), and the names of
+# an argument that takes one: "show me commit a1b2c3d" is revision "a1b2c3d", not "commit"; "the last
+# commit" is HEAD.
+_COMMIT_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+_TAKES_A_REVISION = re.compile(r"revision|commit|sha|hash|\bref\b", re.IGNORECASE)
+_LAST_COMMIT = re.compile(r"\b(?:last|latest|newest|most\s+recent)\s+commit\b", re.IGNORECASE)
 _EXTENSION = re.compile(r"(?<![\w./*])\.([A-Za-z][A-Za-z0-9]{0,7})\b(?![./\w])")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
@@ -495,6 +501,10 @@ def _text_values(
         dates = written_dates(text, date_format(description))
         if dates:
             return dates
+    if _TAKES_A_REVISION.search(name):
+        revisions = _COMMIT_HASH.findall(text) + (["HEAD"] if _LAST_COMMIT.search(text) else [])
+        if revisions:
+            return revisions
     if PATH_ARGUMENT.search(name):
         # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
         paths = [path for path in path_values(text) if not names_the_tool(path, named, in_any_number=False)]
