@@ -127,6 +127,21 @@ def test_the_word_after_named_or_called_is_the_name_an_argument_asks_for() -> No
     )
 
 
+def test_the_verb_that_opens_a_request_before_to_is_no_value() -> None:
+    """ "switch to develop" checked out a branch "switch": "develop" stands after "to", where a name is
+    read as a place, and "switch" is a little nearer by meaning to "branch name"."""
+    slot = Slot.of("branch_name", "")
+    assert fit_adjustment("switch to develop", "switch", slot) is None
+    assert fit_adjustment("Switch to the feature/login branch", "Switch", slot) is None
+    similarities = {"branch_name": {"switch": 0.088, "develop": 0.086}}
+    assert (
+        assign_values("switch to develop", similarities, {"branch_name": slot})["branch_name"][0][0]
+        == "develop"
+    )
+    # A first word that is not followed by "to" may still be a value.
+    assert fit_adjustment("develop is the branch I want", "develop", slot) is not None
+
+
 def test_the_questions_first_word_starts_no_name_and_any_script_is_a_value() -> None:
     slot = Slot.of("song_title", "The title of the song")
     question = "Play Bohemian Rhapsody by Queen"

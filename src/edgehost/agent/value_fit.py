@@ -9,6 +9,8 @@ adjusted by what its place in the question shows, and the arguments share the qu
 of words is the value of one argument at most ("Manchester United" is the team, not also the
 league).
 
+- the question's first word, followed by "to", "into", "on" ..., is the verb of the request and no
+  value ("switch to develop" is the branch develop, not "switch");
 - a run holding a word that names the argument ("player", "news"; written in lower case, so not part
   of a name: "Premier League" stays), or made only of its words, is not a value of it;
 - a whole name (a run of capitalised words, "Los Angeles Lakers", "Museum of Modern Art"; not an
@@ -264,6 +266,8 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     if terms(span) and set(terms(span)) <= slot.terms:
         return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
     places = span_places(words, span)
+    if places == [(0, 1)] and len(words) > 1 and words[1].lower() in _PLACE_BEFORE | {"into"}:
+        return None  # the verb of a request, not a value: "switch to develop", "go to main"
     if not places:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
     # Where a span stands more than once, its best place tells ("Sophie speaks Japanese too, add that
