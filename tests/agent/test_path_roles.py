@@ -6,6 +6,7 @@ from typing import Any
 
 from edgehost.agent.grounded_arguments import grounded_schema
 from edgehost.agent.path_roles import path_roles
+from edgehost.agent.question_values import path_values
 from edgehost.agent.tools import ToolSpec
 
 
@@ -74,3 +75,15 @@ def test_a_move_tools_source_and_destination_are_each_offered_their_one_path(
         "destination": ["recipes/shopping.txt"],
     }
     assert offered("Rename notes.txt to ideas.txt") == {"source": ["notes.txt"], "destination": ["ideas.txt"]}
+
+
+def test_a_word_that_says_which_folder_or_what_kind_is_no_folders_name() -> None:
+    """ "Move soup.md out of the recipes folder and into the main folder" moved "recipes" to "main", and "make
+    a new folder named receipts" offered the folder "new"."""
+    assert path_roles("Move soup.md out of the recipes folder and into the main folder") == (
+        "recipes/soup.md",
+        "soup.md",
+    )
+    assert path_values("make a new folder named receipts") == ["receipts"]
+    assert path_values("put it in a separate folder called tax") == ["tax"]
+    assert path_values("what is in the recipes folder") == ["recipes"]

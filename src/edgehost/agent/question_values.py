@@ -142,6 +142,23 @@ _FILE_LIKE = re.compile(r"^(?!(?:e\.g|i\.e)$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[
 
 
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+# Words that say which folder or what kind, not its name: "a new folder", "the main folder", "its own folder".
+_FOLDER_KINDS = frozenset(
+    {
+        "new",
+        "empty",
+        "separate",
+        "whole",
+        "main",
+        "same",
+        "other",
+        "another",
+        "own",
+        "top",
+        "parent",
+        "current",
+    }
+)
 # A folder written with its "/" at the end ("archive/", "recipes/2024/"; WORD leaves the "/" out), also
 # as the host reads a question with a folder it names, in brackets ("(recipes/)", agent/named_files.py).
 _SLASHED_FOLDER = re.compile(r"(?<![\w/.~:])([\w\-.]+(?:/[\w\-.]+)*/)(?=[\s,;!?)]|\.?$)")
@@ -404,7 +421,8 @@ def _named_folders(words: list[str], *, called_alone: bool) -> list[str]:
         after = words[index + 1].lower() if index + 1 < len(words) else ""
         called = bool(before) and before[-1] in ("called", "named")
         if (
-            after in _FOLDER_WORDS or (called and (called_alone or before[0] in _FOLDER_WORDS))
+            (after in _FOLDER_WORDS and word.lower() not in _FOLDER_KINDS)
+            or (called and (called_alone or before[0] in _FOLDER_WORDS))
         ) and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
             named.append(word)
     return named
