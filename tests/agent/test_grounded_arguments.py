@@ -659,6 +659,9 @@ def test_a_flag_is_unset_by_a_contracted_negation_and_not_set_by_a_word_that_onl
         ("In todo.md, change the date from Friday to Monday please", "Friday", "Monday"),
         ("change the word cat to dog in notes.txt", "cat", "dog"),
         ("swap butter for olive oil in recipes/cake.md", "butter", "olive oil"),
+        # What changes stands between the verb and "from ... to": offered every run, old and new alike.
+        ("change the rent in budget.md from 900 to 950", "900", "950"),
+        ("Change the amount in budget.md from 12.50 to 13.75", "12.50", "13.75"),
     ],
 )
 def test_a_replacement_the_question_writes_fills_what_goes_and_what_comes(

@@ -20,14 +20,18 @@ __all__ = ["MIN_FACT_WORDS", "told_facts", "written_addition", "written_out", "w
 
 
 # A replacement the question asks for, what goes first ("replace Friday with Monday", "change 'rent: 900'
-# to 'rent: 950'", "swap butter for oil", "from Friday to Monday"), or what comes first ("so it says
-# Monday instead of Friday"). A value is a quoted phrase or up to four words within a clause.
-_VALUE = r"(?:'[^']+'|\"[^\"]+\"|[^\s,.;:!?'\"]+(?:\s+[^\s,.;:!?'\"]+){0,3}?)"
+# to 'rent: 950'", "swap butter for oil", "from Friday to Monday", "change the rent in budget.md from 900
+# to 950"), or what comes first ("so it says
+# Monday instead of Friday"). A value is a quoted phrase, a number with its decimals, or up to four words
+# within a clause.
+_VALUE = r"(?:'[^']+'|\"[^\"]+\"|\d+(?:[.,]\d+)+(?![\w.,])|[^\s,.;:!?'\"]+(?:\s+[^\s,.;:!?'\"]+){0,3}?)"
 _VALUE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:in|on|at|inside|within|please|so|and|of)\b)"
 _GOES_FIRST = re.compile(
     rf"\b(?:replace|replacing)\s+(?P<old>{_VALUE})\s+(?:with|by)\s+(?P<new>{_VALUE}){_VALUE_END}"
     rf"|\b(?:change|changing|switch|swap|correct|update|fix|turn)\s+(?:it\s+)?(?:from\s+)?(?P<old2>{_VALUE})"
-    rf"\s+(?:to|into|for)\s+(?P<new2>{_VALUE}){_VALUE_END}",
+    rf"\s+(?:to|into|for)\s+(?P<new2>{_VALUE}){_VALUE_END}"
+    rf"|\b(?:change|changing|update|correct|fix|edit|set)\b(?:[^.!?]|\.(?=\S))*?\bfrom\s+(?P<old3>{_VALUE})"
+    rf"\s+to\s+(?P<new3>{_VALUE}){_VALUE_END}",
     re.IGNORECASE,
 )
 _INSTEAD = re.compile(rf"\s+instead\s+of\s+(?P<old>{_VALUE}){_VALUE_END}", re.IGNORECASE)
@@ -42,8 +46,8 @@ def written_replacement(text: str) -> tuple[str, str] | None:
     (the patterns above); None otherwise."""
     found = _GOES_FIRST.search(text)
     if found is not None:
-        old = found.group("old") or found.group("old2")
-        new = found.group("new") or found.group("new2")
+        old = found.group("old") or found.group("old2") or found.group("old3")
+        new = found.group("new") or found.group("new2") or found.group("new3")
         old = re.split(r"\s+from\s+", old, flags=re.IGNORECASE)[-1]  # "the date from Friday"
     else:
         instead = _INSTEAD.search(text)
