@@ -49,6 +49,10 @@ def test_the_subject_of_a_statement_and_the_owner_of_an_entry_are_the_entity() -
     # A statement's first word is its subject's name; a request's is its verb.
     assert adjusted("Tom now works at Siemens", "Tom") > adjusted("Tom now works at Siemens", "Siemens")
     assert adjusted("Kemal speaks Turkish", "Kemal") > 0
+    # A negated or modal statement too: the observation to delete was once looked for on "jazz".
+    negated = "Anna doesn't like jazz anymore, remove that"
+    assert adjusted(negated, "Anna") > adjusted(negated, "jazz")
+    assert adjusted("Tom won't be back before May", "Tom") > 0
     assert adjusted("Play Bohemian Rhapsody", "Play") < adjusted(
         "Play Bohemian Rhapsody", "Bohemian Rhapsody"
     )

@@ -84,6 +84,8 @@ _NAMING_WORDS = frozenset({"named", "called", "titled"})
 # capitalised first word they follow is a name, not an imperative's verb ("Play Bohemian Rhapsody").
 _AFTER_SUBJECT = frozenset(
     {"is", "was", "has", "had", "does", "did", "also", "now", "just", "still", "never", "no", "too"}
+    # a negation's or a modal's first part ("Anna doesn't like jazz anymore", "Tom won't be back")
+    | {"isn", "wasn", "hasn", "hadn", "doesn", "didn", "won", "can", "will", "would", "should", "might"}
 )
 _STATEMENT_VERB = re.compile(r"^[a-z]{2,}(?:s|ed)$")
 _NOT_VERBS = frozenset({"this", "his", "its", "us", "yes", "as", "always", "perhaps", "thus", "less", "plus"})
