@@ -147,6 +147,11 @@ def test_a_phrasal_verb_stands_for_what_it_means_not_for_its_first_word():
     # The same words apart are not the phrase.
     assert "delete" not in verbs_asked("get the rid report")
     assert "search" not in verbs_asked("keep track of the fact that rent is due")
+    # "take ... off", "take out", "take away" remove; taking a file out of a folder moves it.
+    assert "delete" in verbs_asked("Emma quit swimming, so take the Wednesday lessons off her entry.")
+    assert "delete" in verbs_asked("take out the note that the NAS backup runs on sundays")
+    assert "delete" not in verbs_asked("take notes.txt out of the archive folder")
+    assert "delete" not in verbs_asked("take a look at notes.txt")
 
 
 def test_a_verb_typed_with_a_letter_left_out_or_two_swapped_is_still_that_verb():

@@ -76,7 +76,9 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for forms, verb in (
         (
             r"get(?:s|ting)?\s+rid\s+of|got\s+rid\s+of|throw(?:s|ing)?\s+(?:away|out)|threw\s+(?:away|out)"
-            r"|clear(?:s|ing)?\s+out|do\s+away\s+with",
+            r"|clear(?:s|ing)?\s+out|do\s+away\s+with"
+            r"|(?:tak(?:e|es|en|ing)|took)\s+(?:out|off|away)(?!\s+of)"
+            r"|tak(?:e|es|en|ing)\s+[^.!?]{1,40}?\s+off\s+(?:my|your|his|her|their|the|that|this)",
             "delete",
         ),
         (
