@@ -14,7 +14,7 @@ from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
 from edgehost.agent.question_values import path_values, question_spans
 from edgehost.agent.tools import ToolSpec
-from edgehost.agent.written_texts import told_facts, written_addition, written_out
+from edgehost.agent.written_texts import told_facts, written_addition, written_out, written_replacement
 from edgehost.servers.files import build_server
 
 PATH = "Path relative to the files folder, e.g. 'notes/todo.txt'."
@@ -679,6 +679,12 @@ def test_a_replacement_the_question_writes_fills_what_goes_and_what_comes(
     assert enums(edit) == {"oldText": [old], "newText": [new]}
 
 
+def test_from_and_to_in_what_a_question_adds_is_no_replacement() -> None:
+    """A review found "Edit journal.md and add that I drove from Lyon to Paris" read as Lyon -> Paris."""
+    assert written_replacement("Edit journal.md and add that I drove from Lyon to Paris") is None
+    assert written_replacement("Update travel.md with my trip from Paris to Rome") is None
+
+
 @pytest.mark.parametrize(
     ("question", "added"),
     [
@@ -894,6 +900,11 @@ def test_a_range_given_one_moment_is_offered_the_end_the_question_says_or_that_w
     day = enums(grounded_schema(LOG, "what did I commit yesterday", "git_log"))
     assert day["start_timestamp"][0][:10] == _day(-1) and day["end_timestamp"][0][:10] == _day(0)
     assert day["end_timestamp"][0][10:] == day["start_timestamp"][0][10:]  # midnight, laid out alike
+    # "up to" counts, "before lunch" is within the day: neither says an end.
+    counted = enums(grounded_schema(LOG, "show up to 10 commits since Monday", "git_log"))
+    assert list(counted) == ["start_timestamp"]
+    lunch = enums(grounded_schema(LOG, "what did I commit yesterday before lunch", "git_log"))
+    assert set(lunch) == {"start_timestamp", "end_timestamp"}
 
 
 def _day(offset: int) -> str:

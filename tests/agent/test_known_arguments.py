@@ -121,6 +121,9 @@ def test_a_branch_written_like_a_path_keeps_its_name_when_the_repository_is_know
     new = grounded_schema(create, "make a new branch named experiment off main", "git_create_branch", known)
     assert "base_branch" not in new["properties"]
     assert "experiment" in new["properties"]["branch_name"]["enum"]
+    # A branch written with a "/" is one the question gives: the base a new branch starts from.
+    hotfix = grounded_schema(create, "create branch hotfix from release/2.1", "git_create_branch", known)
+    assert hotfix["properties"]["base_branch"]["enum"] == ["release/2.1"]
     # A place the question does give the known argument still keeps its words out of the others.
     searched = {
         "type": "object",
@@ -307,6 +310,23 @@ def test_a_revision_is_the_hash_the_question_writes_or_head_for_the_last_commit(
     assert revision("show me commit a1b2c3d") == ["a1b2c3d"]
     assert revision("what did 3f9e2c1b change?") == ["3f9e2c1b"]
     assert revision("show me the last commit") == ["HEAD"]
+    # Not the commit before it, nor the last of a branch it names.
+    assert revision("show the second to last commit") != ["HEAD"]
+    assert revision("show the commit before the last commit") != ["HEAD"]
+    assert "develop" in revision("show me the last commit on develop")
+    # An argument that holds a text about a commit, or a word with "sha" in it, takes no hash.
+    message = {
+        "type": "object",
+        "properties": {"commit_message": {"type": "string"}},
+        "required": ["commit_message"],
+    }
+    amend = grounded_schema(message, "amend the last commit with the message fix typo", "git_amend")
+    assert amend["properties"]["commit_message"]["enum"] != ["HEAD"]
+    shape = {"type": "object", "properties": {"shape": {"type": "string"}}, "required": ["shape"]}
+    assert (
+        "circle"
+        in grounded_schema(shape, "draw a circle in colour 1a2b3c4", "draw")["properties"]["shape"]["enum"]
+    )
     assert "main" in revision("show me main")  # a branch is a revision too, and no hash is written
     assert "1234567" in revision(
         "show 1234567"

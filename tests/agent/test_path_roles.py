@@ -87,3 +87,4 @@ def test_a_word_that_says_which_folder_or_what_kind_is_no_folders_name() -> None
     assert path_values("make a new folder named receipts") == ["receipts"]
     assert path_values("put it in a separate folder called tax") == ["tax"]
     assert path_values("what is in the recipes folder") == ["recipes"]
+    assert path_values("list the Main folder") == ["Main"]  # capitalised, it is the folder's name

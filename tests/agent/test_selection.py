@@ -152,6 +152,10 @@ def test_a_phrasal_verb_stands_for_what_it_means_not_for_its_first_word():
     assert "delete" in verbs_asked("take out the note that the NAS backup runs on sundays")
     assert "delete" not in verbs_asked("take notes.txt out of the archive folder")
     assert "delete" not in verbs_asked("take a look at notes.txt")
+    # Only "take" asked for: told of, it takes nothing away (a review found these sent to deletions).
+    assert "delete" not in verbs_asked("Remember that my flight takes off at 9am on Friday")
+    assert "delete" not in verbs_asked("My plane took off late, add that to the trip log")
+    assert "delete" not in verbs_asked("Note that Anna is taking Friday off this week")
 
 
 def test_a_verb_typed_with_a_letter_left_out_or_two_swapped_is_still_that_verb():

@@ -112,6 +112,9 @@ def test_a_name_that_says_the_kind_the_argument_names_is_its_value() -> None:
     }
     assigned = assign_values(question, similarities, slots)
     assert (assigned["hotel_name"][0][0], assigned["location"][0][0]) == ("Hotel Paradise", "Las Vegas")
+    # The kind's word opens or closes the name: "Kansas City Chiefs" is a team, no city.
+    city, game = Slot.of("city", "The city"), "Weather in Denver for the Kansas City Chiefs game"
+    assert fit_adjustment(game, "Kansas City Chiefs", city) == fit_adjustment(game, "Denver", city)
 
 
 def test_the_word_after_named_or_called_is_the_name_an_argument_asks_for() -> None:
@@ -142,8 +145,9 @@ def test_the_verb_that_opens_a_request_before_to_is_no_value() -> None:
         assign_values("switch to develop", similarities, {"branch_name": slot})["branch_name"][0][0]
         == "develop"
     )
-    # A first word that is not followed by "to" may still be a value.
+    # A first word that is not followed by "to" may still be a value, and so may a name before "to".
     assert fit_adjustment("develop is the branch I want", "develop", slot) is not None
+    assert fit_adjustment("Paris to Lyon by car", "Paris", Slot.of("start", "Start city")) is not None
 
 
 def test_the_questions_first_word_starts_no_name_and_any_script_is_a_value() -> None:

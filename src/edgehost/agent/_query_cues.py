@@ -68,6 +68,7 @@ ACTIONS: Mapping[str, str] = {
     "sum": "add plus sum total",
     "echo": "repeat echo back say",
 }
+_ASKED_TAKE = r"(?:^|(?<=[,.;:!?]\s)|(?<=\bso\s)|(?<=\band\s)|(?<=\bthen\s)|(?<=\bplease\s)|(?<=\bjust\s)|(?<=\byou\s))take"
 # Phrasal verbs, which mean what neither of their words says alone ("get rid of" is not "get";
 # "pull up" a note is to show it), each with the one verb of ACTIONS that means the same: plain
 # English, as a dictionary gives it, not words of any server's tools.
@@ -77,8 +78,9 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"get(?:s|ting)?\s+rid\s+of|got\s+rid\s+of|throw(?:s|ing)?\s+(?:away|out)|threw\s+(?:away|out)"
             r"|clear(?:s|ing)?\s+out|do\s+away\s+with"
-            r"|(?:tak(?:e|es|en|ing)|took)\s+(?:out|off|away)(?!\s+of)"
-            r"|tak(?:e|es|en|ing)\s+[^.!?]{1,40}?\s+off\s+(?:my|your|his|her|their|the|that|this)",
+            # "take" asked for, at the start of a clause or after so / and / then / please / just / you:
+            # "took off my ring", "my flight takes off at 9", "taking Friday off" tell, they ask nothing.
+            rf"|{_ASKED_TAKE}\s+(?:out|away)(?!\s+of)|{_ASKED_TAKE}\s+[^.!?]{{1,40}}?\s+off\s+(?:my|your|his|her|their|the)",
             "delete",
         ),
         (
@@ -224,6 +226,11 @@ def _action_of() -> dict[str, frozenset[str]]:
         for word in terms(words):
             found.setdefault(word, set()).add(action)
     return {word: frozenset(actions) for word, actions in found.items()}
+
+
+def is_action_word(word: str) -> bool:
+    """Whether ``word`` stands for a tool verb (ACTIONS) or asks for a change: "Switch", "delete"."""
+    return any(term in _action_of() or term in _CHANGING_WORDS for term in terms(word))
 
 
 def _plain_words(query: str) -> list[str]:

@@ -88,6 +88,7 @@ from edgehost.agent.question_values import (
     written_numbers,
     written_series,
 )
+from edgehost.agent.value_fit import TEXT_WORDS
 from edgehost.agent.written_texts import written_out
 
 __all__ = [
@@ -118,8 +119,13 @@ _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
 # an argument that takes one: "show me commit a1b2c3d" is revision "a1b2c3d", not "commit"; "the last
 # commit" is HEAD.
 _COMMIT_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
-_TAKES_A_REVISION = re.compile(r"revision|commit|sha|hash|\bref\b", re.IGNORECASE)
-_LAST_COMMIT = re.compile(r"\b(?:last|latest|newest|most\s+recent)\s+commit\b", re.IGNORECASE)
+_REVISION_WORDS = frozenset({"revision", "rev", "commit", "sha", "hash", "ref"})
+_LAST_COMMIT = re.compile(
+    r"(?<!\bto\s)(?<!\bsecond\s)(?<!\bbefore\s)(?<!\bbefore\sthe\s)\b(?:the\s+)?"
+    r"(?:last|latest|newest|most\s+recent)\s+commit\b"
+    r"(?!\s+(?:on|of|in|from|to)\b)",
+    re.IGNORECASE,
+)
 _EXTENSION = re.compile(r"(?<![\w./*])\.([A-Za-z][A-Za-z0-9]{0,7})\b(?![./\w])")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(
@@ -318,7 +324,7 @@ def _ground_nullable(
         # A value read rather than copied (a date in its layout, a clock time, a zone, a path for a
         # path) is one the question gives too. Not a path for another kind: "a new branch named
         # experiment off main" reads "experiment" as a thing's name, and base_branch took it.
-        read = set(path_values(text)) if PATH_ARGUMENT.search(name) else set()
+        read = {p for p in path_values(text) if PATH_ARGUMENT.search(name) or "/" in p}
         copied = set(question_spans(text)) - read
         fitting = quoted_phrases(text) + _related_examples(nullable, text)
         grounded["enum"] = [v for v in grounded["enum"] if v in fitting or v not in copied]
@@ -501,7 +507,7 @@ def _text_values(
         dates = written_dates(text, date_format(description))
         if dates:
             return dates
-    if _TAKES_A_REVISION.search(name):
+    if _takes_a_revision(name):
         revisions = _COMMIT_HASH.findall(text) + (["HEAD"] if _LAST_COMMIT.search(text) else [])
         if revisions:
             return revisions
@@ -538,6 +544,13 @@ def _text_values(
     # A word of the tool's own name is a value only where one must be given: an optional argument
     # filled with it narrows the call to nothing (search_files with pattern "files").
     return list(dict.fromkeys([*values, *related, *given, *(naming if required else [])]))
+
+
+def _takes_a_revision(name: str) -> bool:
+    """Whether the argument ``name`` takes a commit ("revision", "commit_sha"), not a text about one
+    ("commit_message") nor a word that holds one's letters ("shape")."""
+    words = key_words(name) | set(terms(name))
+    return bool(words & _REVISION_WORDS) and not words & TEXT_WORDS
 
 
 def path_from_question(

@@ -44,7 +44,7 @@ _MOVING_TERMS = frozenset({"move", "copy", "rename", "mv", "cp"})
 _START_TERMS = frozenset({"start", "since", "from", "after", "begin", "earliest"})
 _END_TERMS = frozenset({"end", "until", "to", "before", "latest"})
 _SINCE = re.compile(r"\b(?:since|after|starting)\b", re.I)
-_UNTIL = re.compile(r"\b(?:until|till|before|up\s+to)\b", re.I)
+_UNTIL = re.compile(r"\b(?:until|till)\b", re.I)  # not "before lunch", not "up to 10 commits"
 # What the name of one of a pair of text arguments says of its role in a replacement.
 _REPLACED_TERMS = frozenset({"old", "original", "search", "find"})
 _REPLACING_TERMS = frozenset({"new", "replacement", "replace"})
@@ -195,10 +195,10 @@ def _one_end_of_a_range(
         return properties
     since, until = _SINCE.search(text) is not None, _UNTIL.search(text) is not None
     unsaid = ends[0] if since and not until else starts[0] if until and not since else None
-    if unsaid is None:
+    if unsaid is None and not (since or until):
         after = _the_day_after(properties[ends[0]]["enum"][0])
         return properties if after is None else _offered(properties, {ends[0]: after})
-    if unsaid in needed:
+    if unsaid is None or unsaid in needed:
         return properties
     return {key: value for key, value in properties.items() if key != unsaid}
 

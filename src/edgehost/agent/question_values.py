@@ -142,6 +142,8 @@ _FILE_LIKE = re.compile(r"^(?!(?:e\.g|i\.e)$)(?:[\w\-]+(?:/[\w\-.]+)*\.\w{1,5}|[
 
 
 _FOLDER_WORDS = frozenset({"folder", "directory", "dir"})
+# The words after which a question writes a thing's name: "a folder called archive", "a branch named test".
+NAMING_WORDS = frozenset({"called", "named", "titled"})
 # Words that say which folder or what kind, not its name: "a new folder", "the main folder", "its own folder".
 _FOLDER_KINDS = frozenset(
     {
@@ -419,9 +421,9 @@ def _named_folders(words: list[str], *, called_alone: bool) -> list[str]:
     for index, word in enumerate(words):
         before = [w.lower() for w in words[max(index - 2, 0) : index]]
         after = words[index + 1].lower() if index + 1 < len(words) else ""
-        called = bool(before) and before[-1] in ("called", "named")
+        called = bool(before) and before[-1] in NAMING_WORDS
         if (
-            (after in _FOLDER_WORDS and word.lower() not in _FOLDER_KINDS)
+            (after in _FOLDER_WORDS and word not in _FOLDER_KINDS)  # "the Main folder" is one's name
             or (called and (called_alone or before[0] in _FOLDER_WORDS))
         ) and word.lower() not in EDGE_WORDS | _FOLDER_WORDS:
             named.append(word)

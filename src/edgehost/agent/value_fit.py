@@ -54,7 +54,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from edgehost.agent._bm25 import alike, terms
-from edgehost.agent.question_values import CLAUSE_WORDS, EDGE_WORDS, EXAMPLE_CLAUSE, WORD, clauses
+from edgehost.agent._query_cues import is_action_word
+from edgehost.agent.question_values import (
+    CLAUSE_WORDS,
+    EDGE_WORDS,
+    EXAMPLE_CLAUSE,
+    NAMING_WORDS,
+    WORD,
+    clauses,
+)
 
 __all__ = ["TEXT_WORDS", "Slot", "assign_values", "fit_adjustment", "span_places", "written_names"]
 
@@ -79,7 +87,6 @@ NAME_SLOT_BONUS = 0.2
 TEXT_WORDS = frozenset(terms("observations contents text messages notes body description query"))
 PLACE_PENALTY = 0.1
 _PLACE_BEFORE = frozenset({"in", "near", "at", "on", "to", "from"})
-_NAMING_WORDS = frozenset({"named", "called", "titled"})
 # Words after a statement's subject ("Tom now works at Siemens", "Lena is Max's sister"): a
 # capitalised first word they follow is a name, not an imperative's verb ("Play Bohemian Rhapsody").
 _AFTER_SUBJECT = frozenset(
@@ -268,14 +275,26 @@ def fit_adjustment(question: str, span: str, slot: Slot) -> float | None:
     if terms(span) and set(terms(span)) <= slot.terms:
         return None  # only the slot's words, capitalised or not: "(Single Nucleotide Polymorphism)"
     places = span_places(words, span)
-    if places == [(0, 1)] and len(words) > 1 and words[1].lower() in _PLACE_BEFORE | {"into"}:
-        return None  # the verb of a request, not a value: "switch to develop", "go to main"
+    if _opens_a_request(words, places):
+        return None  # the verb of a request, not a value: "switch to develop", "Switch to the ..."
     if not places:
         return 0.0  # a quoted phrase that spans punctuation, or a described example
     # Where a span stands more than once, its best place tells ("Sophie speaks Japanese too, add that
     # to Sophie's entry": the owner of the entry).
     subjects = _fact_subjects(question)
     return max(_adjustment_at(words, names, subjects, span_words, span, slot, place) for place in places)
+
+
+def _opens_a_request(words: Sequence[str], places: list[tuple[int, int]]) -> bool:
+    """Whether a run standing only at ``places`` is the verb that opens a request: the first word,
+    before "to", "into", "on" ..., in lower case or a word that stands for a tool verb ("Switch to the
+    feature/login branch"; not "Paris to Lyon by car")."""
+    return (
+        places == [(0, 1)]
+        and len(words) > 1
+        and words[1].lower() in _PLACE_BEFORE | {"into"}
+        and (words[0].islower() or is_action_word(words[0]))
+    )
 
 
 def _adjustment_at(
@@ -294,7 +313,7 @@ def _adjustment_at(
     for run_start, run_end in names:
         if (run_start, run_end) == (start, end):
             adjustment += NAME_BONUS + (NAME_SLOT_BONUS if slot.wants_name else 0.0)
-            if any(set(terms(w)) & slot.name_terms for w in span_words):
+            if any(set(terms(w)) & slot.name_terms for w in (span_words[0], span_words[-1])):
                 adjustment += CUE_BONUS  # a name that says its kind: "Hotel Paradise" for hotel_name
         elif run_start < end and start < run_end and not (start <= run_start and run_end <= end):
             adjustment -= CUT_NAME_PENALTY
@@ -302,7 +321,7 @@ def _adjustment_at(
             adjustment -= CLAUSE_PENALTY  # a name with other words around it: "years using Darwin"
     if any(w.lower() in CLAUSE_WORDS for w in words[start + 1 : end - 1]):
         adjustment -= CLAUSE_PENALTY
-    if slot.wants_name and start and words[start - 1].lower() in _NAMING_WORDS and end - start == 1:
+    if slot.wants_name and start and words[start - 1].lower() in NAMING_WORDS and end - start == 1:
         adjustment += NAME_BONUS  # what follows "named" or "called" is the name: "a branch named experiment"
     if slot.wants_identifier and len(span_words) == 1 and _IDENTIFIER.match(span):
         adjustment += NAME_SLOT_BONUS  # "rs6034464" for snp_id

@@ -26,11 +26,14 @@ __all__ = ["MIN_FACT_WORDS", "told_facts", "written_addition", "written_out", "w
 # within a clause.
 _VALUE = r"(?:'[^']+'|\"[^\"]+\"|\d+(?:[.,]\d+)+(?![\w.,])|[^\s,.;:!?'\"]+(?:\s+[^\s,.;:!?'\"]+){0,3}?)"
 _VALUE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:in|on|at|inside|within|please|so|and|of)\b)"
+# A character of the sentence before "from ... to" that writes no addition: "Edit journal.md and add that I
+# drove from Lyon to Paris" adds a line, it replaces no Lyon.
+_NO_ADDITION = r"(?:(?!\b(?:add|adding|append|and|that|with|saying|about)\b)[^.!?]|\.(?=\S))"
 _GOES_FIRST = re.compile(
     rf"\b(?:replace|replacing)\s+(?P<old>{_VALUE})\s+(?:with|by)\s+(?P<new>{_VALUE}){_VALUE_END}"
     rf"|\b(?:change|changing|switch|swap|correct|update|fix|turn)\s+(?:it\s+)?(?:from\s+)?(?P<old2>{_VALUE})"
     rf"\s+(?:to|into|for)\s+(?P<new2>{_VALUE}){_VALUE_END}"
-    rf"|\b(?:change|changing|update|correct|fix|edit|set)\b(?:[^.!?]|\.(?=\S))*?\bfrom\s+(?P<old3>{_VALUE})"
+    rf"|\b(?:change|changing|update|correct|fix|edit|set)\b{_NO_ADDITION}*?\bfrom\s+(?P<old3>{_VALUE})"
     rf"\s+to\s+(?P<new3>{_VALUE}){_VALUE_END}",
     re.IGNORECASE,
 )
