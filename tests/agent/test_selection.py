@@ -438,22 +438,7 @@ async def test_a_text_of_the_users_own_words_takes_the_phrase_the_question_quote
     ]:
         fitted = (await selector.with_fitting_values(commit, question)).input_schema["properties"]
         assert fitted["message"]["enum"] == [message]
-    # A quoted name is no text of that kind: where it goes is still the arguments' sharing-out.
-    lawsuits = ToolSpec(
-        "law__search",
-        "law",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "company": {"type": "string", "description": "The company"},
-                "location": {"type": "string", "description": "The state"},
-            },
-            "required": ["company", "location"],
-        },
-    )
-    question = "Search for lawsuits against the company 'Google' filed in California"
-    fitted = (await selector.with_fitting_values(lawsuits, question)).input_schema["properties"]
-    assert fitted["location"]["enum"] == ["California"]
+    # A quoted name is no text of that kind (test_a_quoted_phrase_is_taken_whole_and_by_one_argument_only).
 
 
 async def test_a_free_text_argument_and_an_arguments_own_choices_are_not_cut(selector) -> None:
