@@ -68,6 +68,8 @@ ACTIONS: Mapping[str, str] = {
     "sum": "add plus sum total",
     "echo": "repeat echo back say",
 }
+# "take" asked for, at the start of a clause or after so / and / then / please / just / you: "took off my
+# ring", "my flight takes off at 9", "taking Friday off" tell, they ask nothing.
 _ASKED_TAKE = r"(?:^|(?<=[,.;:!?]\s)|(?<=\bso\s)|(?<=\band\s)|(?<=\bthen\s)|(?<=\bplease\s)|(?<=\bjust\s)|(?<=\byou\s))take"
 # Phrasal verbs, which mean what neither of their words says alone ("get rid of" is not "get";
 # "pull up" a note is to show it), each with the one verb of ACTIONS that means the same: plain
@@ -78,8 +80,6 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"get(?:s|ting)?\s+rid\s+of|got\s+rid\s+of|throw(?:s|ing)?\s+(?:away|out)|threw\s+(?:away|out)"
             r"|clear(?:s|ing)?\s+out|do\s+away\s+with"
-            # "take" asked for, at the start of a clause or after so / and / then / please / just / you:
-            # "took off my ring", "my flight takes off at 9", "taking Friday off" tell, they ask nothing.
             rf"|{_ASKED_TAKE}\s+(?:out|away)(?!\s+of)|{_ASKED_TAKE}\s+[^.!?]{{1,40}}?\s+off\s+(?:my|your|his|her|their|the)",
             "delete",
         ),

@@ -114,7 +114,6 @@ _IN_EVERY_FOLDER = "**/"
 # The words of the name of an argument that may be a pattern of names (key_words: "filePattern").
 _PATTERN_NAMES = frozenset({"pattern", "patterns", "glob"})
 _GLOB = re.compile(r"(?<!\S)[\w.\-/]*\*[\w.\-/*]*(?!\S)")
-# A kind of file the question names by its extension alone ("all the .md files"): the glob "*.md".
 # A commit's hash as people write it (7 to 40 hex digits, with a digit and a letter), and the names of
 # an argument that takes one: "show me commit a1b2c3d" is revision "a1b2c3d", not "commit"; "the last
 # commit" is HEAD.
@@ -126,6 +125,7 @@ _LAST_COMMIT = re.compile(
     r"(?!\s+(?:on|of|in|from|to)\b)",
     re.IGNORECASE,
 )
+# A kind of file the question names by its extension alone ("all the .md files"): the glob "*.md".
 _EXTENSION = re.compile(r"(?<![\w./*])\.([A-Za-z][A-Za-z0-9]{0,7})\b(?![./\w])")
 # The verbs of a flag's name ("want_year", "include_details"): the question need not say them.
 _FLAG_VERBS = frozenset(

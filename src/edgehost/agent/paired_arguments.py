@@ -153,7 +153,7 @@ def _paired_amounts(own: Mapping[str, Any], properties: dict[str, Any], text: st
     if len(given) != 1:
         return properties
     rest = [v for v in properties[targets[0]]["enum"] if isinstance(v, str) and v.lower() != given[0].lower()]
-    written = [v for v in rest if re.search(rf"(?<!\w){re.escape(v)}(?:e?s)?(?!\w)", text, re.I)]
+    written = [v for v in rest if _writes(text, v)]
     if given[0] not in properties[sources[0]]["enum"] or len(written) != 1:
         return properties
     return _offered(properties, {sources[0]: given[0], targets[0]: written[0]})
@@ -161,14 +161,12 @@ def _paired_amounts(own: Mapping[str, Any], properties: dict[str, Any], text: st
 
 def _given_as_source(value: str, text: str) -> bool:
     """Whether ``text`` writes ``value`` (or its plural) right after an amount or after "from"."""
-    return (
-        re.search(
-            rf"(?:(?<![\w.])\d[\d,.]*\s*|\bfrom\s+(?:an?\s+|the\s+)?){re.escape(value)}(?:e?s)?(?!\w)",
-            text,
-            re.I,
-        )
-        is not None
-    )
+    return _writes(text, value, after=r"(?<![\w.])\d[\d,.]*\s*|\bfrom\s+(?:an?\s+|the\s+)?")
+
+
+def _writes(text: str, value: str, after: str = r"(?<!\w)") -> bool:
+    """Whether ``text`` writes ``value`` whole, or its plural, where the pattern ``after`` stands before it."""
+    return re.search(rf"(?:{after}){re.escape(value)}(?:e?s)?(?!\w)", text, re.I) is not None
 
 
 def takes_a_moment(key: str, schema: Any) -> bool:
@@ -194,13 +192,11 @@ def _one_end_of_a_range(
     if properties[starts[0]]["enum"] != properties[ends[0]]["enum"] or len(properties[ends[0]]["enum"]) != 1:
         return properties
     since, until = _SINCE.search(text) is not None, _UNTIL.search(text) is not None
-    unsaid = ends[0] if since and not until else starts[0] if until and not since else None
-    if unsaid is None and not (since or until):
-        after = _the_day_after(properties[ends[0]]["enum"][0])
+    if since == until:  # neither said: the one day whole; both: left as offered
+        after = None if since else _the_day_after(properties[ends[0]]["enum"][0])
         return properties if after is None else _offered(properties, {ends[0]: after})
-    if unsaid is None or unsaid in needed:
-        return properties
-    return {key: value for key, value in properties.items() if key != unsaid}
+    unsaid = ends[0] if since else starts[0]
+    return properties if unsaid in needed else {k: v for k, v in properties.items() if k != unsaid}
 
 
 def _the_day_after(moment: Any) -> str | None:

@@ -21,9 +21,8 @@ __all__ = ["MIN_FACT_WORDS", "told_facts", "written_addition", "written_out", "w
 
 # A replacement the question asks for, what goes first ("replace Friday with Monday", "change 'rent: 900'
 # to 'rent: 950'", "swap butter for oil", "from Friday to Monday", "change the rent in budget.md from 900
-# to 950"), or what comes first ("so it says
-# Monday instead of Friday"). A value is a quoted phrase, a number with its decimals, or up to four words
-# within a clause.
+# to 950"), or what comes first ("so it says Monday instead of Friday"). A value is a quoted phrase, a
+# number with its decimals, or up to four words within a clause.
 _VALUE = r"(?:'[^']+'|\"[^\"]+\"|\d+(?:[.,]\d+)+(?![\w.,])|[^\s,.;:!?'\"]+(?:\s+[^\s,.;:!?'\"]+){0,3}?)"
 _VALUE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:in|on|at|inside|within|please|so|and|of)\b)"
 # A character of the sentence before "from ... to" that writes no addition: "Edit journal.md and add that I
