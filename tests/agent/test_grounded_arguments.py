@@ -909,3 +909,23 @@ def test_a_range_given_one_moment_is_offered_the_end_the_question_says_or_that_w
 
 def _day(offset: int) -> str:
     return (datetime.date.today() + datetime.timedelta(days=offset)).isoformat()
+
+
+COUNTED_LOG = {
+    "type": "object",
+    "properties": {
+        "max_count": {"type": "integer", "default": 10, "description": "Maximum number of commits to show"},
+        "start_timestamp": _timestamp("Start"),
+    },
+}
+
+
+def test_a_number_inside_a_written_date_is_no_count_but_stays_a_date_part() -> None:
+    """ "what changed since 12 May" offered the git log a max_count of 12, the date's day."""
+    dated = enums(grounded_schema(COUNTED_LOG, "what changed since 12 May", "git_log"))
+    assert list(dated) == ["start_timestamp"]
+    both = enums(grounded_schema(COUNTED_LOG, "last 5 commits since 1 June, and from 3 days ago", "git_log"))
+    assert both["max_count"] == [5]
+    # An argument that takes a part of a date still reads it from the date.
+    year = {"type": "object", "properties": {"year": {"type": "integer"}}}
+    assert 1776 in enums(grounded_schema(year, "What happened on 4 July 1776?", "history"))["year"]

@@ -69,6 +69,7 @@ from edgehost.agent.paired_arguments import key_words, paired_arguments
 from edgehost.agent.places import local_zone, named_zones, wants_zone
 from edgehost.agent.question_dates import (
     date_format,
+    date_spans,
     takes_a_date,
     takes_a_date_time,
     written_date_times,
@@ -295,12 +296,24 @@ def _ground(
         return schema if said is None else {**schema, "enum": [said]}
     if kind in ("integer", "number"):
         written = written_numbers(text, decimals=kind == "number")
+        if not _takes_a_date_part(name, schema):
+            # "since 12 May" gives no count of 12, "3 days ago" none of 3.
+            dates = date_spans(text)
+            written = [w for w in written if not any(start <= w[1] < end for start, end in dates)]
         fitted = (within(value, schema) for value, _start, _end in written)
         numbers = list(dict.fromkeys(n for n in fitted if n is not None))
         if not numbers and required:
             return schema
         return {**schema, "enum": numbers}
     return schema
+
+
+# The terms of an argument that takes a part of a date, which may be a number a date writes.
+_DATE_PARTS = frozenset({"day", "week", "month", "year", "date"})
+
+
+def _takes_a_date_part(name: str, schema: Mapping[str, Any]) -> bool:
+    return bool(_DATE_PARTS & set(terms(f"{name} {schema.get('description') or ''}")))
 
 
 def _ground_nullable(

@@ -39,6 +39,7 @@ __all__ = [
     "VERBS_AS_MONTHS",
     "WEEKDAYS",
     "date_format",
+    "date_spans",
     "holds_a_moment",
     "is_month",
     "is_weekday",
@@ -162,7 +163,17 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
     """The dates ``text`` writes (module docstring), in the order it writes them, in ``layout`` (YYYY,
     MM and DD in any order, one separator): "starting from 10th December 2022" gives "2022-12-10",
     "tomorrow" the day after ``today``."""
-    today = today or datetime.date.today()
+    found = _dates_where_written(text, today or datetime.date.today())
+    return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
+
+
+def date_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes its dates (start, end): the numbers inside them are a date's parts, not
+    counts ("since 12 May", "3 days ago")."""
+    return [(start, end) for start, end, _date in _dates_where_written(text, datetime.date.today())]
+
+
+def _dates_where_written(text: str, today: datetime.date) -> list[tuple[int, int, datetime.date]]:
     past = bool(_PAST.search(text))
     found: list[tuple[int, int, datetime.date]] = []  # start, end, date
 
@@ -204,7 +215,7 @@ def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | 
             weekday = WEEKDAYS.index(match.group("weekday").lower())
             coming = which in ("", "on", "this")
             add(match, _weekday_date(today, weekday, ("past" if past else "") if coming else which))
-    return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
+    return found
 
 
 def _calendar_date(year: int, month: str, day: str) -> datetime.date | None:
