@@ -12,7 +12,7 @@ import pytest
 
 from edgehost.agent.grammar import tool_call_grammar
 from edgehost.agent.grounded_arguments import grounded_schema, path_from_question
-from edgehost.agent.question_values import path_values, question_spans
+from edgehost.agent.question_values import path_values, placed_paths, question_spans
 from edgehost.agent.tools import ToolSpec
 from edgehost.agent.written_texts import told_facts, written_addition, written_out, written_replacement
 from edgehost.servers.files import build_server
@@ -929,3 +929,20 @@ def test_a_number_inside_a_written_date_is_no_count_but_stays_a_date_part() -> N
     # An argument that takes a part of a date still reads it from the date.
     year = {"type": "object", "properties": {"year": {"type": "integer"}}}
     assert 1776 in enums(grounded_schema(year, "What happened on 4 July 1776?", "history"))["year"]
+
+
+def test_a_name_put_inside_a_folder_is_offered_as_the_path_under_it_first() -> None:
+    """ "make a new folder named receipts inside notes" offered only receipts: the folder at the root."""
+    assert placed_paths("make a new folder named receipts inside notes") == ["notes/receipts"]
+    assert placed_paths("delete notes.txt in the recipes folder") == ["recipes/notes.txt"]
+    assert placed_paths("create a folder called 2024 in my photos folder") == ["photos/2024"]
+    made = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": PATH}},
+        "required": ["path"],
+    }
+    # The folder the tool is named after is the one it serves: no files/archive inside it.
+    served = grounded_schema(
+        made, "create a folder called archive in the files folder", "files__make_directory"
+    )
+    assert enums(served) == {"path": ["archive"]}

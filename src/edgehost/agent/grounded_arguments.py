@@ -82,6 +82,7 @@ from edgehost.agent.question_values import (
     folder_values,
     named_timezones,
     path_values,
+    placed_paths,
     question_spans,
     quoted_phrases,
     series_as_written,
@@ -526,7 +527,13 @@ def _text_values(
             return revisions
     if PATH_ARGUMENT.search(name):
         # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
-        paths = [path for path in path_values(text) if not names_the_tool(path, named, in_any_number=False)]
+        # Nor is "archive in the files folder" files/archive.
+        paths = [
+            path
+            for path in [*placed_paths(text), *path_values(text)]
+            if not names_the_tool(path, named, in_any_number=False)
+            and (path in text or not names_the_tool(path.split("/")[0], named, in_any_number=False))
+        ]
         if paths:
             return list(dict.fromkeys([*paths, *default]))
         if default and not required:

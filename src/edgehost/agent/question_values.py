@@ -38,6 +38,7 @@ __all__ = [
     "folder_values",
     "named_timezones",
     "path_values",
+    "placed_paths",
     "question_spans",
     "quoted_phrases",
     "series_as_written",
@@ -392,6 +393,27 @@ def path_values(text: str) -> list[str]:
         if _FILE_LIKE.match(w) and not any(f"/{p}".rstrip("/").endswith(f"/{w}") for p in found)
     ]
     return _named_paths([*found, *_named_folders(words, called_alone=True)])
+
+
+# The words that put a named folder inside another: "a folder named receipts inside notes".
+_INSIDE = frozenset({"in", "inside", "under", "within"})
+_OWNERS = frozenset({"the", "my", "our", "your"})
+
+
+def placed_paths(text: str) -> list[str]:
+    """The files and folders of path_values with the folder the question puts them in: "receipts
+    inside notes" is notes/receipts, "ideas.md in notes" notes/ideas.md (paths from the served
+    folder's root). A move reads the two paths apart (agent/path_roles.py)."""
+    words = WORD.findall(text)
+    named = [*path_values(text), *_named_folders(words, called_alone=True)]  # with "2024", a number's name
+    placed = []
+    for index, word in enumerate(words[:-2]):
+        if word not in named or words[index + 1].lower() not in _INSIDE:
+            continue
+        rest = [w for w in words[index + 2 : index + 4] if w.lower() not in _OWNERS]
+        if rest and rest[0].lower() not in EDGE_WORDS | _FOLDER_WORDS and not _NUMBER_NAME.match(rest[0]):
+            placed.append(f"{rest[0].rstrip('/')}/{word}")
+    return _named_paths(placed)
 
 
 def folder_values(text: str) -> list[str]:
