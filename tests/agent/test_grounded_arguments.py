@@ -936,6 +936,8 @@ def test_a_name_put_inside_a_folder_is_offered_as_the_path_under_it_first() -> N
     assert placed_paths("make a new folder named receipts inside notes") == ["notes/receipts"]
     assert placed_paths("delete notes.txt in the recipes folder") == ["recipes/notes.txt"]
     assert placed_paths("create a folder called 2024 in my photos folder") == ["photos/2024"]
+    assert placed_paths("save ideas.md in English") == []
+    assert placed_paths("put report.md in the Documents folder") == ["Documents/report.md"]
     made = {
         "type": "object",
         "properties": {"path": {"type": "string", "description": PATH}},

@@ -410,8 +410,11 @@ def placed_paths(text: str) -> list[str]:
     for index, word in enumerate(words[:-2]):
         if word not in named or words[index + 1].lower() not in _INSIDE:
             continue
-        rest = [w for w in words[index + 2 : index + 4] if w.lower() not in _OWNERS]
-        if rest and rest[0].lower() not in EDGE_WORDS | _FOLDER_WORDS and not _NUMBER_NAME.match(rest[0]):
+        rest = [w for w in words[index + 2 : index + 5] if w.lower() not in _OWNERS]
+        if not rest or rest[0].lower() in EDGE_WORDS | _FOLDER_WORDS or _NUMBER_NAME.match(rest[0]):
+            continue
+        # A capitalised word is a folder only where the question says so: "ideas.md in English" is no path.
+        if rest[0][:1].islower() or (len(rest) > 1 and rest[1].lower() in _FOLDER_WORDS):
             placed.append(f"{rest[0].rstrip('/')}/{word}")
     return _named_paths(placed)
 
