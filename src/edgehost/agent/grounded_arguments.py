@@ -300,7 +300,7 @@ def _ground(
         if not _takes_a_date_part(name, schema):
             # "since 12 May" gives no count of 12, "3 days ago" none of 3.
             dates = date_spans(text)
-            written = [w for w in written if not any(start <= w[1] < end for start, end in dates)]
+            written = [(v, at, to) for v, at, to in written if not any(s <= at < e for s, e in dates)]
         fitted = (within(value, schema) for value, _start, _end in written)
         numbers = list(dict.fromkeys(n for n in fitted if n is not None))
         if not numbers and required:
@@ -526,13 +526,13 @@ def _text_values(
         if revisions:
             return revisions
     if PATH_ARGUMENT.search(name):
-        # "the files folder" of a files tool is the folder it serves, not one named "files" in it.
-        # Nor is "archive in the files folder" files/archive.
+        # "the files folder" of a files tool is the folder it serves, not one named "files" in it; so
+        # "archive in the files folder" is no files/archive.
+        placed = [
+            p for p in placed_paths(text) if not names_the_tool(p.split("/")[0], named, in_any_number=False)
+        ]
         paths = [
-            path
-            for path in [*placed_paths(text), *path_values(text)]
-            if not names_the_tool(path, named, in_any_number=False)
-            and (path in text or not names_the_tool(path.split("/")[0], named, in_any_number=False))
+            p for p in [*placed, *path_values(text)] if not names_the_tool(p, named, in_any_number=False)
         ]
         if paths:
             return list(dict.fromkeys([*paths, *default]))

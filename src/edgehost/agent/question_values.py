@@ -385,14 +385,18 @@ def path_values(text: str) -> list[str]:
     """Paths the question writes whole ("/tmp", "~/notes/todo.txt", "archive/"), file names
     ("notes.txt"), the folder it names ("the recipes folder", "called photos"), and a folder the host
     read it with, in brackets with its "/" ("(recipes/)", agent/named_files.py)."""
-    words = WORD.findall(text)
+    return _named_paths(_paths_written(text, WORD.findall(text)))
+
+
+def _paths_written(text: str, words: list[str]) -> list[str]:
+    """What path_values reads, before a number's name ("2024") and repeats are taken out."""
     found = _written_paths(text)
     found += [
         w
         for w in words
         if _FILE_LIKE.match(w) and not any(f"/{p}".rstrip("/").endswith(f"/{w}") for p in found)
     ]
-    return _named_paths([*found, *_named_folders(words, called_alone=True)])
+    return [*found, *_named_folders(words, called_alone=True)]
 
 
 # The words that put a named folder inside another: "a folder named receipts inside notes".
@@ -405,7 +409,7 @@ def placed_paths(text: str) -> list[str]:
     inside notes" is notes/receipts, "ideas.md in notes" notes/ideas.md (paths from the served
     folder's root). A move reads the two paths apart (agent/path_roles.py)."""
     words = WORD.findall(text)
-    named = [*path_values(text), *_named_folders(words, called_alone=True)]  # with "2024", a number's name
+    named = _paths_written(text, words)  # with a number's name: "a folder called 2024 in photos"
     placed = []
     for index, word in enumerate(words[:-2]):
         if word not in named or words[index + 1].lower() not in _INSIDE:
