@@ -931,6 +931,39 @@ def test_a_number_inside_a_written_date_is_no_count_but_stays_a_date_part() -> N
     assert 1776 in enums(grounded_schema(year, "What happened on 4 July 1776?", "history"))["year"]
 
 
+def test_an_argument_named_for_a_part_of_a_date_is_given_that_part_of_the_written_date() -> None:
+    """ "What happened on 4 July 1776?" over year and day offered the year 4 and the day 1776: the
+    numbers in the order the question writes them."""
+    history = {
+        "type": "object",
+        "properties": {"year": {"type": "integer"}, "month": {"type": "integer"}, "day": {"type": "integer"}},
+        "required": ["year", "day"],
+    }
+    assert enums(grounded_schema(history, "What happened on 4 July 1776?", "history")) == {
+        "year": [1776],
+        "month": [7],
+        "day": [4],
+    }
+    # A date without its year gives no year; a lone year is no day.
+    assert enums(grounded_schema(history, "what happened on 4 July", "history")) == {
+        "year": None,
+        "month": [7],
+        "day": [4],
+    }
+    assert enums(grounded_schema(history, "events of 1969", "history"))["day"] is None
+    # A count of years is given no year of a date, and a year no count.
+    counted = {
+        "type": "object",
+        "properties": {"years": {"type": "integer"}, "start_year": {"type": "integer"}},
+    }
+    spanned = "How many years from January 1, 2022 until 5 March 2030?"
+    assert enums(grounded_schema(counted, spanned, "x")) == {"start_year": [2022, 2030]}  # years left out
+    assert enums(grounded_schema(counted, "interest over 5 years from 2020", "x")) == {
+        "years": [5],
+        "start_year": [2020],
+    }
+
+
 def test_a_name_put_inside_a_folder_is_offered_as_the_path_under_it_first() -> None:
     """ "make a new folder named receipts inside notes" offered only receipts: the folder at the root."""
     assert placed_paths("make a new folder named receipts inside notes") == ["notes/receipts"]

@@ -72,6 +72,7 @@ from edgehost.agent.question_dates import (
     date_spans,
     takes_a_date,
     takes_a_date_time,
+    written_date_parts,
     written_date_times,
     written_dates,
 )
@@ -296,25 +297,55 @@ def _ground(
         said = _said_flag(name, text)
         return schema if said is None else {**schema, "enum": [said]}
     if kind in ("integer", "number"):
-        written = written_numbers(text, decimals=kind == "number")
-        if not _takes_a_date_part(name, schema):
-            # "since 12 May" gives no count of 12, "3 days ago" none of 3.
-            dates = date_spans(text)
-            written = [(v, at, to) for v, at, to in written if not any(s <= at < e for s, e in dates)]
-        fitted = (within(value, schema) for value, _start, _end in written)
-        numbers = list(dict.fromkeys(n for n in fitted if n is not None))
+        numbers = _offered_numbers(name, schema, text, decimals=kind == "number")
         if not numbers and required:
             return schema
         return {**schema, "enum": numbers}
     return schema
 
 
-# The terms of an argument that takes a part of a date, which may be a number a date writes.
+# The terms of an argument that takes a part of a date, which may be a number a date writes; the words
+# of one that counts them; the largest day and month.
 _DATE_PARTS = frozenset({"day", "week", "month", "year", "date"})
+_COUNTED_PARTS = frozenset({"days", "weeks", "months", "years"})
+_PART_MOST = {"day": 31, "month": 12}
+
+
+def _offered_numbers(name: str, schema: Mapping[str, Any], text: str, *, decimals: bool) -> list[Any]:
+    """The numbers the question gives an argument, in its order. A written date's numbers are its parts:
+    an argument named for one ("year", "birth_year", "dayOfMonth") is given that part of each date the
+    question writes ("What happened on 4 July 1776?": year 1776, not 4) and no number of another part,
+    and no count is given one ("since 12 May" no max_count of 12, "How many years since January 1,
+    2022?" no years of 2022, "3 days ago" none of 3)."""
+    part = _calendar_part(name)
+    if part:
+        dated = [n for n in (within(v, schema) for v in written_date_parts(text, part)) if n is not None]
+        if dated:
+            return dated
+    written = written_numbers(text, decimals=decimals)
+    if part or not _takes_a_date_part(name, schema):
+        dates = date_spans(text)
+        written = [(v, at, to) for v, at, to in written if not any(s <= at < e for s, e in dates)]
+    if part in _PART_MOST:
+        written = [(v, at, to) for v, at, to in written if 1 <= v <= _PART_MOST[part]]  # 1969 is no day
+    fitted = (within(value, schema) for value, _start, _end in written)
+    return list(dict.fromkeys(n for n in fitted if n is not None))
+
+
+def _name_words(name: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+", name)]
 
 
 def _takes_a_date_part(name: str, schema: Mapping[str, Any]) -> bool:
+    if _COUNTED_PARTS & set(_name_words(name)):
+        return False
     return bool(_DATE_PARTS & set(terms(f"{name} {schema.get('description') or ''}")))
+
+
+def _calendar_part(name: str) -> str | None:
+    """The part of a date an argument's name says it is ("year", "birth_year", "dayOfMonth": day), by
+    its words as written: "years" or "days" count, they name no part of a date."""
+    return next((w for w in _name_words(name) if w in ("year", "month", "day")), None)
 
 
 def _ground_nullable(

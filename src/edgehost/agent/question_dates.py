@@ -40,6 +40,7 @@ __all__ = [
     "WEEKDAYS",
     "date_format",
     "date_spans",
+    "written_date_parts",
     "holds_a_moment",
     "is_month",
     "is_weekday",
@@ -171,6 +172,29 @@ def date_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` writes its dates (start, end): the numbers inside them are a date's parts, not
     counts ("since 12 May", "3 days ago")."""
     return [(start, end) for start, end, _date in _dates_where_written(text, datetime.date.today())]
+
+
+_MONTH_WORD = re.compile(r"[A-Za-z]+")
+
+
+def written_date_parts(text: str, part: str) -> list[int]:
+    """The ``part`` ("year", "month" or "day") of each date ``text`` writes it of, in the order they are
+    written: "What happened on 4 July 1776?" gives the year 1776, the month 7 and the day 4. A part the
+    date does not write is not given: "on 4 July" has no year (the one a date argument would get is
+    worked out), "3 days ago" no day."""
+    values: list[int] = []
+    for start, end, date in sorted(_dates_where_written(text, datetime.date.today())):
+        span = text[start:end]
+        written = {int(n) for n in re.findall(r"\d+", span)}
+        named_month = any(is_month(word) for word in _MONTH_WORD.findall(span))
+        wrote = {
+            "year": date.year in written and date.year >= 1000,
+            "day": date.day in written,
+            "month": named_month or (date.month in written and len(written) >= 3),
+        }
+        if wrote.get(part):
+            values.append(getattr(date, part))
+    return list(dict.fromkeys(values))
 
 
 def _dates_where_written(text: str, today: datetime.date) -> list[tuple[int, int, datetime.date]]:
