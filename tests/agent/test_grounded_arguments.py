@@ -964,6 +964,43 @@ def test_an_argument_named_for_a_part_of_a_date_is_given_that_part_of_the_writte
     }
 
 
+# The git server's description of git_log's start and end, as its tools/list gives it.
+GIT_LOG_TIMESTAMP = (
+    "timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative "
+    "dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')"
+)
+
+
+def test_a_date_without_its_year_is_the_last_one_where_the_argument_looks_back() -> None:
+    """ "show me the commits from 3 March to 10 March", asked in December, filtered the git log from
+    March of the next year: a date without a year is the coming one unless the question speaks of the
+    past. The argument's own examples of relative dates ('2 weeks ago', 'yesterday') say it does."""
+    log = {
+        "type": "object",
+        "properties": {
+            end: {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "default": None,
+                "description": f"{end} {GIT_LOG_TIMESTAMP}",
+            }
+            for end in ("Start", "End")
+        },
+    }
+    offered = enums(grounded_schema(log, "show me the commits from 3 March to 10 March", "git_log"))
+    dates = {datetime.date.fromisoformat(moment[:10]) for moment in offered["Start"] + offered["End"]}
+    assert {(d.month, d.day) for d in dates} == {(3, 3), (3, 10)}
+    assert all(d <= datetime.date.today() for d in dates)
+    # An argument whose examples lie ahead, or both ways, keeps the coming date.
+    booking = {
+        "type": "object",
+        "properties": {"day": {"type": "string", "format": "date", "description": "e.g. 'tomorrow'"}},
+    }
+    coming = datetime.date.fromisoformat(
+        enums(grounded_schema(booking, "book a table for 3 March", "book"))["day"][0]
+    )
+    assert coming >= datetime.date.today()
+
+
 def test_a_name_put_inside_a_folder_is_offered_as_the_path_under_it_first() -> None:
     """ "make a new folder named receipts inside notes" offered only receipts: the folder at the root."""
     assert placed_paths("make a new folder named receipts inside notes") == ["notes/receipts"]

@@ -70,6 +70,7 @@ from edgehost.agent.places import local_zone, named_zones, wants_zone
 from edgehost.agent.question_dates import (
     date_format,
     date_spans,
+    looks_back,
     takes_a_date,
     takes_a_date_time,
     written_date_parts,
@@ -549,7 +550,7 @@ def _text_values(
         if codes:
             return codes
     if takes_a_date(name, schema):
-        dates = written_dates(text, date_format(description))
+        dates = written_dates(text, date_format(description), past=looks_back(description))
         if dates:
             return dates
     if _takes_a_revision(name):

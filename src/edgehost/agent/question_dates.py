@@ -40,6 +40,7 @@ __all__ = [
     "WEEKDAYS",
     "date_format",
     "date_spans",
+    "looks_back",
     "written_date_parts",
     "holds_a_moment",
     "is_month",
@@ -160,11 +161,14 @@ def date_format(description: str) -> str:
     return re.sub("Y{3,4}", "YYYY", layout)
 
 
-def written_dates(text: str, layout: str = "YYYY-MM-DD", today: datetime.date | None = None) -> list[str]:
+def written_dates(
+    text: str, layout: str = "YYYY-MM-DD", today: datetime.date | None = None, *, past: bool = False
+) -> list[str]:
     """The dates ``text`` writes (module docstring), in the order it writes them, in ``layout`` (YYYY,
     MM and DD in any order, one separator): "starting from 10th December 2022" gives "2022-12-10",
-    "tomorrow" the day after ``today``."""
-    found = _dates_where_written(text, today or datetime.date.today())
+    "tomorrow" the day after ``today``. ``past``: the dates are of the past whatever the question's
+    verbs say (an argument that ``looks_back``)."""
+    found = _dates_where_written(text, today or datetime.date.today(), past=past)
     return list(dict.fromkeys(_laid_out(layout, date) for _start, _end, date in sorted(found)))
 
 
@@ -175,6 +179,19 @@ def date_spans(text: str) -> list[tuple[int, int]]:
 
 
 _MONTH_WORD = re.compile(r"[A-Za-z]+")
+
+
+# A description's examples of a date relative to today that lies behind it, and of one ahead.
+_BEHIND = re.compile(r"\b(?:ago|yesterday)\b", re.IGNORECASE)
+_AHEAD = re.compile(r"\b(?:tomorrow|next|from\s+now|later|upcoming|future)\b", re.IGNORECASE)
+
+
+def looks_back(description: str) -> bool:
+    """Whether an argument takes dates of the past, by its description: its examples of a date relative
+    to today are all behind it ("relative dates (e.g., '2 weeks ago', 'yesterday')", the git log's
+    start and end). A month and day without a year is then the last one: "show me the commits from 3
+    March to 10 March", asked in December, is of this March, not the next."""
+    return bool(_BEHIND.search(description)) and not _AHEAD.search(description)
 
 
 def written_date_parts(text: str, part: str) -> list[int]:
@@ -197,8 +214,10 @@ def written_date_parts(text: str, part: str) -> list[int]:
     return list(dict.fromkeys(values))
 
 
-def _dates_where_written(text: str, today: datetime.date) -> list[tuple[int, int, datetime.date]]:
-    past = bool(_PAST.search(text))
+def _dates_where_written(
+    text: str, today: datetime.date, *, past: bool = False
+) -> list[tuple[int, int, datetime.date]]:
+    past = past or bool(_PAST.search(text))
     found: list[tuple[int, int, datetime.date]] = []  # start, end, date
 
     def add(match: re.Match[str], date: datetime.date | None) -> None:
@@ -336,7 +355,9 @@ def written_date_times(
     17:00:00"). Nothing where it writes neither a date nor a time."""
     today = (now or datetime.datetime.now()).date()
     description = str(schema.get("description") or "")
-    dates = [datetime.date.fromisoformat(d) for d in written_dates(text, today=today)]
+    dates = [
+        datetime.date.fromisoformat(d) for d in written_dates(text, today=today, past=looks_back(description))
+    ]
     times = [datetime.time.fromisoformat(t) for t in clock_times(text)]
     if not dates and not times:
         return []
