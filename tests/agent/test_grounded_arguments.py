@@ -951,6 +951,8 @@ def test_an_argument_named_for_a_part_of_a_date_is_given_that_part_of_the_writte
         "day": [4],
     }
     assert enums(grounded_schema(history, "events of 1969", "history"))["day"] is None
+    # A date written in numbers writes its month too, when it writes all three parts.
+    assert enums(grounded_schema(history, "What happened on 2022-12-12?", "history"))["month"] == [12]
     # A count of years is given no year of a date, and a year no count.
     counted = {
         "type": "object",

@@ -40,16 +40,16 @@ __all__ = [
     "WEEKDAYS",
     "date_format",
     "date_spans",
-    "looks_back",
-    "written_date_parts",
     "holds_a_moment",
     "is_month",
     "is_weekday",
+    "looks_back",
     "month_name",
     "weekday_name",
     "takes_a_date",
     "takes_a_date_time",
     "written_date_times",
+    "written_date_parts",
     "written_dates",
 ]
 
@@ -178,9 +178,8 @@ def date_spans(text: str) -> list[tuple[int, int]]:
     return [(start, end) for start, end, _date in _dates_where_written(text, datetime.date.today())]
 
 
+# A word of a written date, which may name its month.
 _MONTH_WORD = re.compile(r"[A-Za-z]+")
-
-
 # A description's examples of a date relative to today that lies behind it, and of one ahead.
 _BEHIND = re.compile(r"\b(?:ago|yesterday)\b", re.IGNORECASE)
 _AHEAD = re.compile(r"\b(?:tomorrow|next|from\s+now|later|upcoming|future)\b", re.IGNORECASE)
@@ -202,12 +201,12 @@ def written_date_parts(text: str, part: str) -> list[int]:
     values: list[int] = []
     for start, end, date in sorted(_dates_where_written(text, datetime.date.today())):
         span = text[start:end]
-        written = {int(n) for n in re.findall(r"\d+", span)}
+        numbers = [int(n) for n in re.findall(r"\d+", span)]
         named_month = any(is_month(word) for word in _MONTH_WORD.findall(span))
         wrote = {
-            "year": date.year in written and date.year >= 1000,
-            "day": date.day in written,
-            "month": named_month or (date.month in written and len(written) >= 3),
+            "year": date.year in numbers and date.year >= 1000,
+            "day": date.day in numbers,
+            "month": named_month or (date.month in numbers and len(numbers) >= 3),  # "2022-12-12"
         }
         if wrote.get(part):
             values.append(getattr(date, part))
