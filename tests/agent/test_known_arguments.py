@@ -221,6 +221,11 @@ def test_a_change_the_question_says_not_to_make_or_the_askers_own_forgetting_ask
     assert not destructive_call_asked("Never remove notes.txt", delete)
     assert not destructive_call_asked("I keep forgetting what's in todo.md", delete)
     assert not destructive_call_asked("Before I forget: Anna moved to Lyon", forget)
+    # Or a verb the asker would hate to, or does not want to, see done.
+    gloria = "My pharmacist is called Gloria and she works at the chemist on Bridge Street. I'd hate to forget that."
+    assert not destructive_call_asked(gloria, forget)
+    assert not destructive_call_asked("I don't want to forget that Ali's birthday is 3 June", forget)
+    assert not destructive_call_asked("I don't want you to delete anything, just list the notes", delete)
     # Typed on a phone, with a curly apostrophe.
     assert not destructive_call_asked(keep.replace("'t", "’t"), forget)
     assert not destructive_call_asked("Don’t delete old.log, I still need it", delete)
@@ -231,6 +236,7 @@ def test_a_change_the_question_says_not_to_make_or_the_askers_own_forgetting_ask
     assert destructive_call_asked("Forget Bob. Don't forget Anna.", forget)
     assert destructive_call_asked("I always forget things. Forget Bob entirely.", forget)
     assert destructive_call_asked("forget Anna completely", forget)
+    assert destructive_call_asked("I hate to ask, but delete old.log", delete)
 
 
 def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:
