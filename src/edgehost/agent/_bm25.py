@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["STOPWORDS", "Bm25Index", "alike", "terms"]
+__all__ = ["STOPWORDS", "Bm25Index", "alike", "terms", "words"]
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -42,10 +42,15 @@ def alike(term: str, other: str) -> bool:
     return term == other or (len(term) >= STEM_PREFIX and term[:STEM_PREFIX] == other[:STEM_PREFIX])
 
 
+def words(text: str) -> list[str]:
+    """The words of a text as written, lower-cased: camelCase, snake_case, kebab-case and
+    `server__tool` split ("dayOfMonth": day, of, month), nothing stemmed or left out."""
+    return _WORD.findall(_CAMEL_BOUNDARY.sub(" ", text).lower())
+
+
 def terms(text: str) -> list[str]:
-    """Index terms of a text: camelCase, snake_case, kebab-case and `server__tool` split into words."""
-    spaced = _CAMEL_BOUNDARY.sub(" ", text)
-    return [_stem(w) for w in _WORD.findall(spaced.lower()) if w not in STOPWORDS]
+    """Index terms of a text: its words (``words``) stemmed, without STOPWORDS."""
+    return [_stem(w) for w in words(text) if w not in STOPWORDS]
 
 
 class Bm25Index:

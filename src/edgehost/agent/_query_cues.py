@@ -177,10 +177,11 @@ _PAST_ACT = re.compile(
     r"(?:ever\s+|already\s+|once\s+|last\s+|just\s+)?(?P<verb>\w+)",
     re.I,
 )
-# A verb the question says not to do, or the asker's own forgetting ("don't let me forget it", "never
-# delete the logs", "I'd hate to forget that", "I don't want to forget it", "before I forget", "I keep forgetting what I put in ..."): no tool verb is asked
-# for by it. "My sister Anna's birthday is on 12 May, don't let me forget it" read as a deletion, and
-# its follow-up "Also, she lives in Lyon." deleted Anna.
+# A verb the question says not to do or would hate to see done, or the asker's own forgetting ("don't
+# let me forget it", "never delete the logs", "I'd hate to forget that", "I don't want to forget it",
+# "before I forget", "I keep forgetting what I put in ..."): no tool verb is asked for by it. "My
+# sister Anna's birthday is on 12 May, don't let me forget it" read as a deletion, and its follow-up
+# "Also, she lives in Lyon." deleted Anna.
 NEGATED = r"(?:don[’']?t|do\s+not|never|won[’']?t|will\s+not)"  # what says a verb is not to be done
 _NOT_ASKED = re.compile(
     rf"\b{NEGATED}\s+(?:let\s+(?:me|us|you)\s+|ever\s+|you\s+|want\s+(?:you\s+)?to\s+)?(?P<verb>\w+)"

@@ -14,7 +14,6 @@ defaults can approve a call.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any, Literal, Protocol
 
+from edgehost.agent._bm25 import words as name_words
 from edgehost.agent.tools import ToolSpec
 from edgehost.errors import ConfigError
 from edgehost.settings import DEFAULT_APPROVAL_TIMEOUT_S
@@ -76,8 +76,6 @@ _NAME_RISKS: tuple[tuple[frozenset[str], Risk], ...] = (
     (DESTRUCTIVE_WORDS, "destructive"),
     (MUTATING_WORDS, "caution"),
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NAME_WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -211,13 +209,9 @@ def parse_rules(raw: Any, source: str = "approval") -> list[ApprovalRule]:
     return rules
 
 
-def _name_words(name: str) -> list[str]:
-    return _NAME_WORD.findall(_CAMEL.sub(" ", name).lower())
-
-
 def name_risk(tool_name: str) -> tuple[Risk | None, str | None]:
     """What the words of a name say: ("destructive", 'the name says "delete"'), or (None, None)."""
-    words = _name_words(tool_name)
+    words = name_words(tool_name)
     for vocabulary, risk in _NAME_RISKS:
         hit = next((w for w in words if w in vocabulary), None)
         if hit:

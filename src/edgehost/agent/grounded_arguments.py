@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgehost.agent._bm25 import terms
+from edgehost.agent._bm25 import words as name_words
 from edgehost.agent.argument_sharing import (
     NAMES_A_FILE,
     free_text_list,
@@ -333,12 +334,8 @@ def _offered_numbers(name: str, schema: Mapping[str, Any], text: str, *, decimal
     return list(dict.fromkeys(n for n in fitted if n is not None))
 
 
-def _name_words(name: str) -> list[str]:
-    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+", name)]
-
-
 def _takes_a_date_part(name: str, schema: Mapping[str, Any]) -> bool:
-    if _COUNTED_PARTS & set(_name_words(name)):
+    if _COUNTED_PARTS & set(name_words(name)):
         return False
     return bool(_DATE_PARTS & set(terms(f"{name} {schema.get('description') or ''}")))
 
@@ -346,7 +343,7 @@ def _takes_a_date_part(name: str, schema: Mapping[str, Any]) -> bool:
 def _calendar_part(name: str) -> str | None:
     """The part of a date an argument's name says it is ("year", "birth_year", "dayOfMonth": day), by
     its words as written: "years" or "days" count, they name no part of a date."""
-    return next((w for w in _name_words(name) if w in ("year", "month", "day")), None)
+    return next((w for w in name_words(name) if w in ("year", "month", "day")), None)
 
 
 def _ground_nullable(
