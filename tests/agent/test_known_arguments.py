@@ -239,6 +239,25 @@ def test_a_change_the_question_says_not_to_make_or_the_askers_own_forgetting_ask
     assert destructive_call_asked("I hate to ask, but delete old.log", delete)
 
 
+def test_a_delete_tool_is_no_candidate_for_a_change_that_only_adds() -> None:
+    """Any "remember" asked for a change, so the memory server's delete tools passed the check for a
+    plain request to keep a fact: it checked that some change was asked, not which."""
+    tools = {t.name: t for t in everyday("calibration").tools}
+    forget, create = tools["memory__delete_entities"], tools["memory__create_entities"]
+    drop = tools["memory__delete_observations"]
+    nas = "Remember that my NAS has 8 GB of RAM"
+    assert destructive_call_asked(nas, create)
+    assert not destructive_call_asked(nas, forget)
+    assert not destructive_call_asked(nas, drop)
+    assert not destructive_call_asked("move notes.txt into the archive folder", tools["files__delete_file"])
+    # A change that may take away what was kept, or both at once, still asks for the delete tools.
+    assert destructive_call_asked(
+        "Update what you know about my dentist: the practice has moved to Elm Road.", drop
+    )
+    assert destructive_call_asked("Forget Bob's old address and remember that he lives in Leeds now", forget)
+    assert destructive_call_asked("delete old.log and write a new one", tools["files__delete_file"])
+
+
 def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:
     """The words for a change are too many to list ("ditch", "overwrite", "cut that link"): a
     question the probe reads as a task at CHANGE_TASK_THRESHOLD or more asks for the change its best

@@ -39,6 +39,7 @@ __all__ = [
     "argument_fit",
     "asks_for_change",
     "asks_for_words",
+    "asks_only_to_add",
     "asks_something",
     "asks_to_keep",
     "asks_what_i_recorded",
@@ -209,6 +210,8 @@ _WORKS_OUT = re.compile(
 )
 # Actions that change something, and other words that ask for a change.
 _CHANGING_ACTIONS = frozenset({"write", "edit", "move", "delete", "create", "sum", "echo"})
+# The changes that may take something away: deleting it, or editing it into something else.
+_TAKING_AWAY = frozenset({"delete", "edit"})
 _CHANGING_WORDS = frozenset(
     terms("commit stage checkout switch branch start turn toggle stop run compress download fetch send")
 )
@@ -346,6 +349,16 @@ def acts_on_existing(tool: ToolSpec) -> bool:
 def deletes(tool: ToolSpec) -> bool:
     """Whether the tool's name says it deletes (delete_entities, remove_file, drop_table)."""
     return "delete" in tool_verbs(tool)
+
+
+def asks_only_to_add(query: str) -> bool:
+    """Whether the question's words ask for changes and none of them takes anything away: "Remember
+    that my NAS has 8 GB of RAM" asks to keep a fact, "move notes.txt into archive" to move a file;
+    neither asks a tool that deletes for anything. An edit may ("Update what you know about my
+    dentist: the practice has moved" drops the old address), and a question without a word for its
+    change says nothing of what it takes away."""
+    asked = verbs_asked(query) & _CHANGING_ACTIONS
+    return bool(asked) and not asked & _TAKING_AWAY
 
 
 def asks_for_change(query: str) -> bool:

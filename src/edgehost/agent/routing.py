@@ -28,7 +28,11 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   "Should I delete old logs?") asks for words, not for the change: it never leads to one. A question
   asks for a change by a word for one (agent/_query_cues.py), or by reading as a task to the question
   probe with near certainty (CHANGE_TASK_THRESHOLD): "Get rid of old.log, please" uses no listed word,
-  and its best tool says what the change is. Without such a candidate the question calls no tool; the
+  and its best tool says what the change is. A tool that deletes needs a change that may take something away:
+  "Remember that my NAS has 8 GB of RAM" asks for a change, but its words ask only to keep (add,
+  write, move), so a delete tool of the memory server is no candidate for it; "Update what you know
+  about my dentist" may replace what was kept, and a question without a word for its change says
+  nothing of what it takes away. Without such a candidate the question calls no tool; the
   model answers it in words.
 - Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
   do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
@@ -81,9 +85,11 @@ from edgehost.agent._query_cues import (
     asks_for_change,
     asks_for_words,
     asks_how_or_whether,
+    asks_only_to_add,
     asks_to_keep,
     asks_what_i_recorded,
     cannot_fill,
+    deletes,
     lacks_required_values,
     question_cues,
     required_free_arguments,
@@ -400,12 +406,15 @@ def destructive_call_asked(question: str, tool: ToolSpec, task: float | None = N
     """Whether ``question`` may lead to a call of ``tool``: always for a tool that destroys nothing;
     for one that may, when the question asks for a change (by its words, or, with the question probe's
     ``task`` probability, by reading as a task at CHANGE_TASK_THRESHOLD or more) and holds a value of
-    each typed argument the tool requires and EdgeHost does not know (module docstring)."""
+    each typed argument the tool requires and EdgeHost does not know (module docstring). A tool that
+    deletes is asked for only where the change asked may take something away: "Remember that my NAS
+    has 8 GB of RAM" asks for a change, but none a delete tool makes."""
     if tool_risk(tool)[0] != "destructive":
         return True
     asked = asks_for_change(question) or (task is not None and task >= CHANGE_TASK_THRESHOLD)
     return (
         asked
+        and not (deletes(tool) and asks_only_to_add(question))
         and not asks_how_or_whether(question)
         and not lacks_required_values(question_cues(question), tool)
     )
