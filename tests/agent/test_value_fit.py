@@ -117,6 +117,21 @@ def test_a_name_that_says_the_kind_the_argument_names_is_its_value() -> None:
     assert fit_adjustment(game, "Kansas City Chiefs", city) == fit_adjustment(game, "Denver", city)
 
 
+def test_the_word_written_right_before_a_thing_is_the_kind_an_argument_asks_for() -> None:
+    """BFCL simple_python_194 and multiple_93, similarities as all-MiniLM-L6-v2 gives them: "terms of
+    erosion" stands near "slope" too and is nearer by meaning, and "New York" is a whole name."""
+    question = "What are the top three plants suitable for a hill slope in terms of erosion prevention?"
+    slope = Slot.of("slope_type", "The type of slope like steep, moderate etc.")
+    similarities = {"slope_type": {"terms of erosion": 0.354, "hill": 0.252}}
+    assert assign_values(question, similarities, {"slope_type": slope})["slope_type"][0][0] == "hill"
+    booking = "Book a deluxe room for 2 nights at the Marriott hotel in New York"
+    room = Slot.of("roomType", "Type of the room to be booked.")
+    deluxe, city = fit_adjustment(booking, "deluxe", room), fit_adjustment(booking, "New York", room)
+    assert deluxe is not None and city is not None and 0.164 + deluxe > 0.129 + city
+    # Only a kind of one named thing: a bare "type" names none.
+    assert Slot.of("type", "The type").kind_of is None and room.kind_of == "room"
+
+
 def test_the_word_after_named_or_called_is_the_name_an_argument_asks_for() -> None:
     """ "make a new branch named experiment off main" created a branch "new": beside "branch" as much as
     "experiment" is, and a little nearer by meaning to "branch name"."""

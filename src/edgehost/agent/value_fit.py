@@ -26,6 +26,9 @@ league).
   NAME_BONUS ("a new branch named experiment off main" is the branch "experiment", not "new");
 - a run just after a word of the argument's name ("player, Serena Williams" for player_name, "case
   number CA123456", "ID rs6034464"), or just before one ("Darwin model"), gains CUE_BONUS;
+- for an argument named for the kind of a thing ("slope_type", "roomType"), the one word written
+  right before the thing ("a hill slope", "a deluxe room") is its kind and gains CUE_BONUS more: two
+  words further on ("slope in terms of erosion") the run only stands near the thing's name;
 - a name just after "in", "near", "at", "on", "to" or "from" is a place, a time or what is done
   ("Anna lives in Lyon", "works at Siemens", "on Fridays", "moved to Hamburg"): for an argument that
   wants a name but neither a place's nor a title (entityName, not movie_title: "starred in The
@@ -108,6 +111,7 @@ MAX_SUBJECT_WORDS = 3
 ALIKE_SHARED_TERMS = 2
 ALIKE_OWN_TERMS = 4
 # The words of an argument's name that ask for a place.
+_KIND_WORDS = frozenset({"type", "kind"})
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
 
@@ -151,6 +155,12 @@ class Slot:
     @property
     def wants_identifier(self) -> bool:
         return bool(self.name_terms & {"id", "code", "number"})
+
+    @property
+    def kind_of(self) -> str | None:
+        """The thing an argument named for a kind is the kind of ("slope" of slope_type), or None."""
+        things = self.name_terms - _KIND_WORDS
+        return next(iter(things)) if len(things) == 1 and self.name_terms & _KIND_WORDS else None
 
     def names_itself(self, word: str) -> bool:
         """Whether ``word``, in lower case, is a word of the slot ("player" for player_name,
@@ -329,6 +339,9 @@ def _adjustment_at(
         adjustment -= PLACE_PENALTY
     if slot.wants_name_not_place and (start, end) in names and end < len(words) and words[end] == "s":
         adjustment += CUE_BONUS  # the owner of what follows: "Julia's entry" ("'s" is a word of its own)
+    thing = slot.kind_of
+    if thing and end - start == 1 and end < len(words) and thing in terms(words[end]):
+        adjustment += CUE_BONUS  # the kind written before the thing: "a hill slope" for slope_type
     beside = [*words[max(0, start - CUE_WORDS_BEFORE) : start], *words[end : end + 1]]
     if any((w.islower() or w.isupper()) and set(terms(w)) & slot.name_terms for w in beside):
         adjustment += CUE_BONUS
