@@ -28,12 +28,12 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   "Should I delete old logs?") asks for words, not for the change: it never leads to one. A question
   asks for a change by a word for one (agent/_query_cues.py), or by reading as a task to the question
   probe with near certainty (CHANGE_TASK_THRESHOLD): "Get rid of old.log, please" uses no listed word,
-  and its best tool says what the change is. A tool that deletes needs a change that may take something away:
-  "Remember that my NAS has 8 GB of RAM" asks for a change, but its words ask only to keep (add,
-  write, move), so a delete tool of the memory server is no candidate for it; "Update what you know
-  about my dentist" may replace what was kept, and a question without a word for its change says
-  nothing of what it takes away. Without such a candidate the question calls no tool; the
-  model answers it in words.
+  and its best tool says what the change is. A tool that deletes needs a change that may take
+  something away: "Remember that my NAS has 8 GB of RAM" asks for a change, but its words ask only
+  to keep (add, write, move), so a delete tool of the memory server is no candidate for it; "Update
+  what you know about my dentist" may replace what was kept, and a question without a word for its
+  change says nothing of what it takes away. Without such a candidate the question calls no tool;
+  the model answers it in words.
 - Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
   do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
   commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand for?",

@@ -110,8 +110,9 @@ MAX_SUBJECT_WORDS = 3
 # differ in start and end.
 ALIKE_SHARED_TERMS = 2
 ALIKE_OWN_TERMS = 4
-# The words of an argument's name that ask for a place.
+# The words of an argument's name that make it the kind of one thing (slope_type, roomType).
 _KIND_WORDS = frozenset({"type", "kind"})
+# The words of an argument's name that ask for a place.
 _PLACE_SLOTS = frozenset({"location", "city", "place", "destination", "origin", "address", "venue", "area"})
 
 
