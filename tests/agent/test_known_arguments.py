@@ -320,6 +320,33 @@ async def test_the_repository_of_the_git_server_is_filled_in_and_shown_as_edgeho
     assert completed.executions[0]["filled_by_host"] == ["repo_path"]
 
 
+async def test_staging_everything_offers_the_whole_repository_and_stages_it(repository: Path) -> None:
+    """ "stage everything" offered git_add's files "stage" and "everything", and "git add ." the word
+    "git": no file of the repository. The git server takes ["."] for all of it."""
+    (repository / "notes.txt").write_text("water the cactus\n")
+    (repository / "todo.md").write_text("- repot\n")
+    async with git_session(repository) as session:
+        [add] = [t for t in session.tools if t.name == "git__git_add"]
+
+        def files(question: str) -> list[object]:
+            schema = grounded_schema(
+                add.input_schema, question, add.name, add.known_arguments, add.description
+            )
+            files = schema["properties"]["files"]
+            return list(files.get("enum") or files["items"]["enum"])
+
+        assert files("stage everything") == ["."]
+        assert files("git add .") == ["."]
+        assert files("please add all my changes") == ["."]
+        assert files("stage notes.txt and todo.md") == [["notes.txt", "todo.md"]]  # the files it writes
+        assert "." not in files("stage all the .md files")  # a kind of file, not all of them
+        await session.turn("stage everything", [call("git__git_add", files=["."]), "Staged."])
+    [finished] = session.of(ev.ToolExecutionFinished)
+    assert finished.status == "ok"
+    staged = await anyio.run_process(["git", "-C", str(repository), "diff", "--cached", "--name-only"])
+    assert staged.stdout.decode().split() == ["notes.txt", "todo.md"]
+
+
 def test_a_revision_is_the_hash_the_question_writes_or_head_for_the_last_commit() -> None:
     """ "show me commit a1b2c3d" offered the git server's revision "commit" first, nearer by meaning."""
     show = {

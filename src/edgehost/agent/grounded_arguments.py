@@ -11,7 +11,9 @@ grammar (agent/grammar.py) holds the model to one of them:
   keeps the one that fits each argument best;
 - paths (a property named or described as a path, file, folder, source or destination): names that
   look like files (``notes.txt``, ``recipes/pasta.md``), the word before "folder" or after "called";
-  else, for an optional path, only its default;
+  else, for an optional path, only its default; a path inside the place the host knows the tool
+  works in (known_arguments: git_add's ``files`` in its ``repo_path``), "." alone where the question
+  asks for all of it and writes no path ("stage everything", "git add .");
 - a file's name or pattern (a property so described): the files and globs the question writes, and a
   kind of file it names by its extension alone (".md files" gives ``*.md``); the words of these and
   of the paths, and of the tool's name, are then no value of its other text properties;
@@ -105,6 +107,8 @@ __all__ = [
 
 # 'America/New_York' in "(e.g. 'America/New_York')"; not the apostrophes of "the issue's state".
 _DESCRIBED = re.compile(r"(?<!\w)'([^'\s][^']{0,60})'(?!\w)")
+# A question that asks for all of a place: "stage everything", "add all my changes", "git add .".
+_WHOLE = re.compile(r"\b(?:everything|all|whole)\b|(?<!\S)\.(?!\S)", re.IGNORECASE)
 _UNIVERSAL = re.compile(r"\b(?:UTC|GMT|Zulu)\b", re.IGNORECASE)
 # The words of the name of an argument that counts what a tool gives, and those a question asks for a
 # count of them with.
@@ -195,7 +199,28 @@ def grounded_schema(
         for name, values in known_values.items()
         if isinstance(properties.get(name), Mapping)
     }
-    return {**grounded, "properties": {**properties, **offered}}
+    return {**grounded, "properties": {**properties, **_whole_place(properties, text, known), **offered}}
+
+
+def _whole_place(properties: Mapping[str, Any], text: str, known: Mapping[str, str]) -> dict[str, Any]:
+    """The path arguments of ``properties`` other than the ``known`` ones, offered "." alone (all of
+    the place the host knows the tool works in) where the question asks for all of it and writes no
+    path, file or pattern of its own: its runs of words are no paths. "stage everything" offered
+    git_add's ``files`` "stage" and "everything", and "git add ." the word "git"; the git server takes
+    ``["."]`` for all of the repository. Those that are not text or a list of text stay as they are."""
+    if not _WHOLE.search(text) or path_values(text) or _GLOB.search(text) or _EXTENSION.search(text):
+        return {}
+    whole: dict[str, Any] = {}
+    for key, value in properties.items():
+        if key in known or not PATH_ARGUMENT.search(key) or not isinstance(value, Mapping):
+            continue
+        items = value.get("items")
+        if value.get("type") == "string":
+            whole[key] = {**value, "enum": ["."]}
+        elif value.get("type") == "array" and isinstance(items, Mapping) and items.get("type") == "string":
+            listed = {k: v for k, v in value.items() if k != "enum"}  # _listed's series: no file was written
+            whole[key] = {**listed, "items": {**items, "enum": ["."]}}
+    return whole
 
 
 def _given_places(values: list[str], folder: str) -> list[str]:
