@@ -258,6 +258,19 @@ def test_a_delete_tool_is_no_candidate_for_a_change_that_only_adds() -> None:
     assert destructive_call_asked("delete old.log and write a new one", tools["files__delete_file"])
 
 
+def test_a_delete_tool_is_no_candidate_for_throwing_away_the_changes_made_to_a_file() -> None:
+    """ "discard the changes I made to notes.txt" deleted notes.txt: "discard" asked for a change that
+    takes something away, and the check did not ask what it takes away. The changes are not the file."""
+    delete = {t.name: t for t in everyday("calibration").tools}["files__delete_file"]
+    assert not destructive_call_asked("discard the changes I made to notes.txt", delete)
+    assert not destructive_call_asked("throw away my local edits to app.py", delete)
+    assert not destructive_call_asked("Get rid of the changes in todo.md", delete)
+    # The file itself, or the file as well as the changes, is still asked for.
+    assert destructive_call_asked("delete notes.txt", delete)
+    assert destructive_call_asked("delete the file with my changes, notes.txt", delete)
+    assert destructive_call_asked("discard my edits and delete old.log", delete)
+
+
 def test_a_question_read_as_a_task_with_near_certainty_asks_for_its_best_tools_change() -> None:
     """The words for a change are too many to list ("ditch", "overwrite", "cut that link"): a
     question the probe reads as a task at CHANGE_TASK_THRESHOLD or more asks for the change its best

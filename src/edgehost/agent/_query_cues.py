@@ -45,6 +45,7 @@ __all__ = [
     "asks_what_i_recorded",
     "deletes",
     "speaks_of_kept",
+    "takes_away_changes_alone",
     "tool_verbs",
     "verbs_asked",
     "asks_how_or_whether",
@@ -93,6 +94,17 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"tack(?:s|ed|ing)?(?=\s[^.!?]{0,60}?\b(?:on|onto)\b)", "append"),
         (r"set(?:s|ting)?\s+up", "create"),
     )
+)
+# The words that take something away (ACTIONS' delete, in any form, and its phrasal verbs), and the
+# words for changes as things that may follow them: "discard the changes", "throw away my local edits".
+_TAKING_AWAY_WORDS = (
+    re.compile(rf"\b(?:{'|'.join(ACTIONS['delete'].split())})\w{{0,3}}\b", re.I),
+    *(pattern for pattern, verb in _PHRASAL_VERBS if verb == "delete"),
+)
+_CHANGES_NEXT = re.compile(
+    r"(?:\s+(?:all|the|my|your|our|any|those|these|that|this|local|recent|last|latest|uncommitted|unsaved"
+    r"|unstaged|new|few|of))*\s+(?:changes?|edits?|modifications?|tweaks?|amendments?)\b",
+    re.I,
 )
 # What a word stands for where it asks to recall, not to store.
 _LOOKED_UP = frozenset({"search", "read"})
@@ -359,6 +371,15 @@ def asks_only_to_add(query: str) -> bool:
     change says nothing of what it takes away."""
     asked = verbs_asked(query) & _CHANGING_ACTIONS
     return bool(asked) and not asked & _TAKING_AWAY
+
+
+def takes_away_changes_alone(query: str) -> bool:
+    """Whether each word of the question that takes something away takes away changes made to a thing,
+    not the thing: "discard the changes I made to notes.txt", "throw away my local edits to app.py".
+    A tool that deletes takes the thing itself, the whole file; a question that asks for its changes
+    to go asks no such tool for anything."""
+    ends = [match.end() for pattern in _TAKING_AWAY_WORDS for match in pattern.finditer(query)]
+    return bool(ends) and all(_CHANGES_NEXT.match(query, end) for end in ends)
 
 
 def asks_for_change(query: str) -> bool:

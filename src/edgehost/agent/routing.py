@@ -32,8 +32,9 @@ For a model too small to decide, the host decides from the ranker's scores (agen
   something away: "Remember that my NAS has 8 GB of RAM" asks for a change, but its words ask only
   to keep (add, write, move), so a delete tool of the memory server is no candidate for it; "Update
   what you know about my dentist" may replace what was kept, and a question without a word for its
-  change says nothing of what it takes away. Without such a candidate the question calls no tool;
-  the model answers it in words.
+  change says nothing of what it takes away. Nor is it a candidate where what is taken away is only
+  the changes made to a thing ("discard the changes I made to notes.txt" once deleted notes.txt).
+  Without such a candidate the question calls no tool; the model answers it in words.
 - Never a call for a question that asks for words (_query_cues.asks_for_words): how the asker would
   do something ("How do I check disk space from the command line?"), a suggestion ("Can you suggest a
   commit message?", "Give me three tips for ..."), what a term means ("What does RAM stand for?",
@@ -93,6 +94,7 @@ from edgehost.agent._query_cues import (
     lacks_required_values,
     question_cues,
     required_free_arguments,
+    takes_away_changes_alone,
 )
 from edgehost.agent.approval import tool_risk
 from edgehost.agent.kept_names import lists_kept_names
@@ -414,7 +416,7 @@ def destructive_call_asked(question: str, tool: ToolSpec, task: float | None = N
     asked = asks_for_change(question) or (task is not None and task >= CHANGE_TASK_THRESHOLD)
     return (
         asked
-        and not (deletes(tool) and asks_only_to_add(question))
+        and not (deletes(tool) and (asks_only_to_add(question) or takes_away_changes_alone(question)))
         and not asks_how_or_whether(question)
         and not lacks_required_values(question_cues(question), tool)
     )
