@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.agent.conftest import CountingEmbedder
+from tests.question_sets import everyday
 
 from edgehost.agent._bm25 import Bm25Index, terms
 from edgehost.agent._embedding import EmbeddingUnavailable, RknnEmbedder
@@ -128,6 +129,17 @@ def test_an_act_asked_about_as_done_is_looked_up_not_asked_for():
         assert {"read", "search"} <= set(expanded_terms(asked))
     assert asks_for_change("Write down that the wifi password is on the router")
     assert asks_for_change("commit my changes")
+
+
+def test_a_changing_word_that_names_a_thing_asks_for_no_change(blended):
+    # "branch" and "commit" are acts and things alike: "which branch is checked out?" asks what is, and
+    # the host called git_checkout with the branch "checked".
+    for asked in ("which branch is checked out?", "What branch am I on?", "What's in my last commit?"):
+        assert not asks_for_change(asked)
+    for changing in ("start a new branch", "switch to the develop branch", "commit the staged changes"):
+        assert asks_for_change(changing)
+    every = list(everyday("calibration").tools)
+    assert rank_tools("which branch is checked out", every, 1, ranker=blended)[0].name == "git__git_branch"
 
 
 def test_crossing_an_item_off_is_a_deletion():

@@ -227,6 +227,12 @@ _TAKING_AWAY = frozenset({"delete", "edit"})
 _CHANGING_WORDS = frozenset(
     terms("commit stage checkout switch branch start turn toggle stop run compress download fetch send")
 )
+# A word after one that opens a thing's name ("which branch", "the last commit", "my run"): a noun.
+_NAMED_THING = re.compile(
+    r"\b(the|a|an|which|what|this|that|my|your|our|its|their|each|every)"
+    r"(?:\s+(?:current|latest|last|first|next|previous|new|old|other))*\s+\w+",
+    re.I,
+)
 _URL = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|io|dev)\b")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
 _NAMES = re.compile(r"https?://\S+|\S+\.\w{1,5}\b|\S+/\S*")
@@ -383,11 +389,14 @@ def takes_away_changes_alone(query: str) -> bool:
 
 
 def asks_for_change(query: str) -> bool:
-    """Whether the question asks to change something (write, delete, commit, start ...)."""
+    """Whether the question asks to change something (write, delete, commit, start ...). A word of
+    _CHANGING_WORDS after a word that opens a thing's name is that thing, not the act: "which branch is
+    checked out?" asks what is, and called git_checkout with the branch "checked"."""
     found = _actions(query)
-    return any(actions & _CHANGING_ACTIONS for _word, actions in found) or bool(
-        {word for word, _actions in found} & _CHANGING_WORDS - _done_verbs(query)
-    )
+    if any(actions & _CHANGING_ACTIONS for _word, actions in found):
+        return True
+    acted = {word for word, _actions in _actions(_NAMED_THING.sub(r"\1 ", query))}
+    return bool(acted & _CHANGING_WORDS - _done_verbs(query))
 
 
 def question_cues(query: str) -> dict[str, int]:
