@@ -156,6 +156,9 @@ def test_a_phrasal_verb_stands_for_what_it_means_not_for_its_first_word():
     assert "search" in verbs_asked("Track down the note about the boiler service")
     assert "read" in verbs_asked("pull up my pasta recipe")
     assert "edit" in verbs_asked("tack 'a pinch of nutmeg' onto the end of the soup recipe")
+    # "jot down" keeps a note; alone, "jot" was no verb and the memory was searched for "jot down".
+    assert "create" in verbs_asked("jot down that the plumber comes Tuesday")
+    assert "create" in verbs_asked("jot this down: the gate code is 4411")
     # The same words apart are not the phrase.
     assert "delete" not in verbs_asked("get the rid report")
     assert "search" not in verbs_asked("keep track of the fact that rent is due")

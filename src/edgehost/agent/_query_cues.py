@@ -93,6 +93,7 @@ _PHRASAL_VERBS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?:pull|bring|call)(?:s|ing)?\s+up|brought\s+up|read(?:s|ing)?\s+(?:out|back)", "show"),
         (r"tack(?:s|ed|ing)?(?=\s[^.!?]{0,60}?\b(?:on|onto)\b)", "append"),
         (r"set(?:s|ting)?\s+up", "create"),
+        (r"jot(?:s|ted|ting)?\s+(?:\w+\s+){0,3}?down", "note"),
     )
 )
 # The words that take something away (ACTIONS' delete, in any form, and its phrasal verbs), and the
