@@ -456,6 +456,22 @@ async def test_a_text_of_the_users_own_words_takes_the_phrase_the_question_quote
     # A quoted name is no text of that kind (test_a_quoted_phrase_is_taken_whole_and_by_one_argument_only).
 
 
+async def test_a_written_dates_words_are_no_name_or_kind_of_a_thing(selector, tools) -> None:
+    """ "Anna's birthday is on 3 May, remember it" created Anna with entityType "May", and "jot down
+    that the plumber comes Tuesday" an entity named "Tuesday": words of a date the question writes."""
+    [create] = [t for t in tools if t.name == "memory__create_entities"]
+
+    async def entity(question: str) -> dict[str, list[object]]:
+        fitted = (await selector.with_fitting_values(create, question)).input_schema["properties"]
+        return {k: v["enum"] for k, v in fitted["entities"]["items"]["properties"].items() if "enum" in v}
+
+    anna = await entity("Anna's birthday is on 3 May, remember it")
+    assert anna["name"] == ["Anna"]
+    assert not {"3", "May", "3 May"} & set(anna["entityType"])
+    assert "Tuesday" not in (await entity("jot down that the plumber comes Tuesday"))["name"]
+    assert (await entity("Remember that May is my sister"))["name"] == ["May"]  # a name, not a date here
+
+
 async def test_a_free_text_argument_and_an_arguments_own_choices_are_not_cut(selector) -> None:
     tool = ToolSpec(
         "notes__search",

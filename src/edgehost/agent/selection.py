@@ -18,6 +18,7 @@ import functools
 import inspect
 import json
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -29,6 +30,7 @@ from edgehost.agent._bm25 import terms
 from edgehost.agent.grounded_arguments import grounded_schema, names_the_tool, tool_words
 from edgehost.agent.known_arguments import FILE_NAME
 from edgehost.agent.prompting import DEFAULT_DIALECT, estimate_tokens, render_tool_entry, tools_section_frame
+from edgehost.agent.question_dates import date_spans
 from edgehost.agent.question_values import WORD, path_values, quoted_phrases, written_numbers
 from edgehost.agent.ranking import (
     BlendedRanker,
@@ -236,6 +238,8 @@ def _nearest_values(
             continue
         description = str(schema.get("description") or schema.get("title") or "")
         slot = Slot.of(key, description)
+        if slot.wants_name or slot.kind_of:  # "Anna's birthday is on 3 May": no entityType "May"
+            values = nearest[key] = [v for v in values if not _within_a_date(question, v)] or values
         candidates = [
             v for v in values if not _holds_a_file(v) and fit_adjustment(question, v, slot) is not None
         ]
@@ -264,6 +268,16 @@ def _nearest_values(
         else:
             nearest[key] = [value for value, _score in ranked[:FITTING_VALUES]]
     return _without_taken_values(nearest, free)
+
+
+def _within_a_date(question: str, run: str) -> bool:
+    """Whether every place ``question`` writes ``run`` lies inside a date it writes ("May" and "3" of
+    "on 3 May", "Tuesday"): part of a date, no name and no kind of a thing."""
+    places = [m.start() for m in re.finditer(re.escape(run), question)]
+    dates = date_spans(question)
+    return bool(places) and all(
+        any(start <= at and at + len(run) <= end for start, end in dates) for at in places
+    )
 
 
 def _holds_a_file(value: str) -> bool:
