@@ -231,6 +231,7 @@ def _nearest_values(
     named = tool_words(tool)
     quoted = frozenset([*quoted_phrases(question), *written_out(question)])
     free: list[str] = []  # the free text arguments offered every run
+    dates = date_spans(question)
     for key, schema in arguments.items():
         values = list(schema["enum"])
         nearest[key] = values
@@ -239,7 +240,7 @@ def _nearest_values(
         description = str(schema.get("description") or schema.get("title") or "")
         slot = Slot.of(key, description)
         if slot.wants_name or slot.kind_of:  # "Anna's birthday is on 3 May": no entityType "May"
-            values = nearest[key] = [v for v in values if not _within_a_date(question, v)] or values
+            values = nearest[key] = [v for v in values if not _within_a_date(question, v, dates)] or values
         candidates = [
             v for v in values if not _holds_a_file(v) and fit_adjustment(question, v, slot) is not None
         ]
@@ -270,11 +271,10 @@ def _nearest_values(
     return _without_taken_values(nearest, free)
 
 
-def _within_a_date(question: str, run: str) -> bool:
-    """Whether every place ``question`` writes ``run`` lies inside a date it writes ("May" and "3" of
-    "on 3 May", "Tuesday"): part of a date, no name and no kind of a thing."""
+def _within_a_date(question: str, run: str, dates: Sequence[tuple[int, int]]) -> bool:
+    """Whether every place ``question`` writes ``run`` lies inside one of the ``dates`` it writes
+    (date_spans: "May" and "3" of "on 3 May", "Tuesday"): part of a date, no name and no kind of a thing."""
     places = [m.start() for m in re.finditer(re.escape(run), question)]
-    dates = date_spans(question)
     return bool(places) and all(
         any(start <= at and at + len(run) <= end for start, end in dates) for at in places
     )
